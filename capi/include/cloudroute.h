@@ -1,0 +1,409 @@
+/*
+ * cloudroute.h — the one stable C ABI of libcloudroute.
+ *
+ * libcloudroute decides which Redis node serves a key: the master for a
+ * write, and an ordered list of nodes — cloud-local ones first — for a read.
+ *
+ * Conventions (they hold for every declaration below unless its doc says
+ * otherwise):
+ *  - Functions that can fail return cr_status (CR_OK == 0, errors < 0) and
+ *    set a thread-local message readable with cr_last_error().
+ *  - Out-parameters come first, then the handle, then inputs.
+ *  - Handles are opaque and allocated by the library; cr_x_free(NULL) is a
+ *    no-op.
+ *  - Strings and buffers passed in are copied; the library keeps no pointer
+ *    to caller memory after a call returns.
+ *  - Keys are (const void *key, size_t len) and binary-safe.
+ *  - Thread-safety: a handle is used by one thread at a time, EXCEPT
+ *    cr_router (safe for concurrent use by any number of threads) and
+ *    cr_topology / cr_snapshot (immutable and reference-counted: safe to
+ *    share and read from any thread; they stay valid after the router that
+ *    produced them is freed, so garbage-collected bindings may finalize in
+ *    any order).
+ *  - Option structs begin with `uint32_t struct_size`; initialise them with
+ *    the matching _INIT macro or _options_init() function. They only grow at
+ *    the end.
+ */
+#ifndef CLOUDROUTE_H
+#define CLOUDROUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The single source of the version: CMake, the wheel and the jar read these. */
+#define CR_VERSION_MAJOR 0
+#define CR_VERSION_MINOR 1
+#define CR_VERSION_PATCH 0
+#define CR_VERSION_STRING "0.1.0"
+#define CR_VERSION_NUMBER (CR_VERSION_MAJOR * 10000 + CR_VERSION_MINOR * 100 + CR_VERSION_PATCH)
+
+#if defined(CR_STATIC)
+#define CR_API
+#elif defined(_WIN32)
+#if defined(CR_BUILDING_LIBRARY)
+#define CR_API __declspec(dllexport)
+#else
+#define CR_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define CR_API __attribute__((visibility("default")))
+#else
+#define CR_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================
+ * Status codes and errors
+ * ==================================================================== */
+
+/* Values are pinned forever; new codes are only ever appended. */
+typedef enum cr_status {
+  CR_OK = 0,
+  CR_EINVAL = -1,            /* an argument is invalid (NULL, out of range, bad option) */
+  CR_ENOMEM = -2,            /* allocation failed */
+  CR_EBUFS = -3,             /* caller buffer too small; the needed size was reported */
+  CR_EPARSE = -4,            /* malformed input: RESP reply, config text, CIDR, address */
+  CR_ELIMIT = -5,            /* input exceeds a safety cap (elements, bulk length, size) */
+  CR_EINCOMPLETE = -6,       /* input ends before the reply does */
+  CR_ENOTOPOLOGY = -7,       /* the router has not been given a topology yet */
+  CR_ESLOT_UNCOVERED = -8,   /* the key's slot is served by no shard (like CLUSTERDOWN) */
+  CR_EUNAVAILABLE = -9,      /* every candidate is marked down or has no known endpoint */
+  CR_ENOTFOUND = -10,        /* the named node or shard is not known */
+  CR_EINTERNAL = -11         /* a bug in libcloudroute: please report it */
+} cr_status;
+
+/* Static text naming a status ("CR_EPARSE: malformed input"). Never NULL. */
+CR_API const char *cr_status_str(cr_status status);
+
+/* The message of the last failed call on this thread. Never NULL ("" when
+ * there is none). Ownership: thread-local storage of the library, valid until
+ * the next failing call on the same thread. */
+CR_API const char *cr_last_error(void);
+
+/* "0.1.0" — the runtime library's version; compare with CR_VERSION_STRING. */
+CR_API const char *cr_version(void);
+CR_API uint32_t cr_version_number(void);
+
+/* ======================================================================
+ * Key slots (Redis Cluster: CRC16/XMODEM mod 16384, with {hash tags})
+ * ==================================================================== */
+
+#define CR_SLOT_COUNT 16384
+
+/* The slot of a key. The hash tag rule: when the key has a '{' followed later
+ * by a '}' with at least one byte between them, only those bytes are hashed.
+ * key may be NULL when len is 0. Thread-safety: pure function. */
+CR_API uint16_t cr_keyslot(const void *key, size_t len);
+
+/* Slots of n keys at once (one crossing for many keys, for bindings).
+ * out_slots[i] = cr_keyslot(keys[i], lens[i]). Returns CR_EINVAL when a
+ * pointer is NULL (with n > 0) or a key pointer is NULL with a non-zero
+ * length. */
+CR_API cr_status cr_keyslots(uint16_t *out_slots, const void *const *keys, const size_t *lens,
+                             size_t n);
+
+/* CRC16/XMODEM (poly 0x1021, init 0) of a buffer: cr_crc16("123456789", 9)
+ * == 0x31C3. */
+CR_API uint16_t cr_crc16(const void *data, size_t len);
+
+/* ======================================================================
+ * Topology: an immutable snapshot of shards and nodes
+ * ==================================================================== */
+
+typedef struct cr_topology cr_topology;
+
+typedef enum cr_reply_kind {
+  CR_REPLY_CLUSTER_SLOTS = 0, /* reply to CLUSTER SLOTS (RESP2 or RESP3 bytes) */
+  CR_REPLY_CLUSTER_SHARDS = 1 /* reply to CLUSTER SHARDS (RESP2 or RESP3 bytes) */
+} cr_reply_kind;
+
+typedef enum cr_role { CR_ROLE_MASTER = 0, CR_ROLE_REPLICA = 1 } cr_role;
+
+/* Health as the server reported it (CLUSTER SHARDS); CLUSTER SLOTS does not
+ * report it and gives CR_REPORTED_ONLINE. */
+typedef enum cr_reported_health {
+  CR_REPORTED_ONLINE = 0,
+  CR_REPORTED_LOADING = 1,
+  CR_REPORTED_FAILED = 2
+} cr_reported_health;
+
+/* Safety caps of the RESP parser. A CLUSTER SLOTS/SHARDS reply is at most a
+ * few MB; the defaults refuse anything far beyond that in milliseconds. */
+typedef struct cr_parse_options {
+  uint32_t struct_size;
+  uint32_t max_elements;    /* per aggregate (array/map/set); default 1048576 */
+  uint32_t max_depth;       /* nesting; default 8 */
+  uint64_t max_bulk_len;    /* per bulk/verbatim string; default 65536 */
+  uint64_t max_total_bytes; /* whole reply; default 64 MiB */
+  const char *default_host; /* used where a node's endpoint is "" (the address
+                               that was asked); NULL: such nodes are unknown */
+} cr_parse_options;
+
+#define CR_PARSE_OPTIONS_INIT \
+  { (uint32_t)sizeof(cr_parse_options), 1048576u, 8u, 65536u, 67108864u, NULL }
+CR_API void cr_parse_options_init(cr_parse_options *opts);
+
+/* Parse a saved or received reply into a topology.
+ * out: receives a new topology (refcount 1) on CR_OK, NULL otherwise.
+ * opts may be NULL for defaults. Errors: CR_EPARSE (malformed, with the byte
+ * offset in the message), CR_ELIMIT, CR_EINCOMPLETE, CR_EINVAL.
+ * Trailing bytes after the reply are an error (CR_EPARSE). */
+CR_API cr_status cr_topology_parse(cr_topology **out, const void *reply, size_t len,
+                                   cr_reply_kind kind, const cr_parse_options *opts);
+
+/* A topology from a small text config, for users without cluster mode.
+ * One shard per line; '#' starts a comment:
+ *   shard slots=0-8191,10000 master=10.0.0.1:6379 replicas=10.1.0.1:6379,10.2.0.1:6379 [id=NAME]
+ * `slots=` may be omitted on a single-shard file (then it owns every slot).
+ * Hosts may be IPv6 in brackets: [::1]:6379. */
+CR_API cr_status cr_topology_parse_static(cr_topology **out, const char *text, size_t len);
+
+/* A node of a topology, as returned by cr_topology_node(). Strings point into
+ * the topology and stay valid while the caller holds a reference to it. */
+typedef struct cr_node_info {
+  uint32_t struct_size;
+  const char *id;   /* node id ("" when the reply gave none) */
+  const char *host; /* endpoint: hostname or IP; "?" when unknown */
+  const char *ip;   /* IP when the reply gave one separately, else "" */
+  uint16_t port;
+  uint16_t tls_port; /* 0 when none */
+  cr_role role;
+  cr_reported_health health;
+  const char *zone; /* server-reported availability zone, "" when none */
+  uint32_t shard;   /* index of the node's shard */
+} cr_node_info;
+
+CR_API void cr_topology_ref(cr_topology *t);
+CR_API void cr_topology_free(cr_topology *t); /* drops one reference */
+
+CR_API size_t cr_topology_shard_count(const cr_topology *t);
+CR_API size_t cr_topology_node_count(const cr_topology *t);
+
+/* Node i (0 <= i < node_count). info->struct_size must be set by the caller
+ * (CR_NODE_INFO_INIT). */
+#define CR_NODE_INFO_INIT \
+  { (uint32_t)sizeof(cr_node_info), NULL, NULL, NULL, 0, 0, CR_ROLE_MASTER, CR_REPORTED_ONLINE, NULL, 0 }
+CR_API cr_status cr_topology_node(cr_node_info *info, const cr_topology *t, size_t i);
+
+/* The shard's identity: its master's node id (or "host:port" when the reply
+ * gave no ids). Points into the topology. */
+CR_API cr_status cr_topology_shard_id(const char **out_id, const cr_topology *t, size_t shard);
+
+/* Slot ranges of a shard, inclusive, sorted by start. Writes at most cap
+ * pairs (starts[i], ends[i]); *count receives the total. CR_EBUFS when cap is
+ * too small (the first cap ranges are written). */
+CR_API cr_status cr_topology_shard_ranges(uint16_t *starts, uint16_t *ends, size_t cap,
+                                          size_t *count, const cr_topology *t, size_t shard);
+
+/* The shard serving a slot. CR_ESLOT_UNCOVERED when none. */
+CR_API cr_status cr_topology_slot_shard(uint32_t *out_shard, const cr_topology *t, uint32_t slot);
+
+/* ======================================================================
+ * Configuration: locality, policy, weights, health (an opaque builder)
+ * ==================================================================== */
+
+typedef struct cr_config cr_config;
+
+typedef enum cr_policy {
+  CR_POLICY_MASTER = 0,               /* reads on the master only (Jedis default) */
+  CR_POLICY_PREFER_REPLICA = 1,       /* replicas (nearest tier first), then the master */
+  CR_POLICY_LOCAL = 2,                /* per tier, nearest first: master, then replicas */
+  CR_POLICY_LOCAL_REPLICAS_FIRST = 3, /* per tier, nearest first: replicas, then master */
+  CR_POLICY_NEAREST = 4               /* by measured RTT, with a tolerance band */
+} cr_policy;
+
+/* How far a node is from the client: the first level at which their
+ * locations differ. Smaller is nearer. */
+typedef enum cr_tier {
+  CR_TIER_LOCAL = 0,       /* same zone (or matched by a local CIDR) */
+  CR_TIER_SAME_REGION = 1, /* same cloud and region, other zone */
+  CR_TIER_SAME_CLOUD = 2,  /* same cloud, other region */
+  CR_TIER_OTHER_CLOUD = 3,
+  CR_TIER_UNKNOWN = 4 /* the node's or the client's location is unknown */
+} cr_tier;
+
+CR_API cr_status cr_config_new(cr_config **out);
+CR_API void cr_config_free(cr_config *cfg);
+
+/* The client's own location: "cloud[/region[/zone]]" (e.g. "aws/us-east-1/use1-az1"). */
+CR_API cr_status cr_config_set_client_location(cr_config *cfg, const char *location);
+
+/* Nodes whose address is in cidr ("10.0.0.0/24", "fd00::/8") are in the
+ * client's own zone (tier LOCAL). */
+CR_API cr_status cr_config_add_local_cidr(cr_config *cfg, const char *cidr);
+
+/* Nodes whose address is in cidr are at location "cloud[/region[/zone]]".
+ * The longest matching prefix wins. */
+CR_API cr_status cr_config_add_location_rule(cr_config *cfg, const char *cidr,
+                                             const char *location);
+
+/* An exact location for one node, by "host:port" or by node id. Highest
+ * precedence. */
+CR_API cr_status cr_config_add_node_location(cr_config *cfg, const char *node,
+                                             const char *location);
+
+/* What a server-reported zone name means: zone "use1-az1" is at
+ * "aws/us-east-1/use1-az1". Without an entry a reported zone is known only as
+ * a zone name (two nodes in equal zone names are still LOCAL to each other). */
+CR_API cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char *location);
+
+/* Relative read weight of a node ("host:port" or node id) among candidates
+ * of equal rank; default 1. weight 0 keeps the node as a last resort only. */
+CR_API cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight);
+
+typedef struct cr_router_options {
+  uint32_t struct_size;
+  cr_policy policy;              /* default CR_POLICY_LOCAL */
+  uint32_t nearest_margin_us;    /* NEAREST: nodes within this of the fastest are equal; default 1000 */
+  uint32_t failure_threshold;    /* consecutive failures that open the breaker; default 3 */
+  uint32_t down_cooldown_ms;     /* how long a node is skipped before a probe; default 2000 */
+  uint64_t seed;                 /* seed of the weighted choice; 0 = from the clock */
+} cr_router_options;
+
+#define CR_ROUTER_OPTIONS_INIT \
+  { (uint32_t)sizeof(cr_router_options), CR_POLICY_LOCAL, 1000u, 3u, 2000u, 0u }
+CR_API void cr_router_options_init(cr_router_options *opts);
+CR_API cr_status cr_config_set_router_options(cr_config *cfg, const cr_router_options *opts);
+
+/* Parse a policy name: "master", "prefer-replica", "local",
+ * "local-replicas-first", "nearest" (case-insensitive, '_' == '-'). */
+CR_API cr_status cr_policy_from_name(cr_policy *out, const char *name);
+CR_API const char *cr_policy_name(cr_policy policy); /* static text; "?" if unknown */
+CR_API const char *cr_tier_name(cr_tier tier);       /* "local", "same-region", … */
+
+/* ======================================================================
+ * Router: thread-safe routing on the current snapshot
+ * ==================================================================== */
+
+typedef struct cr_router cr_router;
+typedef struct cr_snapshot cr_snapshot;
+
+/* The outcome of a routing decision. host points to storage owned by the
+ * router's node registry: valid while the router or any snapshot taken from
+ * it is alive. */
+typedef struct cr_route {
+  uint32_t struct_size;
+  uint16_t slot;
+  uint32_t shard;   /* index in the snapshot's topology */
+  uint32_t node;    /* stable node handle: valid for cr_router_report_* */
+  const char *host;
+  uint16_t port;
+  cr_role role;
+  cr_tier tier;
+} cr_route;
+
+#define CR_ROUTE_INIT { (uint32_t)sizeof(cr_route), 0, 0, 0, NULL, 0, CR_ROLE_MASTER, CR_TIER_UNKNOWN }
+
+/* A router with a copy of cfg (later changes to cfg do not affect it); cfg
+ * may be NULL for defaults. It has no topology until cr_router_update(). */
+CR_API cr_status cr_router_new(cr_router **out, const cr_config *cfg);
+CR_API void cr_router_free(cr_router *r);
+
+/* Install a topology: candidate sets are rebuilt for every shard from each
+ * node's role and locality, then swapped in atomically (readers never see a
+ * half-built snapshot). The router takes its own reference to t.
+ * Thread-safety: may run concurrently with routing calls; updates serialize. */
+CR_API cr_status cr_router_update(cr_router *r, cr_topology *t);
+
+/* Route a read: the chosen node among the key's shard's candidates (weighted
+ * among equal rank, skipping nodes marked down). Never allocates.
+ * Errors: CR_ENOTOPOLOGY, CR_ESLOT_UNCOVERED, CR_EUNAVAILABLE (all down). */
+CR_API cr_status cr_router_route_read(cr_route *out, cr_router *r, const void *key, size_t len);
+
+/* Route a write: always the shard's master, whatever its health (writes fail
+ * fast at the caller rather than silently going elsewhere).
+ * CR_EUNAVAILABLE when the master's endpoint is unknown ("?"). */
+CR_API cr_status cr_router_route_write(cr_route *out, cr_router *r, const void *key, size_t len);
+
+/* Route n keys at once; out[i] and statuses[i] per key (statuses may be NULL:
+ * then the first failure stops the batch and is returned). One crossing. */
+CR_API cr_status cr_router_route_reads(cr_route *out, cr_status *statuses, cr_router *r,
+                                       const void *const *keys, const size_t *lens, size_t n);
+
+/* A candidate of a shard's ordered read set. */
+typedef struct cr_candidate {
+  uint32_t struct_size;
+  uint32_t node; /* stable node handle */
+  const char *host;
+  uint16_t port;
+  cr_role role;
+  cr_tier tier;
+  uint32_t rank;   /* equal rank = chosen among by weight; lower is tried first */
+  uint32_t weight;
+  uint32_t rtt_us; /* measured RTT, 0 when none */
+  int down;        /* 1 when the health breaker currently skips this node */
+} cr_candidate;
+
+/* The ordered read candidates of the key's shard. Writes at most cap entries;
+ * *count gets the total (CR_EBUFS when cap < total). */
+CR_API cr_status cr_router_candidates(cr_candidate *out, size_t cap, size_t *count, cr_router *r,
+                                      const void *key, size_t len);
+
+/* The same for a slot (0-16383) instead of a key. */
+CR_API cr_status cr_router_slot_candidates(cr_candidate *out, size_t cap, size_t *count,
+                                           cr_router *r, uint32_t slot);
+
+/* Why each candidate of the key sits where it does, as text: a line naming
+ * the slot, shard, policy and write node, then one line per candidate (what
+ * `cloudroute route --explain` prints). Writes a NUL-
+ * terminated string into buf; *needed gets the size including the NUL;
+ * CR_EBUFS when cap < *needed. */
+CR_API cr_status cr_router_explain(char *buf, size_t cap, size_t *needed, cr_router *r,
+                                   const void *key, size_t len);
+
+/* A MOVED reply: slot now lives at host:port. Patches that slot at once (to
+ * the shard whose master is host:port, or a new shard for an unknown node)
+ * and flags a refresh (see cr_router_refresh_needed). */
+CR_API cr_status cr_router_report_moved(cr_router *r, uint32_t slot, const char *host,
+                                        uint16_t port);
+
+/* An ASK reply: a one-shot redirect. Routing is not changed; out is the node
+ * to send ASKING + the command to, once. */
+CR_API cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint32_t slot,
+                                      const char *host, uint16_t port);
+
+/* Health feedback for a node handle from a cr_route/cr_candidate. After
+ * failure_threshold consecutive failures the node is skipped for
+ * down_cooldown_ms, then one probe is let through (half-open); a success
+ * closes the breaker. */
+CR_API cr_status cr_router_report_failure(cr_router *r, uint32_t node);
+CR_API cr_status cr_router_report_success(cr_router *r, uint32_t node);
+
+/* A measured round-trip time for a node (used by CR_POLICY_NEAREST; the
+ * candidate order is rebuilt). */
+CR_API cr_status cr_router_set_rtt(cr_router *r, uint32_t node, uint32_t rtt_us);
+
+/* A zone a node reported about itself (HELLO / INFO), by "host:port". The
+ * candidate order is rebuilt. */
+CR_API cr_status cr_router_set_node_zone(cr_router *r, const char *host, uint16_t port,
+                                         const char *zone);
+
+/* 1 when a MOVED (or an explicit request) asked for a topology refresh since
+ * the last cr_router_update(); 0 otherwise. */
+CR_API int cr_router_refresh_needed(const cr_router *r);
+
+/* Look up the stable handle of host:port (CR_ENOTFOUND if never seen). */
+CR_API cr_status cr_router_node_handle(uint32_t *out, cr_router *r, const char *host,
+                                       uint16_t port);
+
+/* The current snapshot (a new reference; free with cr_snapshot_free). Routing
+ * on a snapshot is exactly routing on the router at that moment, with no
+ * synchronisation at all: take one per batch. CR_ENOTOPOLOGY when none. */
+CR_API cr_status cr_router_snapshot(cr_snapshot **out, cr_router *r);
+CR_API void cr_snapshot_free(cr_snapshot *s);
+CR_API uint64_t cr_snapshot_generation(const cr_snapshot *s);
+CR_API cr_status cr_snapshot_route_read(cr_route *out, const cr_snapshot *s, const void *key,
+                                        size_t len);
+CR_API cr_status cr_snapshot_route_write(cr_route *out, const cr_snapshot *s, const void *key,
+                                         size_t len);
+/* The topology the snapshot was built from (a new reference). */
+CR_API cr_status cr_snapshot_topology(cr_topology **out, const cr_snapshot *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLOUDROUTE_H */

@@ -1,0 +1,157 @@
+// C API: the configuration builder (locality, weights, router options).
+#include "api.hpp"
+#include "cloudroute/core/locality.hpp"
+#include "cloudroute/core/read_policy.hpp"
+
+using cloudroute::capi::Check;
+using cloudroute::capi::Fail;
+using cloudroute::capi::Guard;
+using cloudroute::capi::NeedString;
+
+namespace {
+
+cr_status NeedConfig(cr_config *cfg, const char *fn) {
+  if (cfg == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": config is NULL");
+  return CR_OK;
+}
+
+cr_status Loc(const char *text, cloudroute::Location *out) {
+  if (cr_status s = NeedString(text, "location"); s != CR_OK) return s;
+  auto r = cloudroute::ParseLocation(text);
+  if (!r.ok()) return Fail(r.status());
+  *out = *r;
+  return CR_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+cr_status cr_config_new(cr_config **out) {
+  return Guard([&]() -> cr_status {
+    if (out == nullptr) return Fail(CR_EINVAL, "cr_config_new: out is NULL");
+    *out = new cr_config;
+    return CR_OK;
+  });
+}
+
+void cr_config_free(cr_config *cfg) { delete cfg; }
+
+cr_status cr_config_set_client_location(cr_config *cfg, const char *location) {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = NeedConfig(cfg, "cr_config_set_client_location"); s != CR_OK) return s;
+    return Loc(location, &cfg->cfg.locality.client);
+  });
+}
+
+cr_status cr_config_add_local_cidr(cr_config *cfg, const char *cidr) {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = NeedConfig(cfg, "cr_config_add_local_cidr"); s != CR_OK) return s;
+    if (cr_status s = NeedString(cidr, "cidr"); s != CR_OK) return s;
+    auto c = cloudroute::Cidr::Parse(cidr);
+    if (!c.ok()) return Fail(c.status());
+    cfg->cfg.locality.rules.push_back(cloudroute::LocationRule{*c, {}, true});
+    return CR_OK;
+  });
+}
+
+cr_status cr_config_add_location_rule(cr_config *cfg, const char *cidr, const char *location) {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = NeedConfig(cfg, "cr_config_add_location_rule"); s != CR_OK) return s;
+    if (cr_status s = NeedString(cidr, "cidr"); s != CR_OK) return s;
+    auto c = cloudroute::Cidr::Parse(cidr);
+    if (!c.ok()) return Fail(c.status());
+    cloudroute::Location loc;
+    if (cr_status s = Loc(location, &loc); s != CR_OK) return s;
+    cfg->cfg.locality.rules.push_back(cloudroute::LocationRule{*c, loc, false});
+    return CR_OK;
+  });
+}
+
+cr_status cr_config_add_node_location(cr_config *cfg, const char *node, const char *location) {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = NeedConfig(cfg, "cr_config_add_node_location"); s != CR_OK) return s;
+    if (cr_status s = NeedString(node, "node"); s != CR_OK) return s;
+    if (*node == '\0') return Fail(CR_EINVAL, "cr_config_add_node_location: node is empty");
+    cloudroute::Location loc;
+    if (cr_status s = Loc(location, &loc); s != CR_OK) return s;
+    cfg->cfg.locality.by_node[node] = loc;
+    return CR_OK;
+  });
+}
+
+cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char *location) {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = NeedConfig(cfg, "cr_config_add_zone"); s != CR_OK) return s;
+    if (cr_status s = NeedString(zone, "zone"); s != CR_OK) return s;
+    if (*zone == '\0') return Fail(CR_EINVAL, "cr_config_add_zone: zone is empty");
+    cloudroute::Location loc;
+    if (cr_status s = Loc(location, &loc); s != CR_OK) return s;
+    cfg->cfg.locality.by_zone[zone] = loc;
+    return CR_OK;
+  });
+}
+
+cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight) {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = NeedConfig(cfg, "cr_config_set_weight"); s != CR_OK) return s;
+    if (cr_status s = NeedString(node, "node"); s != CR_OK) return s;
+    if (*node == '\0') return Fail(CR_EINVAL, "cr_config_set_weight: node is empty");
+    if (weight > 1000000) {
+      return Fail(CR_EINVAL, "cr_config_set_weight: weight " + std::to_string(weight) +
+                                 " is above the maximum of 1000000");
+    }
+    cfg->cfg.weights[node] = weight;
+    return CR_OK;
+  });
+}
+
+void cr_router_options_init(cr_router_options *opts) {
+  if (opts != nullptr) *opts = cr_router_options CR_ROUTER_OPTIONS_INIT;
+}
+
+cr_status cr_config_set_router_options(cr_config *cfg, const cr_router_options *opts) {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = NeedConfig(cfg, "cr_config_set_router_options"); s != CR_OK) return s;
+    if (opts == nullptr || opts->struct_size < sizeof(cr_router_options)) {
+      return Fail(CR_EINVAL, "cr_config_set_router_options: opts is NULL or its struct_size is too small (use CR_ROUTER_OPTIONS_INIT)");
+    }
+    if (static_cast<int>(opts->policy) < 0 || static_cast<int>(opts->policy) >= cloudroute::kPolicyCount) {
+      return Fail(CR_EINVAL, "cr_config_set_router_options: unknown policy " + std::to_string(static_cast<int>(opts->policy)));
+    }
+    if (opts->failure_threshold == 0) {
+      return Fail(CR_EINVAL, "cr_config_set_router_options: failure_threshold must be at least 1");
+    }
+    cfg->cfg.policy = static_cast<cloudroute::Policy>(opts->policy);
+    cfg->cfg.nearest_margin_us = opts->nearest_margin_us;
+    cfg->cfg.health.failure_threshold = opts->failure_threshold;
+    cfg->cfg.health.cooldown_ms = opts->down_cooldown_ms;
+    cfg->cfg.seed = opts->seed;
+    return CR_OK;
+  });
+}
+
+cr_status cr_policy_from_name(cr_policy *out, const char *name) {
+  return Guard([&]() -> cr_status {
+    if (out == nullptr) return Fail(CR_EINVAL, "cr_policy_from_name: out is NULL");
+    if (cr_status s = NeedString(name, "name"); s != CR_OK) return s;
+    cloudroute::Policy p;
+    if (!cloudroute::PolicyFromName(name, &p)) {
+      return Fail(CR_EINVAL, std::string("unknown policy '") + name +
+                                 "' (want master, prefer-replica, local, local-replicas-first or nearest)");
+    }
+    *out = static_cast<cr_policy>(p);
+    return CR_OK;
+  });
+}
+
+const char *cr_policy_name(cr_policy policy) {
+  return cloudroute::PolicyName(static_cast<cloudroute::Policy>(policy));
+}
+
+const char *cr_tier_name(cr_tier tier) {
+  if (static_cast<int>(tier) < 0 || static_cast<int>(tier) > CR_TIER_UNKNOWN) return "?";
+  return cloudroute::TierName(static_cast<cloudroute::Tier>(tier));
+}
+
+}  // extern "C"

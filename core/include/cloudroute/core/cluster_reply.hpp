@@ -1,0 +1,36 @@
+// Parsers for CLUSTER SLOTS and CLUSTER SHARDS replies (RESP2 or RESP3 bytes)
+// into a Topology.
+//
+// Endpoints: an empty or null endpoint means "the address that was asked"
+// (default_host); "?" means unknown — the IP field is used when the reply has
+// one, otherwise the node keeps host "?" and is never routed to.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "cloudroute/core/resp.hpp"
+#include "cloudroute/core/topology.hpp"
+
+namespace cloudroute {
+
+struct ClusterReplyOptions {
+  RespLimits limits;
+  std::string default_host;  // "" = nodes with an empty endpoint are unknown
+};
+
+Result<std::shared_ptr<const Topology>> ParseClusterSlots(std::string_view reply,
+                                                          const ClusterReplyOptions &opts);
+Result<std::shared_ptr<const Topology>> ParseClusterShards(std::string_view reply,
+                                                           const ClusterReplyOptions &opts);
+
+// The same, from an already framed value (the net layer frames with hiredis).
+Result<std::shared_ptr<const Topology>> ClusterSlotsToTopology(const RespValue &v,
+                                                               const std::string &default_host);
+Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue &v,
+                                                                const std::string &default_host);
+
+}  // namespace cloudroute

@@ -1,0 +1,71 @@
+// NodeRegistry: every address a router has ever seen, with state that must
+// outlive topology snapshots — health, measured RTT — under a stable handle.
+//
+// Entries are never moved or freed while the registry lives (it is shared by
+// the router and every snapshot), so routing results can hand out pointers
+// and handles with no per-call allocation or copying.
+//
+// Thread-safety: Get()/size() are lock-free for any thread; Intern()/Find()
+// take an internal mutex (they run on topology updates and redirects only).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "cloudroute/core/health.hpp"
+#include "cloudroute/core/status.hpp"
+
+namespace cloudroute {
+
+struct NodeEntry {
+  std::string host;
+  std::string address;  // "host:port"
+  uint16_t port = 0;
+  uint32_t handle = 0;
+  NodeHealth health;
+  std::atomic<uint32_t> rtt_us{0};  // 0 = not measured
+};
+
+class NodeRegistry {
+ public:
+  NodeRegistry(HealthConfig health, ClockFn clock, uint64_t seed);
+  ~NodeRegistry();
+  NodeRegistry(const NodeRegistry &) = delete;
+  NodeRegistry &operator=(const NodeRegistry &) = delete;
+
+  Result<NodeEntry *> Intern(const std::string &host, uint16_t port);
+  NodeEntry *Find(const std::string &address);
+  NodeEntry *Get(uint32_t handle) const {
+    if (handle >= size_.load(std::memory_order_acquire)) return nullptr;
+    return &chunks_[handle / kChunk].load(std::memory_order_acquire)[handle % kChunk];
+  }
+  uint32_t size() const { return size_.load(std::memory_order_acquire); }
+
+  const HealthConfig &health_config() const { return health_; }
+  ClockFn clock() const { return clock_; }
+  // A well-mixed 64-bit random value (splitmix64 over an atomic counter).
+  uint64_t NextRandom() {
+    uint64_t z = rng_.fetch_add(0x9E3779B97F4A7C15ull, std::memory_order_relaxed);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+
+ private:
+  static constexpr uint32_t kChunk = 256;
+  static constexpr uint32_t kMaxChunks = 4096;
+
+  const HealthConfig health_;
+  const ClockFn clock_;
+  std::atomic<uint64_t> rng_;
+  std::mutex mu_;
+  std::unordered_map<std::string, uint32_t> by_address_;
+  std::atomic<NodeEntry *> chunks_[kMaxChunks];
+  std::atomic<uint32_t> size_{0};
+};
+
+}  // namespace cloudroute

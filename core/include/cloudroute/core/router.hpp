@@ -1,0 +1,76 @@
+// Router: the current snapshot plus everything that changes it — topology
+// updates, MOVED patches, measured RTT, reported zones — and the feedback
+// paths (failures, successes, ASK).
+//
+// Thread-safety: safe for concurrent use. Routing takes no lock (see
+// SnapshotCell); every change builds a complete new snapshot under a writer
+// mutex and publishes it atomically, so readers never see a half-built one.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cloudroute/core/keyslot.hpp"
+#include "cloudroute/core/snapshot.hpp"
+#include "cloudroute/core/snapshot_cell.hpp"
+
+namespace cloudroute {
+
+class Router {
+ public:
+  explicit Router(RouterConfig cfg, ClockFn clock = nullptr);
+
+  Status Update(std::shared_ptr<const Topology> topology);
+
+  Code RouteRead(const void *key, size_t len, Route *out) const {
+    SnapshotCell::Guard g = cell_.Read();
+    if (g.get() == nullptr) return Code::kNoTopology;
+    return g.get()->RouteRead(KeySlot(key, len), out);
+  }
+  Code RouteWrite(const void *key, size_t len, Route *out) const {
+    SnapshotCell::Guard g = cell_.Read();
+    if (g.get() == nullptr) return Code::kNoTopology;
+    return g.get()->RouteWrite(KeySlot(key, len), out);
+  }
+  // Runs f(const Snapshot *) with the current snapshot pinned (nullptr when
+  // there is none). f must not block.
+  template <typename F>
+  auto WithSnapshot(F &&f) const {
+    SnapshotCell::Guard g = cell_.Read();
+    return f(g.get());
+  }
+  std::shared_ptr<const Snapshot> Current() const { return cell_.Acquire(); }
+
+  Status ReportMoved(uint32_t slot, const std::string &host, uint16_t port);
+  Result<NodeEntry *> ReportAsk(const std::string &host, uint16_t port);
+  Status ReportFailure(uint32_t handle);
+  Status ReportSuccess(uint32_t handle);
+  Status SetRtt(uint32_t handle, uint32_t rtt_us);
+  Status SetNodeZone(const std::string &host, uint16_t port, const std::string &zone);
+  void RequestRefresh() { refresh_needed_.store(true, std::memory_order_relaxed); }
+  bool refresh_needed() const { return refresh_needed_.load(std::memory_order_relaxed); }
+
+  NodeRegistry &registry() { return *registry_; }
+  const RouterConfig &config() const { return cfg_; }
+
+ private:
+  // REQUIRES: mu_ held.
+  Status RebuildLocked();
+
+  const RouterConfig cfg_;
+  std::shared_ptr<NodeRegistry> registry_;
+  SnapshotCell cell_;
+  std::atomic<bool> refresh_needed_{false};
+
+  std::mutex mu_;  // guards everything below and serializes publishing
+  std::shared_ptr<const Topology> topology_;
+  std::unordered_map<std::string, std::string> zones_;
+  std::vector<MovedPatch> moved_;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace cloudroute

@@ -1,0 +1,107 @@
+#include "cloudroute/core/candidates.hpp"
+
+#include <algorithm>
+
+namespace cloudroute {
+
+namespace {
+
+void Group(CandidateSet *set, const std::vector<uint64_t> &keys) {
+  set->group_end.clear();
+  set->group_weight.clear();
+  uint32_t rank = 0;
+  for (size_t i = 0; i < set->list.size(); ++i) {
+    if (i > 0 && keys[i] != keys[i - 1]) {
+      set->group_end.push_back(static_cast<uint32_t>(i));
+      ++rank;
+    }
+    if (set->group_weight.size() <= rank) set->group_weight.push_back(0);
+    set->list[i].rank = rank;
+    set->group_weight[rank] += set->list[i].weight;
+  }
+  if (!set->list.empty()) set->group_end.push_back(static_cast<uint32_t>(set->list.size()));
+}
+
+}  // namespace
+
+CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vector<NodeFacts> &facts,
+                             const CandidateOptions &opts) {
+  const TopoShard &s = t.shards[shard];
+  CandidateSet set;
+  set.shard_id = s.id;
+  set.master_topo = s.master;
+  set.master = facts[s.master].entry;
+  set.master_tier = facts[s.master].tier;
+
+  std::vector<uint32_t> members;
+  members.push_back(s.master);
+  for (uint32_t r : s.replicas) {
+    // A replica that is loading or failed cannot serve reads.
+    if (t.nodes[r].health == ReportedHealth::kOnline) members.push_back(r);
+  }
+  for (uint32_t n : members) {
+    const NodeFacts &f = facts[n];
+    if (f.entry == nullptr || !PolicyAdmits(opts.policy, t.nodes[n].role)) continue;
+    set.list.push_back(Candidate{f.entry, n, t.nodes[n].role, f.tier, 0, f.weight,
+                                 f.entry->rtt_us.load(std::memory_order_relaxed)});
+  }
+
+  // NEAREST bands: sorted by RTT, a band holds every node within `margin` of
+  // the band's fastest, so near-equal nodes share load instead of the single
+  // fastest one taking everything.
+  std::vector<uint32_t> band(set.list.size(), 0);
+  if (opts.policy == Policy::kNearest) {
+    std::vector<size_t> order(set.list.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return set.list[a].rtt_us < set.list[b].rtt_us; });
+    uint32_t current = 0, floor = 0;
+    bool open = false;
+    for (size_t i : order) {
+      const uint32_t rtt = set.list[i].rtt_us;
+      if (rtt == 0) continue;
+      if (!open || rtt > floor + opts.nearest_margin_us) {
+        if (open) ++current;
+        floor = rtt;
+        open = true;
+      }
+      band[i] = current;
+    }
+  }
+
+  std::vector<uint64_t> keys(set.list.size());
+  for (size_t i = 0; i < set.list.size(); ++i) {
+    const Candidate &c = set.list[i];
+    keys[i] = RankKey(opts.policy, RankInput{c.role, c.tier, c.rtt_us}, band[i]);
+  }
+  // Deterministic order: by rank key, then by address — every language and
+  // every run gives the same list.
+  std::vector<size_t> idx(set.list.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    if (keys[a] != keys[b]) return keys[a] < keys[b];
+    return set.list[a].node->address < set.list[b].node->address;
+  });
+  std::vector<Candidate> sorted;
+  std::vector<uint64_t> sorted_keys;
+  sorted.reserve(idx.size());
+  for (size_t i : idx) {
+    sorted.push_back(set.list[i]);
+    sorted_keys.push_back(keys[i]);
+  }
+  set.list = std::move(sorted);
+  Group(&set, sorted_keys);
+  return set;
+}
+
+CandidateSet RedirectCandidates(NodeEntry *master) {
+  CandidateSet set;
+  set.shard_id = master->address;
+  set.master = master;
+  set.list.push_back(Candidate{master, kNoNode, Role::kMaster, Tier::kUnknown, 0, 1,
+                               master->rtt_us.load(std::memory_order_relaxed)});
+  Group(&set, std::vector<uint64_t>{0});
+  return set;
+}
+
+}  // namespace cloudroute

@@ -1,0 +1,68 @@
+#include "cloudroute/core/cidr.hpp"
+
+#include <arpa/inet.h>
+
+#include <cstring>
+
+namespace cloudroute {
+
+bool ParseIp(std::string_view text, IpAddress *out) {
+  char buf[64];
+  if (text.empty() || text.size() >= sizeof buf) return false;
+  std::memcpy(buf, text.data(), text.size());
+  buf[text.size()] = '\0';
+  IpAddress ip;
+  if (inet_pton(AF_INET, buf, ip.bytes.data()) == 1) {
+    ip.v6 = false;
+  } else if (inet_pton(AF_INET6, buf, ip.bytes.data()) == 1) {
+    ip.v6 = true;
+  } else {
+    return false;
+  }
+  *out = ip;
+  return true;
+}
+
+Result<Cidr> Cidr::Parse(std::string_view text) {
+  Cidr c;
+  c.text_ = std::string(text);
+  const size_t slash = text.find('/');
+  const std::string_view addr = text.substr(0, slash);
+  if (!ParseIp(addr, &c.net_)) {
+    return Error(Code::kParse, "bad CIDR '" + c.text_ + "': '" + std::string(addr) +
+                                   "' is not an IPv4 or IPv6 address");
+  }
+  const int max = c.net_.v6 ? 128 : 32;
+  c.prefix_ = max;
+  if (slash != std::string_view::npos) {
+    const std::string_view p = text.substr(slash + 1);
+    if (p.empty() || p.size() > 3) return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
+    int v = 0;
+    for (char ch : p) {
+      if (ch < '0' || ch > '9') return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
+      v = v * 10 + (ch - '0');
+    }
+    if (v > max) {
+      return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix /" + std::to_string(v) +
+                                     " is longer than " + std::to_string(max));
+    }
+    c.prefix_ = v;
+  }
+  // Clear host bits so Contains() compares whole bytes.
+  for (int bit = c.prefix_; bit < 128; ++bit) {
+    c.net_.bytes[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
+  }
+  return c;
+}
+
+bool Cidr::Contains(const IpAddress &ip) const {
+  if (ip.v6 != net_.v6) return false;
+  const int full = prefix_ / 8;
+  if (std::memcmp(ip.bytes.data(), net_.bytes.data(), static_cast<size_t>(full)) != 0) return false;
+  const int rest = prefix_ % 8;
+  if (rest == 0) return true;
+  const uint8_t mask = static_cast<uint8_t>(0xFFu << (8 - rest));
+  return (ip.bytes[full] & mask) == net_.bytes[full];
+}
+
+}  // namespace cloudroute

@@ -1,0 +1,113 @@
+#include "cloudroute/core/locality.hpp"
+
+namespace cloudroute {
+
+std::string Location::ToString() const {
+  auto part = [](const std::string &s) { return s.empty() ? std::string("?") : s; };
+  return part(cloud) + "/" + part(region) + "/" + part(zone);
+}
+
+Result<Location> ParseLocation(std::string_view text) {
+  if (text.empty()) return Error(Code::kParse, "empty location (want cloud[/region[/zone]])");
+  if (text.find('\0') != std::string_view::npos) {
+    return Error(Code::kParse, "location contains a NUL byte");
+  }
+  Location loc;
+  std::string *levels[] = {&loc.cloud, &loc.region, &loc.zone};
+  size_t level = 0, start = 0;
+  while (true) {
+    const size_t slash = text.find('/', start);
+    const std::string_view part = text.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (level >= 3) {
+      return Error(Code::kParse, "location '" + std::string(text) +
+                                     "' has more than three levels (cloud/region/zone)");
+    }
+    levels[level++]->assign(part);
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  if (loc.empty()) return Error(Code::kParse, "location '" + std::string(text) + "' names no level");
+  return loc;
+}
+
+const char *TierName(Tier tier) {
+  switch (tier) {
+    case Tier::kLocal: return "local";
+    case Tier::kSameRegion: return "same-region";
+    case Tier::kSameCloud: return "same-cloud";
+    case Tier::kOtherCloud: return "other-cloud";
+    case Tier::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
+namespace {
+
+void Overlay(const Location &src, Location *dst) {
+  if (!src.cloud.empty()) dst->cloud = src.cloud;
+  if (!src.region.empty()) dst->region = src.region;
+  if (!src.zone.empty()) dst->zone = src.zone;
+}
+
+}  // namespace
+
+Placement Locate(const LocalityConfig &cfg, const TopoNode &node, const std::string &reported_zone) {
+  Placement p;
+  p.source = "none";
+  // 1. CIDR rules, on the separately reported IP first, then the endpoint.
+  IpAddress ip;
+  const bool have_ip = ParseIp(node.ip, &ip) || ParseIp(node.host, &ip);
+  if (have_ip) {
+    const LocationRule *best = nullptr;
+    for (const LocationRule &r : cfg.rules) {
+      if (r.cidr.Contains(ip) && (best == nullptr || r.cidr.prefix() > best->cidr.prefix())) {
+        best = &r;
+      }
+    }
+    if (best != nullptr) {
+      p.local = best->local;
+      p.location = best->local ? cfg.client : best->location;
+      p.source = (best->local ? "local-cidr " : "cidr ") + best->cidr.text();
+    }
+  }
+  // 2. The server-reported zone.
+  if (!reported_zone.empty()) {
+    auto z = cfg.by_zone.find(reported_zone);
+    if (z != cfg.by_zone.end()) {
+      Overlay(z->second, &p.location);
+    } else {
+      p.location.zone = reported_zone;
+    }
+    p.local = false;
+    p.source = "server zone " + reported_zone;
+  }
+  // 3. The exact node map.
+  auto n = cfg.by_node.find(node.address());
+  if (n == cfg.by_node.end() && !node.id.empty()) n = cfg.by_node.find(node.id);
+  if (n != cfg.by_node.end()) {
+    p.location = n->second;
+    p.local = false;
+    p.source = "node map " + n->first;
+  }
+  return p;
+}
+
+Tier TierOf(const Location &client, const Placement &p) {
+  if (p.local) return Tier::kLocal;
+  const Location &n = p.location;
+  auto compatible = [](const std::string &a, const std::string &b) {
+    return a.empty() || b.empty() || a == b;
+  };
+  if (!client.zone.empty() && client.zone == n.zone && compatible(client.cloud, n.cloud) &&
+      compatible(client.region, n.region)) {
+    return Tier::kLocal;
+  }
+  if (client.cloud.empty() || n.cloud.empty()) return Tier::kUnknown;
+  if (client.cloud != n.cloud) return Tier::kOtherCloud;
+  if (client.region.empty() || n.region.empty() || client.region != n.region) {
+    return Tier::kSameCloud;
+  }
+  return Tier::kSameRegion;
+}
+
+}  // namespace cloudroute

@@ -1,0 +1,253 @@
+// Strict RESP2/RESP3 framer. See resp.hpp for the contract.
+//
+// Why our own and not hiredis's reader here: the core takes bytes in and
+// gives decisions out with no dependency, and hiredis 0.14 (Debian 12) has no
+// RESP3 and no caps of its own (`*268435456\r\n` makes it allocate ~2 GB).
+// The net layer frames sockets with hiredis and the same caps.
+#include "cloudroute/core/resp.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace cloudroute {
+namespace {
+
+class Framer {
+ public:
+  Framer(std::string_view in, const RespLimits &limits) : in_(in), lim_(limits) {}
+
+  Status Parse(RespValue *out, uint32_t depth) {
+    if (depth > lim_.max_depth) {
+      return Fail(Code::kLimit, "nesting deeper than " + std::to_string(lim_.max_depth));
+    }
+    // RESP3 attributes ('|') annotate the next value; they carry nothing the
+    // router uses, so they are parsed (to stay in frame) and dropped.
+    while (pos_ < in_.size() && in_[pos_] == '|') {
+      RespValue attrs;
+      ++pos_;
+      Status s = ParseAggregate(&attrs, RespType::kMap, depth);
+      if (!s.ok()) return s;
+    }
+    if (pos_ >= in_.size()) return Fail(Code::kIncomplete, "reply ends before a value");
+    const char type = in_[pos_++];
+    switch (type) {
+      case '+':
+        out->type = RespType::kSimpleString;
+        return Line(&out->str);
+      case '-':
+        out->type = RespType::kError;
+        return Line(&out->str);
+      case ':':
+        out->type = RespType::kInteger;
+        return Integer(&out->integer);
+      case '$':
+        return Bulk(out, RespType::kBulkString, /*verbatim=*/false);
+      case '!':
+        return Bulk(out, RespType::kError, false);
+      case '=':
+        return Bulk(out, RespType::kBulkString, true);
+      case '*':
+      case '~':
+      case '>':
+        return ParseAggregate(out, RespType::kArray, depth);
+      case '%':
+        return ParseAggregate(out, RespType::kMap, depth);
+      case '_': {
+        out->type = RespType::kNull;
+        std::string empty;
+        Status s = Line(&empty);
+        if (s.ok() && !empty.empty()) return Fail(Code::kParse, "null '_' carries data");
+        return s;
+      }
+      case ',':
+        out->type = RespType::kDouble;
+        return Line(&out->str);
+      case '(':
+        out->type = RespType::kBigNumber;
+        return Line(&out->str);
+      case '#': {
+        out->type = RespType::kBoolean;
+        std::string v;
+        Status s = Line(&v);
+        if (!s.ok()) return s;
+        if (v != "t" && v != "f") return Fail(Code::kParse, "boolean is neither 't' nor 'f'");
+        out->integer = v == "t";
+        return Status::Ok();
+      }
+      default: {
+        --pos_;
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "unknown type byte 0x%02x", static_cast<unsigned char>(type));
+        return Fail(Code::kParse, buf);
+      }
+    }
+  }
+
+  size_t pos() const { return pos_; }
+
+  Status Fail(Code code, const std::string &what) const {
+    return Error(code, "RESP " + what + " at byte " + std::to_string(pos_));
+  }
+
+ private:
+  // Reads up to CRLF (exclusive) and moves past it.
+  Status Line(std::string *out) {
+    const size_t max_line = 4096;  // simple strings and numbers are short
+    const char *start = in_.data() + pos_;
+    const size_t avail = in_.size() - pos_;
+    const void *cr = std::memchr(start, '\r', std::min(avail, max_line + 1));
+    if (cr == nullptr) {
+      if (avail > max_line) return Fail(Code::kLimit, "line longer than 4096 bytes");
+      return Fail(Code::kIncomplete, "line without CRLF");
+    }
+    const size_t n = static_cast<size_t>(static_cast<const char *>(cr) - start);
+    if (pos_ + n + 1 >= in_.size()) return Fail(Code::kIncomplete, "line without CRLF");
+    if (in_[pos_ + n + 1] != '\n') {
+      pos_ += n;
+      return Fail(Code::kParse, "CR not followed by LF");
+    }
+    if (std::memchr(start, '\n', n) != nullptr) return Fail(Code::kParse, "bare LF in a line");
+    out->assign(start, n);
+    pos_ += n + 2;
+    return Status::Ok();
+  }
+
+  Status Integer(int64_t *out) {
+    const size_t at = pos_;
+    std::string text;
+    Status s = Line(&text);
+    if (!s.ok()) return s;
+    size_t i = 0;
+    bool neg = false;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) neg = text[i++] == '-';
+    if (i == text.size()) {
+      pos_ = at;
+      return Fail(Code::kParse, "empty integer");
+    }
+    uint64_t v = 0;
+    for (; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c < '0' || c > '9') {
+        pos_ = at;
+        return Fail(Code::kParse, "invalid integer '" + text.substr(0, 32) + "'");
+      }
+      const uint64_t limit = neg ? 9223372036854775808ull : 9223372036854775807ull;
+      const uint64_t d = static_cast<uint64_t>(c - '0');
+      if (v > (limit - d) / 10) {
+        pos_ = at;
+        return Fail(Code::kParse, "integer out of range '" + text.substr(0, 32) + "'");
+      }
+      v = v * 10 + d;
+    }
+    *out = neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+    return Status::Ok();
+  }
+
+  Status Bulk(RespValue *out, RespType type, bool verbatim) {
+    const size_t at = pos_;
+    int64_t len = 0;
+    Status s = Integer(&len);
+    if (!s.ok()) return s;
+    if (len == -1 && !verbatim && type == RespType::kBulkString) {
+      out->type = RespType::kNull;
+      return Status::Ok();
+    }
+    if (len < 0) {
+      pos_ = at;
+      return Fail(Code::kParse, "negative bulk length " + std::to_string(len));
+    }
+    if (static_cast<uint64_t>(len) > lim_.max_bulk_len) {
+      pos_ = at;
+      return Fail(Code::kLimit, "bulk length " + std::to_string(len) + " exceeds the cap of " +
+                                    std::to_string(lim_.max_bulk_len));
+    }
+    const size_t n = static_cast<size_t>(len);
+    if (in_.size() - pos_ < n + 2) return Fail(Code::kIncomplete, "bulk string cut short");
+    if (in_[pos_ + n] != '\r' || in_[pos_ + n + 1] != '\n') {
+      pos_ += n;
+      return Fail(Code::kParse, "bulk string not followed by CRLF");
+    }
+    out->type = type;
+    if (verbatim) {
+      // "txt:" then the text.
+      if (n < 4 || in_[pos_ + 3] != ':') return Fail(Code::kParse, "verbatim string without format");
+      out->str.assign(in_.data() + pos_ + 4, n - 4);
+    } else {
+      out->str.assign(in_.data() + pos_, n);
+    }
+    pos_ += n + 2;
+    return Status::Ok();
+  }
+
+  Status ParseAggregate(RespValue *out, RespType type, uint32_t depth) {
+    const size_t at = pos_;
+    int64_t count = 0;
+    Status s = Integer(&count);
+    if (!s.ok()) return s;
+    if (count == -1 && type == RespType::kArray) {
+      out->type = RespType::kNull;
+      return Status::Ok();
+    }
+    if (count < 0) {
+      pos_ = at;
+      return Fail(Code::kParse, "negative element count " + std::to_string(count));
+    }
+    if (static_cast<uint64_t>(count) > lim_.max_elements) {
+      pos_ = at;
+      return Fail(Code::kLimit, "element count " + std::to_string(count) + " exceeds the cap of " +
+                                    std::to_string(lim_.max_elements));
+    }
+    uint64_t n = static_cast<uint64_t>(count);
+    if (type == RespType::kMap) n *= 2;
+    out->type = type;
+    // Every element takes at least 3 bytes ("_\r\n"), so never reserve more
+    // than the remaining input can hold: a declared count costs nothing.
+    const uint64_t can_hold = (in_.size() - pos_) / 3;
+    out->elements.reserve(static_cast<size_t>(std::min(n, can_hold)));
+    for (uint64_t i = 0; i < n; ++i) {
+      out->elements.emplace_back();
+      s = Parse(&out->elements.back(), depth + 1);
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
+  std::string_view in_;
+  const RespLimits &lim_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+const char *RespTypeName(RespType type) {
+  switch (type) {
+    case RespType::kSimpleString: return "simple string";
+    case RespType::kError: return "error";
+    case RespType::kInteger: return "integer";
+    case RespType::kBulkString: return "bulk string";
+    case RespType::kNull: return "null";
+    case RespType::kArray: return "array";
+    case RespType::kMap: return "map";
+    case RespType::kDouble: return "double";
+    case RespType::kBoolean: return "boolean";
+    case RespType::kBigNumber: return "big number";
+  }
+  return "?";
+}
+
+Result<RespValue> ParseResp(std::string_view bytes, const RespLimits &limits) {
+  if (bytes.size() > limits.max_total_bytes) {
+    return Error(Code::kLimit, "RESP reply of " + std::to_string(bytes.size()) +
+                                   " bytes exceeds the cap of " +
+                                   std::to_string(limits.max_total_bytes));
+  }
+  Framer f(bytes, limits);
+  RespValue v;
+  Status s = f.Parse(&v, 1);
+  if (!s.ok()) return s;
+  if (f.pos() != bytes.size()) return f.Fail(Code::kParse, "trailing bytes after the reply");
+  return v;
+}
+
+}  // namespace cloudroute

@@ -1,0 +1,112 @@
+#include "cloudroute/core/router.hpp"
+
+namespace cloudroute {
+
+namespace {
+uint64_t SeedOf(const RouterConfig &cfg) {
+  if (cfg.seed != 0) return cfg.seed;
+  return static_cast<uint64_t>(SteadyNowNs()) ^ reinterpret_cast<uintptr_t>(&cfg);
+}
+}  // namespace
+
+Router::Router(RouterConfig cfg, ClockFn clock)
+    : cfg_(std::move(cfg)),
+      registry_(std::make_shared<NodeRegistry>(cfg_.health, clock, SeedOf(cfg_))) {}
+
+Status Router::RebuildLocked() {
+  if (topology_ == nullptr) return Status::Ok();
+  SnapshotInputs in;
+  in.topology = topology_;
+  in.config = &cfg_;
+  in.registry = registry_;
+  in.zone_overrides = &zones_;
+  in.moved = &moved_;
+  in.generation = ++generation_;
+  auto snap = BuildSnapshot(in);
+  if (!snap.ok()) return snap.status();
+  cell_.Publish(std::move(*snap));
+  return Status::Ok();
+}
+
+Status Router::Update(std::shared_ptr<const Topology> topology) {
+  if (topology == nullptr) return Error(Code::kInvalid, "topology is NULL");
+  std::lock_guard<std::mutex> lock(mu_);
+  auto prev = std::move(topology_);
+  auto prev_moved = std::move(moved_);
+  topology_ = std::move(topology);
+  moved_.clear();
+  Status s = RebuildLocked();
+  if (!s.ok()) {
+    topology_ = std::move(prev);
+    moved_ = std::move(prev_moved);
+    return s;
+  }
+  refresh_needed_.store(false, std::memory_order_relaxed);
+  return Status::Ok();
+}
+
+Status Router::ReportMoved(uint32_t slot, const std::string &host, uint16_t port) {
+  if (slot >= kSlotCount) {
+    return Error(Code::kInvalid, "slot " + std::to_string(slot) + " is outside 0-16383");
+  }
+  if (host.empty() || port == 0) return Error(Code::kInvalid, "MOVED target needs a host and a port");
+  std::lock_guard<std::mutex> lock(mu_);
+  refresh_needed_.store(true, std::memory_order_relaxed);
+  if (topology_ == nullptr) return Error(Code::kNoTopology, "MOVED before any topology was installed");
+  auto target = registry_->Intern(host, port);
+  if (!target.ok()) return target.status();
+  // A storm of MOVED for the same slot and target costs one rebuild.
+  Route current;
+  if (cell_.Read().get()->RouteWrite(static_cast<uint16_t>(slot), &current) == Code::kOk &&
+      current.node == *target) {
+    return Status::Ok();
+  }
+  for (MovedPatch &m : moved_) {
+    if (m.slot == slot) {
+      m.target = *target;
+      return RebuildLocked();
+    }
+  }
+  moved_.push_back(MovedPatch{static_cast<uint16_t>(slot), *target});
+  return RebuildLocked();
+}
+
+Result<NodeEntry *> Router::ReportAsk(const std::string &host, uint16_t port) {
+  if (host.empty() || port == 0) return Error(Code::kInvalid, "ASK target needs a host and a port");
+  return registry_->Intern(host, port);
+}
+
+Status Router::ReportFailure(uint32_t handle) {
+  NodeEntry *e = registry_->Get(handle);
+  if (e == nullptr) return Error(Code::kNotFound, "no node with handle " + std::to_string(handle));
+  e->health.Failure(registry_->clock()(), registry_->health_config());
+  return Status::Ok();
+}
+
+Status Router::ReportSuccess(uint32_t handle) {
+  NodeEntry *e = registry_->Get(handle);
+  if (e == nullptr) return Error(Code::kNotFound, "no node with handle " + std::to_string(handle));
+  e->health.Success();
+  return Status::Ok();
+}
+
+Status Router::SetRtt(uint32_t handle, uint32_t rtt_us) {
+  NodeEntry *e = registry_->Get(handle);
+  if (e == nullptr) return Error(Code::kNotFound, "no node with handle " + std::to_string(handle));
+  e->rtt_us.store(rtt_us, std::memory_order_relaxed);
+  if (cfg_.policy != Policy::kNearest) return Status::Ok();  // order does not depend on RTT
+  std::lock_guard<std::mutex> lock(mu_);
+  return RebuildLocked();
+}
+
+Status Router::SetNodeZone(const std::string &host, uint16_t port, const std::string &zone) {
+  if (host.empty() || port == 0) return Error(Code::kInvalid, "node needs a host and a port");
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string address = FormatAddress(host, port);
+  auto it = zones_.find(address);
+  if (it != zones_.end() && it->second == zone) return Status::Ok();
+  zones_[address] = zone;
+  return RebuildLocked();
+}
+
+}  // namespace cloudroute

@@ -1,0 +1,143 @@
+#include "cloudroute/core/snapshot.hpp"
+
+#include "cloudroute/core/selector.hpp"
+
+namespace cloudroute {
+
+Code Snapshot::RouteRead(uint16_t slot, Route *out) const {
+  const uint16_t s = slot_to_set[slot];
+  if (s == kNoShard) return Code::kSlotUncovered;
+  const Candidate *c = SelectCandidate(sets[s], *registry);
+  if (c == nullptr) return Code::kUnavailable;
+  out->slot = slot;
+  out->shard = s;
+  out->node = c->node;
+  out->role = c->role;
+  out->tier = c->tier;
+  return Code::kOk;
+}
+
+Code Snapshot::RouteWrite(uint16_t slot, Route *out) const {
+  const uint16_t s = slot_to_set[slot];
+  if (s == kNoShard) return Code::kSlotUncovered;
+  const CandidateSet &set = sets[s];
+  if (set.master == nullptr) return Code::kUnavailable;
+  out->slot = slot;
+  out->shard = s;
+  out->node = set.master;
+  out->role = Role::kMaster;
+  out->tier = set.master_tier;
+  return Code::kOk;
+}
+
+namespace {
+
+uint32_t WeightOf(const RouterConfig &cfg, const TopoNode &n) {
+  if (cfg.weights.empty()) return 1;
+  auto w = cfg.weights.find(n.address());
+  if (w == cfg.weights.end() && !n.id.empty()) w = cfg.weights.find(n.id);
+  return w == cfg.weights.end() ? 1 : w->second;
+}
+
+std::string Why(Policy p, const Candidate &c, uint32_t margin) {
+  const std::string tier = TierName(c.tier);
+  switch (p) {
+    case Policy::kMaster:
+      return "the master (policy master reads from the master only)";
+    case Policy::kPreferReplica:
+      return c.role == Role::kReplica ? "replica, tier " + tier + " (replicas first, nearest tier first)"
+                                      : "master, after every replica (policy prefer-replica)";
+    case Policy::kLocal:
+      return "tier " + tier + (c.role == Role::kMaster ? ", master first in its tier"
+                                                       : ", replica (its tier's master, if any, goes first)");
+    case Policy::kLocalReplicasFirst:
+      return "tier " + tier + (c.role == Role::kMaster ? ", master after its tier's replicas"
+                                                       : ", replicas first in their tier");
+    case Policy::kNearest:
+      if (c.rtt_us == 0) return "no RTT measured: after measured nodes, by tier " + tier;
+      return "rtt " + std::to_string(c.rtt_us) + " us, band " + std::to_string(c.rank) +
+             " (nodes within " + std::to_string(margin) + " us of a band's fastest share it)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string Snapshot::Explain(uint16_t slot) const {
+  const CandidateSet *set = SetForSlot(slot);
+  if (set == nullptr) return "slot " + std::to_string(slot) + ": served by no shard\n";
+  const int64_t now = registry->clock()();
+  std::string out = "slot " + std::to_string(slot) + " shard " + set->shard_id + " policy " +
+                    PolicyName(policy) + " write " +
+                    (set->master != nullptr ? set->master->address : std::string("?")) + "\n";
+  for (size_t i = 0; i < set->list.size(); ++i) {
+    const Candidate &c = set->list[i];
+    const char *health = HealthStateName(c.node->health.State(now));
+    const std::string source =
+        c.topo_node == kNoNode ? "MOVED redirect" : placements[c.topo_node].source;
+    out += "  " + std::to_string(i + 1) + ". " + c.node->address + " " +
+           (c.role == Role::kMaster ? "master" : "replica") + " tier=" + TierName(c.tier) +
+           " rank=" + std::to_string(c.rank) + " weight=" + std::to_string(c.weight) +
+           " health=" + health + " location=" +
+           (c.topo_node == kNoNode ? std::string("?/?/?")
+                                   : placements[c.topo_node].location.ToString()) +
+           " from=" + source + " — " + Why(policy, c, nearest_margin_us) + "\n";
+  }
+  if (set->list.empty()) out += "  (no read candidate)\n";
+  return out;
+}
+
+Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) {
+  const Topology &t = *in.topology;
+  const RouterConfig &cfg = *in.config;
+  auto snap = std::make_shared<Snapshot>();
+  snap->topology = in.topology;
+  snap->registry = in.registry;
+  snap->generation = in.generation;
+  snap->policy = cfg.policy;
+  snap->nearest_margin_us = cfg.nearest_margin_us;
+
+  std::vector<NodeFacts> facts(t.nodes.size());
+  snap->placements.resize(t.nodes.size());
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    const TopoNode &n = t.nodes[i];
+    NodeEntry *entry = nullptr;
+    if (n.endpoint_known()) {
+      auto e = in.registry->Intern(n.host, n.port);
+      if (!e.ok()) return e.status();
+      entry = *e;
+    }
+    const std::string *zone = &n.zone;
+    if (in.zone_overrides != nullptr && entry != nullptr) {
+      auto z = in.zone_overrides->find(entry->address);
+      if (z != in.zone_overrides->end()) zone = &z->second;
+    }
+    snap->placements[i] = Locate(cfg.locality, n, *zone);
+    facts[i] = NodeFacts{entry, TierOf(cfg.locality.client, snap->placements[i]), WeightOf(cfg, n)};
+  }
+  CandidateOptions copts{cfg.policy, cfg.nearest_margin_us};
+  snap->sets.reserve(t.shards.size());
+  for (uint32_t s = 0; s < t.shards.size(); ++s) {
+    snap->sets.push_back(BuildCandidates(t, s, facts, copts));
+  }
+  snap->slot_to_set = t.slot_to_shard;
+  if (in.moved != nullptr) {
+    for (const MovedPatch &m : *in.moved) {
+      size_t target = snap->sets.size();
+      for (size_t s = 0; s < snap->sets.size(); ++s) {
+        if (snap->sets[s].master == m.target) {
+          target = s;
+          break;
+        }
+      }
+      if (target == snap->sets.size()) {
+        if (snap->sets.size() >= kNoShard) return Error(Code::kLimit, "too many shards");
+        snap->sets.push_back(RedirectCandidates(m.target));
+      }
+      snap->slot_to_set[m.slot] = static_cast<uint16_t>(target);
+    }
+  }
+  return std::shared_ptr<const Snapshot>(std::move(snap));
+}
+
+}  // namespace cloudroute

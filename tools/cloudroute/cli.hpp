@@ -1,0 +1,50 @@
+// The cloudroute command-line tool. Built on the C API only, like every
+// binding. Exit codes: 0 success, 1 some keys could not be routed, 2 usage,
+// configuration or input errors.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cloudroute.h"
+
+namespace cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitRouteFailed = 1;
+constexpr int kExitUsage = 2;
+
+// Prints "cloudroute: <what>: <status text>: <cr_last_error()>" and returns kExitUsage.
+int Die(const std::string &what, cr_status s);
+int Usage(const std::string &msg);
+
+// Keys from argv, or one per line from stdin when there are none (the
+// trailing '\n' is stripped; every other byte is kept).
+std::vector<std::string> KeysFromArgsOrStdin(const std::vector<std::string> &args);
+
+// Options shared by `topology` and `route`: the topology source, locality
+// and policy. Parse() consumes what it knows and leaves the rest.
+struct RouterSetup {
+  std::string slots_file, shards_file, static_file, default_host;
+  cr_config *cfg = nullptr;
+  cr_router_options opts = CR_ROUTER_OPTIONS_INIT;
+  cr_topology *topo = nullptr;
+  cr_router *router = nullptr;
+
+  RouterSetup();
+  ~RouterSetup();
+  // Returns 0, or an exit code after printing the error. `rest` gets the
+  // arguments it did not recognise, in order.
+  int Parse(const std::vector<std::string> &args, std::vector<std::string> *rest);
+  // Loads the topology and builds the router. Returns 0 or an exit code.
+  int Build();
+};
+
+std::string Address(const char *host, uint16_t port);
+std::string JsonString(const std::string &s);
+
+int CmdKeyslot(const std::vector<std::string> &args);
+int CmdTopology(const std::vector<std::string> &args);
+int CmdRoute(const std::vector<std::string> &args);
+
+}  // namespace cli

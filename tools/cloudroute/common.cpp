@@ -1,0 +1,152 @@
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli.hpp"
+
+namespace cli {
+
+int Die(const std::string &what, cr_status s) {
+  std::fprintf(stderr, "cloudroute: %s: %s: %s\n", what.c_str(), cr_status_str(s), cr_last_error());
+  return kExitUsage;
+}
+
+int Usage(const std::string &msg) {
+  std::fprintf(stderr, "cloudroute: %s\n", msg.c_str());
+  return kExitUsage;
+}
+
+std::vector<std::string> KeysFromArgsOrStdin(const std::vector<std::string> &args) {
+  if (!args.empty()) return args;
+  std::vector<std::string> keys;
+  std::string line;
+  while (std::getline(std::cin, line)) keys.push_back(line);
+  return keys;
+}
+
+std::string Address(const char *host, uint16_t port) {
+  std::string h = host;
+  if (h.find(':') != std::string::npos) h = "[" + h + "]";
+  return h + ":" + std::to_string(port);
+}
+
+std::string JsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+RouterSetup::RouterSetup() { cr_config_new(&cfg); }
+
+RouterSetup::~RouterSetup() {
+  cr_router_free(router);
+  cr_topology_free(topo);
+  cr_config_free(cfg);
+}
+
+namespace {
+
+bool SplitEq(const std::string &v, std::string *a, std::string *b) {
+  const size_t eq = v.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) return false;
+  *a = v.substr(0, eq);
+  *b = v.substr(eq + 1);
+  return true;
+}
+
+bool ReadFile(const std::string &path, std::string *out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return !f.bad();
+}
+
+}  // namespace
+
+int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::string> *rest) {
+  if (cfg == nullptr) return Usage("out of memory");
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&](std::string *out) -> bool {
+      if (i + 1 >= args.size()) return false;
+      *out = args[++i];
+      return true;
+    };
+    std::string v, x, y;
+    cr_status s = CR_OK;
+    if (a == "--cluster-slots" || a == "--cluster-shards" || a == "--static" ||
+        a == "--default-host" || a == "--local-cidr" || a == "--location-rule" ||
+        a == "--client-location" || a == "--zone" || a == "--node-location" ||
+        a == "--weight" || a == "--policy") {
+      if (!value(&v)) return Usage(a + " needs a value");
+    } else {
+      rest->push_back(a);
+      continue;
+    }
+    if (a == "--cluster-slots") slots_file = v;
+    else if (a == "--cluster-shards") shards_file = v;
+    else if (a == "--static") static_file = v;
+    else if (a == "--default-host") default_host = v;
+    else if (a == "--local-cidr") s = cr_config_add_local_cidr(cfg, v.c_str());
+    else if (a == "--client-location") s = cr_config_set_client_location(cfg, v.c_str());
+    else if (a == "--policy") s = cr_policy_from_name(&opts.policy, v.c_str());
+    else {
+      if (!SplitEq(v, &x, &y)) return Usage(a + " wants KEY=VALUE, got '" + v + "'");
+      if (a == "--location-rule") s = cr_config_add_location_rule(cfg, x.c_str(), y.c_str());
+      else if (a == "--zone") s = cr_config_add_zone(cfg, x.c_str(), y.c_str());
+      else if (a == "--node-location") s = cr_config_add_node_location(cfg, x.c_str(), y.c_str());
+      else {
+        char *end = nullptr;
+        const unsigned long w = std::strtoul(y.c_str(), &end, 10);
+        if (end == y.c_str() || *end != '\0' || y[0] == '-') return Usage("--weight wants NODE=N, got '" + v + "'");
+        s = cr_config_set_weight(cfg, x.c_str(), static_cast<uint32_t>(w > 0xFFFFFFFFul ? 0xFFFFFFFFul : w));
+      }
+    }
+    if (s != CR_OK) return Die(a + " " + v, s);
+  }
+  return kExitOk;
+}
+
+int RouterSetup::Build() {
+  const int sources = !slots_file.empty() + !shards_file.empty() + !static_file.empty();
+  if (sources != 1) {
+    return Usage("give exactly one of --cluster-slots FILE, --cluster-shards FILE, --static FILE");
+  }
+  const std::string &path = !slots_file.empty() ? slots_file : !shards_file.empty() ? shards_file : static_file;
+  std::string bytes;
+  if (!ReadFile(path, &bytes)) return Usage("cannot read '" + path + "'");
+  cr_status s;
+  if (!static_file.empty()) {
+    s = cr_topology_parse_static(&topo, bytes.data(), bytes.size());
+  } else {
+    cr_parse_options po = CR_PARSE_OPTIONS_INIT;
+    if (!default_host.empty()) po.default_host = default_host.c_str();
+    s = cr_topology_parse(&topo, bytes.data(), bytes.size(),
+                          !slots_file.empty() ? CR_REPLY_CLUSTER_SLOTS : CR_REPLY_CLUSTER_SHARDS, &po);
+  }
+  if (s != CR_OK) return Die("parsing " + path, s);
+  if ((s = cr_config_set_router_options(cfg, &opts)) != CR_OK) return Die("options", s);
+  if ((s = cr_router_new(&router, cfg)) != CR_OK) return Die("router", s);
+  if ((s = cr_router_update(router, topo)) != CR_OK) return Die("installing the topology", s);
+  return kExitOk;
+}
+
+}  // namespace cli

@@ -1,0 +1,54 @@
+#include <cstdio>
+#include <cstring>
+
+#include "cli.hpp"
+
+namespace {
+
+const char kHelp[] =
+    "usage: cloudroute <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  keyslot [KEY...]        the Redis Cluster slot of each key (stdin, one per line, when none)\n"
+    "  topology SOURCE [LOCALITY] [--policy P]\n"
+    "                          each shard's slot ranges and ordered read candidates\n"
+    "  route SOURCE [LOCALITY] [--policy P] [--explain] [--json] [KEY...]\n"
+    "                          per key: slot, write node, ordered read candidates\n"
+    "  version                 the library version\n"
+    "\n"
+    "SOURCE (one of):\n"
+    "  --cluster-slots FILE    a saved CLUSTER SLOTS reply (RESP2 or RESP3 bytes)\n"
+    "  --cluster-shards FILE   a saved CLUSTER SHARDS reply (RESP2 or RESP3 bytes)\n"
+    "  --static FILE           a static topology (lines: shard slots=.. master=.. replicas=..)\n"
+    "  --default-host HOST     address to use where a reply gives an empty endpoint\n"
+    "\n"
+    "LOCALITY (repeatable):\n"
+    "  --local-cidr CIDR                      nodes in CIDR are in the client's zone\n"
+    "  --location-rule CIDR=cloud[/region[/zone]]\n"
+    "  --client-location cloud[/region[/zone]]\n"
+    "  --zone ZONE=cloud[/region[/zone]]      what a server-reported zone means\n"
+    "  --node-location HOST:PORT|ID=cloud[/region[/zone]]\n"
+    "  --weight HOST:PORT|ID=N                relative read weight (default 1)\n"
+    "\n"
+    "policies: master, prefer-replica, local (default), local-replicas-first, nearest\n"
+    "exit codes: 0 ok, 1 a key could not be routed, 2 usage or input error\n";
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0 ||
+      std::strcmp(argv[1], "help") == 0) {
+    std::fputs(kHelp, argc < 2 ? stderr : stdout);
+    return argc < 2 ? cli::kExitUsage : cli::kExitOk;
+  }
+  const std::string cmd = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (cmd == "keyslot") return cli::CmdKeyslot(args);
+  if (cmd == "topology") return cli::CmdTopology(args);
+  if (cmd == "route") return cli::CmdRoute(args);
+  if (cmd == "version" || cmd == "--version") {
+    std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());
+    return cli::kExitOk;
+  }
+  return cli::Usage("unknown command '" + cmd + "' (try: cloudroute --help)");
+}
