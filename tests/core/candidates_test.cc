@@ -1,0 +1,107 @@
+#include "cloudroute/core/candidates.hpp"
+
+#include <gtest/gtest.h>
+
+#include "cloudroute/core/cluster_reply.hpp"
+#include "test_util.hpp"
+
+namespace cloudroute {
+namespace {
+
+using crtest::Node;
+using crtest::R;
+
+// One shard: master in cloud B, replicas: two in A (local), one in B.
+class CandidatesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto t = ParseClusterSlots(R{R{0, 16383, Node("127.0.2.1", 7000, "m"), Node("127.0.1.1", 7001, "ra1"),
+                                  Node("127.0.1.2", 7002, "ra2"), Node("127.0.2.2", 7003, "rb")}}
+                                   .Encode(),
+                               ClusterReplyOptions());
+    ASSERT_TRUE(t.ok());
+    topo_ = *t;
+    for (const TopoNode &n : topo_->nodes) {
+      NodeEntry *e = *reg_.Intern(n.host, n.port);
+      const bool local = n.host.rfind("127.0.1.", 0) == 0;
+      facts_.push_back(NodeFacts{e, local ? Tier::kLocal : Tier::kOtherCloud, 1});
+    }
+  }
+  std::vector<std::string> Order(Policy p, uint32_t margin = 1000) {
+    CandidateSet s = BuildCandidates(*topo_, 0, facts_, CandidateOptions{p, margin});
+    std::vector<std::string> out;
+    for (const Candidate &c : s.list) out.push_back(c.node->address + "#" + std::to_string(c.rank));
+    return out;
+  }
+  std::shared_ptr<const Topology> topo_;
+  NodeRegistry reg_{HealthConfig(), nullptr, 1};
+  std::vector<NodeFacts> facts_;
+};
+
+using V = std::vector<std::string>;
+
+TEST_F(CandidatesTest, Master) { EXPECT_EQ(Order(Policy::kMaster), V({"127.0.2.1:7000#0"})); }
+
+TEST_F(CandidatesTest, PreferReplica) {
+  EXPECT_EQ(Order(Policy::kPreferReplica),
+            V({"127.0.1.1:7001#0", "127.0.1.2:7002#0", "127.0.2.2:7003#1", "127.0.2.1:7000#2"}));
+}
+
+TEST_F(CandidatesTest, LocalSeedOrder) {
+  // Local tier has no master: local replicas share rank 0; then the remote
+  // tier, master first.
+  EXPECT_EQ(Order(Policy::kLocal),
+            V({"127.0.1.1:7001#0", "127.0.1.2:7002#0", "127.0.2.1:7000#1", "127.0.2.2:7003#2"}));
+}
+
+TEST_F(CandidatesTest, LocalReplicasFirst) {
+  EXPECT_EQ(Order(Policy::kLocalReplicasFirst),
+            V({"127.0.1.1:7001#0", "127.0.1.2:7002#0", "127.0.2.2:7003#1", "127.0.2.1:7000#2"}));
+}
+
+TEST_F(CandidatesTest, MasterMovingClouds) {
+  // After a failover the master is local: LOCAL now reads the local master first.
+  facts_[0].tier = Tier::kLocal;
+  facts_[1].tier = Tier::kOtherCloud;
+  EXPECT_EQ(Order(Policy::kLocal),
+            V({"127.0.2.1:7000#0", "127.0.1.2:7002#1", "127.0.1.1:7001#2", "127.0.2.2:7003#2"}));
+}
+
+TEST_F(CandidatesTest, NearestBandsShareLoad) {
+  facts_[0].entry->rtt_us = 5200;  // master, remote
+  facts_[1].entry->rtt_us = 300;
+  facts_[2].entry->rtt_us = 900;   // within 1000 us of the fastest: same band
+  facts_[3].entry->rtt_us = 0;     // never measured: last
+  EXPECT_EQ(Order(Policy::kNearest, 1000),
+            V({"127.0.1.1:7001#0", "127.0.1.2:7002#0", "127.0.2.1:7000#1", "127.0.2.2:7003#2"}));
+  EXPECT_EQ(Order(Policy::kNearest, 100),
+            V({"127.0.1.1:7001#0", "127.0.1.2:7002#1", "127.0.2.1:7000#2", "127.0.2.2:7003#3"}));
+}
+
+TEST_F(CandidatesTest, GroupsAndWeights) {
+  facts_[1].weight = 3;
+  facts_[2].weight = 0;
+  CandidateSet s = BuildCandidates(*topo_, 0, facts_, CandidateOptions{Policy::kLocal, 1000});
+  ASSERT_EQ(s.group_end, (std::vector<uint32_t>{2, 3, 4}));
+  EXPECT_EQ(s.group_weight[0], 3u);
+  EXPECT_EQ(s.master, facts_[0].entry);
+}
+
+TEST_F(CandidatesTest, LoadingReplicaAndUnknownEndpointAreNotCandidates) {
+  R reply{R{"slots", R{0, 16383}, "nodes",
+            R{R{"id", "m", "port", 1, "endpoint", "10.0.0.1", "role", "master"},
+              R{"id", "r1", "port", 2, "endpoint", "10.0.0.2", "role", "replica", "health", "loading"},
+              R{"id", "r2", "port", 3, "endpoint", "?", "role", "replica"}}}};
+  auto t = ParseClusterShards(reply.Encode(), ClusterReplyOptions());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  std::vector<NodeFacts> facts;
+  for (const TopoNode &n : (*t)->nodes) {
+    facts.push_back(NodeFacts{n.endpoint_known() ? *reg_.Intern(n.host, n.port) : nullptr, Tier::kUnknown, 1});
+  }
+  CandidateSet s = BuildCandidates(**t, 0, facts, CandidateOptions{Policy::kPreferReplica, 0});
+  ASSERT_EQ(s.list.size(), 1u);
+  EXPECT_EQ(s.list[0].node->address, "10.0.0.1:1");
+}
+
+}  // namespace
+}  // namespace cloudroute

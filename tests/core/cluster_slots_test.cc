@@ -1,0 +1,148 @@
+#include <gtest/gtest.h>
+
+#include "cloudroute/core/cluster_reply.hpp"
+#include "test_util.hpp"
+
+namespace cloudroute {
+namespace {
+
+using crtest::Node;
+using crtest::R;
+
+Result<std::shared_ptr<const Topology>> Parse(const R &r, const std::string &default_host = "") {
+  ClusterReplyOptions o;
+  o.default_host = default_host;
+  return ParseClusterSlots(r.Encode(), o);
+}
+
+TEST(ClusterSlots, NonContiguousRangesOutOfOrderMergeIntoOneShard) {
+  R m1 = Node("10.0.0.1", 7000, "m1"), r1 = Node("10.0.1.1", 7001, "r1");
+  R m2 = Node("10.0.0.2", 7000, "m2");
+  auto t = Parse(R{R{4078, 5460, m1, r1}, R{5461, 16383, m2}, R{0, 3096, m1, r1}, R{3097, 4077, m2}});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const Topology &topo = **t;
+  ASSERT_EQ(topo.shards.size(), 2u);
+  ASSERT_EQ(topo.nodes.size(), 3u);
+  const TopoShard &s0 = topo.shards[topo.slot_to_shard[0]];
+  EXPECT_EQ(s0.id, "m1");
+  ASSERT_EQ(s0.ranges.size(), 2u);
+  EXPECT_EQ(s0.ranges[0].start, 0);
+  EXPECT_EQ(s0.ranges[0].end, 3096);
+  EXPECT_EQ(s0.ranges[1].start, 4078);
+  EXPECT_EQ(s0.ranges[1].end, 5460);
+  EXPECT_EQ(s0.replicas.size(), 1u);  // listed twice, kept once
+  EXPECT_EQ(topo.slot_to_shard[4077], topo.slot_to_shard[3097]);
+  EXPECT_NE(topo.slot_to_shard[4077], topo.slot_to_shard[4078]);
+}
+
+TEST(ClusterSlots, AdjacentRangesMerge) {
+  R m = Node("10.0.0.1", 7000, "m");
+  auto t = Parse(R{R{0, 99, m}, R{100, 16383, m}});
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)->shards[0].ranges.size(), 1u);
+}
+
+TEST(ClusterSlots, UncoveredSlotsStayUncovered) {
+  auto t = Parse(R{R{0, 100, Node("10.0.0.1", 7000, "m")}});
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)->slot_to_shard[100], 0);
+  EXPECT_EQ((*t)->slot_to_shard[101], kNoShard);
+  EXPECT_EQ((*t)->slot_to_shard[16383], kNoShard);
+}
+
+TEST(ClusterSlots, EmptyHostMeansTheAskedAddressAndQuestionMarkIsUnknown) {
+  auto t = Parse(R{R{0, 16383, Node("", 7000, "m"), Node("?", 7001, "r")}}, "10.9.9.9");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ((*t)->nodes[0].host, "10.9.9.9");
+  EXPECT_EQ((*t)->nodes[1].host, "?");
+  EXPECT_FALSE((*t)->nodes[1].endpoint_known());
+  auto u = Parse(R{R{0, 16383, Node("", 7000, "m")}});
+  ASSERT_TRUE(u.ok());
+  EXPECT_FALSE((*u)->nodes[0].endpoint_known());
+}
+
+TEST(ClusterSlots, NullEndpointIsTheAskedAddress) {
+  auto t = Parse(R{R{0, 16383, R{R::Null(), 7000, "m"}}}, "10.9.9.9");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->nodes[0].host, "10.9.9.9");
+}
+
+TEST(ClusterSlots, MetadataGivesIpHostnameAndZone) {
+  // Redis 7 with cluster-preferred-endpoint-type hostname: endpoint is the
+  // hostname, metadata carries the ip; Valkey 9.1 adds availability-zone.
+  R node{"redis-0.a.example", 7000, "m", R{"ip", "10.0.0.1", "availability-zone", "use1-az1"}};
+  auto t = Parse(R{R{0, 16383, node}});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->nodes[0].host, "redis-0.a.example");
+  EXPECT_EQ((*t)->nodes[0].ip, "10.0.0.1");
+  EXPECT_EQ((*t)->nodes[0].zone, "use1-az1");
+  R unknown{"?", 7000, "m", R{"ip", "10.0.0.1"}};
+  auto u = Parse(R{R{0, 16383, unknown}});
+  ASSERT_TRUE(u.ok());
+  EXPECT_EQ((*u)->nodes[0].host, "10.0.0.1");
+}
+
+TEST(ClusterSlots, Resp3MetadataMap) {
+  const std::string reply = "*1\r\n*3\r\n:0\r\n:16383\r\n*4\r\n$8\r\n10.0.0.1\r\n:7000\r\n$1\r\nm\r\n%1\r\n$8\r\nhostname\r\n$4\r\nhost\r\n";
+  ClusterReplyOptions o;
+  auto t = ParseClusterSlots(reply, o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->nodes[0].host, "10.0.0.1");
+}
+
+TEST(ClusterSlots, NoIdsUseAddressAsShardIdentity) {
+  auto t = Parse(R{R{0, 100, R{"10.0.0.1", 7000}}, R{101, 16383, R{"10.0.0.1", 7000}}});
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ((*t)->shards.size(), 1u);
+  EXPECT_EQ((*t)->shards[0].id, "10.0.0.1:7000");
+}
+
+TEST(ClusterSlots, Errors) {
+  struct Case { R reply; const char *needle; };
+  const Case cases[] = {
+      {R{R{0, 16384, Node("a", 1, "m")}}, "outside 0-16383"},
+      {R{R{-1, 5, Node("a", 1, "m")}}, "outside 0-16383"},
+      {R{R{10, 5, Node("a", 1, "m")}}, "invalid slot range"},
+      {R{R{0, 5, Node("a", 70000, "m")}}, "port 70000"},
+      {R{R{0, 5}}, "not an array"},
+      {R{R{0, 10, Node("a", 1, "m")}, R{5, 20, Node("b", 1, "n")}}, "claimed by shards"},
+      {R{R{0, 10, Node("a", 1, "m"), Node("b", 1, "r")}, R{11, 20, Node("b", 1, "r")}}, "both master and replica"},
+      {R{R{0, 10, Node("a", 1, "m"), Node("c", 1, "r")}, R{11, 20, Node("b", 1, "n"), Node("c", 1, "r")}}, "two masters"},
+      {R{"x"}, "not an array"},
+      {R{R{"zero", 5, Node("a", 1, "m")}}, "not an integer"},
+  };
+  for (const Case &c : cases) {
+    auto t = Parse(c.reply);
+    ASSERT_FALSE(t.ok()) << c.needle;
+    EXPECT_EQ(t.status().code(), Code::kParse) << t.status().message();
+    EXPECT_NE(t.status().message().find(c.needle), std::string::npos) << t.status().message();
+  }
+  ClusterReplyOptions o;
+  auto e = ParseClusterSlots("-ERR This instance has cluster support disabled\r\n", o);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("cluster support disabled"), std::string::npos);
+}
+
+TEST(ClusterSlots, EmptyReplyIsAnEmptyTopology) {
+  auto t = Parse(R::Arr({}));
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE((*t)->shards.empty());
+  EXPECT_EQ((*t)->slot_to_shard[0], kNoShard);
+}
+
+TEST(ClusterSlots, SavedExampleParses) {
+  FILE *f = std::fopen(CR_EXAMPLES_DIR "/two-clouds.cluster-slots.resp", "rb");
+  ASSERT_NE(f, nullptr);
+  std::string bytes;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+  std::fclose(f);
+  auto t = ParseClusterSlots(bytes, ClusterReplyOptions());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->shards.size(), 3u);
+  for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->slot_to_shard[s], kNoShard) << s;
+}
+
+}  // namespace
+}  // namespace cloudroute

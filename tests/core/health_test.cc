@@ -1,0 +1,48 @@
+#include "cloudroute/core/health.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cloudroute {
+namespace {
+
+int64_t g_now = 1000;
+int64_t FakeNow() { return g_now; }
+
+TEST(Health, BreakerOpensAfterThresholdAndProbesOnce) {
+  HealthConfig cfg{3, 100};
+  NodeHealth h;
+  g_now = 1000;
+  EXPECT_TRUE(h.Admit(&FakeNow, cfg));
+  h.Failure(g_now, cfg);
+  h.Failure(g_now, cfg);
+  EXPECT_EQ(h.State(g_now), HealthState::kUp);
+  h.Failure(g_now, cfg);
+  EXPECT_EQ(h.State(g_now), HealthState::kDown);
+  EXPECT_FALSE(h.Admit(&FakeNow, cfg));
+  g_now += 99 * 1000000;
+  EXPECT_FALSE(h.Admit(&FakeNow, cfg));
+  g_now += 2 * 1000000;
+  EXPECT_EQ(h.State(g_now), HealthState::kProbe);
+  EXPECT_TRUE(h.Admit(&FakeNow, cfg));   // the probe
+  EXPECT_FALSE(h.Admit(&FakeNow, cfg));  // only one
+  h.Failure(g_now, cfg);                 // probe failed: open again
+  EXPECT_EQ(h.State(g_now), HealthState::kDown);
+  g_now += 101 * 1000000;
+  EXPECT_TRUE(h.Admit(&FakeNow, cfg));
+  h.Success();
+  EXPECT_EQ(h.State(g_now), HealthState::kUp);
+  EXPECT_EQ(h.consecutive_failures(), 0u);
+  EXPECT_TRUE(h.Admit(&FakeNow, cfg));
+}
+
+TEST(Health, SuccessResetsTheCount) {
+  HealthConfig cfg{2, 100};
+  NodeHealth h;
+  h.Failure(0, cfg);
+  h.Success();
+  h.Failure(0, cfg);
+  EXPECT_EQ(h.State(0), HealthState::kUp);
+}
+
+}  // namespace
+}  // namespace cloudroute

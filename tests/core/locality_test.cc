@@ -1,0 +1,106 @@
+#include "cloudroute/core/locality.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cloudroute {
+namespace {
+
+Location L(const char *s) {
+  auto l = ParseLocation(s);
+  EXPECT_TRUE(l.ok()) << s;
+  return *l;
+}
+
+Tier T(const char *client, const char *node) {
+  Placement p;
+  p.location = L(node);
+  return TierOf(L(client), p);
+}
+
+TEST(Location, Parse) {
+  EXPECT_EQ(L("aws").cloud, "aws");
+  EXPECT_EQ(L("aws/us-east-1").region, "us-east-1");
+  EXPECT_EQ(L("aws/us-east-1/use1-az1").zone, "use1-az1");
+  EXPECT_EQ(L("//use1-az1").zone, "use1-az1");
+  EXPECT_EQ(L("//use1-az1").cloud, "");
+  EXPECT_EQ(L("aws/us-east-1/use1-az1").ToString(), "aws/us-east-1/use1-az1");
+  EXPECT_EQ(L("aws").ToString(), "aws/?/?");
+  EXPECT_FALSE(ParseLocation("").ok());
+  EXPECT_FALSE(ParseLocation("a/b/c/d").ok());
+  EXPECT_FALSE(ParseLocation("//").ok());
+  EXPECT_FALSE(ParseLocation(std::string_view("a\0b", 3)).ok());
+}
+
+TEST(Tier, FirstLevelThatDiffers) {
+  EXPECT_EQ(T("aws/use1/a", "aws/use1/a"), Tier::kLocal);
+  EXPECT_EQ(T("aws/use1/a", "aws/use1/b"), Tier::kSameRegion);
+  EXPECT_EQ(T("aws/use1/a", "aws/use1"), Tier::kSameRegion);
+  EXPECT_EQ(T("aws/use1/a", "aws/usw2/a"), Tier::kSameCloud);
+  EXPECT_EQ(T("aws/use1/a", "aws"), Tier::kSameCloud);
+  EXPECT_EQ(T("aws/use1/a", "gcp/use1/a"), Tier::kOtherCloud);
+  EXPECT_EQ(T("aws/use1/a", "//b"), Tier::kUnknown);
+  EXPECT_EQ(T("aws/use1/a", "//a"), Tier::kLocal);  // same zone name
+  EXPECT_EQ(T("//a", "aws/use1/a"), Tier::kLocal);
+  EXPECT_EQ(T("aws/use1/a", "gcp//a"), Tier::kOtherCloud);  // zone names clash across clouds
+}
+
+TEST(Locate, PrecedenceNodeMapOverServerZoneOverCidr) {
+  LocalityConfig cfg;
+  cfg.client = L("aws/use1/a");
+  cfg.rules.push_back({*Cidr::Parse("10.0.0.0/8"), L("aws/use1"), false});
+  cfg.rules.push_back({*Cidr::Parse("10.1.0.0/16"), L("gcp/usc1"), false});
+  cfg.rules.push_back({*Cidr::Parse("10.2.0.0/16"), {}, true});
+  cfg.by_zone["use1-b"] = L("aws/use1/b");
+  cfg.by_node["10.0.0.9:6379"] = L("azure/eastus/1");
+  cfg.by_node["node-id-7"] = L("aws/use1/a");
+
+  TopoNode n;
+  n.port = 6379;
+  n.host = "10.0.0.1";
+  Placement p = Locate(cfg, n, "");
+  EXPECT_EQ(p.location.ToString(), "aws/use1/?");
+  EXPECT_EQ(p.source, "cidr 10.0.0.0/8");
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kSameRegion);
+
+  n.host = "10.1.2.3";  // longest prefix wins
+  p = Locate(cfg, n, "");
+  EXPECT_EQ(p.location.cloud, "gcp");
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kOtherCloud);
+
+  n.host = "10.2.0.1";  // local CIDR
+  p = Locate(cfg, n, "");
+  EXPECT_TRUE(p.local);
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kLocal);
+
+  n.host = "10.0.0.1";  // server zone mapped through the zone map
+  p = Locate(cfg, n, "use1-b");
+  EXPECT_EQ(p.location.ToString(), "aws/use1/b");
+  EXPECT_EQ(p.source, "server zone use1-b");
+
+  p = Locate(cfg, n, "a");  // unmapped zone overrides only the zone level
+  EXPECT_EQ(p.location.ToString(), "aws/use1/a");
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kLocal);
+
+  n.host = "10.0.0.9";  // exact node map beats everything
+  p = Locate(cfg, n, "use1-b");
+  EXPECT_EQ(p.location.cloud, "azure");
+
+  n.host = "10.0.0.10";
+  n.id = "node-id-7";
+  p = Locate(cfg, n, "");
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kLocal);
+}
+
+TEST(Locate, HostnamesUseTheReportedIpForCidr) {
+  LocalityConfig cfg;
+  cfg.rules.push_back({*Cidr::Parse("10.0.0.0/8"), {}, true});
+  TopoNode n;
+  n.host = "redis-0.example";
+  n.port = 6379;
+  EXPECT_FALSE(Locate(cfg, n, "").local);
+  n.ip = "10.3.3.3";
+  EXPECT_TRUE(Locate(cfg, n, "").local);
+}
+
+}  // namespace
+}  // namespace cloudroute

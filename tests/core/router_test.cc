@@ -1,0 +1,271 @@
+#include "cloudroute/core/router.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "cloudroute/core/cluster_reply.hpp"
+#include "test_util.hpp"
+
+namespace cloudroute {
+namespace {
+
+using crtest::Node;
+using crtest::R;
+
+int64_t g_now = 1;
+int64_t FakeNow() { return g_now; }
+
+std::shared_ptr<const Topology> Topo(const R &r) {
+  auto t = ParseClusterSlots(r.Encode(), ClusterReplyOptions());
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return *t;
+}
+
+// Two shards; cloud A is 127.0.1.0/24 (local), cloud B 127.0.2.0/24.
+R TwoShards(bool failed_over = false) {
+  R m1 = Node("127.0.1.1", 7001, "m1"), r1a = Node("127.0.1.2", 7002, "r1a"), r1b = Node("127.0.2.2", 7102, "r1b");
+  R m2 = Node("127.0.2.1", 7101, "m2"), r2a = Node("127.0.1.3", 7003, "r2a"), r2b = Node("127.0.2.3", 7103, "r2b");
+  if (failed_over) {  // r1b was promoted: shard 1's master now lives in cloud B
+    return R{R{0, 8191, Node("127.0.2.2", 7102, "r1b"), r1a, Node("127.0.1.1", 7001, "m1")}, R{8192, 16383, m2, r2a, r2b}};
+  }
+  return R{R{0, 8191, m1, r1a, r1b}, R{8192, 16383, m2, r2a, r2b}};
+}
+
+RouterConfig Cfg(Policy p) {
+  RouterConfig c;
+  c.policy = p;
+  c.locality.client = *ParseLocation("aws/use1/a");
+  c.locality.rules.push_back({*Cidr::Parse("127.0.1.0/24"), {}, true});
+  c.locality.rules.push_back({*Cidr::Parse("127.0.2.0/24"), *ParseLocation("gcp/usc1"), false});
+  c.health = HealthConfig{1, 1000};
+  c.seed = 7;
+  return c;
+}
+
+// A key in shard 0 (slot < 8192) and one in shard 1.
+std::string KeyForShard(int shard) {
+  for (int i = 0;; ++i) {
+    std::string k = "k" + std::to_string(i);
+    if ((KeySlot(k.data(), k.size()) < 8192) == (shard == 0)) return k;
+  }
+}
+
+TEST(Router, NoTopologyYet) {
+  Router r(Cfg(Policy::kLocal));
+  Route out;
+  EXPECT_EQ(r.RouteRead("x", 1, &out), Code::kNoTopology);
+  EXPECT_EQ(r.RouteWrite("x", 1, &out), Code::kNoTopology);
+  EXPECT_EQ(r.ReportMoved(1, "h", 1).code(), Code::kNoTopology);
+  EXPECT_TRUE(r.refresh_needed());
+}
+
+TEST(Router, ReadsStayLocalWritesGoToTheMaster) {
+  Router r(Cfg(Policy::kLocal), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  const std::string k0 = KeyForShard(0), k1 = KeyForShard(1);
+  for (int i = 0; i < 1000; ++i) {
+    Route out;
+    ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+    EXPECT_EQ(out.node->address, "127.0.1.1:7001");  // local master first under LOCAL
+    ASSERT_EQ(r.RouteRead(k1.data(), k1.size(), &out), Code::kOk);
+    EXPECT_EQ(out.node->address, "127.0.1.3:7003");  // remote master: the local replica
+    EXPECT_EQ(out.tier, Tier::kLocal);
+  }
+  Route w;
+  ASSERT_EQ(r.RouteWrite(k1.data(), k1.size(), &w), Code::kOk);
+  EXPECT_EQ(w.node->address, "127.0.2.1:7101");
+  EXPECT_EQ(w.role, Role::kMaster);
+  EXPECT_EQ(w.tier, Tier::kOtherCloud);
+}
+
+TEST(Router, FailoverAcrossCloudsReordersOnUpdate) {
+  Router r(Cfg(Policy::kLocalReplicasFirst), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  const std::string k0 = KeyForShard(0);
+  Route out;
+  ASSERT_EQ(r.RouteWrite(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.1.1:7001");
+  ASSERT_TRUE(r.Update(Topo(TwoShards(true))).ok());
+  ASSERT_EQ(r.RouteWrite(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.2.2:7102");
+  EXPECT_EQ(out.tier, Tier::kOtherCloud);
+  auto snap = r.Current();
+  const CandidateSet *set = snap->SetForSlot(KeySlot(k0.data(), k0.size()));
+  ASSERT_EQ(set->list.size(), 3u);
+  // local replicas (r1a, and the demoted m1), then the remote master
+  EXPECT_EQ(set->list[0].node->address, "127.0.1.1:7001");
+  EXPECT_EQ(set->list[1].node->address, "127.0.1.2:7002");
+  EXPECT_EQ(set->list[2].node->address, "127.0.2.2:7102");
+  EXPECT_EQ(set->list[2].role, Role::kMaster);
+}
+
+TEST(Router, WeightedChoiceAmongEqualRank) {
+  RouterConfig cfg = Cfg(Policy::kPreferReplica);
+  cfg.locality.rules.clear();  // every node tier unknown: all replicas share rank 0
+  cfg.weights["127.0.1.2:7002"] = 3;
+  cfg.weights["r1b"] = 1;  // by node id
+  Router r(cfg, &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  const std::string k0 = KeyForShard(0);
+  std::map<std::string, int> hits;
+  for (int i = 0; i < 40000; ++i) {
+    Route out;
+    ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+    ++hits[out.node->address];
+  }
+  EXPECT_EQ(hits.size(), 2u);
+  const double ratio = static_cast<double>(hits["127.0.1.2:7002"]) / hits["127.0.2.2:7102"];
+  EXPECT_GT(ratio, 2.6);
+  EXPECT_LT(ratio, 3.4);
+}
+
+TEST(Router, DownNodeIsSkippedRoundRobinThenProbed) {
+  Router r(Cfg(Policy::kLocal), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  const std::string k0 = KeyForShard(0);
+  Route out;
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  NodeEntry *master = out.node;
+  g_now = 1;
+  ASSERT_TRUE(r.ReportFailure(master->handle).ok());  // threshold 1
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.1.2:7002");  // next candidate: local replica
+  ASSERT_TRUE(r.ReportFailure(out.node->handle).ok());
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.2.2:7102");  // then the other cloud
+  ASSERT_TRUE(r.ReportFailure(out.node->handle).ok());
+  EXPECT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kUnavailable);
+  // Writes never move: still the master, even while it is marked down.
+  ASSERT_EQ(r.RouteWrite(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node, master);
+  // Cool-down over: the master is probed once, and a success closes it.
+  g_now += 1001ll * 1000000;
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node, master);
+  ASSERT_TRUE(r.ReportSuccess(master->handle).ok());
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node, master);
+  EXPECT_EQ(r.ReportFailure(999999).code(), Code::kNotFound);
+}
+
+TEST(Router, MovedPatchesOneSlotAtOnceAndFlagsRefresh) {
+  Router r(Cfg(Policy::kLocal), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  EXPECT_FALSE(r.refresh_needed());
+  const uint64_t gen = r.Current()->generation;
+  // Slot 100 moved to shard 2's master.
+  ASSERT_TRUE(r.ReportMoved(100, "127.0.2.1", 7101).ok());
+  EXPECT_TRUE(r.refresh_needed());
+  auto snap = r.Current();
+  EXPECT_GT(snap->generation, gen);
+  Route w;
+  ASSERT_EQ(snap->RouteWrite(100, &w), Code::kOk);
+  EXPECT_EQ(w.node->address, "127.0.2.1:7101");
+  ASSERT_EQ(snap->RouteRead(100, &w), Code::kOk);
+  EXPECT_EQ(w.node->address, "127.0.1.3:7003");  // that shard's local replica
+  ASSERT_EQ(snap->RouteWrite(101, &w), Code::kOk);
+  EXPECT_EQ(w.node->address, "127.0.1.1:7001");  // neighbours untouched
+  // The same MOVED again builds nothing new.
+  ASSERT_TRUE(r.ReportMoved(100, "127.0.2.1", 7101).ok());
+  EXPECT_EQ(r.Current()->generation, snap->generation);
+  // To an unknown node: a redirect-only shard.
+  ASSERT_TRUE(r.ReportMoved(200, "127.0.9.9", 7999).ok());
+  ASSERT_EQ(r.Current()->RouteRead(200, &w), Code::kOk);
+  EXPECT_EQ(w.node->address, "127.0.9.9:7999");
+  // A fresh topology clears patches and the flag.
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  EXPECT_FALSE(r.refresh_needed());
+  ASSERT_EQ(r.Current()->RouteWrite(100, &w), Code::kOk);
+  EXPECT_EQ(w.node->address, "127.0.1.1:7001");
+  EXPECT_EQ(r.ReportMoved(16384, "h", 1).code(), Code::kInvalid);
+  EXPECT_EQ(r.ReportMoved(1, "", 1).code(), Code::kInvalid);
+}
+
+TEST(Router, UncoveredSlot) {
+  Router r(Cfg(Policy::kLocal));
+  ASSERT_TRUE(r.Update(Topo(R{R{0, 10, Node("127.0.1.1", 1, "m")}})).ok());
+  Route out;
+  EXPECT_EQ(r.Current()->RouteRead(11, &out), Code::kSlotUncovered);
+  EXPECT_EQ(r.Current()->RouteWrite(11, &out), Code::kSlotUncovered);
+  EXPECT_NE(r.Current()->Explain(11).find("served by no shard"), std::string::npos);
+}
+
+TEST(Router, NearestFollowsMeasuredRtt) {
+  Router r(Cfg(Policy::kNearest), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  const std::string k0 = KeyForShard(0);
+  NodeEntry *far = r.registry().Find("127.0.2.2:7102");
+  NodeEntry *near = r.registry().Find("127.0.1.2:7002");
+  NodeEntry *master = r.registry().Find("127.0.1.1:7001");
+  ASSERT_TRUE(r.SetRtt(far->handle, 150).ok());
+  ASSERT_TRUE(r.SetRtt(near->handle, 4000).ok());
+  ASSERT_TRUE(r.SetRtt(master->handle, 9000).ok());
+  Route out;
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node, far);
+  EXPECT_EQ(r.SetRtt(12345, 1).code(), Code::kNotFound);
+}
+
+TEST(Router, ServerZoneFromTheNetLayerReorders) {
+  RouterConfig cfg = Cfg(Policy::kLocal);
+  cfg.locality.rules.clear();
+  cfg.locality.by_zone["zb"] = *ParseLocation("gcp/usc1/zb");
+  cfg.locality.by_zone["a"] = *ParseLocation("aws/use1/a");
+  Router r(cfg, &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  const std::string k0 = KeyForShard(0);
+  ASSERT_TRUE(r.SetNodeZone("127.0.2.2", 7102, "a").ok());
+  Route out;
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.2.2:7102");
+  EXPECT_NE(r.Current()->Explain(KeySlot(k0.data(), k0.size())).find("server zone a"), std::string::npos);
+}
+
+TEST(Router, ExplainNamesTierRoleHealthWeight) {
+  Router r(Cfg(Policy::kLocal), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  const std::string text = r.Current()->Explain(0);
+  EXPECT_NE(text.find("policy local write 127.0.1.1:7001"), std::string::npos) << text;
+  EXPECT_NE(text.find("1. 127.0.1.1:7001 master tier=local rank=0 weight=1 health=up"), std::string::npos) << text;
+  EXPECT_NE(text.find("from=cidr 127.0.2.0/24"), std::string::npos) << text;
+}
+
+// Readers route continuously while a writer swaps topologies; readers must
+// always see a complete snapshot (every read lands on a node of the right
+// shard of one of the two layouts) — run under ASan/TSan in CI for teeth.
+TEST(Router, ReadersNeverSeeAHalfBuiltSnapshot) {
+  Router r(Cfg(Policy::kLocal));
+  auto a = Topo(TwoShards()), b = Topo(TwoShards(true));
+  ASSERT_TRUE(r.Update(a).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<long> reads{0}, bad{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t) {
+    readers.emplace_back([&, t] {
+      std::string key = "key" + std::to_string(t);
+      while (!stop.load()) {
+        for (int i = 0; i < 1000; ++i) {
+          key.back() = static_cast<char>('0' + i % 10);
+          Route out;
+          if (r.RouteRead(key.data(), key.size(), &out) != Code::kOk) ++bad;
+          const bool shard0 = KeySlot(key.data(), key.size()) < 8192;
+          const std::string &addr = out.node->address;
+          const bool in0 = addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
+          if (shard0 != in0) ++bad;
+          ++reads;
+        }
+      }
+    });
+  }
+  for (int i = 0; i < 2000; ++i) ASSERT_TRUE(r.Update(i % 2 ? a : b).ok());
+  stop = true;
+  for (auto &t : readers) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_GT(reads.load(), 0);
+}
+
+}  // namespace
+}  // namespace cloudroute
