@@ -56,6 +56,17 @@ cr_status Guard(F &&body) noexcept {
   }
 }
 
+// The integer a caller passed for an enum parameter. C callers may pass any
+// int; loading it as the C++ enum type would be undefined behaviour when it
+// is out of range, so the bits are copied instead.
+template <typename E>
+int RawEnum(const E &e) {
+  int v = 0;
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized on supported ABIs");
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 // A NUL-terminated C string argument, refused when NULL.
 inline cr_status NeedString(const char *s, const char *what) {
   if (s == nullptr) return Fail(CR_EINVAL, std::string(what) + " is NULL");

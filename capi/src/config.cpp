@@ -116,13 +116,14 @@ cr_status cr_config_set_router_options(cr_config *cfg, const cr_router_options *
     if (opts == nullptr || opts->struct_size < sizeof(cr_router_options)) {
       return Fail(CR_EINVAL, "cr_config_set_router_options: opts is NULL or its struct_size is too small (use CR_ROUTER_OPTIONS_INIT)");
     }
-    if (static_cast<int>(opts->policy) < 0 || static_cast<int>(opts->policy) >= cloudroute::kPolicyCount) {
-      return Fail(CR_EINVAL, "cr_config_set_router_options: unknown policy " + std::to_string(static_cast<int>(opts->policy)));
+    const int policy = cloudroute::capi::RawEnum(opts->policy);
+    if (policy < 0 || policy >= cloudroute::kPolicyCount) {
+      return Fail(CR_EINVAL, "cr_config_set_router_options: unknown policy " + std::to_string(policy));
     }
     if (opts->failure_threshold == 0) {
       return Fail(CR_EINVAL, "cr_config_set_router_options: failure_threshold must be at least 1");
     }
-    cfg->cfg.policy = static_cast<cloudroute::Policy>(opts->policy);
+    cfg->cfg.policy = static_cast<cloudroute::Policy>(policy);
     cfg->cfg.nearest_margin_us = opts->nearest_margin_us;
     cfg->cfg.health.failure_threshold = opts->failure_threshold;
     cfg->cfg.health.cooldown_ms = opts->down_cooldown_ms;
@@ -146,12 +147,15 @@ cr_status cr_policy_from_name(cr_policy *out, const char *name) {
 }
 
 const char *cr_policy_name(cr_policy policy) {
-  return cloudroute::PolicyName(static_cast<cloudroute::Policy>(policy));
+  const int p = cloudroute::capi::RawEnum(policy);
+  if (p < 0 || p >= cloudroute::kPolicyCount) return "?";
+  return cloudroute::PolicyName(static_cast<cloudroute::Policy>(p));
 }
 
 const char *cr_tier_name(cr_tier tier) {
-  if (static_cast<int>(tier) < 0 || static_cast<int>(tier) > CR_TIER_UNKNOWN) return "?";
-  return cloudroute::TierName(static_cast<cloudroute::Tier>(tier));
+  const int t = cloudroute::capi::RawEnum(tier);
+  if (t < 0 || t > CR_TIER_UNKNOWN) return "?";
+  return cloudroute::TierName(static_cast<cloudroute::Tier>(t));
 }
 
 }  // extern "C"

@@ -31,8 +31,9 @@ cr_status cr_topology_parse(cr_topology **out, const void *reply, size_t len, cr
     if (out == nullptr) return Fail(CR_EINVAL, "cr_topology_parse: out is NULL");
     *out = nullptr;
     if (reply == nullptr && len != 0) return Fail(CR_EINVAL, "cr_topology_parse: reply is NULL");
-    if (kind != CR_REPLY_CLUSTER_SLOTS && kind != CR_REPLY_CLUSTER_SHARDS) {
-      return Fail(CR_EINVAL, "cr_topology_parse: unknown reply kind " + std::to_string(kind));
+    const int raw_kind = cloudroute::capi::RawEnum(kind);
+    if (raw_kind != CR_REPLY_CLUSTER_SLOTS && raw_kind != CR_REPLY_CLUSTER_SHARDS) {
+      return Fail(CR_EINVAL, "cr_topology_parse: unknown reply kind " + std::to_string(raw_kind));
     }
     cloudroute::ClusterReplyOptions o;
     if (opts != nullptr) {
@@ -49,7 +50,7 @@ cr_status cr_topology_parse(cr_topology **out, const void *reply, size_t len, cr
       if (opts->default_host != nullptr) o.default_host = opts->default_host;
     }
     std::string_view bytes(static_cast<const char *>(reply), reply == nullptr ? 0 : len);
-    return Wrap(out, kind == CR_REPLY_CLUSTER_SLOTS ? cloudroute::ParseClusterSlots(bytes, o)
+    return Wrap(out, raw_kind == CR_REPLY_CLUSTER_SLOTS ? cloudroute::ParseClusterSlots(bytes, o)
                                                     : cloudroute::ParseClusterShards(bytes, o));
   });
 }
