@@ -6,7 +6,7 @@
 # Every address used is inside 127.0.0.0/8; nothing else is ever contacted.
 #
 # Usage:
-#   redis-harness.sh single   DIR PORT [IP]                 one cluster-enabled node, no slots
+#   redis-harness.sh single   DIR PORT [IP]                 one cluster-enabled node, no slots (one per DIR)
 #   redis-harness.sh cluster  [--noncontiguous] DIR [BASE_PORT]   3 masters x 2 replicas
 #   redis-harness.sh sentinel DIR [BASE_PORT]               2 groups x 3 nodes + 3 sentinels
 #   redis-harness.sh stop     DIR                           stop everything started in DIR
@@ -60,6 +60,8 @@
 #   s1   127.0.1.41   7211  A      sentinel
 #   s2   127.0.2.42   7212  B      sentinel
 #   s3   127.0.1.43   7213  A      sentinel
+# Data nodes run from a config file (DIR/sentinel/rN/redis.conf) so that Sentinel's
+# CONFIG REWRITE after a failover works. Sentinels are `redis-server CONF --sentinel`.
 # Quorum 2, down-after-milliseconds SENTINEL_DOWN_AFTER_MS (default 1000),
 # failover-timeout SENTINEL_FAILOVER_TIMEOUT_MS (default 4000). Returns when every
 # sentinel sees both masters, both replicas of each, and the two other sentinels.
@@ -319,8 +321,10 @@ cmd_single() {
   check_port "$port" 55535
   T0_MS=$(now_ms)
   name=single-$port
-  begin_start "$dir" single
-  # begin_start wipes $dir/single; keep other singles' records: only our name matters.
+  begin_start "$dir" single # one single node per DIR
+  if port_open "$ip" $((port + 10000)); then
+    die "cluster bus port $ip:$((port + 10000)) is already in use"
+  fi
   nd=$dir/single/$name
   mkdir -p "$nd"
   write_node_conf "$nd/redis.conf" "$ip" "$port" "$nd"

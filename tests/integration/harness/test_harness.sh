@@ -31,6 +31,7 @@ SI_DIR=$WORK/single
 PROXY_PID=""
 PASSED=0
 FAILED=0
+SUMMARY_PRINTED=0
 T0=$EPOCHREALTIME
 
 elapsed() {
@@ -97,9 +98,13 @@ cleanup() {
     [[ -d $d ]] && "$HARNESS" stop "$d" >/dev/null 2>&1
   done
   if ((FAILED > 0 || rc != 0)) || [[ ${HARNESS_TEST_KEEP:-0} == 1 ]]; then
-    echo "# work directory kept: $WORK"
+    # after the summary line nothing more is printed: it must stay the last line
+    [[ $SUMMARY_PRINTED == 1 ]] || echo "# work directory kept: $WORK"
   else
     rm -rf "$WORK"
+  fi
+  if [[ $SUMMARY_PRINTED != 1 ]]; then
+    echo "$PASSED passed, $((FAILED > 0 ? FAILED : 1)) failed"
   fi
 }
 trap cleanup EXIT
@@ -434,7 +439,6 @@ echo "# work directory: $WORK (base port $BASE)"
 if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null ||
   ! command -v python3 >/dev/null; then
   failed "redis-server, redis-cli and python3 are installed (apt-get install -y redis-server redis-tools redis-sentinel)"
-  echo "$PASSED passed, $FAILED failed"
   exit 1
 fi
 mkdir -p "$CL_DIR" "$NC_DIR" "$SE_DIR" "$SI_DIR"
@@ -576,5 +580,7 @@ check "stop: is idempotent" stop_all
 check "status: reports nothing running" bash -c "'$HARNESS' status '$CL_DIR' | grep -qx '0 running'"
 
 echo "# total $(elapsed) s"
+if ((FAILED > 0)) || [[ ${HARNESS_TEST_KEEP:-0} == 1 ]]; then echo "# work directory kept: $WORK"; fi
+SUMMARY_PRINTED=1
 echo "$PASSED passed, $FAILED failed"
 ((FAILED == 0))
