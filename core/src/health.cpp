@@ -44,8 +44,10 @@ void NodeHealth::Failure(int64_t now, const HealthConfig &cfg) {
 }
 
 void NodeHealth::Success() {
-  failures_.store(0, std::memory_order_relaxed);
-  down_until_.store(0, std::memory_order_release);
+  // Runs after every reply. Store only when something changes, so a healthy
+  // node's line stays shared in the cache of every reader calling Admit().
+  if (failures_.load(std::memory_order_relaxed) != 0) failures_.store(0, std::memory_order_relaxed);
+  if (down_until_.load(std::memory_order_relaxed) != 0) down_until_.store(0, std::memory_order_release);
 }
 
 }  // namespace cloudroute

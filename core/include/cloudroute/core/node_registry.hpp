@@ -47,9 +47,14 @@ class NodeRegistry {
 
   const HealthConfig &health_config() const { return health_; }
   ClockFn clock() const { return clock_; }
-  // A well-mixed 64-bit random value (splitmix64 over an atomic counter).
+  // A well-mixed 64-bit random value: splitmix64 over a per-thread counter,
+  // seeded once per thread from the registry's sequence. A shared atomic
+  // counter here made every read a locked RMW on one cache line that all
+  // reader threads write (reads did not scale past one core).
   uint64_t NextRandom() {
-    uint64_t z = rng_.fetch_add(0x9E3779B97F4A7C15ull, std::memory_order_relaxed);
+    static thread_local uint64_t state = 0;  // constant-initialised: no TLS guard
+    if (state == 0) state = rng_.fetch_add(0x9E3779B97F4A7C15ull, std::memory_order_relaxed) | 1;
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);

@@ -14,29 +14,51 @@
 
 namespace cloudroute {
 
-inline const Candidate *SelectCandidate(const CandidateSet &set, NodeRegistry &reg) {
+// Visits the set's candidates in the order a read polls them — rank by rank;
+// inside a rank, from a weighted random start (uniform when the rank's
+// weights are all 0), then round-robin over the rest of the rank — until
+// visit(candidate) returns true; returns that candidate, or nullptr.
+// random() is drawn once per rank of more than one candidate, so a caller
+// that replays the same draws gets the same order.
+template <typename Random, typename Visit>
+const Candidate *VisitInPollOrder(const CandidateSet &set, Random &&random, Visit &&visit) {
   uint32_t begin = 0;
   for (size_t g = 0; g < set.group_end.size(); ++g) {
     const uint32_t end = set.group_end[g];
     const uint32_t n = end - begin;
     uint32_t start = 0;
     if (n > 1) {
-      const uint64_t r = reg.NextRandom();
+      const uint64_t r = random();
       const uint64_t total = set.group_weight[g];
       if (total == 0) {
         start = static_cast<uint32_t>(r % n);
       } else {
-        uint64_t x = r % total;
-        while (x >= set.list[begin + start].weight) x -= set.list[begin + start++].weight;
+        // start = how many prefix sums of the weights are <= x: the same
+        // node the subtract-and-compare walk picked, with a fixed trip count
+        // and no branch on the random value (which mispredicted half the time).
+        const uint64_t x = r % total;
+        uint64_t cum = 0;
+        for (uint32_t j = 0; j + 1 < n; ++j) {
+          cum += set.list[begin + j].weight;
+          start += static_cast<uint32_t>(x >= cum);
+        }
       }
     }
+    uint32_t i = start;
     for (uint32_t k = 0; k < n; ++k) {
-      const Candidate &c = set.list[begin + (start + k) % n];
-      if (c.node->health.Admit(reg.clock(), reg.health_config())) return &c;
+      const Candidate &c = set.list[begin + i];
+      if (visit(c)) return &c;
+      if (++i == n) i = 0;
     }
     begin = end;
   }
   return nullptr;
+}
+
+inline const Candidate *SelectCandidate(const CandidateSet &set, NodeRegistry &reg) {
+  return VisitInPollOrder(
+      set, [&reg]() { return reg.NextRandom(); },
+      [&reg](const Candidate &c) { return c.node->health.Admit(reg.clock(), reg.health_config()); });
 }
 
 }  // namespace cloudroute

@@ -82,11 +82,16 @@ class SnapshotCell {
     std::atomic<int64_t> n{0};
   };
 
+  // Threads take stripes round-robin (two threads never share one until
+  // there are more than kStripes). Constant-initialised thread_local: one
+  // TLS access and no init guard per read (two __tls_get_addr calls per read
+  // in libcloudroute.so before).
   static unsigned Stripe() {
-    static thread_local const unsigned stripe = static_cast<unsigned>(
-        std::hash<std::thread::id>()(std::this_thread::get_id()) % kStripes);
-    return stripe;
+    static thread_local unsigned stripe = 0;  // 0 = unassigned, else 1 + index
+    if (stripe == 0) stripe = 1 + next_stripe_.fetch_add(1, std::memory_order_relaxed) % kStripes;
+    return stripe - 1;
   }
+  static inline std::atomic<unsigned> next_stripe_{0};
 
   std::atomic<const Snapshot *> ptr_{nullptr};
   std::atomic<unsigned> epoch_{0};
