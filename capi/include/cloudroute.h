@@ -402,6 +402,209 @@ CR_API cr_status cr_snapshot_route_write(cr_route *out, const cr_snapshot *s, co
 /* The topology the snapshot was built from (a new reference). */
 CR_API cr_status cr_snapshot_topology(cr_topology **out, const cr_snapshot *s);
 
+/* ======================================================================
+ * Consistent hashing rings and shard groups
+ *
+ * Client-side sharding that places every key exactly where an existing
+ * client does: Jedis's ShardedJedis ring, libmemcached / twemproxy ketama,
+ * jump consistent hash, or hash % N. A ring knows shard names and weights
+ * only — never addresses — so re-pointing a name to a new host:port moves
+ * no key. Addresses live in a shard-group table: N groups, each a master
+ * plus replicas as Redis Sentinel reports them (or a master only: the
+ * address book of a plain sharded deployment), ring shard i being group i.
+ * ==================================================================== */
+
+typedef struct cr_ring cr_ring;
+
+/* Which placement a ring reproduces. Values are pinned. */
+typedef enum cr_ring_algo {
+  CR_RING_JEDIS = 0,  /* Jedis Sharded: 160 x weight points per shard, first point >= the
+                         key's hash in Java's signed 64-bit order, wrapping; on a point
+                         collision the later shard wins (TreeMap.put) */
+  CR_RING_KETAMA = 1, /* libmemcached KETAMA_WEIGHTED / twemproxy ketama: MD5, 4 points per
+                         digest, 160 points per server scaled by weight (computed in float,
+                         as they do); shard name = the server's twemproxy name, or
+                         "host:port", or "host" when the port is 11211 */
+  CR_RING_JUMP = 2,   /* jump consistent hash (Lamping & Veach) of the key's hash, as an
+                         unsigned 64-bit value; unweighted, shards add and leave at the end */
+  CR_RING_MODULO = 3  /* the key's hash as an unsigned 64-bit value, modulo the shard count
+                         (Java: Long.remainderUnsigned). NOT consistent: changing the count
+                         moves most keys; for deployments that already place keys this way */
+} cr_ring_algo;
+
+/* The hash of keys (and of Jedis ring points). Values are pinned. */
+typedef enum cr_hash_algo {
+  CR_HASH_DEFAULT = 0, /* the algorithm's own: MURMUR, except MD5 for CR_RING_KETAMA */
+  CR_HASH_MURMUR = 1,  /* Jedis Hashing.MURMUR_HASH: MurmurHash64A, seed 0x1234ABCD, over
+                          the key's bytes, read as a signed 64-bit long */
+  CR_HASH_MD5 = 2      /* Jedis Hashing.MD5: MD5 digest bytes 0-3 as a little-endian
+                          unsigned 32-bit value (0 .. 2^32-1) */
+} cr_hash_algo;
+
+/* How a named Jedis shard names its virtual nodes (n = 0 .. 160 x weight - 1).
+ * Unnamed shards are always "SHARD-<index>-NODE-<n>". */
+typedef enum cr_ring_naming {
+  CR_RING_NAMING_JEDIS3 = 0, /* name + "*" + n            (Jedis 3.x and later) */
+  CR_RING_NAMING_JEDIS2 = 1  /* name + "*" + weight + n   (Jedis 2.x: weight 1, n 0 -> "name*10") */
+} cr_ring_naming;
+
+typedef struct cr_ring_options {
+  uint32_t struct_size;
+  cr_ring_algo algo;     /* default CR_RING_JEDIS */
+  cr_hash_algo hash;     /* default CR_HASH_DEFAULT; CR_HASH_MURMUR with KETAMA is refused */
+  cr_ring_naming naming; /* CR_RING_JEDIS only; default CR_RING_NAMING_JEDIS3 */
+  int key_tags;          /* 1: hash only the key tag of Jedis's default pattern \{(.+?)\}
+                            (first match, group 1). Unlike Redis Cluster's hash tag the tag may
+                            begin with '}' ("foo{}{bar}" hashes "}{bar") and may not span a line
+                            terminator. Jedis applies tags to String keys only. Default 0. */
+} cr_ring_options;
+
+#define CR_RING_OPTIONS_INIT \
+  { (uint32_t)sizeof(cr_ring_options), CR_RING_JEDIS, CR_HASH_DEFAULT, CR_RING_NAMING_JEDIS3, 0 }
+CR_API void cr_ring_options_init(cr_ring_options *opts);
+
+/* A new, empty ring. opts may be NULL for defaults. CR_EINVAL on an unknown
+ * algorithm, hash or naming, or a struct_size that is too small.
+ * Lifecycle: cr_ring_add_shard() for each shard, in the order the existing
+ * client lists them (the order is part of the placement), then
+ * cr_ring_build(), then cr_ring_locate().
+ * Thread-safety: one thread until cr_ring_build() returns; a built ring is
+ * immutable and cr_ring_locate*() may then run on any number of threads. */
+CR_API cr_status cr_ring_new(cr_ring **out, const cr_ring_options *opts);
+CR_API void cr_ring_free(cr_ring *ring);
+
+/* Appends shard number cr_ring_shard_count(). name is name_len bytes (UTF-8,
+ * copied); name NULL adds an unnamed shard (CR_RING_JEDIS, JUMP and MODULO;
+ * a ketama shard needs its name). Errors (CR_EINVAL): weight < 1 or above
+ * 1000000, a weight other than 1 for JUMP and MODULO, an empty name, a NUL
+ * byte in the name, a duplicate name, a ring already built; CR_ELIMIT past
+ * 65536 shards. */
+CR_API cr_status cr_ring_add_shard(cr_ring *ring, const char *name, size_t name_len,
+                                   int32_t weight);
+
+/* Freezes the ring and computes its points. CR_EINVAL on an empty ring or a
+ * ketama name too long for twemproxy's 85-byte point names; CR_ELIMIT past
+ * 4194304 points (a Jedis ring has 160 x total weight). */
+CR_API cr_status cr_ring_build(cr_ring *ring);
+
+/* The 0-based index of the shard owning a key. Never allocates.
+ * CR_EINVAL: a NULL argument, key NULL with len > 0, a ring not built. */
+CR_API cr_status cr_ring_locate(uint32_t *out_shard, const cr_ring *ring, const void *key,
+                                size_t len);
+
+/* n keys at once: out_shards[i] = the shard of keys[i] (lens[i] bytes). */
+CR_API cr_status cr_ring_locate_many(uint32_t *out_shards, const cr_ring *ring,
+                                     const void *const *keys, const size_t *lens, size_t n);
+
+/* Shards added so far (0 for NULL). */
+CR_API size_t cr_ring_shard_count(const cr_ring *ring);
+
+/* Jedis's Hashing.<algo>.hash(key): CR_HASH_MURMUR gives the signed long,
+ * CR_HASH_MD5 a value in 0 .. 2^32-1 (CR_HASH_DEFAULT means MURMUR). The key
+ * bytes are hashed as given (Jedis hashes a String's UTF-8 bytes).
+ * Thread-safety: pure function. */
+CR_API cr_status cr_jedis_hash(int64_t *out, cr_hash_algo algo, const void *key, size_t len);
+
+/* Jump consistent hash: the bucket (0 .. num_buckets-1) of a 64-bit key, as
+ * the paper's code and Guava's Hashing.consistentHash(long, int) compute it.
+ * CR_EINVAL when num_buckets is 0 or above 2147483647. Pure function. */
+CR_API cr_status cr_jump_hash(uint32_t *out_bucket, uint64_t key, uint32_t num_buckets);
+
+/* A buffer this size always holds a family key and its NUL. */
+#define CR_FAMILY_KEY_SIZE 21
+
+/* The key to store for (family, key) in the family-key design that lets
+ * several businesses share shard groups: the decimal text of the signed
+ * Jedis MurmurHash (CR_HASH_MURMUR) of family + ":" + key, e.g.
+ * "-4379428740924957012". Route and store that text instead of the key.
+ * NOTE: it hides the original key from Redis — SCAN, KEYS, MONITOR and
+ * keyspace events show only numbers, and the key cannot be recovered.
+ * The family must be non-empty without ':' (so the pair splits one way only)
+ * or NUL bytes: CR_EINVAL otherwise. Writes the NUL-terminated text into
+ * buf; *needed gets its size including the NUL (at most
+ * CR_FAMILY_KEY_SIZE); CR_EBUFS when cap < *needed. Pure function. */
+CR_API cr_status cr_family_key(char *buf, size_t cap, size_t *needed, const void *family,
+                               size_t family_len, const void *key, size_t key_len);
+
+typedef struct cr_shard_groups cr_shard_groups;
+
+/* A shard-group table with a copy of cfg (NULL for defaults). Of cfg it uses
+ * the locality (client location, CIDR rules, zones, node locations), the
+ * per-instance read weights (cr_config_set_weight by "host:port") and the
+ * breaker settings and seed of the router options; the read policy does not
+ * apply (see cr_shard_groups_route_read).
+ * Thread-safety: safe for concurrent use by any number of threads. Routing
+ * takes no lock; every change publishes a complete new state atomically. */
+CR_API cr_status cr_shard_groups_new(cr_shard_groups **out, const cr_config *cfg);
+CR_API void cr_shard_groups_free(cr_shard_groups *groups);
+
+/* Adds a group — typically the name Sentinel monitors it under — and gives
+ * its index (0, 1, ...). CR_EINVAL on an empty or duplicate name. */
+CR_API cr_status cr_shard_groups_add(uint32_t *out_group, cr_shard_groups *groups,
+                                     const char *name);
+
+/* The index of a group by name (for Sentinel's +switch-master <name> ...).
+ * CR_ENOTFOUND when there is none. */
+CR_API cr_status cr_shard_groups_find(uint32_t *out_group, const cr_shard_groups *groups,
+                                      const char *name);
+CR_API size_t cr_shard_groups_count(const cr_shard_groups *groups); /* 0 for NULL */
+
+/* Key -> group: ring shard i is group i. The groups keep their own reference
+ * to the built ring (the caller may free its cr_ring). CR_EINVAL when the
+ * ring is not built or its shard count differs from the group count. A group
+ * added later receives keys only once a ring including it is set. */
+CR_API cr_status cr_shard_groups_set_ring(cr_shard_groups *groups, const cr_ring *ring);
+
+/* The group's current master, as SENTINEL get-master-addr-by-name or
+ * +switch-master reports it; host NULL forgets it (writes then fail with
+ * CR_EUNAVAILABLE). CR_ENOTFOUND for an unknown group. */
+CR_API cr_status cr_shard_groups_set_master(cr_shard_groups *groups, uint32_t group,
+                                            const char *host, uint16_t port);
+
+/* Replaces the group's replicas (SENTINEL replicas <name>, after filtering
+ * out those Sentinel flags as down): n (hosts[i], ports[i]) pairs. An entry
+ * equal to the master or repeated is ignored. */
+CR_API cr_status cr_shard_groups_set_replicas(cr_shard_groups *groups, uint32_t group,
+                                              const char *const *hosts, const uint16_t *ports,
+                                              size_t n);
+
+/* The group of a key. CR_ENOTOPOLOGY until a ring is set. */
+CR_API cr_status cr_shard_groups_locate(uint32_t *out_group, const cr_shard_groups *groups,
+                                        const void *key, size_t len);
+
+/* Route a write: the key's group's master, whatever its health.
+ * out->shard is the group, out->slot is 0; out->host is owned by the table
+ * and stays valid until cr_shard_groups_free(). CR_EUNAVAILABLE when no
+ * master is known; CR_ENOTOPOLOGY until a ring is set. Never allocates. */
+CR_API cr_status cr_shard_groups_route_write(cr_route *out, cr_shard_groups *groups,
+                                             const void *key, size_t len);
+
+/* Route a read: an instance (master or replica) of the key's group. The
+ * instances are ranked by locality tier, nearest first (one rank when no
+ * locality is configured); inside a rank one is picked at random by weight
+ * (uniform when no weights are set), and when its breaker is open the rank's
+ * others are polled round-robin from there. CR_EUNAVAILABLE when every
+ * instance is down or the group has none. Never allocates. */
+CR_API cr_status cr_shard_groups_route_read(cr_route *out, cr_shard_groups *groups,
+                                            const void *key, size_t len);
+
+/* The whole read order of the key's group, for the "on failure or timeout
+ * try the next until one answers or all failed" loop: the weighted pick,
+ * then the rest of its rank round-robin, then the next ranks likewise; the
+ * instances whose breaker is open come last, with down = 1. Each call draws
+ * a new weighted start. Writes at most cap entries (each struct_size set by
+ * the caller); *count gets the total; CR_EBUFS when cap < total. rtt_us is 0.
+ * Report each attempt with cr_shard_groups_report_*. */
+CR_API cr_status cr_shard_groups_read_order(cr_candidate *out, size_t cap, size_t *count,
+                                            cr_shard_groups *groups, const void *key,
+                                            size_t len);
+
+/* Health feedback for an instance handle (cr_route.node, cr_candidate.node),
+ * with the breaker of cr_router_report_failure / _success. CR_ENOTFOUND for
+ * an unknown handle. */
+CR_API cr_status cr_shard_groups_report_failure(cr_shard_groups *groups, uint32_t node);
+CR_API cr_status cr_shard_groups_report_success(cr_shard_groups *groups, uint32_t node);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,6 +67,17 @@ int RawEnum(const E &e) {
   return v;
 }
 
+// Copies a core routing result into the C struct (never past its v1 fields).
+inline void FillRoute(cr_route *out, const Route &r) {
+  out->slot = r.slot;
+  out->shard = r.shard;
+  out->node = r.node->handle;
+  out->host = r.node->host.c_str();
+  out->port = r.node->port;
+  out->role = r.role == Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
+  out->tier = static_cast<cr_tier>(r.tier);
+}
+
 // A NUL-terminated C string argument, refused when NULL.
 inline cr_status NeedString(const char *s, const char *what) {
   if (s == nullptr) return Fail(CR_EINVAL, std::string(what) + " is NULL");

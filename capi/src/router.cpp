@@ -3,21 +3,13 @@
 
 using cloudroute::capi::Check;
 using cloudroute::capi::Fail;
+using cloudroute::capi::FillRoute;
 using cloudroute::capi::Guard;
 using cloudroute::capi::NeedString;
 using cloudroute::capi::SizeOk;
 
 namespace {
 
-void FillRoute(cr_route *out, const cloudroute::Route &r) {
-  out->slot = r.slot;
-  out->shard = r.shard;
-  out->node = r.node->handle;
-  out->host = r.node->host.c_str();
-  out->port = r.node->port;
-  out->role = r.role == cloudroute::Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
-  out->tier = static_cast<cr_tier>(r.tier);
-}
 
 // The message for a routing code; built only on failure.
 cr_status RouteFail(cloudroute::Code c, uint16_t slot, const char *what) {

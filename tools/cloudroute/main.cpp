@@ -14,6 +14,12 @@ const char kHelp[] =
     "                          each shard's slot ranges and ordered read candidates\n"
     "  route SOURCE [LOCALITY] [--policy P] [--explain] [--json] [KEY...]\n"
     "                          per key: slot, write node, ordered read candidates\n"
+    "  jedis-hash --algo murmur|md5 [KEY...]\n"
+    "                          Jedis's Hashing value of each key (a signed 64-bit long)\n"
+    "  ring --algo murmur|md5|ketama|jump|modulo --shards SPEC|N [--naming jedis3|jedis2]\n"
+    "       [--key-tags] [KEY...]\n"
+    "                          each key's 0-based shard on a client-side sharding ring\n"
+    "                          (SPEC: NAME=WEIGHT,...; =WEIGHT is an unnamed shard)\n"
     "  version                 the library version\n"
     "\n"
     "SOURCE (one of):\n"
@@ -46,6 +52,8 @@ int main(int argc, char **argv) {
   if (cmd == "keyslot") return cli::CmdKeyslot(args);
   if (cmd == "topology") return cli::CmdTopology(args);
   if (cmd == "route") return cli::CmdRoute(args);
+  if (cmd == "jedis-hash") return cli::CmdJedisHash(args);
+  if (cmd == "ring") return cli::CmdRing(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());
     return cli::kExitOk;

@@ -58,7 +58,9 @@ const Candidate *VisitInPollOrder(const CandidateSet &set, Random &&random, Visi
 inline const Candidate *SelectCandidate(const CandidateSet &set, NodeRegistry &reg) {
   return VisitInPollOrder(
       set, [&reg]() { return reg.NextRandom(); },
-      [&reg](const Candidate &c) { return c.node->health.Admit(reg.clock(), reg.health_config()); });
+      [&reg](const Candidate &c) {
+        return c.node->health.Admit(reg.clock(), reg.health_config());
+      });
 }
 
 }  // namespace cloudroute

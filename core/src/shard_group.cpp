@@ -1,0 +1,253 @@
+#include "cloudroute/core/shard_group.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+
+namespace cloudroute {
+
+namespace {
+
+uint64_t SeedOf(const RouterConfig &cfg) {
+  if (cfg.seed != 0) return cfg.seed;
+  return static_cast<uint64_t>(SteadyNowNs()) ^ reinterpret_cast<uintptr_t>(&cfg);
+}
+
+const GroupSnapshot *AsGroups(const Snapshot *s) { return static_cast<const GroupSnapshot *>(s); }
+
+}  // namespace
+
+ShardGroups::ShardGroups(RouterConfig cfg, ClockFn clock)
+    : cfg_(std::move(cfg)),
+      registry_(std::make_shared<NodeRegistry>(cfg_.health, clock, SeedOf(cfg_))) {
+  auto empty = std::make_shared<GroupSnapshot>();
+  empty->registry = registry_;
+  empty->slot_to_set.fill(kNoShard);
+  cell_.Publish(std::move(empty));
+}
+
+Status ShardGroups::CheckGroup(uint32_t group) const {
+  if (group >= groups_.size()) {
+    return Error(Code::kNotFound, "no group " + std::to_string(group) + " (there are " +
+                                      std::to_string(groups_.size()) + ")");
+  }
+  return Status::Ok();
+}
+
+Result<uint32_t> ShardGroups::AddGroup(const std::string &name) {
+  if (name.empty()) return Error(Code::kInvalid, "group name is empty");
+  if (name.find('\0') != std::string::npos) {
+    return Error(Code::kInvalid, "group name has a NUL byte");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (by_name_.count(name) != 0) {
+    return Error(Code::kInvalid, "duplicate group name '" + name + "' (group " +
+                                     std::to_string(by_name_[name]) + ")");
+  }
+  if (groups_.size() >= kRingMaxShards) {
+    return Error(Code::kLimit, "at most " + std::to_string(kRingMaxShards) + " groups");
+  }
+  const uint32_t index = static_cast<uint32_t>(groups_.size());
+  groups_.push_back(Group{name, {}, {}});
+  by_name_.emplace(name, index);
+  Status s = PublishLocked();
+  if (!s.ok()) {
+    groups_.pop_back();
+    by_name_.erase(name);
+    return s;
+  }
+  count_.store(groups_.size(), std::memory_order_release);
+  return index;
+}
+
+Result<uint32_t> ShardGroups::FindGroup(const std::string &name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return Error(Code::kNotFound, "no group named '" + name + "'");
+  return it->second;
+}
+
+Status ShardGroups::SetRing(std::shared_ptr<const Ring> ring) {
+  if (ring == nullptr) return Error(Code::kInvalid, "ring is NULL");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ring->shard_count() != groups_.size()) {
+    return Error(Code::kInvalid, "the ring has " + std::to_string(ring->shard_count()) +
+                                     " shards but there are " + std::to_string(groups_.size()) +
+                                     " groups (ring shard i is group i)");
+  }
+  auto prev = std::move(ring_);
+  ring_ = std::move(ring);
+  Status s = PublishLocked();
+  if (!s.ok()) ring_ = std::move(prev);
+  return s;
+}
+
+Status ShardGroups::SetMaster(uint32_t group, const std::string &host, uint16_t port) {
+  if (!host.empty() && port == 0) return Error(Code::kInvalid, "master port is 0");
+  if (host.find('\0') != std::string::npos) {
+    return Error(Code::kInvalid, "master host has a NUL byte");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (Status s = CheckGroup(group); !s.ok()) return s;
+  Group &g = groups_[group];
+  GroupAddress next{host, host.empty() ? uint16_t{0} : port};
+  if (next.host == g.master.host && next.port == g.master.port) return Status::Ok();
+  GroupAddress prev = std::move(g.master);
+  g.master = std::move(next);
+  Status s = PublishLocked();
+  if (!s.ok()) g.master = std::move(prev);
+  return s;
+}
+
+Status ShardGroups::SetReplicas(uint32_t group, const std::vector<GroupAddress> &replicas) {
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    if (replicas[i].host.empty() || replicas[i].port == 0 ||
+        replicas[i].host.find('\0') != std::string::npos) {
+      return Error(Code::kInvalid,
+                   "replica " + std::to_string(i) + " needs a host and a non-zero port");
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (Status s = CheckGroup(group); !s.ok()) return s;
+  Group &g = groups_[group];
+  std::vector<GroupAddress> prev = std::move(g.replicas);
+  g.replicas = replicas;
+  Status s = PublishLocked();
+  if (!s.ok()) g.replicas = std::move(prev);
+  return s;
+}
+
+Status ShardGroups::ReportFailure(uint32_t handle) {
+  NodeEntry *e = registry_->Get(handle);
+  if (e == nullptr) {
+    return Error(Code::kNotFound, "no instance with handle " + std::to_string(handle));
+  }
+  e->health.Failure(registry_->clock()(), registry_->health_config());
+  return Status::Ok();
+}
+
+Status ShardGroups::ReportSuccess(uint32_t handle) {
+  NodeEntry *e = registry_->Get(handle);
+  if (e == nullptr) {
+    return Error(Code::kNotFound, "no instance with handle " + std::to_string(handle));
+  }
+  e->health.Success();
+  return Status::Ok();
+}
+
+Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
+  CandidateSet set;
+  set.shard_id = g.name;
+  auto add = [&](const GroupAddress &a, Role role) -> Status {
+    const std::string address = FormatAddress(a.host, a.port);
+    for (const Candidate &c : set.list) {
+      if (c.node->address == address) return Status::Ok();  // the master, or a repeat
+    }
+    auto entry = registry_->Intern(a.host, a.port);
+    if (!entry.ok()) return entry.status();
+    TopoNode node;
+    node.host = a.host;
+    node.port = a.port;
+    node.role = role;
+    const Tier tier = TierOf(cfg_.locality.client, cloudroute::Locate(cfg_.locality, node, ""));
+    uint32_t weight = 1;
+    auto w = cfg_.weights.find(address);
+    if (w != cfg_.weights.end()) weight = w->second;
+    set.list.push_back(Candidate{*entry, kNoNode, role, tier, 0, weight,
+                                 (*entry)->rtt_us.load(std::memory_order_relaxed)});
+    if (role == Role::kMaster) {
+      set.master = *entry;
+      set.master_tier = tier;
+    }
+    return Status::Ok();
+  };
+  if (g.master.port != 0) {
+    if (Status s = add(g.master, Role::kMaster); !s.ok()) return s;
+  }
+  for (const GroupAddress &r : g.replicas) {
+    if (Status s = add(r, Role::kReplica); !s.ok()) return s;
+  }
+  // Ranks are tiers, nearest first; inside a tier, by address, so every run
+  // and every language lists the same order.
+  std::sort(set.list.begin(), set.list.end(), [](const Candidate &a, const Candidate &b) {
+    if (a.tier != b.tier) return a.tier < b.tier;
+    return a.node->address < b.node->address;
+  });
+  for (size_t i = 0; i < set.list.size(); ++i) {
+    if (i > 0 && set.list[i].tier != set.list[i - 1].tier) {
+      set.group_end.push_back(static_cast<uint32_t>(i));
+    }
+    if (set.group_weight.size() == set.group_end.size()) set.group_weight.push_back(0);
+    set.list[i].rank = static_cast<uint32_t>(set.group_end.size());
+    set.group_weight.back() += set.list[i].weight;
+  }
+  if (!set.list.empty()) set.group_end.push_back(static_cast<uint32_t>(set.list.size()));
+  return set;
+}
+
+Status ShardGroups::PublishLocked() {
+  auto snap = std::make_shared<GroupSnapshot>();
+  snap->registry = registry_;
+  snap->slot_to_set.fill(kNoShard);
+  snap->generation = ++generation_;
+  snap->ring = ring_;
+  snap->sets.reserve(groups_.size());
+  for (const Group &g : groups_) {
+    auto set = BuildSet(g);
+    if (!set.ok()) return set.status();
+    snap->sets.push_back(std::move(*set));
+  }
+  cell_.Publish(std::move(snap));
+  return Status::Ok();
+}
+
+Code ShardGroups::Locate(const void *key, size_t len, uint32_t *group) const {
+  SnapshotCell::Guard g = cell_.Read();
+  const GroupSnapshot *s = AsGroups(g.get());
+  if (s->ring == nullptr) return Code::kNoTopology;
+  *group = s->ring->Locate(key, len);
+  return Code::kOk;
+}
+
+Code ShardGroups::RouteWrite(const void *key, size_t len, Route *out) const {
+  SnapshotCell::Guard g = cell_.Read();
+  const GroupSnapshot *s = AsGroups(g.get());
+  if (s->ring == nullptr) return Code::kNoTopology;
+  const uint32_t group = s->ring->Locate(key, len);
+  const CandidateSet &set = s->sets[group];
+  if (set.master == nullptr) return Code::kUnavailable;
+  out->slot = 0;
+  out->shard = group;
+  out->node = set.master;
+  out->role = Role::kMaster;
+  out->tier = set.master_tier;
+  return Code::kOk;
+}
+
+Code ShardGroups::RouteRead(const void *key, size_t len, Route *out) const {
+  SnapshotCell::Guard g = cell_.Read();
+  const GroupSnapshot *s = AsGroups(g.get());
+  if (s->ring == nullptr) return Code::kNoTopology;
+  const uint32_t group = s->ring->Locate(key, len);
+  const Candidate *c = SelectCandidate(s->sets[group], *registry_);
+  if (c == nullptr) return Code::kUnavailable;
+  out->slot = 0;
+  out->shard = group;
+  out->node = c->node;
+  out->role = c->role;
+  out->tier = c->tier;
+  return Code::kOk;
+}
+
+Code ShardGroups::ReadOrder(const void *key, size_t len, uint32_t *group, PolledCandidate *out,
+                            size_t cap, size_t *count) const {
+  size_t n = 0;
+  const Code c = VisitReadOrder(key, len, group, [&](const Candidate &cand, bool down) {
+    if (n < cap) out[n] = PolledCandidate{cand, down};
+    ++n;
+  });
+  *count = n;
+  return c;
+}
+
+}  // namespace cloudroute
