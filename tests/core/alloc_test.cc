@@ -7,42 +7,14 @@
 #include <cstdlib>
 #include <new>
 
+#include "alloc_counter.hpp"
 #include "cloudroute.h"
 #include "cloudroute/core/cluster_reply.hpp"
 #include "cloudroute/core/router.hpp"
 #include "test_util.hpp"
 
-namespace {
-std::atomic<long> g_allocs{0};
-std::atomic<bool> g_counting{false};
-}  // namespace
-
-void *operator new(size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocs.fetch_add(1);
-  void *p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void operator delete(void *p) noexcept { std::free(p); }
-void operator delete(void *p, size_t) noexcept { std::free(p); }
-
-#if !defined(__SANITIZE_ADDRESS__)
-extern "C" void *__libc_malloc(size_t);
-extern "C" void *__libc_calloc(size_t, size_t);
-extern "C" void *__libc_realloc(void *, size_t);
-extern "C" void *malloc(size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocs.fetch_add(1);
-  return __libc_malloc(n);
-}
-extern "C" void *calloc(size_t a, size_t b) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocs.fetch_add(1);
-  return __libc_calloc(a, b);
-}
-extern "C" void *realloc(void *p, size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocs.fetch_add(1);
-  return __libc_realloc(p, n);
-}
-#endif
+using crtest::g_allocs;
+using crtest::g_counting;
 
 namespace cloudroute {
 namespace {

@@ -9,29 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "alloc_counter.hpp"
 #include "cloudroute.h"
 #include "cloudroute/core/ring.hpp"
 #include "cloudroute/core/shard_group.hpp"
 
-namespace {
-std::atomic<long> g_allocs{0};
-std::atomic<bool> g_counting{false};
-}  // namespace
-
-// GCC pairs the replaced operator new with free() below and warns; the pair
-// is malloc/free on both sides.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
-void *operator new(size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocs.fetch_add(1);
-  void *p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void operator delete(void *p) noexcept { std::free(p); }
-void operator delete(void *p, size_t) noexcept { std::free(p); }
+using crtest::g_allocs;
+using crtest::g_counting;
 
 namespace cloudroute {
 namespace {
