@@ -1,4 +1,6 @@
 // C API: the router and its snapshots.
+#include <type_traits>
+
 #include "api.hpp"
 
 using cloudroute::capi::Check;
@@ -27,21 +29,34 @@ cr_status RouteFail(cloudroute::Code c, uint16_t slot, const char *what) {
   }
 }
 
-inline cr_status Routed(cloudroute::Code c, cr_route *out, const cloudroute::Route &r,
-                        const void *key, size_t len, const char *what) {
-  if (c == cloudroute::Code::kOk) {
-    FillRoute(out, r);
-    return CR_OK;
-  }
-  return RouteFail(c, cloudroute::KeySlot(key, len), what);
-}
-
 cr_status CheckRouteArgs(const cr_route *out, const void *key, size_t len, const char *what) {
   if (!SizeOk(out)) {
     return Fail(CR_EINVAL, std::string(what) + ": out is NULL or its struct_size is too small (use CR_ROUTE_INIT)");
   }
   if (key == nullptr && len != 0) return Fail(CR_EINVAL, std::string(what) + ": key is NULL with a non-zero length");
   return CR_OK;
+}
+
+// The shape of every single-key routing entry point. The fast path — valid
+// arguments, a successful decision — neither allocates nor throws, so it runs
+// outside Guard; only the error paths build messages (inside Guard).
+// REQUIRES: route(&r) does not throw.
+template <typename Handle, typename RouteFn>
+cr_status RouteEntry(cr_route *out, const Handle *h, const void *key, size_t len, const char *fn,
+                     const char *what, RouteFn &&route) noexcept {
+  if (h != nullptr && SizeOk(out) && (key != nullptr || len == 0)) {
+    cloudroute::Route r;
+    const cloudroute::Code c = route(&r);
+    if (c == cloudroute::Code::kOk) {
+      FillRoute(out, r);
+      return CR_OK;
+    }
+    return Guard([&] { return RouteFail(c, cloudroute::KeySlot(key, len), what); });
+  }
+  return Guard([&]() -> cr_status {
+    if (cr_status s = CheckRouteArgs(out, key, len, fn); s != CR_OK) return s;
+    return Fail(CR_EINVAL, std::string(fn) + ": " + (std::is_same_v<Handle, cr_router> ? "router" : "snapshot") + " is NULL");
+  });
 }
 
 }  // namespace
@@ -66,21 +81,13 @@ cr_status cr_router_update(cr_router *r, cr_topology *t) {
 }
 
 cr_status cr_router_route_read(cr_route *out, cr_router *r, const void *key, size_t len) {
-  return Guard([&]() -> cr_status {
-    if (cr_status s = CheckRouteArgs(out, key, len, "cr_router_route_read"); s != CR_OK) return s;
-    if (r == nullptr) return Fail(CR_EINVAL, "cr_router_route_read: router is NULL");
-    cloudroute::Route route;
-    return Routed(r->router.RouteRead(key, len, &route), out, route, key, len, "route_read");
-  });
+  return RouteEntry(out, r, key, len, "cr_router_route_read", "route_read",
+                    [&](cloudroute::Route *route) { return r->router.RouteRead(key, len, route); });
 }
 
 cr_status cr_router_route_write(cr_route *out, cr_router *r, const void *key, size_t len) {
-  return Guard([&]() -> cr_status {
-    if (cr_status s = CheckRouteArgs(out, key, len, "cr_router_route_write"); s != CR_OK) return s;
-    if (r == nullptr) return Fail(CR_EINVAL, "cr_router_route_write: router is NULL");
-    cloudroute::Route route;
-    return Routed(r->router.RouteWrite(key, len, &route), out, route, key, len, "route_write");
-  });
+  return RouteEntry(out, r, key, len, "cr_router_route_write", "route_write",
+                    [&](cloudroute::Route *route) { return r->router.RouteWrite(key, len, route); });
 }
 
 cr_status cr_router_route_reads(cr_route *out, cr_status *statuses, cr_router *r,
@@ -291,21 +298,13 @@ void cr_snapshot_free(cr_snapshot *s) { delete s; }
 uint64_t cr_snapshot_generation(const cr_snapshot *s) { return s == nullptr ? 0 : s->s->generation; }
 
 cr_status cr_snapshot_route_read(cr_route *out, const cr_snapshot *s, const void *key, size_t len) {
-  return Guard([&]() -> cr_status {
-    if (cr_status st = CheckRouteArgs(out, key, len, "cr_snapshot_route_read"); st != CR_OK) return st;
-    if (s == nullptr) return Fail(CR_EINVAL, "cr_snapshot_route_read: snapshot is NULL");
-    cloudroute::Route route;
-    return Routed(s->s->RouteRead(cloudroute::KeySlot(key, len), &route), out, route, key, len, "route_read");
-  });
+  return RouteEntry(out, s, key, len, "cr_snapshot_route_read", "route_read",
+                    [&](cloudroute::Route *route) { return s->s->RouteRead(cloudroute::KeySlot(key, len), route); });
 }
 
 cr_status cr_snapshot_route_write(cr_route *out, const cr_snapshot *s, const void *key, size_t len) {
-  return Guard([&]() -> cr_status {
-    if (cr_status st = CheckRouteArgs(out, key, len, "cr_snapshot_route_write"); st != CR_OK) return st;
-    if (s == nullptr) return Fail(CR_EINVAL, "cr_snapshot_route_write: snapshot is NULL");
-    cloudroute::Route route;
-    return Routed(s->s->RouteWrite(cloudroute::KeySlot(key, len), &route), out, route, key, len, "route_write");
-  });
+  return RouteEntry(out, s, key, len, "cr_snapshot_route_write", "route_write",
+                    [&](cloudroute::Route *route) { return s->s->RouteWrite(cloudroute::KeySlot(key, len), route); });
 }
 
 cr_status cr_snapshot_topology(cr_topology **out, const cr_snapshot *s) {

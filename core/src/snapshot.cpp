@@ -1,34 +1,7 @@
 #include "cloudroute/core/snapshot.hpp"
 
-#include "cloudroute/core/selector.hpp"
 
 namespace cloudroute {
-
-Code Snapshot::RouteRead(uint16_t slot, Route *out) const {
-  const uint16_t s = slot_to_set[slot];
-  if (s == kNoShard) return Code::kSlotUncovered;
-  const Candidate *c = SelectCandidate(sets[s], *registry);
-  if (c == nullptr) return Code::kUnavailable;
-  out->slot = slot;
-  out->shard = s;
-  out->node = c->node;
-  out->role = c->role;
-  out->tier = c->tier;
-  return Code::kOk;
-}
-
-Code Snapshot::RouteWrite(uint16_t slot, Route *out) const {
-  const uint16_t s = slot_to_set[slot];
-  if (s == kNoShard) return Code::kSlotUncovered;
-  const CandidateSet &set = sets[s];
-  if (set.master == nullptr) return Code::kUnavailable;
-  out->slot = slot;
-  out->shard = s;
-  out->node = set.master;
-  out->role = Role::kMaster;
-  out->tier = set.master_tier;
-  return Code::kOk;
-}
 
 namespace {
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <thread>
 
@@ -260,11 +261,46 @@ TEST(Router, ReadersNeverSeeAHalfBuiltSnapshot) {
       }
     });
   }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (reads.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   for (int i = 0; i < 2000; ++i) ASSERT_TRUE(r.Update(i % 2 ? a : b).ok());
   stop = true;
   for (auto &t : readers) t.join();
   EXPECT_EQ(bad.load(), 0);
   EXPECT_GT(reads.load(), 0);
+}
+
+// More threads than SnapshotCell has fast-path slots: the first ones read
+// with plain stores (membarrier on the writer side), the rest through the
+// locked fallback counters; both must hold off reclamation.
+TEST(Router, MoreReaderThreadsThanFastSlots) {
+  Router r(Cfg(Policy::kLocal));
+  auto a = Topo(TwoShards()), b = Topo(TwoShards(true));
+  ASSERT_TRUE(r.Update(a).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<long> reads{0}, bad{0};
+  std::vector<std::thread> readers;
+  const int threads = static_cast<int>(SnapshotCell::kSlots) + 12;
+  for (int t = 0; t < threads; ++t) {
+    readers.emplace_back([&] {
+      for (int i = 0; i < 200 || !stop.load(); ++i) {
+        const std::string key = "k" + std::to_string(i % 50);
+        Route out;
+        if (r.RouteRead(key.data(), key.size(), &out) != Code::kOk) ++bad;
+        const bool shard0 = KeySlot(key.data(), key.size()) < 8192;
+        const std::string &addr = out.node->address;
+        const bool in0 = addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
+        if (shard0 != in0) ++bad;
+        ++reads;
+        if (i > 100000) break;  // bounded even if stop never comes
+      }
+    });
+  }
+  for (int i = 0; i < 300; ++i) ASSERT_TRUE(r.Update(i % 2 ? a : b).ok());
+  stop = true;
+  for (auto &t : readers) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_GE(reads.load(), 200L * threads);
 }
 
 }  // namespace

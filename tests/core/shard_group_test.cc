@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -332,6 +333,9 @@ TEST(ShardGroups, ConcurrentRoutingDuringFailovers) {
       }
     });
   }
+  // Start flipping only once readers run (bounded), so the race is real.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (routed.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   for (int i = 0; i < 300; ++i) {
     const uint32_t g = static_cast<uint32_t>(i % 3);
     const std::string base = "10.0." + std::to_string(g + 1) + ".";

@@ -20,6 +20,14 @@ namespace cloudroute {
 // visit(candidate) returns true; returns that candidate, or nullptr.
 // random() is drawn once per rank of more than one candidate, so a caller
 // that replays the same draws gets the same order.
+// A uniform value in [0, bound) from a 64-bit random value: the high half of
+// the 128-bit product (Lemire), not `r % bound` — a 64-bit division costs
+// more than the rest of a routing decision.
+__extension__ typedef unsigned __int128 Uint128;  // GCC and Clang, every 64-bit target
+inline uint64_t ScaleRandom(uint64_t r, uint64_t bound) {
+  return static_cast<uint64_t>((static_cast<Uint128>(r) * bound) >> 64);
+}
+
 template <typename Random, typename Visit>
 const Candidate *VisitInPollOrder(const CandidateSet &set, Random &&random, Visit &&visit) {
   uint32_t begin = 0;
@@ -31,12 +39,12 @@ const Candidate *VisitInPollOrder(const CandidateSet &set, Random &&random, Visi
       const uint64_t r = random();
       const uint64_t total = set.group_weight[g];
       if (total == 0) {
-        start = static_cast<uint32_t>(r % n);
+        start = static_cast<uint32_t>(ScaleRandom(r, n));
       } else {
         // start = how many prefix sums of the weights are <= x: the same
         // node the subtract-and-compare walk picked, with a fixed trip count
         // and no branch on the random value (which mispredicted half the time).
-        const uint64_t x = r % total;
+        const uint64_t x = ScaleRandom(r, total);
         uint64_t cum = 0;
         for (uint32_t j = 0; j + 1 < n; ++j) {
           cum += set.list[begin + j].weight;

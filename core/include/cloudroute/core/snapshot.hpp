@@ -17,6 +17,7 @@
 #include "cloudroute/core/locality.hpp"
 #include "cloudroute/core/node_registry.hpp"
 #include "cloudroute/core/read_policy.hpp"
+#include "cloudroute/core/selector.hpp"
 #include "cloudroute/core/topology.hpp"
 
 namespace cloudroute {
@@ -66,6 +67,32 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   // health, and where its locality came from.
   std::string Explain(uint16_t slot) const;
 };
+
+inline Code Snapshot::RouteRead(uint16_t slot, Route *out) const {
+  const uint16_t s = slot_to_set[slot];
+  if (s == kNoShard) return Code::kSlotUncovered;
+  const Candidate *c = SelectCandidate(sets[s], *registry);
+  if (c == nullptr) return Code::kUnavailable;
+  out->slot = slot;
+  out->shard = s;
+  out->node = c->node;
+  out->role = c->role;
+  out->tier = c->tier;
+  return Code::kOk;
+}
+
+inline Code Snapshot::RouteWrite(uint16_t slot, Route *out) const {
+  const uint16_t s = slot_to_set[slot];
+  if (s == kNoShard) return Code::kSlotUncovered;
+  const CandidateSet &set = sets[s];
+  if (set.master == nullptr) return Code::kUnavailable;
+  out->slot = slot;
+  out->shard = s;
+  out->node = set.master;
+  out->role = Role::kMaster;
+  out->tier = set.master_tier;
+  return Code::kOk;
+}
 
 struct SnapshotInputs {
   std::shared_ptr<const Topology> topology;

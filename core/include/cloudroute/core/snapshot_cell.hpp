@@ -1,57 +1,101 @@
 // SnapshotCell: publishes immutable snapshots to lock-free readers.
 //
-// Readers announce themselves on a striped counter of the current epoch,
-// load the pointer, use it, and leave — two uncontended atomic increments on
-// a cache line their thread mostly owns, no lock, no reference-count traffic
-// on the snapshot. A writer swaps the pointer, then, for each epoch in turn,
-// points new readers at the other epoch and waits until every stripe of the
-// old one has been seen at zero; only then is the old snapshot released. A
-// reader that announced itself before the swap is therefore always waited
-// for, and a reader that announced itself after it can only see the new
-// snapshot. Writers are serialized by the caller.
+// Fast path (Linux with membarrier(2), for the first kSlots threads of the
+// process): every thread owns a slot in each cell; entering a read is two
+// plain stores to that slot (depth 0→1 and a bumped entry count), leaving is
+// one. No locked instruction, nothing shared is written. The writer pays
+// instead: it swaps the pointer, calls membarrier(MEMBARRIER_CMD_PRIVATE_
+// EXPEDITED) — which makes every running thread pass a full memory barrier,
+// so a reader's slot store that preceded its (old) pointer load is visible —
+// then waits, for each slot inside a read, until it leaves or starts a new
+// read (which can only see the new pointer). This is the asymmetric-fence
+// scheme of userspace RCU.
 //
-// Thread-safety: Read() from any thread; Publish() from one thread at a time.
+// Fallback (no membarrier, or a thread beyond kSlots): readers announce
+// themselves on a striped counter of the current epoch (two locked
+// increments); the writer flips the epoch and waits each epoch's stripes
+// down to zero, twice, so it never starves.
+//
+// Thread-safety: Read() from any thread; Publish() from one thread at a time
+// (the router serializes writers). A thread must not nest Read() on the same
+// cell.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <thread>
 
 #include "cloudroute/core/snapshot.hpp"
 
 namespace cloudroute {
 
+namespace snapshot_cell_internal {
+// This thread's slot index in [0, kSlots), or -1 when none is free. Slots are
+// returned when the thread exits.
+int ThreadSlot();
+// Registers the process for expedited membarrier once; true when usable.
+bool AsymmetricFenceAvailable();
+// Makes every running thread of the process execute a full memory barrier.
+void AsymmetricFence();
+}  // namespace snapshot_cell_internal
+
 class SnapshotCell {
  public:
+  static constexpr unsigned kSlots = 128;
   static constexpr unsigned kStripes = 16;
 
+ private:
+  struct alignas(64) Slot {
+    std::atomic<uint32_t> depth{0};    // 1 while the owning thread reads
+    std::atomic<uint32_t> entries{0};  // bumped on every entry
+  };
+  struct alignas(64) Counter {
+    std::atomic<int64_t> n{0};
+  };
+
+ public:
   class Guard {
    public:
     Guard(const Guard &) = delete;
     Guard &operator=(const Guard &) = delete;
-    Guard(Guard &&o) noexcept : counter_(o.counter_), snap_(o.snap_) { o.counter_ = nullptr; }
+    Guard(Guard &&o) noexcept : slot_(o.slot_), counter_(o.counter_), snap_(o.snap_) {
+      o.slot_ = nullptr;
+      o.counter_ = nullptr;
+    }
     ~Guard() {
+      if (slot_ != nullptr) slot_->depth.store(0, std::memory_order_release);
       if (counter_ != nullptr) counter_->fetch_sub(1, std::memory_order_release);
     }
     const Snapshot *get() const { return snap_; }  // nullptr before the first Publish
 
    private:
     friend class SnapshotCell;
-    Guard(std::atomic<int64_t> *c, const Snapshot *s) : counter_(c), snap_(s) {}
+    Guard(Slot *s, std::atomic<int64_t> *c, const Snapshot *p) : slot_(s), counter_(c), snap_(p) {}
+    Slot *slot_;
     std::atomic<int64_t> *counter_;
     const Snapshot *snap_;
   };
 
-  SnapshotCell() = default;
+  SnapshotCell() : asymmetric_(snapshot_cell_internal::AsymmetricFenceAvailable()) {}
   SnapshotCell(const SnapshotCell &) = delete;
   SnapshotCell &operator=(const SnapshotCell &) = delete;
 
   Guard Read() const {
+    const int i = asymmetric_ ? snapshot_cell_internal::ThreadSlot() : -1;
+    if (i >= 0) {
+      Slot *s = &slots_[i];
+      s->entries.store(s->entries.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      s->depth.store(1, std::memory_order_relaxed);
+      // Keeps the compiler from hoisting the pointer load above the stores;
+      // the CPU-level ordering is the writer's membarrier.
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      return Guard(s, static_cast<std::atomic<int64_t> *>(nullptr),
+                   ptr_.load(std::memory_order_acquire));
+    }
     const unsigned e = epoch_.load(std::memory_order_seq_cst) & 1u;
     std::atomic<int64_t> *c = &readers_[e][Stripe()].n;
     c->fetch_add(1, std::memory_order_seq_cst);
-    return Guard(c, ptr_.load(std::memory_order_seq_cst));
+    return Guard(nullptr, c, ptr_.load(std::memory_order_seq_cst));
   }
 
   // A counted reference to the current snapshot (for callers that keep it).
@@ -61,31 +105,11 @@ class SnapshotCell {
   }
 
   // Swaps in `next` and waits out every reader of the previous one.
-  void Publish(std::shared_ptr<const Snapshot> next) {
-    ptr_.store(next.get(), std::memory_order_seq_cst);
-    std::shared_ptr<const Snapshot> old = std::move(owner_);
-    owner_ = std::move(next);
-    for (int phase = 0; phase < 2; ++phase) {
-      const unsigned drained = epoch_.load(std::memory_order_seq_cst) & 1u;
-      epoch_.fetch_add(1, std::memory_order_seq_cst);
-      for (unsigned s = 0; s < kStripes; ++s) {
-        while (readers_[drained][s].n.load(std::memory_order_seq_cst) != 0) {
-          std::this_thread::yield();
-        }
-      }
-    }
-    old.reset();
-  }
+  void Publish(std::shared_ptr<const Snapshot> next);
 
  private:
-  struct alignas(64) Counter {
-    std::atomic<int64_t> n{0};
-  };
-
   // Threads take stripes round-robin (two threads never share one until
-  // there are more than kStripes). Constant-initialised thread_local: one
-  // TLS access and no init guard per read (two __tls_get_addr calls per read
-  // in libcloudroute.so before).
+  // there are more than kStripes).
   static unsigned Stripe() {
     static thread_local unsigned stripe = 0;  // 0 = unassigned, else 1 + index
     if (stripe == 0) stripe = 1 + next_stripe_.fetch_add(1, std::memory_order_relaxed) % kStripes;
@@ -93,7 +117,9 @@ class SnapshotCell {
   }
   static inline std::atomic<unsigned> next_stripe_{0};
 
+  const bool asymmetric_;
   std::atomic<const Snapshot *> ptr_{nullptr};
+  mutable Slot slots_[kSlots];
   std::atomic<unsigned> epoch_{0};
   mutable Counter readers_[2][kStripes];
   std::shared_ptr<const Snapshot> owner_;

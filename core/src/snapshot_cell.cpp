@@ -1,0 +1,132 @@
+// SnapshotCell's writer side and the two process-wide resources its fast
+// path needs: a slot index per thread, and the expedited membarrier.
+#include "cloudroute/core/snapshot_cell.hpp"
+
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
+
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace cloudroute {
+namespace snapshot_cell_internal {
+
+namespace {
+
+// Free slot indexes; a thread takes one on its first read and gives it back
+// when it exits, so long-running processes that churn threads never run out.
+struct SlotPool {
+  std::mutex mu;
+  std::vector<int> free;
+  int next = 0;
+};
+
+SlotPool &Pool() {
+  // Built in static storage and never destroyed: threads may exit (and give
+  // their slot back) after static destructors have run.
+  alignas(SlotPool) static unsigned char storage[sizeof(SlotPool)];
+  static SlotPool *pool = new (storage) SlotPool;
+  return *pool;
+}
+
+thread_local int t_slot = -2;  // -2: not asked yet, -1: none free
+
+struct SlotReturner {
+  ~SlotReturner() {
+    if (t_slot < 0) return;
+    SlotPool &p = Pool();
+    std::lock_guard<std::mutex> lock(p.mu);
+    p.free.push_back(t_slot);
+    t_slot = -1;
+  }
+};
+
+// Never throws: a thread that cannot get a slot (out of memory, all taken)
+// reads through the fallback counters instead.
+int TakeSlot() noexcept try {
+  SlotPool &p = Pool();
+  int slot = -1;
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (!p.free.empty()) {
+      slot = p.free.back();
+      p.free.pop_back();
+    } else if (p.next < static_cast<int>(SnapshotCell::kSlots)) {
+      slot = p.next++;
+    }
+  }
+  if (slot >= 0) {
+    thread_local SlotReturner returner;
+    (void)returner;
+  }
+  return slot;
+} catch (...) {
+  return -1;
+}
+
+#if defined(__linux__) && defined(__NR_membarrier)
+long Membarrier(int cmd) { return syscall(__NR_membarrier, cmd, 0, 0); }
+#endif
+
+}  // namespace
+
+int ThreadSlot() {
+  if (t_slot == -2) t_slot = TakeSlot();
+  return t_slot;
+}
+
+bool AsymmetricFenceAvailable() {
+#if defined(__linux__) && defined(__NR_membarrier)
+  static const bool ok = [] {
+    const long cmds = Membarrier(MEMBARRIER_CMD_QUERY);
+    if (cmds < 0 || (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return false;
+    return Membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+  }();
+  return ok;
+#else
+  return false;
+#endif
+}
+
+void AsymmetricFence() {
+#if defined(__linux__) && defined(__NR_membarrier)
+  Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+#endif
+}
+
+}  // namespace snapshot_cell_internal
+
+void SnapshotCell::Publish(std::shared_ptr<const Snapshot> next) {
+  ptr_.store(next.get(), std::memory_order_seq_cst);
+  std::shared_ptr<const Snapshot> old = std::move(owner_);
+  owner_ = std::move(next);
+  if (asymmetric_) {
+    snapshot_cell_internal::AsymmetricFence();
+    for (unsigned i = 0; i < kSlots; ++i) {
+      Slot &s = slots_[i];
+      if (s.depth.load(std::memory_order_acquire) == 0) continue;
+      const uint32_t entries = s.entries.load(std::memory_order_acquire);
+      while (s.depth.load(std::memory_order_acquire) != 0 &&
+             s.entries.load(std::memory_order_acquire) == entries) {
+        std::this_thread::yield();
+      }
+    }
+  }
+  for (int phase = 0; phase < 2; ++phase) {
+    const unsigned drained = epoch_.load(std::memory_order_seq_cst) & 1u;
+    epoch_.fetch_add(1, std::memory_order_seq_cst);
+    for (unsigned s = 0; s < kStripes; ++s) {
+      while (readers_[drained][s].n.load(std::memory_order_seq_cst) != 0) {
+        std::this_thread::yield();
+      }
+    }
+  }
+  old.reset();
+}
+
+}  // namespace cloudroute
