@@ -100,13 +100,20 @@ def main():
                 checks.append(("parse + Router::Update, 10 shards <= 100 us", v <= 100, "%.1f us" % v))
             else:
                 checks.append(("parse + Router::Update, %d shards (info)" % n, None, "%.1f us" % v))
+    for n in (4, 16, 64):
+        for ours, ref, target, what in (("BM_RingLookup_Core", "BM_RingLookup_StdMap", 5, "lookup, hash excluded"),
+                                        ("BM_RingLocate_Core", "BM_RingLocate_StdMap", 25, "locate incl. MurmurHash")):
+            a, b = nk("%s/shards:%d" % (ours, n)), nk("%s/shards:%d" % (ref, n))
+            if a is not None:
+                ratio = " (std::map %.2f ns: %.2fx faster)" % (b, b / a) if b else ""
+                checks.append(("ring %s, %d shards <= %d ns/key" % (what, n, target), a <= target,
+                               "%.2f%s" % (a, ratio)))
     # Control: policy master reads draw no random number and write no shared
     # line. When even it does not scale, the second CPU was busy (the host is
     # shared) and the scaling rows of this run say nothing.
     c1, c2 = nk("BM_RouteRead_MT/policy:1/real_time/threads:1"), nk("BM_RouteRead_MT/policy:1/real_time/threads:2")
     control_ok = bool(c1 and c2 and c1 / c2 >= 1.6)
-    for base in ("BM_RouteRead_MT/policy:1", "BM_RouteRead_MT/policy:0", "BM_SnapshotRouteRead_MT",
-                 "BM_WhatIf_RouteRead_Router/shards:100"):
+    for base in ("BM_RouteRead_MT/policy:1", "BM_RouteRead_MT/policy:0", "BM_SnapshotRouteRead_MT"):
         one, two = nk(base + "/real_time/threads:1"), nk(base + "/real_time/threads:2")
         if one and two:
             s = one / two
