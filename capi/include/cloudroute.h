@@ -72,7 +72,10 @@ typedef enum cr_status {
   CR_ESLOT_UNCOVERED = -8,   /* the key's slot is served by no shard (like CLUSTERDOWN) */
   CR_EUNAVAILABLE = -9,      /* every candidate is marked down or has no known endpoint */
   CR_ENOTFOUND = -10,        /* the named node or shard is not known */
-  CR_EINTERNAL = -11         /* a bug in libcloudroute: please report it */
+  CR_EINTERNAL = -11,        /* a bug in libcloudroute: please report it */
+  CR_ECONN = -12,            /* a Redis node could not be reached or dropped the connection */
+  CR_ETIMEOUT = -13,         /* a connect or command deadline passed */
+  CR_EREDIS = -14            /* the server answered with an error (its text in cr_last_error) */
 } cr_status;
 
 /* Static text naming a status ("CR_EPARSE: malformed input"). Never NULL. */
@@ -604,6 +607,204 @@ CR_API cr_status cr_shard_groups_read_order(cr_candidate *out, size_t cap, size_
  * an unknown handle. */
 CR_API cr_status cr_shard_groups_report_failure(cr_shard_groups *groups, uint32_t node);
 CR_API cr_status cr_shard_groups_report_success(cr_shard_groups *groups, uint32_t node);
+
+/* ======================================================================
+ * Live cluster client (hiredis): discovery, refresh, pooled connections
+ *
+ * A cr_client reads the topology of a live Redis Cluster from seed nodes,
+ * routes every command through its own cr_router — reads to the key's read
+ * candidates in order (local ones first), writes to the master — and keeps
+ * the topology fresh in a background thread it owns (periodically, on MOVED,
+ * after repeated connection failures; rate-limited). Reads keep routing on
+ * the old snapshot until the new one is swapped in.
+ *
+ * Failures: a read that meets a connection error or a timeout marks the
+ * node (its breaker opens after failure_threshold) and moves on to the next
+ * candidate; a write is never re-sent once it may have reached the server.
+ * MOVED is followed (the slot is patched and a refresh triggered), ASK is
+ * followed once, TRYAGAIN / CLUSTERDOWN / LOADING are retried with backoff.
+ * Errors: CR_ECONN, CR_ETIMEOUT, CR_EREDIS (an error reply: its text, e.g.
+ * "WRONGTYPE Operation against a key holding the wrong kind of value", is
+ * cr_last_error()), CR_EUNAVAILABLE (every candidate is marked down),
+ * CR_ESLOT_UNCOVERED, CR_ELIMIT (a reply beyond the caps below).
+ *
+ * Thread-safety: a cr_client is safe for concurrent use by any number of
+ * threads, except cr_client_free. A cr_reply is immutable: read it from any
+ * thread; free it once.
+ * ==================================================================== */
+
+typedef struct cr_client cr_client;
+typedef struct cr_reply cr_reply;
+
+#define CR_TIER_COUNT 5 /* entries of per-tier arrays, indexed by cr_tier */
+
+typedef struct cr_client_options {
+  uint32_t struct_size;
+  uint32_t connect_timeout_ms;                /* default 1000 */
+  uint32_t command_timeout_ms[CR_TIER_COUNT]; /* by the node's cr_tier; default
+                                                 500, 1000, 1000, 2000, 2000 */
+  uint32_t pool_size;               /* connections per node at most; default 8 */
+  uint32_t pool_idle_ms;            /* idle connections closed after; default 60000 */
+  uint32_t refresh_interval_ms;     /* periodic refresh; default 30000; 0 = none */
+  uint32_t refresh_min_gap_ms;      /* at most one triggered refresh per gap; default 1000 */
+  uint32_t max_redirects;           /* MOVED/ASK followed per command; default 5 */
+  uint32_t max_retries;             /* TRYAGAIN/CLUSTERDOWN/LOADING; default 3 */
+  uint32_t retry_backoff_ms;        /* first backoff (doubles up to 1 s, jittered); default 50 */
+  uint32_t failures_before_refresh; /* consecutive connection failures; default 3 */
+  uint32_t tcp_keepalive_s;         /* TCP keepalive idle time; default 15; 0 = off */
+  uint32_t tcp_user_timeout_ms;     /* TCP_USER_TIMEOUT; default 10000; 0 = kernel default */
+  uint32_t max_reply_elements;      /* per aggregate; default 16777216 */
+  uint64_t max_bulk_len;            /* per string; default 536870912 (512 MiB) */
+  uint64_t max_reply_bytes;         /* per reply; default 1073741824 (1 GiB) */
+  const char *username;    /* AUTH username (ACL); NULL = the default user */
+  const char *password;    /* AUTH password; NULL = no AUTH. Copied; never logged,
+                              printed or put in an error message */
+  const char *client_name; /* CLIENT SETNAME; NULL = none */
+} cr_client_options;
+
+#define CR_CLIENT_OPTIONS_INIT                                                          \
+  { (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, \
+    60000u, 30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u,          \
+    1073741824u, NULL, NULL, NULL }
+CR_API void cr_client_options_init(cr_client_options *opts);
+
+/* A client for the cluster reachable through seeds ("host:port[,host:port…]",
+ * IPv6 hosts in brackets). cfg (locality, policy, weights, health; may be
+ * NULL) is copied into the client's router; opts may be NULL for defaults.
+ * Returns once the topology has been read from a seed (each is tried in
+ * turn: CLUSTER SHARDS, else CLUSTER SLOTS) and installed.
+ * Errors: CR_EINVAL (bad seeds or options), CR_ECONN / CR_ETIMEOUT /
+ * CR_EREDIS (no seed answered; the message names each seed and why).
+ * Ownership: free with cr_client_free. */
+CR_API cr_status cr_client_new(cr_client **out, const cr_config *cfg,
+                               const cr_client_options *opts, const char *seeds);
+/* Stops the refresh thread and closes every connection. NULL is a no-op.
+ * REQUIRES: no other call on c is running or will run. */
+CR_API void cr_client_free(cr_client *c);
+
+/* Whether a command only reads (may be served by a replica, and is tried on
+ * the next candidate after a failure) or writes (the master only, never
+ * re-sent once it may have arrived). */
+typedef enum cr_access { CR_ACCESS_READ = 0, CR_ACCESS_WRITE = 1 } cr_access;
+
+/* Any command on one key: argc arguments argv[i] of argvlen[i] bytes
+ * (binary-safe, copied), routed by the key argv[key_index] (1 for most
+ * commands: GET key, HSET key f v, EXPIRE key s …).
+ * out: receives the reply on CR_OK (free with cr_reply_free); NULL on any
+ * error, including an error reply (CR_EREDIS, its text in cr_last_error()).
+ * Errors: CR_EINVAL (NULL pointers, argc 0, key_index >= argc), and those of
+ * the section above. */
+CR_API cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access,
+                                   size_t key_index, size_t argc, const void *const *argv,
+                                   const size_t *argvlen);
+
+/* GET: out receives a CR_REPLY_STRING, or CR_REPLY_NIL when the key does not
+ * exist. */
+CR_API cr_status cr_client_get(cr_reply **out, cr_client *c, const void *key, size_t len);
+/* SET, with a time to live when ttl_ms > 0 (SET … PX ttl_ms). */
+CR_API cr_status cr_client_set(cr_client *c, const void *key, size_t key_len, const void *value,
+                               size_t value_len, uint64_t ttl_ms);
+/* MGET of n >= 1 keys in any slots: split by slot, one MGET per slot, every
+ * node's share pipelined and all nodes asked at once. out receives an
+ * CR_REPLY_ARRAY of n elements in key order (STRING or NIL). */
+CR_API cr_status cr_client_mget(cr_reply **out, cr_client *c, const void *const *keys,
+                                const size_t *lens, size_t n);
+/* MSET of n >= 1 pairs, split by slot like cr_client_mget. Not atomic across
+ * slots: on an error some slots may have been written. */
+CR_API cr_status cr_client_mset(cr_client *c, const void *const *keys, const size_t *key_lens,
+                                const void *const *values, const size_t *value_lens, size_t n);
+/* DEL of n >= 1 keys, split by slot; out_deleted (may be NULL) receives how
+ * many existed. */
+CR_API cr_status cr_client_del(int64_t *out_deleted, cr_client *c, const void *const *keys,
+                               const size_t *lens, size_t n);
+
+/* Re-read the topology now, on the calling thread (the background thread
+ * does the same on its own schedule). Errors as for cr_client_new. */
+CR_API cr_status cr_client_refresh(cr_client *c);
+
+/* The client's router, for inspection (cr_router_candidates,
+ * cr_router_explain, cr_router_snapshot …) and feedback
+ * (cr_router_set_node_zone …). Borrowed: valid until cr_client_free(c);
+ * never free it. */
+CR_API cr_status cr_client_router(cr_router **out, cr_client *c);
+
+typedef struct cr_client_stats {
+  uint32_t struct_size;
+  uint64_t reads;                       /* read commands a node answered */
+  uint64_t reads_by_tier[CR_TIER_COUNT]; /* … by the serving node's cr_tier */
+  uint64_t writes;                      /* write commands a master answered */
+  uint64_t fallbacks;        /* reads served by a later candidate after one failed */
+  uint64_t moved;            /* MOVED redirects followed */
+  uint64_t ask;              /* ASK redirects followed */
+  uint64_t retries;          /* TRYAGAIN / CLUSTERDOWN / LOADING retries */
+  uint64_t conn_errors;      /* failed connects and broken connections */
+  uint64_t timeouts;         /* connect and command deadlines that passed */
+  uint64_t server_errors;    /* error replies returned to the caller */
+  uint64_t refreshes;        /* topology refreshes that succeeded */
+  uint64_t refresh_failures;
+  uint64_t connections;      /* connections opened */
+} cr_client_stats;
+
+#define CR_CLIENT_STATS_INIT \
+  { (uint32_t)sizeof(cr_client_stats), 0u, {0u, 0u, 0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }
+
+/* Counters since the client was created. out->struct_size must be set
+ * (CR_CLIENT_STATS_INIT). */
+CR_API cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c);
+
+typedef struct cr_client_node_stats {
+  uint32_t struct_size;
+  uint32_t node;     /* stable node handle (as in cr_route.node) */
+  const char *host;  /* valid until cr_client_free */
+  uint16_t port;
+  uint64_t reads;    /* read commands this node answered */
+  uint64_t writes;
+  uint64_t errors;   /* connection errors and timeouts */
+  uint64_t connections; /* connections opened */
+  uint32_t latency_us;  /* moving average of round trips; 0 = none yet */
+  uint32_t open_connections;
+  uint32_t idle_connections;
+} cr_client_node_stats;
+
+#define CR_CLIENT_NODE_STATS_INIT \
+  { (uint32_t)sizeof(cr_client_node_stats), 0u, NULL, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }
+
+/* Per-node statistics of every node the client has talked to, by handle.
+ * Writes at most cap entries (each struct_size set by the caller); *count
+ * gets the total; CR_EBUFS when cap < total. The measured latencies also
+ * feed CR_POLICY_NEAREST (cr_router_set_rtt), about once a second. */
+CR_API cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *count,
+                                          cr_client *c);
+
+/* The type of a reply. Values are pinned. */
+typedef enum cr_reply_type {
+  CR_REPLY_STRING = 0,  /* bulk string (binary-safe) */
+  CR_REPLY_STATUS = 1,  /* simple string: "OK" */
+  CR_REPLY_INTEGER = 2,
+  CR_REPLY_NIL = 3,
+  CR_REPLY_ARRAY = 4,   /* also RESP3 sets and pushes */
+  CR_REPLY_ERROR = 5,   /* only inside an array (e.g. EXEC); a top-level error is CR_EREDIS */
+  CR_REPLY_MAP = 6,     /* RESP3 map: elements are key, value, key, value, … */
+  CR_REPLY_DOUBLE = 7,  /* RESP3 double, as text */
+  CR_REPLY_BOOL = 8,    /* RESP3 boolean: cr_reply_integer gives 0 or 1 */
+  CR_REPLY_BIGNUM = 9   /* RESP3 big number, as text */
+} cr_reply_type;
+
+/* Reply accessors never fail: on NULL or a reply of another type they give
+ * CR_REPLY_NIL, NULL (with *len 0), 0, 0 and NULL. */
+CR_API cr_reply_type cr_reply_get_type(const cr_reply *r);
+/* The bytes of a STRING, STATUS, ERROR, DOUBLE or BIGNUM reply, followed by
+ * a NUL (not counted in *len; len may be NULL). Points into r. */
+CR_API const char *cr_reply_string(const cr_reply *r, size_t *len);
+/* An INTEGER (or BOOL) reply's value. */
+CR_API int64_t cr_reply_integer(const cr_reply *r);
+/* Elements of an ARRAY or MAP reply (a map counts keys and values). */
+CR_API size_t cr_reply_count(const cr_reply *r);
+/* Element i of an ARRAY or MAP; NULL when i is out of range. Borrowed:
+ * valid while the top-level reply is. */
+CR_API const cr_reply *cr_reply_element(const cr_reply *r, size_t i);
+/* Frees a top-level reply and its elements. NULL is a no-op. */
+CR_API void cr_reply_free(cr_reply *r);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,9 @@ const char *cr_status_str(cr_status status) {
     case CR_EUNAVAILABLE: return "CR_EUNAVAILABLE: no reachable node";
     case CR_ENOTFOUND: return "CR_ENOTFOUND: not found";
     case CR_EINTERNAL: return "CR_EINTERNAL: internal error";
+    case CR_ECONN: return "CR_ECONN: connection failed";
+    case CR_ETIMEOUT: return "CR_ETIMEOUT: timed out";
+    case CR_EREDIS: return "CR_EREDIS: the server answered with an error";
   }
   return "CR_E?: unknown status";
 }

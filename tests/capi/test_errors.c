@@ -3,7 +3,8 @@
 static void status_strings_are_static_and_distinct(void **state) {
   (void)state;
   const cr_status all[] = {CR_OK, CR_EINVAL, CR_ENOMEM, CR_EBUFS, CR_EPARSE, CR_ELIMIT, CR_EINCOMPLETE,
-                           CR_ENOTOPOLOGY, CR_ESLOT_UNCOVERED, CR_EUNAVAILABLE, CR_ENOTFOUND, CR_EINTERNAL};
+                           CR_ENOTOPOLOGY, CR_ESLOT_UNCOVERED, CR_EUNAVAILABLE, CR_ENOTFOUND, CR_EINTERNAL,
+                           CR_ECONN, CR_ETIMEOUT, CR_EREDIS};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
     assert_non_null(cr_status_str(all[i]));
     for (size_t j = 0; j < i; ++j) assert_string_not_equal(cr_status_str(all[i]), cr_status_str(all[j]));
@@ -19,6 +20,9 @@ static void pinned_values(void **state) {
   assert_int_equal(CR_EPARSE, -4);
   assert_int_equal(CR_ESLOT_UNCOVERED, -8);
   assert_int_equal(CR_EINTERNAL, -11);
+  assert_int_equal(CR_ECONN, -12);
+  assert_int_equal(CR_ETIMEOUT, -13);
+  assert_int_equal(CR_EREDIS, -14);
 }
 
 static void last_error_never_null_and_per_thread_message(void **state) {

@@ -48,5 +48,7 @@ int CmdTopology(const std::vector<std::string> &args);
 int CmdRoute(const std::vector<std::string> &args);
 int CmdJedisHash(const std::vector<std::string> &args);
 int CmdRing(const std::vector<std::string> &args);
+// get | set | mget on a live cluster (--seeds), through the client.
+int CmdClient(const std::string &verb, const std::vector<std::string> &args);
 
 }  // namespace cli

@@ -20,6 +20,12 @@ const char kHelp[] =
     "       [--key-tags] [KEY...]\n"
     "                          each key's 0-based shard on a client-side sharding ring\n"
     "                          (SPEC: NAME=WEIGHT,...; =WEIGHT is an unnamed shard)\n"
+    "  get --seeds HOST:PORT[,...] [LOCALITY] [--policy P] [--stats] KEY...\n"
+    "  mget --seeds ... [LOCALITY] [--policy P] [--stats] KEY...\n"
+    "  set --seeds ... KEY VALUE\n"
+    "                          run on a live cluster through the client; --stats prints (stderr)\n"
+    "                          where each read was served; --user U, --client-name N;\n"
+    "                          the password comes from $CLOUDROUTE_PASSWORD\n"
     "  version                 the library version\n"
     "\n"
     "SOURCE (one of):\n"
@@ -54,6 +60,7 @@ int main(int argc, char **argv) {
   if (cmd == "route") return cli::CmdRoute(args);
   if (cmd == "jedis-hash") return cli::CmdJedisHash(args);
   if (cmd == "ring") return cli::CmdRing(args);
+  if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());
     return cli::kExitOk;

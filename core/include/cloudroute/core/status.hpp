@@ -24,6 +24,10 @@ enum class Code : int {
   kUnavailable = -9,
   kNotFound = -10,
   kInternal = -11,
+  // Live-cluster outcomes (the net layer); the same numbers as cr_status.
+  kConnError = -12,    // refused, reset, closed, name resolution
+  kTimeout = -13,      // connect or command deadline passed
+  kServerError = -14,  // the server answered with an error reply
 };
 
 class Status {

@@ -1,0 +1,96 @@
+// Connection: one TCP connection to one Redis node, with deadlines.
+//
+// hiredis resolves and connects (with a connect timeout) and frames replies
+// through the capped reader (reader.hpp); the connection owns the socket I/O
+// itself: the socket is non-blocking and every send/recv waits in poll() for
+// at most the time left before the command's deadline, writes use
+// MSG_NOSIGNAL (a peer that went away never raises SIGPIPE in the host
+// process), and TCP keepalive plus TCP_USER_TIMEOUT find dead peers whose
+// packets vanish. After any I/O, protocol or limit error the connection is
+// broken for good; the pool discards it.
+//
+// Credentials are sent in AUTH and never appear in a message or log.
+//
+// Thread-safety: one thread at a time (the pool hands a connection to one
+// caller).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cloudroute/core/resp.hpp"
+#include "cloudroute/core/status.hpp"
+#include "cloudroute/net/reader.hpp"
+#include "cloudroute/net/reply.hpp"
+
+struct redisContext;
+
+namespace cloudroute {
+namespace net {
+
+struct ConnectOptions {
+  uint32_t connect_timeout_ms = 1000;
+  uint32_t keepalive_idle_s = 15;   // TCP keepalive idle time; 0 = keepalive off
+  uint32_t user_timeout_ms = 10000; // TCP_USER_TIMEOUT; 0 = the kernel's default
+  std::string username;             // AUTH username ("" = the default user)
+  std::string password;             // "" = no AUTH
+  std::string client_name;          // CLIENT SETNAME ("" = none)
+  bool readonly = false;            // send READONLY (cluster replica reads)
+  RespLimits limits = DefaultReplyLimits();
+};
+
+// One command: its arguments, binary-safe.
+using Args = std::vector<std::string>;
+
+// "*N\r\n$len\r\narg\r\n…" appended to out.
+void AppendCommand(const Args &args, std::string *out);
+
+class Connection {
+ public:
+  // Connects and runs the handshake (AUTH, CLIENT SETNAME, READONLY) in one
+  // round trip, each bounded by timeout_ms. Errors: kConnError, kTimeout,
+  // kServerError (AUTH refused), kLimit.
+  static Result<std::unique_ptr<Connection>> Open(const std::string &host, uint16_t port,
+                                                  const ConnectOptions &opts,
+                                                  uint32_t timeout_ms);
+  ~Connection();
+  Connection(const Connection &) = delete;
+  Connection &operator=(const Connection &) = delete;
+
+  // Sends all commands in one write, then reads one reply per command, all
+  // before now + timeout_ms. A server error is a reply (type kError), not a
+  // failed Status. A failed Status (kConnError, kTimeout, kLimit, kParse)
+  // breaks the connection; replies received before the failure are kept in
+  // *replies.
+  Status Pipeline(const std::vector<const Args *> &cmds, uint32_t timeout_ms,
+                  std::vector<ReplyPtr> *replies);
+  Result<ReplyPtr> Command(const Args &args, uint32_t timeout_ms);
+
+  // The two halves of Pipeline, for callers that keep requests in flight on
+  // several connections at once (multi-key fan-out): Send() writes every
+  // command, Receive() reads n replies, both before the deadline
+  // (SteadyNowNs() clock). Failures break the connection as above.
+  Status Send(const std::vector<const Args *> &cmds, int64_t deadline_ns);
+  Status Receive(size_t n, int64_t deadline_ns, std::vector<ReplyPtr> *replies);
+
+  bool broken() const { return broken_; }
+  const std::string &address() const { return address_; }
+  int fd() const;
+  int64_t last_used_ns = 0;  // maintained by the pool
+
+ private:
+  Connection() = default;
+  Status Fail(Code code, const std::string &what);
+  Status SendAll(const std::string &bytes, int64_t deadline_ns);
+  Status ReadReply(int64_t deadline_ns, ReplyPtr *out);
+
+  redisContext *ctx_ = nullptr;
+  ReaderState state_;
+  std::string address_;
+  bool broken_ = false;
+};
+
+}  // namespace net
+}  // namespace cloudroute

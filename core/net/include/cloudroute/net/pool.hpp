@@ -1,0 +1,80 @@
+// NodePool: the connections to one node — bounded, reused most-recently-
+// used first, closed when idle too long — plus that node's statistics.
+//
+// Acquire() hands out an idle connection, or dials a new one while fewer
+// than max_size exist; when max_size are in use it waits (bounded) for one
+// to come back. Release() returns a healthy connection to the idle list and
+// drops a broken one. Dialing happens outside the lock.
+//
+// Thread-safety: safe for concurrent use.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cloudroute/net/connection.hpp"
+
+namespace cloudroute {
+namespace net {
+
+struct PoolOptions {
+  uint32_t max_size = 8;
+  uint32_t idle_ms = 60000;  // idle connections older than this are closed
+};
+
+// Per-node counters (relaxed atomics: statistics, not synchronisation).
+struct NodeCounters {
+  std::atomic<uint64_t> reads{0};
+  std::atomic<uint64_t> writes{0};
+  std::atomic<uint64_t> errors{0};
+  std::atomic<uint64_t> connections{0};   // dialed successfully
+  std::atomic<uint32_t> latency_us{0};    // EWMA of command round trips, 0 = none yet
+  std::atomic<uint32_t> published_rtt_us{0};
+
+  // EWMA with weight 1/8 (like TCP's SRTT).
+  void AddLatency(uint32_t us) {
+    const uint32_t old = latency_us.load(std::memory_order_relaxed);
+    const uint32_t v = old == 0 ? std::max<uint32_t>(us, 1)
+                                : static_cast<uint32_t>((7ull * old + us) / 8);
+    latency_us.store(std::max<uint32_t>(v, 1), std::memory_order_relaxed);
+  }
+};
+
+class NodePool {
+ public:
+  using Dialer = std::function<Result<std::unique_ptr<Connection>>()>;
+  NodePool(Dialer dial, PoolOptions opts);
+  NodePool(const NodePool &) = delete;
+  NodePool &operator=(const NodePool &) = delete;
+
+  // REQUIRES: the caller Release()s what it gets.
+  Result<std::unique_ptr<Connection>> Acquire(uint32_t wait_ms);
+  void Release(std::unique_ptr<Connection> conn);
+  // Closes every idle connection (the node failed; its sockets are suspect).
+  void DropIdle();
+
+  size_t idle() const;
+  size_t open() const;  // idle + in use + being dialed
+  NodeCounters &counters() { return counters_; }
+
+ private:
+  // REQUIRES: mu_ held.
+  void EvictIdleLocked(int64_t now_ns);
+
+  const Dialer dial_;
+  const PoolOptions opts_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<Connection>> idle_;  // oldest first
+  size_t open_ = 0;
+  NodeCounters counters_;
+};
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,245 @@
+// Connection: hiredis connects and frames; we own the socket I/O and its
+// deadlines (see connection.hpp).
+#include "cloudroute/net/connection.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <cstring>
+
+#include "cloudroute/core/health.hpp"
+#include "cloudroute/core/topology.hpp"
+#include "cloudroute/net/errors.hpp"
+
+namespace cloudroute {
+namespace net {
+
+namespace {
+
+constexpr int64_t kNsPerMs = 1000000;
+
+int64_t DeadlineAfter(uint32_t timeout_ms) {
+  return SteadyNowNs() + static_cast<int64_t>(timeout_ms) * kNsPerMs;
+}
+
+// Waits until fd is ready for events or the deadline passes. 1 ready,
+// 0 deadline passed, -1 error (errno).
+int WaitFd(int fd, short events, int64_t deadline_ns) {
+  for (;;) {
+    const int64_t left_ns = deadline_ns - SteadyNowNs();
+    if (left_ns <= 0) return 0;
+    pollfd p{fd, events, 0};
+    const int ms = static_cast<int>((left_ns + kNsPerMs - 1) / kNsPerMs);
+    const int rc = poll(&p, 1, ms);
+    if (rc > 0) return 1;
+    if (rc == 0) continue;  // re-check the clock: poll may round down
+    if (errno != EINTR) return -1;
+  }
+}
+
+void SetSockOpt(int fd, int level, int name, int value) {
+  // Best effort: a kernel without the option still gets the others.
+  (void)setsockopt(fd, level, name, &value, sizeof value);
+}
+
+}  // namespace
+
+void AppendCommand(const Args &args, std::string *out) {
+  out->append("*").append(std::to_string(args.size())).append("\r\n");
+  for (const std::string &a : args) {
+    out->append("$").append(std::to_string(a.size())).append("\r\n");
+    out->append(a).append("\r\n");
+  }
+}
+
+Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, uint16_t port,
+                                                     const ConnectOptions &opts,
+                                                     uint32_t timeout_ms) {
+  const std::string address = FormatAddress(host, port);
+  timeval tv{};
+  tv.tv_sec = opts.connect_timeout_ms / 1000;
+  tv.tv_usec = static_cast<suseconds_t>((opts.connect_timeout_ms % 1000) * 1000);
+  errno = 0;
+  redisContext *c = redisConnectWithTimeout(host.c_str(), port, tv);
+  const int saved_errno = errno;
+  if (c == nullptr) return Error(Code::kNoMemory, address + ": out of memory");
+  if (c->err != 0) {
+    const std::string why = c->errstr;
+    redisFree(c);
+    const bool timed_out = saved_errno == ETIMEDOUT || why.find("timed out") != std::string::npos;
+    return Error(timed_out ? kTimeout : kConnError,
+                 address + ": connect " + (timed_out ? "timed out after " +
+                                                          std::to_string(opts.connect_timeout_ms) +
+                                                          " ms"
+                                                    : "failed: " + why));
+  }
+  std::unique_ptr<Connection> conn(new Connection());
+  conn->ctx_ = c;
+  conn->address_ = address;
+  conn->state_.limits = opts.limits;
+  redisReader *capped = NewCappedReader(&conn->state_);
+  if (capped == nullptr) return Error(Code::kNoMemory, address + ": out of memory");
+  redisReaderFree(c->reader);
+  c->reader = capped;
+
+  const int fd = c->fd;
+  const int flags = fcntl(fd, F_GETFL, 0);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    return Error(kConnError, address + ": cannot make the socket non-blocking");
+  }
+  SetSockOpt(fd, IPPROTO_TCP, TCP_NODELAY, 1);
+  if (opts.keepalive_idle_s > 0) {
+    SetSockOpt(fd, SOL_SOCKET, SO_KEEPALIVE, 1);
+    SetSockOpt(fd, IPPROTO_TCP, TCP_KEEPIDLE, static_cast<int>(opts.keepalive_idle_s));
+    const int interval = opts.keepalive_idle_s >= 3 ? static_cast<int>(opts.keepalive_idle_s / 3) : 1;
+    SetSockOpt(fd, IPPROTO_TCP, TCP_KEEPINTVL, interval);
+    SetSockOpt(fd, IPPROTO_TCP, TCP_KEEPCNT, 3);
+  }
+#ifdef TCP_USER_TIMEOUT
+  if (opts.user_timeout_ms > 0) {
+    SetSockOpt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, static_cast<int>(opts.user_timeout_ms));
+  }
+#endif
+
+  // The handshake, in one round trip.
+  Args auth, setname, readonly;
+  std::vector<const Args *> cmds;
+  if (!opts.password.empty()) {
+    auth = opts.username.empty() ? Args{"AUTH", opts.password}
+                                 : Args{"AUTH", opts.username, opts.password};
+    cmds.push_back(&auth);
+  }
+  if (!opts.client_name.empty()) {
+    setname = Args{"CLIENT", "SETNAME", opts.client_name};
+    cmds.push_back(&setname);
+  }
+  if (opts.readonly) {
+    readonly = Args{"READONLY"};
+    cmds.push_back(&readonly);
+  }
+  if (!cmds.empty()) {
+    std::vector<ReplyPtr> replies;
+    Status s = conn->Pipeline(cmds, timeout_ms, &replies);
+    if (!s.ok()) return s;
+    for (size_t i = 0; i < cmds.size(); ++i) {
+      if (!replies[i]->is_error() || cmds[i] == &readonly) continue;  // READONLY: best effort
+      // The server's text never echoes the password.
+      const std::string what = cmds[i] == &auth ? "AUTH" : "CLIENT SETNAME";
+      return Error(kServerError, address + ": " + what + " refused: " + replies[i]->str);
+    }
+  }
+  return conn;
+}
+
+Connection::~Connection() {
+  if (ctx_ != nullptr) redisFree(ctx_);
+}
+
+int Connection::fd() const { return ctx_->fd; }
+
+Status Connection::Fail(Code code, const std::string &what) {
+  broken_ = true;
+  return Error(code, address_ + ": " + what);
+}
+
+Status Connection::SendAll(const std::string &bytes, int64_t deadline_ns) {
+  size_t off = 0;
+  while (off < bytes.size()) {
+    const ssize_t n = send(ctx_->fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    if (n > 0) {
+      off += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      const int w = WaitFd(ctx_->fd, POLLOUT, deadline_ns);
+      if (w == 0) return Fail(kTimeout, "send timed out");
+      if (w < 0) return Fail(kConnError, std::string("poll: ") + std::strerror(errno));
+      continue;
+    }
+    return Fail(kConnError, std::string("send: ") + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out) {
+  char buf[16384];
+  for (;;) {
+    void *reply = nullptr;
+    if (redisReaderGetReply(ctx_->reader, &reply) != REDIS_OK) {
+      if (!state_.limit_error.empty()) return Fail(Code::kLimit, "reply refused: " + state_.limit_error);
+      return Fail(Code::kParse, std::string("protocol error: ") + ctx_->reader->errstr);
+    }
+    if (reply != nullptr) {
+      out->reset(static_cast<Reply *>(reply));
+      state_.Reset();
+      return Status::Ok();
+    }
+    if (BufferedOverCap(ctx_->reader, state_)) {
+      return Fail(Code::kLimit, "reply refused: a string longer than the cap of " +
+                                    std::to_string(state_.limits.max_bulk_len) +
+                                    " bytes is arriving");
+    }
+    const ssize_t n = recv(ctx_->fd, buf, sizeof buf, 0);
+    if (n > 0) {
+      if (redisReaderFeed(ctx_->reader, buf, static_cast<size_t>(n)) != REDIS_OK) {
+        return Fail(Code::kNoMemory, "out of memory buffering a reply");
+      }
+      continue;
+    }
+    if (n == 0) return Fail(kConnError, "connection closed by the server");
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      const int w = WaitFd(ctx_->fd, POLLIN, deadline_ns);
+      if (w == 0) return Fail(kTimeout, "no reply before the deadline");
+      if (w < 0) return Fail(kConnError, std::string("poll: ") + std::strerror(errno));
+      continue;
+    }
+    return Fail(errno == ETIMEDOUT ? kTimeout : kConnError, std::string("recv: ") + std::strerror(errno));
+  }
+}
+
+Status Connection::Send(const std::vector<const Args *> &cmds, int64_t deadline_ns) {
+  if (broken_) return Error(kConnError, address_ + ": connection is broken");
+  std::string bytes;
+  for (const Args *a : cmds) AppendCommand(*a, &bytes);
+  return SendAll(bytes, deadline_ns);
+}
+
+Status Connection::Receive(size_t n, int64_t deadline_ns, std::vector<ReplyPtr> *replies) {
+  if (broken_) return Error(kConnError, address_ + ": connection is broken");
+  replies->clear();
+  replies->reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    ReplyPtr r;
+    Status s = ReadReply(deadline_ns, &r);
+    if (!s.ok()) return s;
+    replies->push_back(std::move(r));
+  }
+  return Status::Ok();
+}
+
+Status Connection::Pipeline(const std::vector<const Args *> &cmds, uint32_t timeout_ms,
+                            std::vector<ReplyPtr> *replies) {
+  const int64_t deadline = DeadlineAfter(timeout_ms);
+  replies->clear();
+  Status s = Send(cmds, deadline);
+  if (!s.ok()) return s;
+  return Receive(cmds.size(), deadline, replies);
+}
+
+Result<ReplyPtr> Connection::Command(const Args &args, uint32_t timeout_ms) {
+  std::vector<ReplyPtr> replies;
+  Status s = Pipeline({&args}, timeout_ms, &replies);
+  if (!s.ok()) return s;
+  return std::move(replies[0]);
+}
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,91 @@
+// NodePool (see pool.hpp).
+#include "cloudroute/net/pool.hpp"
+
+#include <chrono>
+
+#include "cloudroute/core/health.hpp"
+#include "cloudroute/net/errors.hpp"
+
+namespace cloudroute {
+namespace net {
+
+namespace {
+constexpr int64_t kNsPerMs = 1000000;
+}
+
+NodePool::NodePool(Dialer dial, PoolOptions opts) : dial_(std::move(dial)), opts_(opts) {
+  if (opts_.max_size == 0) const_cast<PoolOptions &>(opts_).max_size = 1;
+}
+
+void NodePool::EvictIdleLocked(int64_t now_ns) {
+  const int64_t max_idle = static_cast<int64_t>(opts_.idle_ms) * kNsPerMs;
+  size_t n = 0;
+  while (n < idle_.size() && now_ns - idle_[n]->last_used_ns > max_idle) ++n;
+  if (n == 0) return;
+  idle_.erase(idle_.begin(), idle_.begin() + static_cast<ptrdiff_t>(n));
+  open_ -= n;
+  cv_.notify_all();
+}
+
+Result<std::unique_ptr<Connection>> NodePool::Acquire(uint32_t wait_ms) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (;;) {
+    EvictIdleLocked(SteadyNowNs());
+    if (!idle_.empty()) {
+      std::unique_ptr<Connection> c = std::move(idle_.back());
+      idle_.pop_back();
+      return c;
+    }
+    if (open_ < opts_.max_size) break;
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
+        open_ >= opts_.max_size) {
+      return Error(kTimeout, "all " + std::to_string(opts_.max_size) +
+                                 " pooled connections stayed busy for " + std::to_string(wait_ms) +
+                                 " ms");
+    }
+  }
+  ++open_;
+  lock.unlock();
+  Result<std::unique_ptr<Connection>> c = dial_();
+  if (!c.ok()) {
+    lock.lock();
+    --open_;
+    cv_.notify_one();
+    return c;
+  }
+  counters_.connections.fetch_add(1, std::memory_order_relaxed);
+  return c;
+}
+
+void NodePool::Release(std::unique_ptr<Connection> conn) {
+  if (conn == nullptr) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (conn->broken()) {
+    --open_;
+  } else {
+    conn->last_used_ns = SteadyNowNs();
+    idle_.push_back(std::move(conn));
+  }
+  cv_.notify_one();
+}
+
+void NodePool::DropIdle() {
+  std::lock_guard<std::mutex> lock(mu_);
+  open_ -= idle_.size();
+  idle_.clear();
+  cv_.notify_all();
+}
+
+size_t NodePool::idle() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return idle_.size();
+}
+
+size_t NodePool::open() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return open_;
+}
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,27 @@
+// Client statistics (see stats.hpp).
+#include "cloudroute/net/stats.hpp"
+
+namespace cloudroute {
+namespace net {
+
+StatsValues Stats::Snapshot() const {
+  StatsValues v;
+  auto get = [](const std::atomic<uint64_t> &a) { return a.load(std::memory_order_relaxed); };
+  v.reads = get(reads);
+  for (int i = 0; i < kTierCount; ++i) v.reads_by_tier[i] = get(by_tier[i]);
+  v.writes = get(writes);
+  v.fallbacks = get(fallbacks);
+  v.moved = get(moved);
+  v.ask = get(ask);
+  v.retries = get(retries);
+  v.conn_errors = get(conn_errors);
+  v.timeouts = get(timeouts);
+  v.server_errors = get(server_errors);
+  v.refreshes = get(refreshes);
+  v.refresh_failures = get(refresh_failures);
+  v.connections = get(connections);
+  return v;
+}
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,107 @@
+// A tiny scripted TCP server on 127.0.0.1 for net-layer tests: for each
+// accepted connection it reads a request, then writes the script's bytes
+// (optionally followed by `filler` repeated `repeat` times, to stream a large
+// body), then keeps the connection open until the server stops.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+class FakeServer {
+ public:
+  // respond(request bytes so far) -> bytes to send (may be empty: wait for more).
+  explicit FakeServer(std::function<std::string(const std::string &)> respond,
+                      std::string filler = "", size_t repeat = 0)
+      : respond_(std::move(respond)), filler_(std::move(filler)), repeat_(repeat) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr *>(&sa), sizeof sa);
+    listen(fd_, 16);
+    socklen_t len = sizeof sa;
+    getsockname(fd_, reinterpret_cast<sockaddr *>(&sa), &len);
+    port_ = ntohs(sa.sin_port);
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~FakeServer() {
+    stop_ = true;
+    thread_.join();
+    for (int c : clients_) close(c);
+    close(fd_);
+  }
+  uint16_t port() const { return port_; }
+  int accepted() const { return accepted_.load(); }
+
+ private:
+  void Run() {
+    // Bounded: the loop polls every 20 ms and ends when the test ends.
+    std::vector<std::string> requests;
+    while (!stop_) {
+      std::vector<pollfd> fds{{fd_, POLLIN, 0}};
+      for (int c : clients_) fds.push_back({c, POLLIN, 0});
+      if (poll(fds.data(), fds.size(), 20) <= 0) continue;
+      if (fds[0].revents & POLLIN) {
+        const int c = accept(fd_, nullptr, nullptr);
+        if (c >= 0) {
+          clients_.push_back(c);
+          requests.emplace_back();
+          ++accepted_;
+        }
+      }
+      for (size_t i = 1; i < fds.size(); ++i) {
+        if (!(fds[i].revents & POLLIN)) continue;
+        char buf[4096];
+        const ssize_t n = recv(fds[i].fd, buf, sizeof buf, 0);
+        if (n <= 0) continue;
+        requests[i - 1].append(buf, static_cast<size_t>(n));
+        const std::string out = respond_(requests[i - 1]);
+        if (out.empty()) continue;
+        requests[i - 1].clear();
+        SendAll(fds[i].fd, out);
+        for (size_t k = 0; k < repeat_ && !stop_; ++k) {
+          if (!SendAll(fds[i].fd, filler_)) break;
+        }
+      }
+    }
+  }
+  static bool SendAll(int fd, const std::string &s) {
+    size_t off = 0;
+    while (off < s.size()) {
+      const ssize_t n = send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      off += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  std::function<std::string(const std::string &)> respond_;
+  std::string filler_;
+  size_t repeat_;
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::vector<int> clients_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> accepted_{0};
+  std::thread thread_;
+};
+
+// Answers every complete request with `reply` (requests are one RESP array
+// each; a request is "complete" when it ends in CRLF — enough for tests).
+inline std::function<std::string(const std::string &)> Always(std::string reply) {
+  return [reply](const std::string &req) {
+    return req.size() >= 2 && req.compare(req.size() - 2, 2, "\r\n") == 0 ? reply : std::string();
+  };
+}
