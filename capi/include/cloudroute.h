@@ -257,6 +257,14 @@ CR_API cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char
  * of equal rank; default 1. weight 0 keeps the node as a last resort only. */
 CR_API cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight);
 
+/* Dial a node somewhere else than the address the cluster announces for it:
+ * "host:port" as announced → "host:port" to connect to (NAT, a TCP proxy, a
+ * private endpoint). Routing, statistics and MOVED handling keep using the
+ * announced address; only the live client's connections are re-pointed.
+ * IPv6 hosts in brackets. CR_EPARSE on a malformed address. */
+CR_API cr_status cr_config_add_address_remap(cr_config *cfg, const char *announced,
+                                             const char *dial);
+
 typedef struct cr_router_options {
   uint32_t struct_size;
   cr_policy policy;              /* default CR_POLICY_LOCAL */

@@ -106,6 +106,21 @@ cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight
   });
 }
 
+cr_status cr_config_add_address_remap(cr_config *cfg, const char *announced, const char *dial) {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = NeedConfig(cfg, "cr_config_add_address_remap"); s != CR_OK) return s;
+    if (cr_status s = NeedString(announced, "announced"); s != CR_OK) return s;
+    if (cr_status s = NeedString(dial, "dial"); s != CR_OK) return s;
+    std::string from_host, to_host;
+    uint16_t from_port = 0, to_port = 0;
+    cloudroute::Status st = cloudroute::ParseHostPort(announced, &from_host, &from_port);
+    if (st.ok()) st = cloudroute::ParseHostPort(dial, &to_host, &to_port);
+    if (!st.ok()) return Fail(CR_EPARSE, "cr_config_add_address_remap: " + st.message());
+    cfg->cfg.connect_via[cloudroute::FormatAddress(from_host, from_port)] = {to_host, to_port};
+    return CR_OK;
+  });
+}
+
 void cr_router_options_init(cr_router_options *opts) {
   if (opts != nullptr) *opts = cr_router_options CR_ROUTER_OPTIONS_INIT;
 }

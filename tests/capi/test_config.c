@@ -27,6 +27,14 @@ static void builder_validates_every_setting(void **state) {
   assert_int_equal(cr_config_set_weight(c, "10.0.0.1:6379", 2000000), CR_EINVAL);
   assert_int_equal(cr_config_set_weight(c, NULL, 1), CR_EINVAL);
 
+  assert_int_equal(cr_config_add_address_remap(c, "127.0.2.4:7304", "127.0.2.104:7304"), CR_OK);
+  assert_int_equal(cr_config_add_address_remap(c, "[fd00::1]:6379", "10.0.0.1:6380"), CR_OK);
+  assert_int_equal(cr_config_add_address_remap(c, "127.0.2.4", "127.0.2.104:7304"), CR_EPARSE);
+  assert_error_mentions("127.0.2.4");
+  assert_int_equal(cr_config_add_address_remap(c, "127.0.2.4:7304", "x:0"), CR_EPARSE);
+  assert_int_equal(cr_config_add_address_remap(c, NULL, "a:1"), CR_EINVAL);
+  assert_int_equal(cr_config_add_address_remap(NULL, "a:1", "a:1"), CR_EINVAL);
+
   cr_router_options o;
   cr_router_options_init(&o);
   assert_int_equal(o.struct_size, sizeof o);

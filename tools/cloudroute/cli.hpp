@@ -46,6 +46,7 @@ std::string JsonString(const std::string &s);
 int CmdKeyslot(const std::vector<std::string> &args);
 int CmdTopology(const std::vector<std::string> &args);
 int CmdRoute(const std::vector<std::string> &args);
+int CmdDemo(const std::vector<std::string> &args);
 int CmdJedisHash(const std::vector<std::string> &args);
 int CmdRing(const std::vector<std::string> &args);
 // get | set | mget on a live cluster (--seeds), through the client.

@@ -26,6 +26,9 @@ const char kHelp[] =
     "                          run on a live cluster through the client; --stats prints (stderr)\n"
     "                          where each read was served; --user U, --client-name N;\n"
     "                          the password comes from $CLOUDROUTE_PASSWORD\n"
+    "  demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--remap ANNOUNCED=DIAL]...\n"
+    "                          fan-out reads on a live cluster: latency by policy, or a live view\n"
+    "                          of where reads and writes go (scripts/demo.sh runs both)\n"
     "  version                 the library version\n"
     "\n"
     "SOURCE (one of):\n"
@@ -58,6 +61,7 @@ int main(int argc, char **argv) {
   if (cmd == "keyslot") return cli::CmdKeyslot(args);
   if (cmd == "topology") return cli::CmdTopology(args);
   if (cmd == "route") return cli::CmdRoute(args);
+  if (cmd == "demo") return cli::CmdDemo(args);
   if (cmd == "jedis-hash") return cli::CmdJedisHash(args);
   if (cmd == "ring") return cli::CmdRing(args);
   if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);

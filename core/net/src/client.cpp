@@ -71,8 +71,15 @@ NodePool &Client::PoolFor(NodeEntry *node) {
   std::lock_guard<std::mutex> lock(pools_mu_);
   std::unique_ptr<NodePool> &p = pools_[node->handle];
   if (p == nullptr) {
-    const std::string host = node->host;
-    const uint16_t port = node->port;
+    // Dial the announced address, or where the configuration re-points it
+    // (NAT, a proxy, a cloud's private endpoint): routing keeps the identity.
+    std::string host = node->host;
+    uint16_t port = node->port;
+    const auto &remap = router_->config().connect_via;
+    if (auto it = remap.find(node->address); it != remap.end()) {
+      host = it->second.first;
+      port = it->second.second;
+    }
     ConnectOptions conn = opts_.conn;
     conn.readonly = true;  // once per connection; harmless on a master
     const uint32_t timeout = std::max(opts_.conn.connect_timeout_ms, TimeoutFor(Tier::kUnknown));

@@ -25,6 +25,8 @@ namespace cloudroute {
 struct RouterConfig {
   LocalityConfig locality;
   std::unordered_map<std::string, uint32_t> weights;  // "host:port" or node id
+  // Where the net layer dials a node: announced "host:port" → (host, port).
+  std::unordered_map<std::string, std::pair<std::string, uint16_t>> connect_via;
   Policy policy = Policy::kLocal;
   uint32_t nearest_margin_us = 1000;
   HealthConfig health;
