@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config python3
+  build-essential cmake ninja-build pkg-config python3 python3-venv python3-dev
   libgtest-dev libcmocka-dev libbenchmark-dev nlohmann-json3-dev libhiredis-dev
   redis-server redis-tools redis-sentinel
 )
@@ -13,16 +13,36 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if ((${#missing[@]} == 0)); then
-  exit 0
+if ((${#missing[@]} > 0)); then
+  echo "deps: installing ${missing[*]}"
+  sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "deps: done"
 fi
-echo "deps: installing ${missing[*]}"
-sudo=()
-if [[ $(id -u) -ne 0 ]]; then
-  command -v sudo >/dev/null || { echo "deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
-  sudo=(sudo)
+
+# ------------------------------------------------------------------ Python (pip)
+# The Python binding's build and test tools (pybind11, scikit-build-core, pytest,
+# mypy, redis) come from PyPI into a project virtualenv, .venv/ (ignored by git;
+# system site-packages are left alone), and the test tools' wheels into
+# .venv/wheelhouse/, from which tests/python/run.sh fills a fresh virtualenv
+# offline. pip only asks PyPI when a requirement changed or is missing.
+cd "$(dirname "$0")/.."
+py_req=bindings/python/requirements-dev.txt
+py_test_req=bindings/python/requirements-test.txt
+if [[ ! -x .venv/bin/python ]]; then
+  echo "deps: creating .venv (python: $(command -v "${PYTHON:-python3}"))"
+  "${PYTHON:-python3}" -m venv .venv
 fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "deps: done"
+py_stamp=.venv/.deps-$(cat "$py_req" "$py_test_req" | cksum | cut -d' ' -f1)
+if [[ ! -e $py_stamp ]]; then
+  echo "deps: pip install -r $py_req (into .venv)"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -r "$py_req"
+  .venv/bin/python -m pip download -q --disable-pip-version-check -d .venv/wheelhouse -r "$py_test_req"
+  rm -f .venv/.deps-* && touch "$py_stamp"
+fi

@@ -6,6 +6,7 @@
 #
 #   ./scripts/test.sh            everything (a few minutes on 2 cores)
 #   ./scripts/test.sh --fast     skip the sanitizer pass
+#   tests/python/run.sh          the Python stage alone (after scripts/deps.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fast=0
@@ -19,6 +20,8 @@ cmake --preset default >/dev/null
 cmake --build --preset default -j "$jobs"
 echo "== tests (unit, capi, abi, integration)"
 ctest --preset default -j "$jobs"
+# Python binding: the wheel in a fresh virtualenv, pytest, mypy (tests/python/run.sh).
+tests/python/run.sh
 
 if ((fast == 0)); then
   echo "== build (preset asan: ASan + UBSan)"

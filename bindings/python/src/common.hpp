@@ -1,0 +1,191 @@
+// Shared plumbing of the cloudroute._native extension: argument conversion
+// (keys, C strings, bounded integers) and the one cr_status -> exception
+// translation. No routing logic lives in the extension: every decision is a
+// call into the C API (cloudroute.h).
+//
+// Threading: every helper here runs with the GIL held. Calls that may take
+// long (parsing, router updates, ring builds, large batches) release the GIL
+// around the C call only; the Python objects whose memory the C call reads
+// are kept alive (and, for buffers, export-locked) by the caller for its
+// duration.
+#pragma once
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cloudroute.h"
+
+namespace crpy {
+
+namespace py = pybind11;
+
+// Batches at least this long release the GIL around the C call; shorter ones
+// finish in less time than releasing and re-taking the GIL costs.
+constexpr size_t kNoGilBatch = 2048;
+
+// ---- errors ---------------------------------------------------------------
+
+// Loads the exception classes of cloudroute.errors (called once at import).
+void InitErrors(py::module_ &m);
+
+// Sets the Python exception for a failed C call: the class mapped from
+// status by cloudroute.errors, with cr_last_error() as its message.
+// Returns nullptr so raw CPython functions can `return SetStatusError(st);`.
+PyObject *SetStatusError(cr_status status);
+PyObject *SetStatusError(cr_status status, const std::string &message);
+
+// Throws (via pybind11) when status is not CR_OK.
+inline void Check(cr_status status) {
+  if (status != CR_OK) {
+    SetStatusError(status);
+    throw py::error_already_set();
+  }
+}
+
+// Raises cloudroute.InvalidArgumentError (a ValueError) for an argument the
+// binding refuses before reaching C (out-of-range integer, NUL in a string).
+[[noreturn]] void ThrowInvalid(const std::string &message);
+
+// ---- keys -----------------------------------------------------------------
+
+// A borrowed view of a key: bytes (any subclass), str (its UTF-8 bytes,
+// cached inside the str object), or any C-contiguous buffer (bytearray,
+// memoryview, array...). Buffer exports are released by the destructor.
+class KeyArg {
+ public:
+  KeyArg() = default;
+  KeyArg(const KeyArg &) = delete;
+  KeyArg &operator=(const KeyArg &) = delete;
+  ~KeyArg() {
+    if (has_buffer_) PyBuffer_Release(&buffer_);
+  }
+  // Returns false with a Python exception set (TypeError or
+  // UnicodeEncodeError). what names the argument in messages.
+  bool Set(PyObject *obj, const char *what);
+  const char *data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  const char *data_ = "";
+  size_t size_ = 0;
+  Py_buffer buffer_{};
+  bool has_buffer_ = false;
+};
+
+// The key of obj without a KeyArg when it is bytes or str (the common
+// case). Returns 1 on success, 0 when obj is neither (use KeyArg), -1 with
+// a Python exception set (a str with lone surrogates).
+inline int FastKey(PyObject *obj, const char **data, Py_ssize_t *len) {
+  if (PyBytes_Check(obj)) {
+    *data = PyBytes_AS_STRING(obj);
+    *len = PyBytes_GET_SIZE(obj);
+    return 1;
+  }
+  if (PyUnicode_Check(obj)) {
+    *data = PyUnicode_AsUTF8AndSize(obj, len);
+    return *data != nullptr ? 1 : -1;
+  }
+  return 0;
+}
+
+// Many keys for the batch calls. Set() takes an owned tuple of the keys
+// (a list could be mutated by another thread while the GIL is released, a
+// generator is consumed once); Load() then fills pointers and lengths for a
+// range of them, valid until the next Load() or the destructor. Callers
+// load everything at once (one C call on one snapshot) or chunk by chunk
+// (the keys' bytes are still in cache when C reads them).
+class KeyBatch {
+ public:
+  KeyBatch() = default;
+  KeyBatch(const KeyBatch &) = delete;
+  KeyBatch &operator=(const KeyBatch &) = delete;
+  ~KeyBatch();
+  // Accepts any iterable of keys. Returns false with a Python exception set.
+  bool Set(PyObject *iterable, const char *what);
+  size_t size() const { return size_; }
+  // Keys [begin, begin + count). Returns false with a Python exception set.
+  bool Load(size_t begin, size_t count);
+  // Set() then Load() of every key.
+  bool SetAll(PyObject *iterable, const char *what) { return Set(iterable, what) && Load(0, size_); }
+  const void *const *ptrs() const { return ptrs_.data(); }
+  const size_t *lens() const { return lens_.data(); }
+
+ private:
+  void ReleaseBuffers();
+  const char *what_ = "keys";
+  PyObject *tuple_ = nullptr;
+  size_t size_ = 0;
+  std::vector<const void *> ptrs_;
+  std::vector<size_t> lens_;
+  std::vector<Py_buffer> buffers_;
+};
+
+// ---- strings and integers ------------------------------------------------
+
+// A str argument as a NUL-terminated UTF-8 C string (the C API copies it).
+// TypeError for a non-str, UnicodeEncodeError for lone surrogates,
+// InvalidArgumentError for an embedded NUL.
+std::string CString(py::handle obj, const char *what);
+
+// An int argument (anything with __index__, not bool) in [lo, hi].
+// TypeError for other types; InvalidArgumentError when out of range.
+int64_t BoundedInt(py::handle obj, const char *what, int64_t lo, int64_t hi);
+uint32_t U32(py::handle obj, const char *what);
+uint16_t Port(py::handle obj, const char *what = "port");
+// An unsigned 64-bit argument: 0 .. 2**64-1, and with allow_negative also
+// a negative Java long (-2**63 ..), taken as its two's-complement bits.
+uint64_t U64OrLong(py::handle obj, const char *what, bool allow_negative);
+
+// ---- records (cloudroute.Route, Candidate, Node, Shard) ----------------
+
+// Creates the struct-sequence types and loads the enum members of
+// cloudroute._types (Role, Tier, Health) they carry.
+void InitRecords(py::module_ &m);
+py::object MakeRoute(const cr_route &r);
+py::object MakeCandidate(const cr_candidate &c);
+py::object MakeNode(const cr_node_info &n);
+py::object MakeShard(size_t index, const char *id, py::object ranges, py::object nodes);
+
+// ---- sections ---------------------------------------------------------------
+
+void InitKeyslot(py::module_ &m);
+void InitTopology(py::module_ &m);
+void InitConfig(py::module_ &m);
+void InitRouter(py::module_ &m);
+void InitRing(py::module_ &m);
+void InitShardGroups(py::module_ &m);
+
+// Wrapped handles, shared between sections.
+struct Topology {
+  cr_topology *t = nullptr;
+  explicit Topology(cr_topology *topo) : t(topo) {}
+  Topology(const Topology &) = delete;
+  Topology &operator=(const Topology &) = delete;
+  ~Topology() { cr_topology_free(t); }
+};
+
+struct Config {
+  cr_config *cfg = nullptr;
+  Config() { Check(cr_config_new(&cfg)); }
+  Config(const Config &) = delete;
+  Config &operator=(const Config &) = delete;
+  ~Config() { cr_config_free(cfg); }
+};
+
+struct Ring {
+  cr_ring *ring = nullptr;
+  Ring() = default;
+  Ring(const Ring &) = delete;
+  Ring &operator=(const Ring &) = delete;
+  ~Ring() { cr_ring_free(ring); }
+};
+
+// The cr_config of an optional Config argument (None -> NULL: defaults).
+const cr_config *ConfigOrNull(py::handle cfg);
+
+}  // namespace crpy

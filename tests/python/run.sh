@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The Python stage of scripts/test.sh: build the cloudroute wheel, install it
+# in a FRESH virtualenv (nothing else in it), check that it imports from
+# outside the repository, then run pytest and mypy (strict, on the package's
+# stubs and a typed usage example) and stubtest (stubs vs the real module).
+#
+#   tests/python/run.sh            (after scripts/deps.sh has made .venv/)
+#   tests/python/run.sh -k router  extra arguments go to pytest
+#
+# Build tree: build/python/ (kept, so rebuilds are incremental).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+tools=$root/.venv
+out=$root/build/python
+[[ -x $tools/bin/python ]] || { echo "python: $tools missing: run scripts/deps.sh" >&2; exit 1; }
+
+echo "== python: build the wheel (scikit-build-core, build/python/)"
+rm -rf "$out/dist"
+"$tools/bin/python" -m pip wheel -q --no-build-isolation --no-deps -w "$out/dist" ./bindings/python \
+  -C build-dir="$out/cmake"
+wheel=$(ls "$out"/dist/cloudroute-*.whl)
+
+echo "== python: install $(basename "$wheel") in a fresh virtualenv"
+venv=$out/venv-test
+rm -rf "$venv"
+"$tools/bin/python" -m venv "$venv"
+"$venv/bin/python" -m pip install -q --no-index "$wheel"
+(cd / && "$venv/bin/python" -c 'import cloudroute; print("import cloudroute:", cloudroute.__version__, cloudroute.__file__)')
+"$venv/bin/python" -m pip install -q --no-index --find-links "$tools/wheelhouse" -r bindings/python/requirements-test.txt
+
+echo "== python: pytest"
+CR_PY_LIVE_DIR=$out/live-cluster "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python "$@"
+
+echo "== python: mypy --strict (package stubs, typed usage example) and stubtest"
+(cd "$out" && "$venv/bin/python" -m mypy --strict --cache-dir "$out/mypy-cache" -p cloudroute &&
+  "$venv/bin/python" -m mypy --strict --cache-dir "$out/mypy-cache" "$root/tests/python/typing_usage.py")
+(cd "$out" && "$venv/bin/python" -m mypy.stubtest cloudroute --allowlist "$root/tests/python/stubtest-allowlist.txt")

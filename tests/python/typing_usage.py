@@ -1,0 +1,55 @@
+"""A typed user of cloudroute, checked by `mypy --strict` in tests/python/run.sh
+(not collected by pytest): the stubs must accept real usage and give precise types."""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+import cloudroute
+from cloudroute import Candidate, Config, Policy, Ring, Role, Route, Router, ShardGroups, Tier, Topology
+
+
+def slots(keys: List[bytes]) -> List[int]:
+    one: int = cloudroute.keyslot(b"user:1000") + cloudroute.keyslot("user:1000")
+    many: List[int] = cloudroute.keyslots(keys)
+    return [one, *many, cloudroute.keyslot(bytearray(b"x")), cloudroute.keyslot(memoryview(b"x"))]
+
+
+def route(reply: bytes) -> Tuple[str, int, Tier, Role]:
+    topo: Topology = cloudroute.parse_cluster_slots(reply, default_host="10.0.0.1", max_elements=1000)
+    cfg = Config(client_location="aws/us-east-1/a", local_cidrs=["10.0.0.0/24"],
+                 location_rules={"10.1.0.0/16": "gcp/us-central1"}, policy=Policy.LOCAL, seed=1)
+    cfg.add_zone("a", "aws/us-east-1/a").set_weight("10.0.0.1:6379", 2)
+    router = Router(cfg, topo)
+    r: Route = router.route_read("user:1000")
+    cands: List[Candidate] = router.candidates(b"user:1000")
+    down: bool = cands[0].down
+    router.report_failure(r.node)
+    text: str = router.explain("user:1000")
+    snap = router.snapshot()
+    gen: int = snap.generation
+    ranges: List[Tuple[int, int]] = snap.topology.shard_ranges(0)
+    del down, text, gen, ranges
+    host, port, role, tier, slot, shard, node = r
+    return host, port, tier, role
+
+
+def rings() -> int:
+    ring = Ring.jedis(["a", ("b", 2), None], key_tags=True)
+    groups = ShardGroups(Config(local_cidrs=["127.0.1.0/24"]))
+    groups.add("a")
+    groups.set_master("a", "127.0.1.1", 6379)
+    groups.set_replicas(0, [("127.0.1.2", 6379)])
+    total: int = ring.locate("k") + cloudroute.jump_hash(cloudroute.jedis_hash("k"), 10)
+    fk: str = cloudroute.family_key("user", b"1")
+    del fk
+    return total + len(ring.locate_many(["a", b"b"]))
+
+
+def errors() -> str:
+    try:
+        cloudroute.parse_static("nonsense")
+    except cloudroute.ParseError as e:
+        status: int = e.status
+        return f"{status}: {e}"
+    return ""
