@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config python3 python3-venv python3-dev
-  libgtest-dev libcmocka-dev libbenchmark-dev nlohmann-json3-dev libhiredis-dev
+  libgtest-dev libcmocka-dev libbenchmark-dev nlohmann-json3-dev libhiredis-dev libssl-dev openssl
   redis-server redis-tools redis-sentinel
 )
 missing=()
@@ -24,6 +24,25 @@ if ((${#missing[@]} > 0)); then
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   echo "deps: done"
+fi
+
+# ------------------------------------------------------------------ Valkey (backports)
+# valkey-server 8.x for the zone discovery test (tests/integration/zones_test.cc:
+# Valkey 8.0 reports availability_zone in INFO server). Debian 12 has it only in
+# bookworm-backports: add that suite (once, in its own sources file) unless some
+# apt source already names it, then install from it. Idempotent.
+if ! dpkg-query -W -f='${Status}' valkey-server 2>/dev/null | grep -q "install ok installed"; then
+  vk_sudo=()
+  [[ $(id -u) -ne 0 ]] && vk_sudo=(sudo)
+  if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "deps: adding bookworm-backports (/etc/apt/sources.list.d/bookworm-backports.list)"
+    echo "deb http://deb.debian.org/debian bookworm-backports main" |
+      "${vk_sudo[@]}" tee /etc/apt/sources.list.d/bookworm-backports.list >/dev/null
+  fi
+  echo "deps: installing valkey-server from bookworm-backports"
+  "${vk_sudo[@]}" apt-get update -qq
+  "${vk_sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    -t bookworm-backports valkey-server >/dev/null
 fi
 
 # ------------------------------------------------------------------ Python (pip)

@@ -329,6 +329,12 @@ CR_API cr_status cr_router_route_read(cr_route *out, cr_router *r, const void *k
  * CR_EUNAVAILABLE when the master's endpoint is unknown ("?"). */
 CR_API cr_status cr_router_route_write(cr_route *out, cr_router *r, const void *key, size_t len);
 
+/* The same by slot (0-16383) instead of key, for clients that already
+ * computed the slot (redis-py's node selection works on slots). CR_EINVAL for
+ * a slot outside the range. Never allocates. */
+CR_API cr_status cr_router_route_read_slot(cr_route *out, cr_router *r, uint32_t slot);
+CR_API cr_status cr_router_route_write_slot(cr_route *out, cr_router *r, uint32_t slot);
+
 /* Route n keys at once; out[i] and statuses[i] per key (statuses may be NULL:
  * then the first failure stops the batch and is returned). One crossing. */
 CR_API cr_status cr_router_route_reads(cr_route *out, cr_status *statuses, cr_router *r,
@@ -455,8 +461,9 @@ typedef enum cr_hash_algo {
 /* How a named Jedis shard names its virtual nodes (n = 0 .. 160 x weight - 1).
  * Unnamed shards are always "SHARD-<index>-NODE-<n>". */
 typedef enum cr_ring_naming {
-  CR_RING_NAMING_JEDIS3 = 0, /* name + "*" + n            (Jedis 3.x and later) */
-  CR_RING_NAMING_JEDIS2 = 1  /* name + "*" + weight + n   (Jedis 2.x: weight 1, n 0 -> "name*10") */
+  CR_RING_NAMING_JEDIS3 = 0, /* name + "*" + n            (Jedis 2.10 and later) */
+  CR_RING_NAMING_JEDIS2 = 1  /* name + "*" + weight + n   (Jedis 2.9 and earlier: weight 1,
+                                n 0 -> "name*10") */
 } cr_ring_naming;
 
 typedef struct cr_ring_options {
@@ -668,12 +675,30 @@ typedef struct cr_client_options {
   const char *password;    /* AUTH password; NULL = no AUTH. Copied; never logged,
                               printed or put in an error message */
   const char *client_name; /* CLIENT SETNAME; NULL = none */
+  /* --- TLS (OpenSSL). A caller built against a header without these
+   * fields passes a smaller struct_size: TLS stays off. */
+  uint32_t tls;        /* 1 = every connection uses TLS; default 0. Nodes are
+                          dialed on the tls-port CLUSTER SHARDS reports (over
+                          TLS, CLUSTER SLOTS and MOVED already give TLS ports);
+                          the seeds must be TLS ports */
+  uint32_t tls_verify; /* default 1: the chain must lead to a trusted CA AND the
+                          certificate must name the host dialed (an IP against
+                          its IP SANs, a name against its DNS SANs). 0 turns
+                          every check off — for tests only */
+  const char *tls_ca_file;     /* PEM bundle of trusted CAs; NULL with tls_ca_dir
+                                  NULL = the system store */
+  const char *tls_ca_dir;      /* OpenSSL hashed directory of CAs; may be NULL */
+  const char *tls_cert_file;   /* client certificate chain (PEM), for servers
+                                  with tls-auth-clients; NULL = none */
+  const char *tls_key_file;    /* its unencrypted PEM private key; with cert */
+  const char *tls_server_name; /* verify (and send as SNI) this name instead of
+                                  each node's host; NULL = the host */
 } cr_client_options;
 
 #define CR_CLIENT_OPTIONS_INIT                                                          \
   { (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, \
     60000u, 30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u,          \
-    1073741824u, NULL, NULL, NULL }
+    1073741824u, NULL, NULL, NULL, 0u, 1u, NULL, NULL, NULL, NULL, NULL }
 CR_API void cr_client_options_init(cr_client_options *opts);
 
 /* A client for the cluster reachable through seeds ("host:port[,host:port…]",
@@ -681,8 +706,12 @@ CR_API void cr_client_options_init(cr_client_options *opts);
  * NULL) is copied into the client's router; opts may be NULL for defaults.
  * Returns once the topology has been read from a seed (each is tried in
  * turn: CLUSTER SHARDS, else CLUSTER SLOTS) and installed.
- * Errors: CR_EINVAL (bad seeds or options), CR_ECONN / CR_ETIMEOUT /
- * CR_EREDIS (no seed answered; the message names each seed and why).
+ * Errors: CR_EINVAL (bad seeds or options; with TLS, a CA, certificate or
+ * key file that does not load, named with OpenSSL's reason), CR_ECONN /
+ * CR_ETIMEOUT / CR_EREDIS (no seed answered; the message names each seed and
+ * why — "TLS certificate verification failed: <reason> (expected <host>)"
+ * for a refused certificate).
+ * opts->struct_size may be that of an older header (without the TLS fields).
  * Ownership: free with cr_client_free. */
 CR_API cr_status cr_client_new(cr_client **out, const cr_config *cfg,
                                const cr_client_options *opts, const char *seeds);
@@ -813,6 +842,117 @@ CR_API size_t cr_reply_count(const cr_reply *r);
 CR_API const cr_reply *cr_reply_element(const cr_reply *r, size_t i);
 /* Frees a top-level reply and its elements. NULL is a no-op. */
 CR_API void cr_reply_free(cr_reply *r);
+
+/* ======================================================================
+ * Sentinel client (hiredis): shard groups kept current by Redis Sentinel
+ *
+ * A cr_sentinel_client owns a cr_shard_groups table (one group per Sentinel
+ * master name, keys placed by a built cr_ring: ring shard i is group i) and
+ * keeps it current: it asks the sentinels (SENTINEL get-master-addr-by-name,
+ * SENTINEL replicas — replicas flagged s_down, o_down or disconnected are
+ * left out) before cr_sentinel_client_new returns, then a thread it owns
+ * stays subscribed on one sentinel to +switch-master (applied at once) and
+ * to the instance events (+sdown, -sdown, +odown, -odown, +slave,
+ * +convert-to-slave, +failover-end; the group is re-asked), moves to the
+ * next sentinel when that one fails (and re-asks everything: events may
+ * have been missed), and re-asks every group each reask_interval_ms.
+ *
+ * Commands: reads go to the key's group's instances in read order (see
+ * cr_shard_groups_read_order); a connection error, a timeout, or a LOADING /
+ * MASTERDOWN reply marks the instance and moves on, so reads keep being
+ * served by replicas while the master moves. Writes go to the master only; a
+ * write refused as READONLY (a demoted master) or that could not be dialed
+ * was not executed and is retried after re-asking the sentinels (up to
+ * max_retries); one that may have reached the server is never re-sent.
+ * Errors: CR_ECONN, CR_ETIMEOUT, CR_EREDIS (an error reply, its text in
+ * cr_last_error()), CR_EUNAVAILABLE (no master known / no instance
+ * answered), CR_ELIMIT.
+ *
+ * Thread-safety: a cr_sentinel_client is safe for concurrent use by any
+ * number of threads, except cr_sentinel_client_free.
+ * ==================================================================== */
+
+typedef struct cr_sentinel_client cr_sentinel_client;
+
+typedef struct cr_sentinel_options {
+  uint32_t struct_size;
+  uint32_t connect_timeout_ms;                /* default 1000 */
+  uint32_t command_timeout_ms[CR_TIER_COUNT]; /* by the instance's cr_tier; default
+                                                 500, 1000, 1000, 2000, 2000 */
+  uint32_t sentinel_timeout_ms;  /* each question to a sentinel; default 1000 */
+  uint32_t reask_interval_ms;    /* every group re-asked; default 5000; 0 = never */
+  uint32_t pool_size;            /* connections per instance at most; default 8 */
+  uint32_t pool_idle_ms;         /* default 60000 */
+  uint32_t max_retries;          /* writes not executed (READONLY, not dialed); default 5 */
+  uint32_t retry_backoff_ms;     /* first backoff, doubling up to 1 s, jittered; default 50 */
+  uint32_t tcp_keepalive_s;      /* default 15; 0 = off */
+  uint32_t tcp_user_timeout_ms;  /* default 10000; 0 = kernel default */
+  const char *username;          /* data nodes' AUTH username; NULL = default user */
+  const char *password;          /* data nodes' AUTH password; NULL = none. Copied, never logged */
+  const char *sentinel_username; /* the sentinels' own AUTH; NULL = none */
+  const char *sentinel_password;
+  const char *client_name;       /* CLIENT SETNAME on data nodes; NULL = none */
+} cr_sentinel_options;
+
+#define CR_SENTINEL_OPTIONS_INIT                                                          \
+  { (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u},      \
+    1000u, 5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL }
+CR_API void cr_sentinel_options_init(cr_sentinel_options *opts);
+
+/* A client for the n_groups Sentinel masters names[0..n_groups-1] (group i
+ * is names[i]), asked through sentinels ("host:port[,host:port…]"). ring
+ * must be built with n_groups shards (the client keeps its own reference).
+ * cfg (locality, weights, breaker; may be NULL) is copied; opts may be NULL.
+ * Returns once every group's master and replicas are known.
+ * Errors: CR_EINVAL (NULL or bad arguments, a ring not built or of another
+ * size, empty or duplicate names), CR_ENOTFOUND (the sentinels monitor no
+ * master of a name), CR_ECONN / CR_ETIMEOUT / CR_EREDIS (no sentinel
+ * answered; the message names each and why).
+ * Ownership: free with cr_sentinel_client_free. */
+CR_API cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
+                                        const cr_sentinel_options *opts, const cr_ring *ring,
+                                        const char *const *names, size_t n_groups,
+                                        const char *sentinels);
+/* Stops the watching thread and closes every connection. NULL is a no-op.
+ * REQUIRES: no other call on c is running or will run. */
+CR_API void cr_sentinel_client_free(cr_sentinel_client *c);
+
+/* Any command on one key, as cr_client_command: argv[key_index] places it. */
+CR_API cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c,
+                                            cr_access access, size_t key_index, size_t argc,
+                                            const void *const *argv, const size_t *argvlen);
+
+/* Asks the sentinels about every group now, on the calling thread. */
+CR_API cr_status cr_sentinel_client_refresh(cr_sentinel_client *c);
+
+/* The client's table, for inspection (cr_shard_groups_route_write, …_read_order)
+ * and health feedback. Borrowed: valid until cr_sentinel_client_free(c);
+ * never free it, and leave its masters and replicas to the client. */
+CR_API cr_status cr_sentinel_client_groups(cr_shard_groups **out, cr_sentinel_client *c);
+
+typedef struct cr_sentinel_stats {
+  uint32_t struct_size;
+  uint32_t subscribed;      /* 1 while subscribed to a sentinel's events */
+  uint64_t reads;           /* read commands an instance answered */
+  uint64_t writes;          /* write commands a master answered */
+  uint64_t fallbacks;       /* reads served by a later instance after one failed */
+  uint64_t retries;         /* writes tried again (not executed the first time) */
+  uint64_t conn_errors;
+  uint64_t timeouts;
+  uint64_t server_errors;   /* error replies returned to the caller */
+  uint64_t master_changes;  /* a group's master moved */
+  uint64_t switch_events;   /* +switch-master messages received */
+  uint64_t asks;            /* groups asked about */
+  uint64_t ask_failures;    /* … when no sentinel answered */
+  uint64_t subscriptions;   /* successful (re)subscriptions */
+} cr_sentinel_stats;
+
+#define CR_SENTINEL_STATS_INIT \
+  { (uint32_t)sizeof(cr_sentinel_stats), 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }
+
+/* Counters since the client was created. out->struct_size must be set
+ * (CR_SENTINEL_STATS_INIT). */
+CR_API cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_client *c);
 
 #ifdef __cplusplus
 }

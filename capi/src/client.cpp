@@ -1,10 +1,15 @@
 // C API: the live cluster client and its replies.
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "api.hpp"
 #include "cloudroute/net/client.hpp"
 #include "cloudroute/net/discovery.hpp"
+#include "cloudroute/net/tls.hpp"
+#include "reply_out.hpp"
 
 using cloudroute::capi::Fail;
 using cloudroute::capi::Guard;
@@ -78,6 +83,11 @@ std::string Bytes(const void *p, size_t len) {
 
 }  // namespace
 
+// Shared with the other client sections (reply_out.hpp): cr_reply lives here.
+cr_status cloudroute::capi::ReplyOutFrom(cr_reply **out, cloudroute::Result<net::ReplyPtr> r) {
+  return ReplyOut(out, std::move(r));
+}
+
 extern "C" {
 
 void cr_client_options_init(cr_client_options *opts) {
@@ -92,10 +102,13 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     if (seeds == nullptr) return Fail(CR_EINVAL, "cr_client_new: seeds is NULL");
     cr_client_options o = CR_CLIENT_OPTIONS_INIT;
     if (opts != nullptr) {
-      if (opts->struct_size < sizeof(cr_client_options)) {
+      // The fields up to client_name are version 1; later ones (TLS) keep
+      // their defaults when an older caller's struct ends before them.
+      if (opts->struct_size < offsetof(cr_client_options, tls)) {
         return Fail(CR_EINVAL, "cr_client_new: opts->struct_size is too small (use CR_CLIENT_OPTIONS_INIT)");
       }
-      o = *opts;
+      std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof o));
+      o.struct_size = sizeof o;
     }
     if (o.pool_size == 0) return Fail(CR_EINVAL, "cr_client_new: pool_size must be at least 1");
     if (o.connect_timeout_ms == 0) return Fail(CR_EINVAL, "cr_client_new: connect_timeout_ms must be > 0");
@@ -127,6 +140,19 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     co.max_retries = o.max_retries;
     co.retry_base_ms = o.retry_backoff_ms;
     co.failures_before_refresh = o.failures_before_refresh;
+
+    if (o.tls != 0) {
+      net::TlsOptions t;
+      t.verify = o.tls_verify != 0;
+      if (o.tls_ca_file != nullptr) t.ca_file = o.tls_ca_file;
+      if (o.tls_ca_dir != nullptr) t.ca_dir = o.tls_ca_dir;
+      if (o.tls_cert_file != nullptr) t.cert_file = o.tls_cert_file;
+      if (o.tls_key_file != nullptr) t.key_file = o.tls_key_file;
+      if (o.tls_server_name != nullptr) t.server_name = o.tls_server_name;
+      auto tls = net::TlsContext::Create(t);
+      if (!tls.ok()) return Fail(CR_EINVAL, "cr_client_new: " + tls.status().message());
+      co.conn.tls = std::move(*tls);
+    }
 
     auto c = std::make_unique<cr_client>();
     c->router = std::make_unique<cr_router>(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{});

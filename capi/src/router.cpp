@@ -90,6 +90,44 @@ cr_status cr_router_route_write(cr_route *out, cr_router *r, const void *key, si
                     [&](cloudroute::Route *route) { return r->router.RouteWrite(key, len, route); });
 }
 
+cr_status cr_router_route_read_slot(cr_route *out, cr_router *r, uint32_t slot) {
+  if (r != nullptr && SizeOk(out) && slot < CR_SLOT_COUNT) {
+    cloudroute::Route route;
+    const cloudroute::Code c = r->router.WithSnapshot([&](const cloudroute::Snapshot *s) {
+      return s == nullptr ? cloudroute::Code::kNoTopology : s->RouteRead(static_cast<uint16_t>(slot), &route);
+    });
+    if (c == cloudroute::Code::kOk) {
+      FillRoute(out, route);
+      return CR_OK;
+    }
+    return Guard([&] { return RouteFail(c, static_cast<uint16_t>(slot), "route_read_slot"); });
+  }
+  return Guard([&]() -> cr_status {
+    if (!SizeOk(out)) return Fail(CR_EINVAL, "cr_router_route_read_slot: out is NULL or its struct_size is too small (use CR_ROUTE_INIT)");
+    if (r == nullptr) return Fail(CR_EINVAL, "cr_router_route_read_slot: router is NULL");
+    return Fail(CR_EINVAL, "slot " + std::to_string(slot) + " is outside 0-16383");
+  });
+}
+
+cr_status cr_router_route_write_slot(cr_route *out, cr_router *r, uint32_t slot) {
+  if (r != nullptr && SizeOk(out) && slot < CR_SLOT_COUNT) {
+    cloudroute::Route route;
+    const cloudroute::Code c = r->router.WithSnapshot([&](const cloudroute::Snapshot *s) {
+      return s == nullptr ? cloudroute::Code::kNoTopology : s->RouteWrite(static_cast<uint16_t>(slot), &route);
+    });
+    if (c == cloudroute::Code::kOk) {
+      FillRoute(out, route);
+      return CR_OK;
+    }
+    return Guard([&] { return RouteFail(c, static_cast<uint16_t>(slot), "route_write_slot"); });
+  }
+  return Guard([&]() -> cr_status {
+    if (!SizeOk(out)) return Fail(CR_EINVAL, "cr_router_route_write_slot: out is NULL or its struct_size is too small (use CR_ROUTE_INIT)");
+    if (r == nullptr) return Fail(CR_EINVAL, "cr_router_route_write_slot: router is NULL");
+    return Fail(CR_EINVAL, "slot " + std::to_string(slot) + " is outside 0-16383");
+  });
+}
+
 cr_status cr_router_route_reads(cr_route *out, cr_status *statuses, cr_router *r,
                                 const void *const *keys, const size_t *lens, size_t n) {
   return Guard([&]() -> cr_status {

@@ -44,6 +44,16 @@ static void routes_reads_locally_and_writes_to_master(void **state) {
   assert_string_equal(out.host, "127.0.2.1");
   assert_int_equal(out.tier, CR_TIER_OTHER_CLOUD);
 
+  cr_route by_slot = CR_ROUTE_INIT;
+  assert_int_equal(cr_router_route_read_slot(&by_slot, r, cr_keyslot(k, strlen(k))), CR_OK);
+  assert_string_equal(by_slot.host, "127.0.1.3");
+  assert_int_equal(cr_router_route_write_slot(&by_slot, r, cr_keyslot(k, strlen(k))), CR_OK);
+  assert_string_equal(by_slot.host, "127.0.2.1");
+  assert_int_equal(cr_router_route_read_slot(&by_slot, r, 16384), CR_EINVAL);
+  assert_error_mentions("16384");
+  assert_int_equal(cr_router_route_write_slot(NULL, r, 1), CR_EINVAL);
+  assert_int_equal(cr_router_route_read_slot(&by_slot, NULL, 1), CR_EINVAL);
+
   cr_candidate c[3];
   for (int i = 0; i < 3; ++i) c[i].struct_size = sizeof c[i];
   size_t n = 0;
@@ -177,6 +187,7 @@ static void errors_without_topology_or_with_bad_args(void **state) {
   assert_int_equal(cr_router_route_read(&out, r, "x", 1), CR_ENOTOPOLOGY);
   assert_error_mentions("cr_router_update");
   assert_int_equal(cr_router_route_write(&out, r, "x", 1), CR_ENOTOPOLOGY);
+  assert_int_equal(cr_router_route_read_slot(&out, r, 1), CR_ENOTOPOLOGY);
   cr_snapshot *s = NULL;
   assert_int_equal(cr_router_snapshot(&s, r), CR_ENOTOPOLOGY);
   assert_null(s);

@@ -16,4 +16,14 @@ out=$(run mget --seeds "$seeds" cli:k1 cli:nope cli:k2)
 [[ $out == $'hello\n(nil)\nworld' ]] || { echo "mget printed '$out'" >&2; exit 1; }
 if run get --seeds 127.0.0.1:1 cli:k1 2>/dev/null; then echo "no-server get succeeded" >&2; exit 1; fi
 if run get --bogus 2>/dev/null; then echo "bad usage accepted" >&2; exit 1; fi
-echo "5 passed, 0 failed"
+# topology / route read the live cluster (--seeds) instead of a saved reply.
+shard1_master=$(sed -n 's/^SHARD1_MASTER=//p' "$envfile") shard1_key=$(sed -n 's/^SHARD1_KEY=//p' "$envfile")
+node1=$(sed -n 's/^NODE1_ADDR=//p' "$envfile")
+out=$(run topology --seeds "$node1" --local-cidr 127.0.1.0/24)
+grep -q '^3 shards, 9 nodes, policy local$' <<<"$out" || { echo "topology printed '$out'" >&2; exit 1; }
+grep -q "1\. $shard1_master .*master  tier=local" <<<"$out" || { echo "topology order: '$out'" >&2; exit 1; }
+out=$(run route --seeds "$seeds" --local-cidr 127.0.1.0/24 --json "$shard1_key")
+grep -q "\"write\": \"$shard1_master\", \"read\": \[\"$shard1_master\"" <<<"$out" || { echo "route printed '$out'" >&2; exit 1; }
+if run topology --seeds 127.0.0.1:1 2>/dev/null; then echo "topology without a server succeeded" >&2; exit 1; fi
+if run topology --seeds "$node1" --static /dev/null 2>/dev/null; then echo "two sources accepted" >&2; exit 1; fi
+echo "10 passed, 0 failed"

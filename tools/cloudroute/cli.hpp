@@ -26,6 +26,10 @@ std::vector<std::string> KeysFromArgsOrStdin(const std::vector<std::string> &arg
 // and policy. Parse() consumes what it knows and leaves the rest.
 struct RouterSetup {
   std::string slots_file, shards_file, static_file, default_host;
+  // --seeds HOST:PORT[,…]: the topology of a live cluster, read through a
+  // short-lived cr_client whose router (borrowed) is the one routed on.
+  std::string seeds;
+  cr_client *client = nullptr;
   cr_config *cfg = nullptr;
   cr_router_options opts = CR_ROUTER_OPTIONS_INIT;
   cr_topology *topo = nullptr;
@@ -38,6 +42,7 @@ struct RouterSetup {
   int Parse(const std::vector<std::string> &args, std::vector<std::string> *rest);
   // Loads the topology and builds the router. Returns 0 or an exit code.
   int Build();
+  int BuildLive();  // Build() for --seeds
 };
 
 std::string Address(const char *host, uint16_t port);

@@ -37,6 +37,7 @@ struct ClientSetup {
         rest->push_back(a);
       }
     }
+    if (seeds.empty()) seeds = router.seeds;  // RouterSetup takes --seeds too
     if (seeds.empty()) return Usage("--seeds HOST:PORT[,HOST:PORT...] is required");
     return 0;
   }

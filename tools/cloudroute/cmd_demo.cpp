@@ -249,6 +249,7 @@ int CmdDemo(const std::vector<std::string> &args) {
     else if (f == "--probe") a.probes.push_back(v);
     else return Usage("demo: unknown option '" + f + "'");
   }
+  if (a.seeds.empty()) a.seeds = setup.seeds;  // RouterSetup takes --seeds too
   if (a.seeds.empty()) return Usage("demo: --seeds HOST:PORT[,...] is required");
   if (a.probes.empty()) a.probes.push_back("demo:probe");
   return args[0] == "latency" ? Latency(setup, a) : Watch(setup, a);

@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -57,9 +58,10 @@ std::string JsonString(const std::string &s) {
 RouterSetup::RouterSetup() { cr_config_new(&cfg); }
 
 RouterSetup::~RouterSetup() {
-  cr_router_free(router);
+  if (client == nullptr) cr_router_free(router);  // else the client's, borrowed
   cr_topology_free(topo);
   cr_config_free(cfg);
+  cr_client_free(client);
 }
 
 namespace {
@@ -95,13 +97,14 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
     if (a == "--cluster-slots" || a == "--cluster-shards" || a == "--static" ||
         a == "--default-host" || a == "--local-cidr" || a == "--location-rule" ||
         a == "--client-location" || a == "--zone" || a == "--node-location" ||
-        a == "--weight" || a == "--policy") {
+        a == "--weight" || a == "--policy" || a == "--seeds") {
       if (!value(&v)) return Usage(a + " needs a value");
     } else {
       rest->push_back(a);
       continue;
     }
-    if (a == "--cluster-slots") slots_file = v;
+    if (a == "--seeds") seeds = v;
+    else if (a == "--cluster-slots") slots_file = v;
     else if (a == "--cluster-shards") shards_file = v;
     else if (a == "--static") static_file = v;
     else if (a == "--default-host") default_host = v;
@@ -126,10 +129,11 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
 }
 
 int RouterSetup::Build() {
-  const int sources = !slots_file.empty() + !shards_file.empty() + !static_file.empty();
+  const int sources = !slots_file.empty() + !shards_file.empty() + !static_file.empty() + !seeds.empty();
   if (sources != 1) {
-    return Usage("give exactly one of --cluster-slots FILE, --cluster-shards FILE, --static FILE");
+    return Usage("give exactly one of --cluster-slots FILE, --cluster-shards FILE, --static FILE, --seeds HOST:PORT[,...]");
   }
+  if (!seeds.empty()) return BuildLive();
   const std::string &path = !slots_file.empty() ? slots_file : !shards_file.empty() ? shards_file : static_file;
   std::string bytes;
   if (!ReadFile(path, &bytes)) return Usage("cannot read '" + path + "'");
@@ -146,6 +150,27 @@ int RouterSetup::Build() {
   if ((s = cr_config_set_router_options(cfg, &opts)) != CR_OK) return Die("options", s);
   if ((s = cr_router_new(&router, cfg)) != CR_OK) return Die("router", s);
   if ((s = cr_router_update(router, topo)) != CR_OK) return Die("installing the topology", s);
+  return kExitOk;
+}
+
+// The live topology, through the C API client: it reads CLUSTER SHARDS (or
+// SLOTS) from the seeds, learns the nodes' zones, and its router is the one
+// routed on; topo is that router's current topology.
+int RouterSetup::BuildLive() {
+  cr_status s = cr_config_set_router_options(cfg, &opts);
+  if (s != CR_OK) return Die("options", s);
+  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+  const char *pw = std::getenv("CLOUDROUTE_PASSWORD");
+  o.password = pw != nullptr && *pw != '\0' ? pw : nullptr;
+  o.client_name = "cloudroute-cli";
+  o.refresh_interval_ms = 0;  // a short-lived process
+  if ((s = cr_client_new(&client, cfg, &o, seeds.c_str())) != CR_OK) return Die("connect to " + seeds, s);
+  if ((s = cr_client_router(&router, client)) != CR_OK) return Die("client router", s);
+  cr_snapshot *snap = nullptr;
+  if ((s = cr_router_snapshot(&snap, router)) != CR_OK) return Die("snapshot", s);
+  s = cr_snapshot_topology(&topo, snap);
+  cr_snapshot_free(snap);
+  if (s != CR_OK) return Die("topology", s);
   return kExitOk;
 }
 

@@ -35,6 +35,7 @@ const char kHelp[] =
     "  --cluster-slots FILE    a saved CLUSTER SLOTS reply (RESP2 or RESP3 bytes)\n"
     "  --cluster-shards FILE   a saved CLUSTER SHARDS reply (RESP2 or RESP3 bytes)\n"
     "  --static FILE           a static topology (lines: shard slots=.. master=.. replicas=..)\n"
+    "  --seeds HOST:PORT[,...] a live cluster: its topology read now (CLUSTER SHARDS, else SLOTS)\n"
     "  --default-host HOST     address to use where a reply gives an empty endpoint\n"
     "\n"
     "LOCALITY (repeatable):\n"

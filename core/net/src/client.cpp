@@ -40,6 +40,26 @@ bool ParseRedirect(const std::string &text, const NodeEntry *from, uint16_t *slo
   return true;
 }
 
+constexpr uint32_t kSettleRefreshes = 10;
+
+// What the read candidates depend on, as text: every shard's slot ranges and
+// its nodes' addresses, roles and health.
+std::string Signature(const Topology &t) {
+  std::string out;
+  for (const TopoShard &sh : t.shards) {
+    for (const SlotRange &r : sh.ranges) out += std::to_string(r.start) + "-" + std::to_string(r.end) + ",";
+    std::vector<uint32_t> members = sh.replicas;
+    if (sh.master != kNoNode) members.insert(members.begin(), sh.master);
+    for (uint32_t i : members) {
+      const TopoNode &n = t.nodes[i];
+      out += n.address() + (n.role == Role::kMaster ? "M" : "R") +
+             std::to_string(static_cast<int>(n.health)) + ";";
+    }
+    out += "|";
+  }
+  return out;
+}
+
 }  // namespace
 
 Client::Client(Router *router, std::vector<Seed> seeds, ClientOptions opts)
@@ -54,7 +74,10 @@ Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed>
   if (!s.ok()) return s;
   Client *raw = c.get();
   c->refresher_ = std::make_unique<Refresher>([raw] { raw->RefreshInBackground(); },
-                                              [raw] { raw->PublishRtt(); },
+                                              [raw] {
+                                                raw->PingIdle();
+                                                raw->PublishRtt();
+                                              },
                                               c->opts_.refresh_interval_ms,
                                               c->opts_.refresh_min_gap_ms);
   return c;
@@ -84,10 +107,16 @@ NodePool &Client::PoolFor(NodeEntry *node) {
     conn.readonly = true;  // once per connection; harmless on a master
     const uint32_t timeout = std::max(opts_.conn.connect_timeout_ms, TimeoutFor(Tier::kUnknown));
     Stats *stats = &stats_;
+    const std::string id_host = node->host;  // the identity zones are reported under
+    const uint16_t id_port = node->port;
     p = std::make_unique<NodePool>(
-        [host, port, conn, timeout, stats]() -> Result<std::unique_ptr<Connection>> {
+        [this, host, port, id_host, id_port, conn, timeout,
+         stats]() -> Result<std::unique_ptr<Connection>> {
           auto c = Connection::Open(host, port, conn, timeout);
-          if (c.ok()) stats->Add(&Stats::connections);
+          if (!c.ok()) return c;
+          stats->Add(&Stats::connections);
+          ProbeZone(id_host, id_port, c->get(), timeout);
+          if ((*c)->broken()) return Error(kConnError, FormatAddress(host, port) + ": zone probe failed");
           return c;
         },
         opts_.pool);
@@ -169,6 +198,7 @@ Client::Outcome Client::TryNode(NodeEntry *node, Tier tier, Access access, const
   NoteSuccess(node);
   NodeCounters &nc = pool.counters();
   nc.AddLatency(static_cast<uint32_t>(std::min<int64_t>((t1 - t0) / 1000, UINT32_MAX)));
+  nc.last_sample_ns.store(t1, std::memory_order_relaxed);
   o = Classify(std::move(replies.back()), node, access);
   if (o.kind == Kind::kDone || o.kind == Kind::kServerError) {
     if (access == Access::kRead) {
@@ -318,6 +348,36 @@ Status Client::Refresh() {
   }
   stats_.Add(&Stats::refreshes);
   if (refresher_ != nullptr) refresher_->NoteRefreshed();
+  // A topology read mid-transition is incomplete: during a failover the
+  // replicas of the old master are listed under no shard until they follow
+  // the new one (which takes gossip, up to about a node timeout), and a
+  // syncing replica is "loading"; both are left out of the read candidates.
+  // So after a change, refresh again at the triggered pace while a node of
+  // the last settled topology is missing or a replica is loading, or the
+  // reply still changes — at most kSettleRefreshes times per episode —
+  // instead of leaving reads on a remote node for a whole refresh interval.
+  const std::string sig = Signature(*d->topology);
+  bool unsettled = !topo_signature_.empty() && sig != topo_signature_;
+  std::unordered_set<std::string> present;
+  for (const TopoNode &n : d->topology->nodes) {
+    present.insert(n.address());
+    unsettled |= n.health == ReportedHealth::kLoading;
+  }
+  for (const std::string &a : settled_nodes_) unsettled |= present.count(a) == 0;
+  topo_signature_ = sig;
+  if (unsettled && settle_left_ == 0 && !settling_) {
+    settle_left_ = kSettleRefreshes;  // a new episode
+    settling_ = true;
+  }
+  if (unsettled && settle_left_ > 0) {
+    --settle_left_;
+    if (refresher_ != nullptr) refresher_->Trigger();
+  } else {
+    settling_ = false;
+    settle_left_ = 0;
+    settled_nodes_ = std::move(present);
+  }
+  LearnZones();
   return Status::Ok();
 }
 

@@ -111,7 +111,10 @@ Status Client::FanOut(Access access, std::vector<Batch> *batches) {
     if (!s.ok()) NoteFailure(leg.node, leg.pool, s);
     else NoteSuccess(leg.node);
     NodeCounters &nc = leg.pool->counters();
-    if (!replies.empty()) nc.AddLatency(static_cast<uint32_t>((t1 - leg.t0) / 1000));
+    if (!replies.empty()) {
+      nc.AddLatency(static_cast<uint32_t>((t1 - leg.t0) / 1000));
+      nc.last_sample_ns.store(t1, std::memory_order_relaxed);
+    }
     for (size_t i = 0; i < leg.batches.size(); ++i) {
       Batch *b = leg.batches[i];
       if (i >= replies.size()) {

@@ -16,6 +16,7 @@
 #include "cloudroute/core/health.hpp"
 #include "cloudroute/core/topology.hpp"
 #include "cloudroute/net/errors.hpp"
+#include "cloudroute/net/tls.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -107,6 +108,11 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, ui
   }
 #endif
 
+  if (opts.tls != nullptr) {
+    Status s = conn->StartTls(opts.tls, host, DeadlineAfter(opts.connect_timeout_ms));
+    if (!s.ok()) return s;
+  }
+
   // The handshake, in one round trip.
   Args auth, setname, readonly;
   std::vector<const Args *> cmds;
@@ -138,7 +144,51 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, ui
 }
 
 Connection::~Connection() {
+  tls_.reset();  // its close_notify goes out on the socket redisFree closes
   if (ctx_ != nullptr) redisFree(ctx_);
+}
+
+Status Connection::StartTls(const std::shared_ptr<const TlsContext> &tls, const std::string &host,
+                            int64_t deadline_ns) {
+  auto session = TlsSession::New(tls, ctx_->fd, host);
+  if (!session.ok()) return Fail(session.status().code(), session.status().message());
+  tls_ = std::move(*session);
+  std::string why;
+  for (;;) {
+    const TlsSession::Io io = tls_->Handshake(&why);
+    if (io == TlsSession::Io::kOk) return Status::Ok();
+    if (io == TlsSession::Io::kClosed || io == TlsSession::Io::kError) {
+      return Fail(kConnError, why);
+    }
+    const int w = WaitFd(ctx_->fd, io == TlsSession::Io::kWantRead ? POLLIN : POLLOUT, deadline_ns);
+    if (w == 0) return Fail(kTimeout, "TLS handshake timed out (is the port a TLS port?)");
+    if (w < 0) return Fail(kConnError, std::string("poll: ") + std::strerror(errno));
+  }
+}
+
+ssize_t Connection::RawSend(const char *p, size_t n, short *want) {
+  *want = POLLOUT;
+  if (tls_ == nullptr) return send(ctx_->fd, p, n, MSG_NOSIGNAL);
+  size_t done = 0;
+  switch (tls_->Write(p, n, &done, &tls_error_)) {
+    case TlsSession::Io::kOk: return static_cast<ssize_t>(done);
+    case TlsSession::Io::kWantRead: *want = POLLIN; errno = EAGAIN; return -1;
+    case TlsSession::Io::kWantWrite: errno = EAGAIN; return -1;
+    default: errno = EPROTO; return -1;
+  }
+}
+
+ssize_t Connection::RawRecv(char *p, size_t n, short *want) {
+  *want = POLLIN;
+  if (tls_ == nullptr) return recv(ctx_->fd, p, n, 0);
+  size_t got = 0;
+  switch (tls_->Read(p, n, &got, &tls_error_)) {
+    case TlsSession::Io::kOk: return static_cast<ssize_t>(got);
+    case TlsSession::Io::kClosed: return 0;
+    case TlsSession::Io::kWantRead: errno = EAGAIN; return -1;
+    case TlsSession::Io::kWantWrite: *want = POLLOUT; errno = EAGAIN; return -1;
+    default: errno = EPROTO; return -1;
+  }
 }
 
 int Connection::fd() const { return ctx_->fd; }
@@ -151,24 +201,26 @@ Status Connection::Fail(Code code, const std::string &what) {
 Status Connection::SendAll(const std::string &bytes, int64_t deadline_ns) {
   size_t off = 0;
   while (off < bytes.size()) {
-    const ssize_t n = send(ctx_->fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    short want = POLLOUT;
+    const ssize_t n = RawSend(bytes.data() + off, bytes.size() - off, &want);
     if (n > 0) {
       off += static_cast<size_t>(n);
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      const int w = WaitFd(ctx_->fd, POLLOUT, deadline_ns);
+      const int w = WaitFd(ctx_->fd, want, deadline_ns);
       if (w == 0) return Fail(kTimeout, "send timed out");
       if (w < 0) return Fail(kConnError, std::string("poll: ") + std::strerror(errno));
       continue;
     }
+    if (n < 0 && errno == EPROTO && tls_ != nullptr) return Fail(kConnError, tls_error_);
     return Fail(kConnError, std::string("send: ") + std::strerror(errno));
   }
   return Status::Ok();
 }
 
-Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out) {
+Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok) {
   char buf[16384];
   for (;;) {
     void *reply = nullptr;
@@ -186,17 +238,23 @@ Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out) {
                                     std::to_string(state_.limits.max_bulk_len) +
                                     " bytes is arriving");
     }
-    const ssize_t n = recv(ctx_->fd, buf, sizeof buf, 0);
+    short want = POLLIN;
+    const ssize_t n = RawRecv(buf, sizeof buf, &want);
     if (n > 0) {
       if (redisReaderFeed(ctx_->reader, buf, static_cast<size_t>(n)) != REDIS_OK) {
         return Fail(Code::kNoMemory, "out of memory buffering a reply");
       }
       continue;
     }
-    if (n == 0) return Fail(kConnError, "connection closed by the server");
+    if (n == 0) {
+      return Fail(kConnError, tls_ != nullptr && !tls_error_.empty() ? tls_error_
+                                                                       : "connection closed by the server");
+    }
     if (errno == EINTR) continue;
+    if (errno == EPROTO && tls_ != nullptr) return Fail(kConnError, tls_error_);
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      const int w = WaitFd(ctx_->fd, POLLIN, deadline_ns);
+      const int w = WaitFd(ctx_->fd, want, deadline_ns);
+      if (w == 0 && idle_ok) return Status::Ok();
       if (w == 0) return Fail(kTimeout, "no reply before the deadline");
       if (w < 0) return Fail(kConnError, std::string("poll: ") + std::strerror(errno));
       continue;
@@ -223,6 +281,12 @@ Status Connection::Receive(size_t n, int64_t deadline_ns, std::vector<ReplyPtr> 
     replies->push_back(std::move(r));
   }
   return Status::Ok();
+}
+
+Status Connection::WaitPush(int64_t deadline_ns, ReplyPtr *out) {
+  out->reset();
+  if (broken_) return Error(kConnError, address_ + ": connection is broken");
+  return ReadReply(deadline_ns, out, /*idle_ok=*/true);
 }
 
 Status Connection::Pipeline(const std::vector<const Args *> &cmds, uint32_t timeout_ms,

@@ -5,6 +5,7 @@
 
 #include "cloudroute/core/cluster_reply.hpp"
 #include "cloudroute/net/errors.hpp"
+#include "cloudroute/net/tls.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -86,6 +87,7 @@ Result<Discovered> Discover(const std::vector<Seed> &seeds, const ConnectOptions
   Code last = kConnError;
   for (const Seed &s : seeds) {
     Result<Discovered> d = AskOne(s, opts, timeout_ms);
+    if (d.ok() && opts.tls != nullptr) d->topology = WithTlsPorts(std::move(d->topology));
     if (d.ok()) return d;
     last = d.status().code();
     why += (why.empty() ? "" : "; ") + d.status().message();

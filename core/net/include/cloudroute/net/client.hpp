@@ -15,7 +15,25 @@
 //    server: the error is returned (CR_ECONN / CR_ETIMEOUT).
 //  - Any other error reply is returned as kServerError with its text.
 // Consecutive connection failures (failures_before_refresh) trigger a
-// refresh, as does a slot no shard serves.
+// refresh, as does a slot no shard serves. A refresh that finds the topology
+// changed, or a replica still loading, is followed by more at the triggered
+// pace until the reply settles (a failover is read mid-way otherwise).
+//
+// Zones: a node's availability zone comes from the cheapest source that has
+// it — the topology reply (CLUSTER SHARDS/SLOTS metadata, free), else what
+// the node says about itself on a new connection (HELLO's availability_zone,
+// Valkey 8.1+, else INFO server's availability_zone, Valkey 8.0+: both asked
+// in one pipelined round trip), else nothing (the static configuration
+// decides). It is asked once per new connection, only when the locality
+// configuration uses zones and the topology did not carry one, and fed to
+// Router::SetNodeZone. After a refresh, read candidates the client has no
+// connection to yet are dialed once (in parallel) so that their zones are
+// known before a read needs the order; nodes are never re-asked on refresh.
+//
+// Idle RTT: about once a second the refresher thread PINGs (on a pooled
+// connection, bounded by the node's tier timeout) each node that has an idle
+// connection but no round-trip sample for idle_ping_ms, so NEAREST keeps
+// fresh RTTs for nodes without traffic.
 //
 // Multi-key commands (MGET, MSET, DEL, EXISTS) are split by slot: one
 // command per slot, every node's share pipelined on one connection, all
@@ -32,6 +50,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cloudroute/core/router.hpp"
@@ -55,6 +74,7 @@ struct ClientOptions {
   uint32_t retry_base_ms = 50;
   uint32_t retry_cap_ms = 1000;
   uint32_t failures_before_refresh = 3;
+  uint32_t idle_ping_ms = 5000;  // PING nodes without a sample for this long; 0 = never
 };
 
 enum class Access : uint8_t { kRead, kWrite };
@@ -137,6 +157,12 @@ class Client {
                                  const std::vector<std::string> *values);
   void RefreshInBackground();
   void PublishRtt();
+  void PingIdle();
+  // Zones (see above). ZonesMatter(): the locality configuration can use a
+  // reported zone at all.
+  bool ZonesMatter() const;
+  void ProbeZone(const std::string &host, uint16_t port, Connection *conn, uint32_t timeout_ms);
+  void LearnZones();
 
   Router *const router_;
   const std::vector<Seed> seeds_;
@@ -146,6 +172,12 @@ class Client {
   mutable std::mutex pools_mu_;
   std::unordered_map<uint32_t, std::unique_ptr<NodePool>> pools_;  // by node handle
   std::mutex refresh_mu_;  // serializes refreshes
+  std::string topo_signature_;  // of the last installed topology; under refresh_mu_
+  uint32_t settle_left_ = 0;    // follow-up refreshes left in this episode; under refresh_mu_
+  bool settling_ = false;       // an episode is running; under refresh_mu_
+  std::unordered_set<std::string> settled_nodes_;  // addresses when last settled; under refresh_mu_
+  std::mutex zone_mu_;
+  std::unordered_map<uint32_t, bool> zone_dialed_;  // node handle -> a zone probe was attempted
   std::unique_ptr<Refresher> refresher_;  // last: its thread stops first
 };
 

@@ -9,11 +9,18 @@
 // packets vanish. After any I/O, protocol or limit error the connection is
 // broken for good; the pool discards it.
 //
+// With ConnectOptions::tls set, the bytes go through a TLS session
+// (tls.hpp) opened right after the TCP connect, its handshake bounded by
+// connect_timeout_ms; a refused certificate is a kConnError naming the
+// verification failure. hiredis still only frames replies.
+//
 // Credentials are sent in AUTH and never appear in a message or log.
 //
 // Thread-safety: one thread at a time (the pool hands a connection to one
 // caller).
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
@@ -30,6 +37,9 @@ struct redisContext;
 namespace cloudroute {
 namespace net {
 
+class TlsContext;
+class TlsSession;
+
 struct ConnectOptions {
   uint32_t connect_timeout_ms = 1000;
   uint32_t keepalive_idle_s = 15;   // TCP keepalive idle time; 0 = keepalive off
@@ -38,6 +48,7 @@ struct ConnectOptions {
   std::string password;             // "" = no AUTH
   std::string client_name;          // CLIENT SETNAME ("" = none)
   bool readonly = false;            // send READONLY (cluster replica reads)
+  std::shared_ptr<const TlsContext> tls;  // nullptr = plaintext
   RespLimits limits = DefaultReplyLimits();
 };
 
@@ -50,8 +61,9 @@ void AppendCommand(const Args &args, std::string *out);
 class Connection {
  public:
   // Connects and runs the handshake (AUTH, CLIENT SETNAME, READONLY) in one
-  // round trip, each bounded by timeout_ms. Errors: kConnError, kTimeout,
-  // kServerError (AUTH refused), kLimit.
+  // round trip, each bounded by timeout_ms. Errors: kConnError (also a
+  // failed TLS handshake or a refused certificate), kTimeout, kServerError
+  // (AUTH refused), kLimit.
   static Result<std::unique_ptr<Connection>> Open(const std::string &host, uint16_t port,
                                                   const ConnectOptions &opts,
                                                   uint32_t timeout_ms);
@@ -75,6 +87,12 @@ class Connection {
   Status Send(const std::vector<const Args *> &cmds, int64_t deadline_ns);
   Status Receive(size_t n, int64_t deadline_ns, std::vector<ReplyPtr> *replies);
 
+  // For a subscribed connection (pub/sub pushes arrive unasked): waits for
+  // one push until the deadline. *out stays null when none completed in
+  // time — unlike a command, that is not an error and the connection stays
+  // usable (a partly received push is completed by the next call).
+  Status WaitPush(int64_t deadline_ns, ReplyPtr *out);
+
   bool broken() const { return broken_; }
   const std::string &address() const { return address_; }
   int fd() const;
@@ -84,9 +102,18 @@ class Connection {
   Connection() = default;
   Status Fail(Code code, const std::string &what);
   Status SendAll(const std::string &bytes, int64_t deadline_ns);
-  Status ReadReply(int64_t deadline_ns, ReplyPtr *out);
+  // idle_ok: the deadline passing leaves *out null and the connection usable.
+  Status ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok = false);
+  Status StartTls(const std::shared_ptr<const TlsContext> &tls, const std::string &host,
+                  int64_t deadline_ns);
+  // send()/recv() through TLS when it is on: >= 0 bytes, -1 with errno set
+  // (EAGAIN: wait for *want; EPROTO: TLS error in tls_error_).
+  ssize_t RawSend(const char *p, size_t n, short *want);
+  ssize_t RawRecv(char *p, size_t n, short *want);
 
   redisContext *ctx_ = nullptr;
+  std::unique_ptr<TlsSession> tls_;  // freed before ctx_ (the socket): see ~Connection
+  std::string tls_error_;
   ReaderState state_;
   std::string address_;
   bool broken_ = false;

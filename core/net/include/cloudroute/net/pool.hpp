@@ -36,6 +36,7 @@ struct NodeCounters {
   std::atomic<uint64_t> connections{0};   // dialed successfully
   std::atomic<uint32_t> latency_us{0};    // EWMA of command round trips, 0 = none yet
   std::atomic<uint32_t> published_rtt_us{0};
+  std::atomic<int64_t> last_sample_ns{0};  // SteadyNowNs() of the last round-trip sample
 
   // EWMA with weight 1/8 (like TCP's SRTT).
   void AddLatency(uint32_t us) {

@@ -1,0 +1,182 @@
+// Sentinel, live: keep a ShardGroups table (shard_group.hpp) current from
+// Redis Sentinel, and run commands through it.
+//
+// SentinelWatcher — what Sentinel says:
+//  - AskAll() asks, for every group, SENTINEL get-master-addr-by-name and
+//    SENTINEL replicas (one round trip per group) and applies the answer with
+//    ShardGroups::SetMaster / SetReplicas (replicas Sentinel flags s_down,
+//    o_down or disconnected are left out). A sentinel that fails is skipped
+//    for the next one; the one that answered stays preferred.
+//  - A thread of its own stays subscribed on one sentinel to +switch-master
+//    (applied at once: the new master takes writes before anything else is
+//    asked) and to the events that change a group's instances (+sdown,
+//    -sdown, +odown, -odown, +slave, +convert-to-slave, +failover-end), after
+//    which it re-asks that group. When the subscription breaks it moves to
+//    the next sentinel (backoff between rounds) and re-asks everything, as
+//    events may have been missed. Every group is also re-asked each
+//    reask_interval_ms — the safety net for events lost in flight.
+//
+// SentinelClient — commands through the groups:
+//  - reads: the key's group's instances in read order (the weighted pick of
+//    the nearest locality tier, the rest round-robin, instances whose breaker
+//    is open last); a connection error, a timeout, or a LOADING / MASTERDOWN
+//    reply reports the instance and moves on to the next, so reads keep
+//    being served by replicas while the master moves;
+//  - writes: the group's master only. A write refused as READONLY (it went
+//    to a demoted master) or whose connection could not even be dialed was
+//    not executed: the client re-asks the sentinels and tries again, up to
+//    max_retries with backoff. A write that may have reached the server is
+//    never re-sent: its error is returned.
+//
+// Thread-safety: SentinelClient is safe for concurrent use; the ShardGroups
+// it updates must outlive it. SentinelWatcher's public methods are safe for
+// concurrent use (asking serializes on a mutex).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "cloudroute/core/shard_group.hpp"
+#include "cloudroute/net/connection.hpp"
+#include "cloudroute/net/discovery.hpp"
+#include "cloudroute/net/pool.hpp"
+#include "cloudroute/net/stats.hpp"
+
+namespace cloudroute {
+namespace net {
+
+struct SentinelOptions {
+  ConnectOptions sentinel_conn;  // to the sentinels (their own AUTH, if any)
+  ConnectOptions node_conn;      // to the data nodes
+  uint32_t sentinel_timeout_ms = 1000;  // each question to a sentinel
+  uint32_t timeout_ms[kTierCount] = {500, 1000, 1000, 2000, 2000};  // commands, per Tier
+  uint32_t reask_interval_ms = 5000;    // 0: no periodic re-ask
+  uint32_t reconnect_max_ms = 1000;     // cap of the backoff between subscription rounds
+  PoolOptions pool;
+  uint32_t max_retries = 5;    // writes not executed (READONLY, not dialed)
+  uint32_t retry_base_ms = 50;
+  uint32_t retry_cap_ms = 1000;
+};
+
+// Relaxed counters (statistics, not synchronisation).
+struct SentinelCounters {
+  std::atomic<uint64_t> reads{0}, writes{0}, fallbacks{0}, retries{0};
+  std::atomic<uint64_t> conn_errors{0}, timeouts{0}, server_errors{0};
+  std::atomic<uint64_t> master_changes{0};  // a group's master moved (any source)
+  std::atomic<uint64_t> switch_events{0};   // +switch-master messages received
+  std::atomic<uint64_t> asks{0}, ask_failures{0};  // group re-asks (all sentinels failed)
+  std::atomic<uint64_t> subscriptions{0};   // successful (re)subscriptions
+};
+
+// What one sentinel says about a group.
+struct SentinelView {
+  GroupAddress master;
+  std::vector<GroupAddress> replicas;  // usable ones only
+};
+
+// "name oldip oldport newip newport" (+switch-master). False when malformed.
+bool ParseSwitchMaster(const std::string &payload, std::string *name, GroupAddress *to);
+// The master name an instance event is about ("master <name> ip port",
+// "slave <ip:port> ip port @ <name> mip mport", …); "" when none.
+std::string EventGroup(const std::string &payload);
+
+class SentinelWatcher {
+ public:
+  // names[i] is the Sentinel master name of group i of *groups.
+  SentinelWatcher(ShardGroups *groups, std::vector<Seed> sentinels, std::vector<std::string> names,
+                  SentinelOptions opts, SentinelCounters *counters);
+  ~SentinelWatcher();  // stops the thread
+  SentinelWatcher(const SentinelWatcher &) = delete;
+  SentinelWatcher &operator=(const SentinelWatcher &) = delete;
+
+  // Asks about every group now. Errors: kNotFound (a sentinel does not
+  // monitor a name), or the last sentinel's error when none answered.
+  Status AskAll();
+  // Re-asks group now unless it was asked less than min_gap_ms ago (then
+  // waits for that answer instead). Used by writes that met a stale master.
+  Status Reask(uint32_t group, uint32_t min_gap_ms);
+  // Subscribes (trying each sentinel once, on this thread) and starts the
+  // watching thread, which retries when that failed. REQUIRES: called once,
+  // before AskAll() so that no event falls between an answer and the
+  // subscription.
+  void Start();
+  bool subscribed() const { return subscribed_.load(std::memory_order_relaxed); }
+
+ private:
+  Status AskGroupLocked(uint32_t group);
+  Result<SentinelView> AskOne(size_t sentinel, uint32_t group);
+  void Apply(uint32_t group, const SentinelView &v);
+  void Run();
+  bool Subscribe(size_t sentinel);
+  void HandlePush(const Reply &push);
+  void SleepMs(uint32_t ms);  // returns early when stopping
+
+  ShardGroups *const groups_;
+  const std::vector<Seed> sentinels_;
+  const std::vector<std::string> names_;
+  const SentinelOptions opts_;
+  SentinelCounters *const counters_;
+
+  std::mutex ask_mu_;  // serializes asking; guards the members below
+  std::unique_ptr<Connection> ask_conn_;
+  size_t ask_conn_for_ = 0;
+  size_t preferred_ = 0;
+  std::vector<SentinelView> applied_;  // last view applied, per group
+  std::vector<int64_t> asked_ns_;      // when each group was last asked
+
+  std::unique_ptr<Connection> sub_;  // the watcher thread's only (after Start)
+  size_t sub_index_ = 0;             // the sentinel sub_ is connected to
+  std::atomic<bool> subscribed_{false};
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+class SentinelClient {
+ public:
+  // Asks the sentinels about every group (the table is filled before this
+  // returns) and starts watching. Errors as SentinelWatcher::AskAll.
+  static Result<std::unique_ptr<SentinelClient>> Create(ShardGroups *groups,
+                                                        std::vector<Seed> sentinels,
+                                                        std::vector<std::string> names,
+                                                        SentinelOptions opts);
+  ~SentinelClient();
+  SentinelClient(const SentinelClient &) = delete;
+  SentinelClient &operator=(const SentinelClient &) = delete;
+
+  // Any command on one key (see the file comment). A server error reply is
+  // kServerError with its text; kUnavailable when the group has no master
+  // known (writes) or no instance answered (reads, after trying them all).
+  Result<ReplyPtr> Execute(bool write, std::string_view key, const Args &args);
+  Status Refresh() { return watcher_->AskAll(); }
+
+  const SentinelCounters &counters() const { return counters_; }
+  bool subscribed() const { return watcher_->subscribed(); }
+
+ private:
+  SentinelClient(ShardGroups *groups, SentinelOptions opts) : groups_(groups), opts_(std::move(opts)) {}
+  NodePool &PoolFor(const NodeEntry *node);
+  uint32_t TimeoutFor(Tier tier) const;
+  Result<ReplyPtr> Read(std::string_view key, const Args &args);
+  Result<ReplyPtr> Write(std::string_view key, const Args &args);
+  void NoteFailure(const NodeEntry *node, NodePool *pool, const Status &s);
+
+  ShardGroups *const groups_;
+  const SentinelOptions opts_;
+  SentinelCounters counters_;
+  std::mutex pools_mu_;
+  std::unordered_map<uint32_t, std::unique_ptr<NodePool>> pools_;  // by instance handle
+  std::unique_ptr<SentinelWatcher> watcher_;  // last: its thread stops first
+};
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,598 @@
+// The live client under faults, against real two-cloud Redis Clusters
+// (scripts/redis-harness.sh; cloud A = 127.0.1.x, cloud B = 127.0.2.x). Each
+// scenario runs against its own cluster (its own CTest fixture and ports),
+// because it damages it: a replica is killed and restarted, a master fails
+// over to the other cloud, a slot is resharded. Traffic runs throughout on
+// reader (and writer) threads; every scenario asserts where reads were
+// served (client statistics per node, INFO commandstats on the nodes), that
+// no read failed or returned a wrong value, that every acknowledged write is
+// readable afterwards, and prints one greppable line:
+//   RECOVERY scenario=NAME reads=… reads_failed=0 wrong=0 …_ms=…
+// Only the C API drives the client; the faults themselves go through
+// redis-cli and signals, as an operator's would.
+//
+// CR_TEST_CLUSTER_ENV names the scenario's cluster.env.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cloudroute.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t MsSince(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+}
+
+std::map<std::string, std::string> LoadEnv() {
+  std::map<std::string, std::string> env;
+  const char *path = std::getenv("CR_TEST_CLUSTER_ENV");
+  if (path == nullptr) return env;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t eq = line.find('=');
+    if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+    env[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return env;
+}
+
+std::string HostOf(const std::string &addr) { return addr.substr(0, addr.rfind(':')); }
+uint16_t PortOf(const std::string &addr) {
+  return static_cast<uint16_t>(std::atoi(addr.c_str() + addr.rfind(':') + 1));
+}
+
+// redis-cli against one node (bounded by `timeout`); stdout, trimmed.
+std::string Cli(const std::string &addr, const std::vector<std::string> &args) {
+  std::string cmd = "timeout 10 redis-cli -h " + HostOf(addr) + " -p " + std::to_string(PortOf(addr));
+  for (const std::string &a : args) {
+    std::string q = "'";
+    for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    cmd += " " + q + "'";
+  }
+  cmd += " 2>&1";
+  std::string out;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+// "calls" of cmdstat_<cmd> in INFO commandstats; 0 when never called.
+uint64_t CommandCalls(const std::string &addr, const std::string &cmd) {
+  const std::string info = Cli(addr, {"INFO", "commandstats"});
+  const std::string tag = "cmdstat_" + cmd + ":calls=";
+  const size_t at = info.find(tag);
+  return at == std::string::npos ? 0 : std::strtoull(info.c_str() + at + tag.size(), nullptr, 10);
+}
+
+// Polls pred every 10 ms for at most ms; true once it holds.
+bool WaitFor(int64_t ms, const std::function<bool()> &pred) {
+  const auto t0 = Clock::now();
+  for (;;) {
+    if (pred()) return true;
+    if (MsSince(t0) > ms) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+struct Client {
+  cr_client *c = nullptr;
+  cr_router *router = nullptr;
+
+  // A client "in cloud A" (nodes in 127.0.1.0/24 are local).
+  Client(const std::string &seeds, cr_policy policy) {
+    cr_config *cfg = nullptr;
+    EXPECT_EQ(cr_config_new(&cfg), CR_OK);
+    EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
+    EXPECT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
+    EXPECT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
+    cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
+    ro.policy = policy;
+    ro.failure_threshold = 1;
+    ro.down_cooldown_ms = 300;
+    EXPECT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
+    cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+    o.client_name = "cr-faults";
+    o.refresh_min_gap_ms = 200;
+    o.refresh_interval_ms = 2000;
+    o.connect_timeout_ms = 500;
+    const cr_status s = cr_client_new(&c, cfg, &o, seeds.c_str());
+    EXPECT_EQ(s, CR_OK) << cr_last_error();
+    cr_config_free(cfg);
+    if (c != nullptr) {
+      EXPECT_EQ(cr_client_router(&router, c), CR_OK);
+    }
+  }
+  ~Client() { cr_client_free(c); }
+
+  cr_client_stats Stats() const {
+    cr_client_stats st = CR_CLIENT_STATS_INIT;
+    EXPECT_EQ(cr_client_get_stats(&st, c), CR_OK);
+    return st;
+  }
+  // Reads a node ("host:port") has served so far.
+  uint64_t NodeReads(const std::string &addr) const {
+    std::vector<cr_client_node_stats> v(64);
+    for (auto &n : v) n = CR_CLIENT_NODE_STATS_INIT;
+    size_t count = 0;
+    if (cr_client_get_node_stats(v.data(), v.size(), &count, c) != CR_OK) return 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (std::string(v[i].host) + ":" + std::to_string(v[i].port) == addr) return v[i].reads;
+    }
+    return 0;
+  }
+  std::vector<cr_candidate> Candidates(uint32_t slot) const {
+    std::vector<cr_candidate> out(16);
+    for (auto &x : out) x.struct_size = sizeof(cr_candidate);
+    size_t n = 0;
+    if (cr_router_slot_candidates(out.data(), out.size(), &n, router, slot) != CR_OK) n = 0;
+    out.resize(n);
+    return out;
+  }
+  std::string WriteNode(const std::string &key) const {
+    cr_route r = CR_ROUTE_INIT;
+    if (cr_router_route_write(&r, router, key.data(), key.size()) != CR_OK) return "";
+    return std::string(r.host) + ":" + std::to_string(r.port);
+  }
+  cr_status Get(const std::string &key, std::string *value) {
+    cr_reply *r = nullptr;
+    const cr_status s = cr_client_get(&r, c, key.data(), key.size());
+    if (s == CR_OK) {
+      size_t len = 0;
+      const char *p = cr_reply_string(r, &len);
+      *value = p == nullptr ? "(nil)" : std::string(p, len);
+    }
+    cr_reply_free(r);
+    return s;
+  }
+  cr_status Set(const std::string &key, const std::string &value) {
+    return cr_client_set(c, key.data(), key.size(), value.data(), value.size(), 0);
+  }
+};
+
+std::string Addr(const cr_candidate &c) { return std::string(c.host) + ":" + std::to_string(c.port); }
+
+// Keys whose slot is owned by `master` ("host:port"), n of them.
+std::vector<std::string> KeysOn(Client &cl, const std::string &master, const std::string &prefix,
+                                int n) {
+  std::vector<std::string> keys;
+  for (int i = 0; keys.size() < static_cast<size_t>(n) && i < 100000; ++i) {
+    const std::string k = prefix + std::to_string(i);
+    if (cl.WriteNode(k) == master) keys.push_back(k);
+  }
+  return keys;
+}
+
+// Writes every key (value = "v-" + key), then waits until each reads back
+// through the client (reads may be served by replicas, which acknowledge
+// asynchronously). These are the acknowledged writes of scenario (f).
+void WriteAndSettle(Client &cl, const std::vector<std::string> &keys) {
+  for (const std::string &k : keys) ASSERT_EQ(cl.Set(k, "v-" + k), CR_OK) << k << ": " << cr_last_error();
+  ASSERT_TRUE(WaitFor(5000, [&] {
+    std::string v;
+    for (const std::string &k : keys) {
+      if (cl.Get(k, &v) != CR_OK || v != "v-" + k) return false;
+    }
+    return true;
+  })) << "writes did not become readable";
+}
+
+// Scenario (f): every acknowledged write is readable after the fault.
+void ExpectAllReadable(Client &cl, const std::vector<std::string> &keys, const char *scenario) {
+  size_t bad = 0;
+  std::string first_bad;
+  const bool ok = WaitFor(5000, [&] {
+    bad = 0;
+    std::string v;
+    for (const std::string &k : keys) {
+      if (cl.Get(k, &v) != CR_OK || v != "v-" + k) {
+        if (bad++ == 0) first_bad = k + " -> " + v;
+      }
+    }
+    return bad == 0;
+  });
+  EXPECT_TRUE(ok) << scenario << ": " << bad << " acknowledged writes unreadable, e.g. " << first_bad;
+}
+
+// Reads keys in a loop on its own thread, checking every value, and counts
+// failures and wrong values with the time of the first and last of each.
+class Reader {
+ public:
+  Reader(Client &cl, std::vector<std::string> keys, std::function<std::string(const std::string &)> expect)
+      : cl_(cl), keys_(std::move(keys)), expect_(std::move(expect)) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~Reader() { Stop(); }
+  void Stop() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  uint64_t reads() const { return reads_.load(); }
+  uint64_t failed() const { return failed_.load(); }
+  uint64_t wrong() const { return wrong_.load(); }
+  std::string first_error() {
+    std::lock_guard<std::mutex> l(mu_);
+    return first_error_;
+  }
+
+ private:
+  void Run() {
+    size_t i = 0;
+    while (!stop_.load()) {
+      const std::string &k = keys_[i++ % keys_.size()];
+      std::string v;
+      const cr_status s = cl_.Get(k, &v);
+      reads_.fetch_add(1);
+      if (s != CR_OK) {
+        failed_.fetch_add(1);
+        Note(k + ": " + cr_status_str(s) + ": " + cr_last_error());
+      } else if (v != expect_(k)) {
+        wrong_.fetch_add(1);
+        Note(k + ": read '" + v + "', expected '" + expect_(k) + "'");
+      }
+    }
+  }
+  void Note(const std::string &what) {
+    std::lock_guard<std::mutex> l(mu_);
+    if (first_error_.empty()) first_error_ = what;
+  }
+
+  Client &cl_;
+  const std::vector<std::string> keys_;
+  const std::function<std::string(const std::string &)> expect_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> reads_{0}, failed_{0}, wrong_{0};
+  std::mutex mu_;
+  std::string first_error_;
+  std::thread thread_;
+};
+
+std::string Plain(const std::string &k) { return "v-" + k; }
+
+class Faults : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_ = LoadEnv();
+    ASSERT_FALSE(env_["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
+  }
+  std::string Node(int n, const char *field) { return env_["NODE" + std::to_string(n) + "_" + field]; }
+
+  // Restarts node n from its config (daemonized, as the harness started it)
+  // and records the new process in DIR/pids so `redis-harness.sh stop` ends
+  // it ("kind name pid ip port").
+  void Restart(int n) {
+    const std::string dir = env_["HARNESS_DIR"];
+    const std::string nd = dir + "/cluster/n" + std::to_string(n);
+    std::remove((nd + "/redis.pid").c_str());
+    ASSERT_EQ(std::system(("redis-server " + nd + "/redis.conf >/dev/null 2>&1").c_str()), 0);
+    std::string pid;
+    ASSERT_TRUE(WaitFor(5000, [&] {
+      std::ifstream f(nd + "/redis.pid");
+      return static_cast<bool>(f >> pid) && !pid.empty();
+    }));
+    std::ofstream(dir + "/pids", std::ios::app)
+        << "cluster n" << n << " " << pid << " " << Node(n, "IP") << " " << Node(n, "PORT") << "\n";
+  }
+
+  // The health CLUSTER SHARDS (asked of `ask`) reports for node id, "" when absent.
+  std::string ShardsHealth(const std::string &ask, const std::string &id) {
+    const std::string out = Cli(ask, {"CLUSTER", "SHARDS"});
+    const size_t at = out.find(id);
+    if (at == std::string::npos) return "";
+    const size_t h = out.find("health\n", at);
+    if (h == std::string::npos) return "";
+    const size_t e = out.find('\n', h + 7);
+    return out.substr(h + 7, e == std::string::npos ? std::string::npos : e - h - 7);
+  }
+
+  std::map<std::string, std::string> env_;
+};
+
+// (a) A cloud-A client's reads reach cloud-A nodes only, as the nodes
+// themselves count them (INFO commandstats), not only as the client does.
+TEST_F(Faults, ReadsFromCloudAReachCloudANodesOnly) {
+  Client cl(env_["NODE1_ADDR"], CR_POLICY_LOCAL);
+  ASSERT_NE(cl.c, nullptr);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 300; ++i) keys.push_back("locality:" + std::to_string(i));
+  WriteAndSettle(cl, keys);
+  const int nodes = std::atoi(env_["NODE_COUNT"].c_str());
+  std::vector<uint64_t> before(nodes + 1);
+  for (int n = 1; n <= nodes; ++n) before[n] = CommandCalls(Node(n, "ADDR"), "strlen");
+  for (const std::string &k : keys) {
+    const void *argv[2] = {"STRLEN", k.data()};
+    const size_t lens[2] = {6, k.size()};
+    cr_reply *r = nullptr;
+    ASSERT_EQ(cr_client_command(&r, cl.c, CR_ACCESS_READ, 1, 2, argv, lens), CR_OK) << cr_last_error();
+    EXPECT_EQ(cr_reply_integer(r), static_cast<int64_t>(2 + k.size()));
+    cr_reply_free(r);
+  }
+  uint64_t in_a = 0;
+  for (int n = 1; n <= nodes; ++n) {
+    const uint64_t d = CommandCalls(Node(n, "ADDR"), "strlen") - before[n];
+    if (Node(n, "CLOUD") == "A") in_a += d;
+    else EXPECT_EQ(d, 0u) << "cloud-B node " << Node(n, "ADDR") << " served " << d << " STRLEN";
+  }
+  EXPECT_EQ(in_a, keys.size());
+  EXPECT_EQ(cl.Stats().reads_by_tier[CR_TIER_LOCAL], cl.Stats().reads);
+}
+
+// (b) Killing the local replica moves reads to the next candidate; when it is
+// back in CLUSTER SHARDS, reads return to it. No read fails or is wrong.
+TEST_F(Faults, LocalReplicaDownAndBack) {
+  // Shard 2: master n4 (B), replicas n5 (B), n6 (A): for a cloud-A client,
+  // n6 is the only local candidate.
+  Client cl(env_["SEEDS"], CR_POLICY_LOCAL);
+  ASSERT_NE(cl.c, nullptr);
+  const std::string replica = Node(6, "ADDR");
+  std::vector<std::string> keys = KeysOn(cl, env_["SHARD2_MASTER"], "rd:", 200);
+  std::vector<std::string> all = keys;
+  for (const std::string &m : {env_["SHARD1_MASTER"], env_["SHARD3_MASTER"]}) {
+    for (const std::string &k : KeysOn(cl, m, "rd-other:" + m + ":", 50)) all.push_back(k);
+  }
+  WriteAndSettle(cl, all);
+  const uint16_t slot = cr_keyslot(keys[0].data(), keys[0].size());
+  const std::vector<cr_candidate> cands = cl.Candidates(slot);
+  ASSERT_GE(cands.size(), 3u);
+  ASSERT_EQ(Addr(cands[0]), replica);
+  const std::string next = Addr(cands[1]);
+  ASSERT_GT(cl.NodeReads(replica), 0u);
+
+  Reader reader(cl, keys, Plain);
+  ASSERT_TRUE(WaitFor(2000, [&] { return reader.reads() > 100; }));
+  const uint64_t next_before = cl.NodeReads(next);
+  const auto t_kill = Clock::now();
+  ASSERT_EQ(kill(std::atoi(Node(6, "PID").c_str()), SIGKILL), 0);
+  ASSERT_TRUE(WaitFor(5000, [&] { return cl.NodeReads(next) > next_before; }))
+      << "reads did not move to " << next;
+  const int64_t moved_ms = MsSince(t_kill);
+  // Healthy again: the breaker skips the dead node, so reads stop falling back.
+  int64_t steady_ms = -1;
+  {
+    uint64_t fb = cl.Stats().fallbacks;
+    auto quiet_since = Clock::now();
+    WaitFor(5000, [&] {
+      const uint64_t now = cl.Stats().fallbacks;
+      if (now != fb) {
+        fb = now;
+        quiet_since = Clock::now();
+      }
+      if (MsSince(quiet_since) >= 500) {
+        steady_ms = std::chrono::duration_cast<std::chrono::milliseconds>(quiet_since - t_kill).count();
+        return true;
+      }
+      return false;
+    });
+  }
+  const uint64_t replica_reads_down = cl.NodeReads(replica);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // several breaker cooldowns
+  EXPECT_EQ(cl.NodeReads(replica), replica_reads_down) << "a dead node served reads";
+
+  const auto t_restart = Clock::now();
+  Restart(6);
+  const std::string id = Node(6, "ID");
+  ASSERT_TRUE(WaitFor(20000, [&] { return ShardsHealth(env_["SHARD2_MASTER"], id) == "online"; }))
+      << "n6 not online in CLUSTER SHARDS again";
+  const int64_t shards_ms = MsSince(t_restart);
+  const uint64_t replica_reads_up = cl.NodeReads(replica);
+  ASSERT_TRUE(WaitFor(10000, [&] { return cl.NodeReads(replica) > replica_reads_up + 50; }))
+      << "reads did not return to " << replica;
+  const int64_t back_ms = MsSince(t_restart);
+  reader.Stop();
+
+  std::printf("RECOVERY scenario=local_replica_down reads=%llu reads_failed=%llu wrong=%llu "
+              "moved_ms=%lld steady_ms=%lld online_in_shards_ms=%lld back_ms=%lld fallbacks=%llu\n",
+              (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
+              (unsigned long long)reader.wrong(), (long long)moved_ms, (long long)steady_ms,
+              (long long)shards_ms, (long long)back_ms, (unsigned long long)cl.Stats().fallbacks);
+  EXPECT_EQ(reader.failed(), 0u) << reader.first_error();
+  EXPECT_EQ(reader.wrong(), 0u) << reader.first_error();
+  ExpectAllReadable(cl, all, "local_replica_down");
+}
+
+// (c) CLUSTER FAILOVER moves shard 1's master from cloud A (n1) to cloud B
+// (n3). A reader and a writer run throughout: zero failed reads, the
+// candidate order is rebuilt (no master in the local tier any more), and
+// writes follow the master.
+TEST_F(Faults, FailoverMovesMasterToCloudB) {
+  Client cl(env_["SEEDS"], CR_POLICY_LOCAL);
+  ASSERT_NE(cl.c, nullptr);
+  const std::string old_master = env_["SHARD1_MASTER"], new_master = Node(3, "ADDR");
+  std::vector<std::string> keys = KeysOn(cl, old_master, "fo:", 200);
+  std::vector<std::string> all = keys;
+  for (const std::string &k : KeysOn(cl, env_["SHARD2_MASTER"], "fo-other:", 50)) all.push_back(k);
+  WriteAndSettle(cl, all);
+  const uint16_t slot = cr_keyslot(keys[0].data(), keys[0].size());
+  ASSERT_EQ(Addr(cl.Candidates(slot)[0]), old_master);
+
+  Reader reader(cl, keys, Plain);
+  // The writer rewrites the same values (so the reader's expectation holds)
+  // and counts failures and the window in which they happened.
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> writes{0}, writes_failed{0};
+  std::atomic<int64_t> first_write_fail_ms{-1}, last_write_fail_ms{-1};
+  const auto t0 = Clock::now();
+  std::thread writer([&] {
+    size_t i = 0;
+    while (!stop.load()) {
+      const std::string &k = keys[i++ % keys.size()];
+      writes.fetch_add(1);
+      if (cl.Set(k, "v-" + k) != CR_OK) {
+        writes_failed.fetch_add(1);
+        int64_t none = -1;
+        first_write_fail_ms.compare_exchange_strong(none, MsSince(t0));
+        last_write_fail_ms.store(MsSince(t0));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  ASSERT_TRUE(WaitFor(2000, [&] { return reader.reads() > 100 && writes.load() > 20; }));
+  const uint64_t moved_before = cl.Stats().moved;
+  const auto t_fo = Clock::now();
+  ASSERT_EQ(Cli(new_master, {"CLUSTER", "FAILOVER"}), "OK");
+  ASSERT_TRUE(WaitFor(10000, [&] { return Cli(new_master, {"ROLE"}).rfind("master", 0) == 0; }))
+      << "n3 did not become master";
+  const int64_t failover_ms = MsSince(t_fo);
+  // First the client learns the new master; then the reordered set is
+  // complete: the local replicas (n2, and n1 once it has synced as a
+  // replica) first, the remote master last.
+  auto master_known = [&] {
+    for (const cr_candidate &x : cl.Candidates(slot)) {
+      if (x.role == CR_ROLE_MASTER) return Addr(x) == new_master;
+    }
+    return false;
+  };
+  ASSERT_TRUE(WaitFor(10000, master_known)) << "the candidate set did not follow the failover";
+  const int64_t master_ms = MsSince(t_fo);
+  auto reordered = [&] {
+    const std::vector<cr_candidate> c = cl.Candidates(slot);
+    return c.size() == 3 && master_known() && c[0].tier == CR_TIER_LOCAL &&
+           c[1].tier == CR_TIER_LOCAL && Addr(c[2]) == new_master;
+  };
+  ASSERT_TRUE(WaitFor(10000, reordered)) << "the local replicas did not come first again";
+  const int64_t reorder_ms = MsSince(t_fo);
+  ASSERT_TRUE(WaitFor(5000, [&] { return cl.WriteNode(keys[0]) == new_master; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  stop.store(true);
+  writer.join();
+  reader.Stop();
+
+  const std::vector<cr_candidate> after = cl.Candidates(slot);
+  EXPECT_EQ(after[0].tier, CR_TIER_LOCAL);
+  EXPECT_EQ(after[0].role, CR_ROLE_REPLICA);
+  EXPECT_EQ(Addr(after.back()), new_master);
+  const int64_t fo_ms = std::chrono::duration_cast<std::chrono::milliseconds>(t_fo - t0).count();
+  const int64_t wf = first_write_fail_ms.load(), wl = last_write_fail_ms.load();
+  std::printf("RECOVERY scenario=failover_to_cloud_b reads=%llu reads_failed=%llu wrong=%llu "
+              "failover_ms=%lld master_ms=%lld reorder_ms=%lld writes=%llu writes_failed=%llu "
+              "write_outage_ms=%lld moved=%llu refreshes=%llu\n",
+              (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
+              (unsigned long long)reader.wrong(), (long long)failover_ms, (long long)master_ms,
+              (long long)reorder_ms, (unsigned long long)writes.load(), (unsigned long long)writes_failed.load(),
+              (long long)(wf < 0 ? 0 : wl - wf), (unsigned long long)(cl.Stats().moved - moved_before),
+              (unsigned long long)cl.Stats().refreshes);
+  (void)fo_ms;
+  EXPECT_EQ(reader.failed(), 0u) << reader.first_error();
+  EXPECT_EQ(reader.wrong(), 0u) << reader.first_error();
+  EXPECT_EQ(writes_failed.load(), 0u);
+  ExpectAllReadable(cl, all, "failover_to_cloud_b");
+}
+
+// (d) A slot of shard 1 moves to shard 2 (SETSLOT MIGRATING/IMPORTING,
+// MIGRATE in small batches, SETSLOT NODE) while a reader and a writer work
+// on that slot: ASK during the move, MOVED after, nothing lost or wrong.
+TEST_F(Faults, ReshardingUnderTraffic) {
+  Client cl(env_["SEEDS"], CR_POLICY_LOCAL);
+  ASSERT_NE(cl.c, nullptr);
+  const std::string src = env_["SHARD1_MASTER"], dst = env_["SHARD2_MASTER"];
+  const std::string src_id = env_["SHARD1_MASTER_ID"], dst_id = env_["SHARD2_MASTER_ID"];
+  // 200 keys in one slot of shard 1 (one hash tag).
+  std::string tag;
+  for (int i = 0; tag.empty(); ++i) {
+    const std::string t = "{rs" + std::to_string(i) + "}";
+    if (cl.WriteNode(t) == src) tag = t;
+  }
+  const uint16_t slot = cr_keyslot(tag.data(), tag.size());
+  std::vector<std::string> keys;
+  for (int i = 0; i < 200; ++i) keys.push_back(tag + ":" + std::to_string(i));
+  std::vector<std::string> all = keys;
+  for (const std::string &k : KeysOn(cl, env_["SHARD3_MASTER"], "rs-other:", 50)) all.push_back(k);
+  WriteAndSettle(cl, all);
+
+  Reader reader(cl, keys, Plain);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> writes{0}, writes_failed{0};
+  std::string write_error;
+  std::thread writer([&] {
+    size_t i = 0;
+    while (!stop.load()) {
+      const std::string &k = keys[i++ % keys.size()];
+      writes.fetch_add(1);
+      if (cl.Set(k, "v-" + k) != CR_OK && writes_failed.fetch_add(1) == 0) write_error = cr_last_error();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  ASSERT_TRUE(WaitFor(2000, [&] { return reader.reads() > 100; }));
+  const cr_client_stats before = cl.Stats();
+  const std::string s = std::to_string(slot);
+  const auto t_start = Clock::now();
+  ASSERT_EQ(Cli(dst, {"CLUSTER", "SETSLOT", s, "IMPORTING", src_id}), "OK");
+  ASSERT_EQ(Cli(src, {"CLUSTER", "SETSLOT", s, "MIGRATING", dst_id}), "OK");
+  for (int round = 0; round < 100; ++round) {
+    std::string out = Cli(src, {"CLUSTER", "GETKEYSINSLOT", s, "10"});
+    if (out.empty()) break;
+    std::vector<std::string> args{"MIGRATE", HostOf(dst), std::to_string(PortOf(dst)), "", "0", "5000", "KEYS"};
+    std::istringstream lines(out);
+    for (std::string k; std::getline(lines, k);) args.push_back(k);
+    ASSERT_EQ(Cli(src, args), "OK");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // traffic meets a half-moved slot
+  }
+  const int64_t migrate_ms = MsSince(t_start);
+  const auto t_node = Clock::now();
+  // Target first, then source, then the other masters (as redis-cli does).
+  ASSERT_EQ(Cli(dst, {"CLUSTER", "SETSLOT", s, "NODE", dst_id}), "OK");
+  ASSERT_EQ(Cli(src, {"CLUSTER", "SETSLOT", s, "NODE", dst_id}), "OK");
+  ASSERT_EQ(Cli(env_["SHARD3_MASTER"], {"CLUSTER", "SETSLOT", s, "NODE", dst_id}), "OK");
+  // Rerouted: the client's own write route names the new owner, and reads
+  // stop being redirected.
+  ASSERT_TRUE(WaitFor(10000, [&] { return cl.WriteNode(keys[0]) == dst; }));
+  const int64_t reroute_ms = MsSince(t_node);
+  int64_t settle_ms = -1;
+  {
+    uint64_t red = cl.Stats().moved + cl.Stats().ask;
+    auto quiet_since = Clock::now();
+    WaitFor(8000, [&] {
+      const cr_client_stats st = cl.Stats();
+      if (st.moved + st.ask != red) {
+        red = st.moved + st.ask;
+        quiet_since = Clock::now();
+      }
+      if (MsSince(quiet_since) >= 500) {
+        settle_ms = std::chrono::duration_cast<std::chrono::milliseconds>(quiet_since - t_node).count();
+        return true;
+      }
+      return false;
+    });
+  }
+  stop.store(true);
+  writer.join();
+  reader.Stop();
+  const cr_client_stats after = cl.Stats();
+  std::printf("RECOVERY scenario=reshard_slot reads=%llu reads_failed=%llu wrong=%llu writes=%llu "
+              "writes_failed=%llu ask=%llu moved=%llu migrate_ms=%lld reroute_ms=%lld settle_ms=%lld\n",
+              (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
+              (unsigned long long)reader.wrong(), (unsigned long long)writes.load(),
+              (unsigned long long)writes_failed.load(), (unsigned long long)(after.ask - before.ask),
+              (unsigned long long)(after.moved - before.moved), (long long)migrate_ms,
+              (long long)reroute_ms, (long long)settle_ms);
+  EXPECT_GT(after.ask - before.ask, 0u) << "the traffic never met the half-moved slot";
+  EXPECT_EQ(reader.failed(), 0u) << reader.first_error();
+  EXPECT_EQ(reader.wrong(), 0u) << reader.first_error();
+  EXPECT_EQ(writes_failed.load(), 0u) << write_error;
+  EXPECT_GE(settle_ms, 0) << "reads kept being redirected";
+  EXPECT_EQ(Cli(dst, {"CLUSTER", "COUNTKEYSINSLOT", s}), "200");
+  ExpectAllReadable(cl, all, "reshard_slot");
+}
+
+}  // namespace

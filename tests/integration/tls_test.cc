@@ -1,0 +1,202 @@
+// The live client over TLS against real redis-server processes started with
+// --tls-port (scripts/redis-tls-harness.sh: throwaway CA and certificates made
+// by the openssl CLI). Only the C API is used.
+//
+// Verification must refuse a certificate for another IP or name and one
+// from a CA we do not trust, with a CR_ECONN whose message names the
+// verification failure; a server demanding a client certificate accepts
+// ours; a client speaking the wrong protocol to a port fails within its
+// deadlines instead of hanging; and a tls-cluster is reached on the
+// tls-ports CLUSTER SHARDS reports.
+//
+// CR_TEST_TLS_ENV names the harness's tls.env.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cloudroute.h"
+
+namespace {
+
+std::map<std::string, std::string> &Env() {
+  static std::map<std::string, std::string> env = [] {
+    std::map<std::string, std::string> e;
+    const char *path = std::getenv("CR_TEST_TLS_ENV");
+    if (path == nullptr) return e;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      const size_t eq = line.find('=');
+      if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+      e[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    return e;
+  }();
+  return env;
+}
+
+class Tls : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (Env().empty()) GTEST_SKIP() << "CR_TEST_TLS_ENV not set (run through ctest)";
+    o_.tls = 1;
+    o_.tls_ca_file = Env()["TLS_CA"].c_str();
+    o_.connect_timeout_ms = 1000;
+    for (uint32_t &t : o_.command_timeout_ms) t = 1000;
+    o_.refresh_interval_ms = 0;
+  }
+  void TearDown() override { cr_client_free(c_); }
+
+  // cr_client_new against seeds; the status, with the message in why_.
+  cr_status Connect(const std::string &seeds) {
+    cr_client_free(c_);
+    c_ = nullptr;
+    const auto t0 = std::chrono::steady_clock::now();
+    const cr_status s = cr_client_new(&c_, nullptr, &o_, seeds.c_str());
+    elapsed_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - t0).count();
+    why_ = s == CR_OK ? "" : cr_last_error();
+    return s;
+  }
+
+  void SetGet(const std::string &key) {
+    ASSERT_NE(c_, nullptr);
+    ASSERT_EQ(cr_client_set(c_, key.data(), key.size(), "v1", 2, 0), CR_OK) << cr_last_error();
+    cr_reply *r = nullptr;
+    ASSERT_EQ(cr_client_get(&r, c_, key.data(), key.size()), CR_OK) << cr_last_error();
+    size_t len = 0;
+    EXPECT_EQ(std::string(cr_reply_string(r, &len)), "v1");
+    cr_reply_free(r);
+  }
+
+  cr_client_options o_ = CR_CLIENT_OPTIONS_INIT;
+  cr_client *c_ = nullptr;
+  std::string why_;
+  long long elapsed_ms_ = 0;
+};
+
+TEST_F(Tls, GoodCertificateConnects) {
+  ASSERT_EQ(Connect(Env()["TLS_GOOD"]), CR_OK) << why_;
+  SetGet("tls:good");
+}
+
+TEST_F(Tls, CertificateForAnotherIpIsRefused) {
+  EXPECT_EQ(Connect(Env()["TLS_WRONGNAME"]), CR_ECONN) << why_;
+  EXPECT_NE(why_.find("TLS certificate verification failed"), std::string::npos) << why_;
+  EXPECT_NE(why_.find("IP address mismatch"), std::string::npos) << why_;
+  EXPECT_NE(why_.find("127.0.1.52"), std::string::npos) << why_;
+  std::printf("refused: %s\n", why_.c_str());
+}
+
+TEST_F(Tls, HostNameIsVerifiedAgainstDnsNames) {
+  o_.tls_server_name = "wrong.example";  // the certificate's DNS SAN: accepted
+  ASSERT_EQ(Connect(Env()["TLS_WRONGNAME"]), CR_OK) << why_;
+  SetGet("tls:dns-name");
+  o_.tls_server_name = "other.example";  // signed by our CA, but not this name
+  EXPECT_EQ(Connect(Env()["TLS_WRONGNAME"]), CR_ECONN) << why_;
+  EXPECT_NE(why_.find("hostname mismatch"), std::string::npos) << why_;
+  o_.tls_server_name = "example";  // no partial or suffix matches
+  EXPECT_EQ(Connect(Env()["TLS_WRONGNAME"]), CR_ECONN) << why_;
+}
+
+TEST_F(Tls, UntrustedCaIsRefused) {
+  EXPECT_EQ(Connect(Env()["TLS_UNTRUSTED"]), CR_ECONN) << why_;
+  EXPECT_NE(why_.find("TLS certificate verification failed"), std::string::npos) << why_;
+  EXPECT_NE(why_.find("local issuer"), std::string::npos) << why_;
+  std::printf("refused: %s\n", why_.c_str());
+  // Trusting that CA is what makes the same certificate acceptable.
+  o_.tls_ca_file = Env()["TLS_EVIL_CA"].c_str();
+  ASSERT_EQ(Connect(Env()["TLS_UNTRUSTED"]), CR_OK) << why_;
+}
+
+TEST_F(Tls, CaDirectoryIsAccepted) {
+  o_.tls_ca_file = nullptr;
+  o_.tls_ca_dir = Env()["TLS_CA_DIR"].c_str();  // hashed (openssl rehash), holds our CA
+  ASSERT_EQ(Connect(Env()["TLS_GOOD"]), CR_OK) << why_;
+  EXPECT_EQ(Connect(Env()["TLS_UNTRUSTED"]), CR_ECONN) << why_;
+  o_.tls_ca_dir = Env()["TLS_CERTS"].c_str();  // CA files, but no hash links
+  EXPECT_EQ(Connect(Env()["TLS_GOOD"]), CR_ECONN) << why_;
+  EXPECT_NE(why_.find("verification failed"), std::string::npos) << why_;
+}
+
+TEST_F(Tls, VerifyOffAcceptsAnything) {
+  o_.tls_verify = 0;
+  ASSERT_EQ(Connect(Env()["TLS_WRONGNAME"]), CR_OK) << why_;
+  ASSERT_EQ(Connect(Env()["TLS_UNTRUSTED"]), CR_OK) << why_;
+}
+
+TEST_F(Tls, ClientCertificateRequiredByTheServer) {
+  EXPECT_NE(Connect(Env()["TLS_CLIENTAUTH"]), CR_OK);  // no client certificate
+  EXPECT_NE(why_.find("client certificate"), std::string::npos) << why_;
+  std::printf("without a client certificate: %s\n", why_.c_str());
+  const std::string cert = Env()["TLS_CLIENT_CERT"], key = Env()["TLS_CLIENT_KEY"];
+  o_.tls_cert_file = cert.c_str();
+  o_.tls_key_file = key.c_str();
+  ASSERT_EQ(Connect(Env()["TLS_CLIENTAUTH"]), CR_OK) << why_;
+  SetGet("tls:client-auth");
+}
+
+TEST_F(Tls, PlaintextClientToTlsPortFailsWithinItsDeadline) {
+  o_.tls = 0;
+  const cr_status s = Connect(Env()["TLS_GOOD"]);
+  EXPECT_TRUE(s == CR_ECONN || s == CR_ETIMEOUT) << cr_status_str(s) << ": " << why_;
+  EXPECT_LT(elapsed_ms_, 3000) << why_;
+  std::printf("plaintext to TLS port: %s after %lld ms\n", cr_status_str(s), elapsed_ms_);
+}
+
+TEST_F(Tls, TlsClientToPlaintextPortFailsWithinItsDeadline) {
+  const cr_status s = Connect(Env()["TLS_CLUSTER_PLAIN_SEED"]);
+  EXPECT_TRUE(s == CR_ECONN || s == CR_ETIMEOUT) << cr_status_str(s) << ": " << why_;
+  EXPECT_LT(elapsed_ms_, 3000) << why_;
+  std::printf("TLS to plaintext port: %s after %lld ms: %s\n", cr_status_str(s), elapsed_ms_, why_.c_str());
+}
+
+TEST_F(Tls, ClusterIsReachedOnItsTlsPorts) {
+  ASSERT_EQ(Connect(Env()["TLS_CLUSTER_SEED"]), CR_OK) << why_;
+  std::set<std::string> tls_nodes, plain_nodes;
+  for (int i = 1; i <= 4; ++i) {
+    tls_nodes.insert(Env()["TLS_CLUSTER_NODE" + std::to_string(i)]);
+    plain_nodes.insert(Env()["TLS_CLUSTER_NODE" + std::to_string(i) + "_PLAIN"]);
+  }
+  // Every node the topology names is a TLS endpoint.
+  cr_router *router = nullptr;
+  ASSERT_EQ(cr_client_router(&router, c_), CR_OK);
+  for (int i = 0; i < 200; ++i) {
+    const std::string key = "tls:cluster:" + std::to_string(i);
+    ASSERT_EQ(cr_client_set(c_, key.data(), key.size(), "x", 1, 0), CR_OK) << cr_last_error();
+    cr_route r = CR_ROUTE_INIT;
+    ASSERT_EQ(cr_router_route_write(&r, router, key.data(), key.size()), CR_OK);
+    EXPECT_EQ(tls_nodes.count(std::string(r.host) + ":" + std::to_string(r.port)), 1u) << r.host << ":" << r.port;
+  }
+  std::vector<const void *> keys;
+  std::vector<size_t> lens;
+  std::vector<std::string> names;
+  for (int i = 0; i < 200; ++i) names.push_back("tls:cluster:" + std::to_string(i));
+  for (const std::string &k : names) {
+    keys.push_back(k.data());
+    lens.push_back(k.size());
+  }
+  cr_reply *r = nullptr;
+  ASSERT_EQ(cr_client_mget(&r, c_, keys.data(), lens.data(), keys.size()), CR_OK) << cr_last_error();
+  EXPECT_EQ(cr_reply_count(r), 200u);
+  cr_reply_free(r);
+
+  std::vector<cr_client_node_stats> nodes(16);
+  for (auto &n : nodes) n = CR_CLIENT_NODE_STATS_INIT;
+  size_t count = 0;
+  ASSERT_EQ(cr_client_get_node_stats(nodes.data(), nodes.size(), &count, c_), CR_OK);
+  ASSERT_GE(count, 2u);
+  for (size_t i = 0; i < count; ++i) {
+    const std::string addr = std::string(nodes[i].host) + ":" + std::to_string(nodes[i].port);
+    EXPECT_EQ(tls_nodes.count(addr), 1u) << addr << " is not a TLS port";
+    EXPECT_EQ(plain_nodes.count(addr), 0u) << addr;
+  }
+}
+
+}  // namespace
