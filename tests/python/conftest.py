@@ -7,8 +7,11 @@ wheel into a fresh virtualenv first), never the source tree.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
-from typing import Any
+import shutil
+import subprocess
+from typing import Any, Dict, Iterator
 
 import pytest
 
@@ -27,3 +30,37 @@ def unhex(h: str) -> bytes:
 @pytest.fixture(scope="session")
 def two_clouds_reply() -> bytes:
     return (REPO / "examples" / "two-clouds.cluster-slots.resp").read_bytes()
+
+
+HARNESS = REPO / "scripts" / "redis-harness.sh"
+
+#: Live tests need redis-server; CR_PY_LIVE=0 turns them off.
+LIVE = shutil.which("redis-server") is not None and os.environ.get("CR_PY_LIVE") != "0"
+live = pytest.mark.skipif(not LIVE, reason="needs redis-server (CR_PY_LIVE=0 turns these tests off)")
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]]:
+    """One two-cloud harness cluster for the session (scripts/redis-harness.sh
+    cluster --noncontiguous: 127.0.1.x = cloud A, 127.0.2.x = cloud B).
+    CR_PY_LIVE_PORT sets the base port (default 7561; bus ports +10000),
+    CR_PY_LIVE_DIR the harness directory (default: a pytest temporary directory)."""
+    # A fixed directory (tests/python/run.sh sets one) lets a run stop what an
+    # interrupted run left behind; the harness stops recorded PIDs only.
+    fixed = os.environ.get("CR_PY_LIVE_DIR")
+    d = pathlib.Path(fixed).resolve() if fixed else tmp_path_factory.mktemp("cluster")
+    if fixed and (d / "pids").exists():
+        subprocess.run([str(HARNESS), "stop", str(d)], check=False, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=60)
+    port = os.environ.get("CR_PY_LIVE_PORT", "7561")
+    subprocess.run([str(HARNESS), "cluster", "--noncontiguous", str(d), port], check=True,
+                   stdout=subprocess.DEVNULL, timeout=180)
+    try:
+        env = {}
+        for line in (d / "cluster.env").read_text().splitlines():
+            if "=" in line and not line.startswith("#"):
+                k, v = line.split("=", 1)
+                env[k] = v
+        yield env
+    finally:
+        subprocess.run([str(HARNESS), "stop", str(d)], check=False, stdout=subprocess.DEVNULL, timeout=60)

@@ -4,54 +4,22 @@ bytes in RESP2 and RESP3 parse into the expected topology, routes agree with
 the cluster and with redis-py's RedisCluster, keyslot agrees with CLUSTER KEYSLOT.
 
 Skipped when redis-server is not installed, or with CR_PY_LIVE=0.
-CR_PY_LIVE_PORT sets the base port (default 7551; cluster bus ports +10000),
-CR_PY_LIVE_DIR the harness directory (default: a pytest temporary directory).
+The cluster is conftest.py's session fixture (CR_PY_LIVE_PORT, default 7561;
+CR_PY_LIVE_DIR).
 """
 
 from __future__ import annotations
 
-import os
-import pathlib
 import random
-import shutil
 import socket
-import subprocess
-from typing import Callable, Dict, Iterator, List
+from typing import Callable, Dict, List
 
 import pytest
-from conftest import REPO
+from conftest import live
 
 import cloudroute
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("redis-server") is None or os.environ.get("CR_PY_LIVE") == "0",
-    reason="needs redis-server (CR_PY_LIVE=0 turns these tests off)",
-)
-
-HARNESS = REPO / "scripts" / "redis-harness.sh"
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]]:
-    # A fixed directory (tests/python/run.sh sets one) lets a run stop what an
-    # interrupted run left behind; the harness stops recorded PIDs only.
-    fixed = os.environ.get("CR_PY_LIVE_DIR")
-    d = pathlib.Path(fixed) if fixed else tmp_path_factory.mktemp("cluster")
-    if fixed and (d / "pids").exists():
-        subprocess.run([str(HARNESS), "stop", str(d)], check=False, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, timeout=60)
-    port = os.environ.get("CR_PY_LIVE_PORT", "7551")
-    subprocess.run([str(HARNESS), "cluster", "--noncontiguous", str(d), port], check=True,
-                   stdout=subprocess.DEVNULL, timeout=180)
-    try:
-        env = {}
-        for line in (d / "cluster.env").read_text().splitlines():
-            if "=" in line and not line.startswith("#"):
-                k, v = line.split("=", 1)
-                env[k] = v
-        yield env
-    finally:
-        subprocess.run([str(HARNESS), "stop", str(d)], check=False, stdout=subprocess.DEVNULL, timeout=60)
+pytestmark = live
 
 
 def command(*args: bytes) -> bytes:

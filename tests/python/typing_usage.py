@@ -53,3 +53,22 @@ def errors() -> str:
         status: int = e.status
         return f"{status}: {e}"
     return ""
+
+
+def live(seeds: str) -> int:
+    cfg = Config(local_cidrs=["127.0.1.0/24"], address_remap={"10.0.0.1:6379": "127.0.0.1:16379"})
+    with cloudroute.Client(seeds, cfg, command_timeout_ms=(200, 500, 500, 1000, 1000), tls=False) as c:
+        ok: bool = c.set("k", "v", ex=10)
+        value = c.get("k")
+        values: List[object] = list(c.mget(["a", b"b"]))
+        c.mset({"a": 1, b"b": 2.5})
+        n: int = c.delete("a", "b") + c.exists("k") + c.incr("n") + c.ttl("k") + c.hset("h", "f", "v")
+        h = c.hgetall("h")
+        reply = c.execute_command("LRANGE", "l", 0, -1, read=True)
+        stats: cloudroute.ClientStats = c.stats()
+        local: int = stats.reads_by_tier[Tier.LOCAL]
+        nodes: List[cloudroute.NodeStats] = c.node_stats()
+        r: Route = c.router.route_read_slot(0)
+        c.refresh()
+        del ok, value, values, h, reply, nodes, r
+        return n + local

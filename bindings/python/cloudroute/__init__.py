@@ -12,6 +12,10 @@ exactly as C, the CLI and the JVM do.
 >>> router.route_read("user:1000").host
 '10.1.0.1'
 
+Live cluster: ``cloudroute.Client(seeds, config)`` (commands, MGET/MSET
+fan-out, statistics; shared between threads, the GIL released around every
+network call). redis-py users: ``cloudroute.redis_py.CloudRouteCluster``.
+
 Threads: Router, ShardGroups, Topology, Snapshot and Ring objects are safe to
 share between threads. A Config is built by one thread, then handed to
 Router/ShardGroups, which copy it. Long calls (parsing, Router.update, ring
@@ -43,6 +47,7 @@ from ._native import (
     parse_cluster_slots,
     parse_static,
 )
+from .client import READ, WRITE, Client, ClientStats, NodeStats
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
 from .errors import (
     ConnectionError,
@@ -86,6 +91,11 @@ __all__ = [
     "Candidate",
     "Ring",
     "ShardGroups",
+    "Client",
+    "ClientStats",
+    "NodeStats",
+    "READ",
+    "WRITE",
     "Policy",
     "Tier",
     "Role",
@@ -158,6 +168,7 @@ class Config(_native.Config):
             zones={"use1-az1": "aws/us-east-1/use1-az1"},  # server-reported zones
             node_locations={"10.2.0.7:6379": "azure/eastus"},
             weights={"10.0.0.5:6379": 2},
+            address_remap={"10.0.0.5:6379": "nat-gw:16379"},  # the live Client dials here
             policy="local",                              # or a Policy
         )
 
@@ -174,6 +185,7 @@ class Config(_native.Config):
         node_locations: Union[Mapping[str, str], Iterable[Tuple[str, str]]] = (),
         zones: Union[Mapping[str, str], Iterable[Tuple[str, str]]] = (),
         weights: Union[Mapping[str, int], Iterable[Tuple[str, int]]] = (),
+        address_remap: Union[Mapping[str, str], Iterable[Tuple[str, str]]] = (),
         policy: Union[Policy, str, None] = None,
         nearest_margin_us: Optional[int] = None,
         failure_threshold: Optional[int] = None,
@@ -195,6 +207,8 @@ class Config(_native.Config):
             self.add_zone(zone, location)
         for node, weight in weights.items() if isinstance(weights, Mapping) else weights:
             self.set_weight(node, weight)
+        for announced, dial in _pairs(address_remap):
+            self.add_address_remap(announced, dial)
         if any(v is not None for v in (policy, nearest_margin_us, failure_threshold, down_cooldown_ms, seed)):
             self.set_router_options(
                 policy=policy,

@@ -15,6 +15,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,8 @@ void InitRecords(py::module_ &m);
 py::object MakeRoute(const cr_route &r);
 py::object MakeCandidate(const cr_candidate &c);
 py::object MakeNode(const cr_node_info &n);
+// The Tier member for a C tier value (an int for a value newer than this binding).
+py::object TierMember(int tier);
 py::object MakeShard(size_t index, const char *id, py::object ranges, py::object nodes);
 
 // ---- sections ---------------------------------------------------------------
@@ -159,6 +162,7 @@ void InitConfig(py::module_ &m);
 void InitRouter(py::module_ &m);
 void InitRing(py::module_ &m);
 void InitShardGroups(py::module_ &m);
+void InitClient(py::module_ &m);
 
 // Wrapped handles, shared between sections.
 struct Topology {
@@ -176,6 +180,23 @@ struct Config {
   Config &operator=(const Config &) = delete;
   ~Config() { cr_config_free(cfg); }
 };
+
+// A router: owned (freed with the object), or borrowed from a live client
+// (owner keeps the client's handle alive, and with it the router, for as
+// long as the Python object lives).
+struct Router {
+  cr_router *r = nullptr;
+  std::shared_ptr<void> owner;
+  Router() = default;
+  Router(const Router &) = delete;
+  Router &operator=(const Router &) = delete;
+  ~Router() {
+    if (!owner) cr_router_free(r);
+  }
+};
+
+// A cloudroute.Router over a client's borrowed router.
+py::object BorrowedRouter(cr_router *r, std::shared_ptr<void> owner);
 
 struct Ring {
   cr_ring *ring = nullptr;

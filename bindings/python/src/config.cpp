@@ -67,6 +67,16 @@ void InitConfig(py::module_ &m) {
           py::arg("zone"), py::arg("location"),
           "What a server-reported zone name means: add_zone('use1-az1', 'aws/us-east-1/use1-az1').")
       .def(
+          "add_address_remap",
+          [](py::object self, py::handle announced, py::handle dial) {
+            return Set2(self, cr_config_add_address_remap, announced, "announced", dial, "dial");
+          },
+          py::arg("announced"), py::arg("dial"),
+          "Dial a node somewhere else than the address the cluster announces for it:\n"
+          "'host:port' as announced -> 'host:port' to connect to (NAT, a TCP proxy).\n"
+          "Routing and statistics keep the announced address; only the live client's\n"
+          "connections are re-pointed. ParseError on a malformed address.")
+      .def(
           "set_weight",
           [](py::object self, py::handle node, py::handle weight) {
             const std::string n = CString(node, "node");

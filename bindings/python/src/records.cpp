@@ -171,6 +171,12 @@ py::object MakeNode(const cr_node_info &n) {
                        Str(n.zone != nullptr ? n.zone : ""), PyLong_FromUnsignedLong(n.shard)});
 }
 
+py::object TierMember(int tier) {
+  PyObject *o = Member(g_tiers.data(), g_tiers.size(), tier);
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
+}
+
 py::object MakeShard(size_t index, const char *id, py::object ranges, py::object nodes) {
   return Fill(g_shard, {PyLong_FromSize_t(index), Str(id != nullptr ? id : ""),
                         ranges.release().ptr(), nodes.release().ptr()});

@@ -8,14 +8,6 @@ namespace crpy {
 
 namespace {
 
-struct Router {
-  cr_router *r = nullptr;
-  Router() = default;
-  Router(const Router &) = delete;
-  Router &operator=(const Router &) = delete;
-  ~Router() { cr_router_free(r); }
-};
-
 struct Snapshot {
   cr_snapshot *s = nullptr;
   explicit Snapshot(cr_snapshot *snap) : s(snap) {}
@@ -164,6 +156,24 @@ void InitRouter(py::module_ &m) {
           py::arg("key"),
           "Route a write: always the shard's master, whatever its health. Raises\n"
           "UnavailableError when the master's endpoint is unknown.")
+      .def(
+          "route_read_slot",
+          [](Router &self, py::handle slot) {
+            cr_route out = CR_ROUTE_INIT;
+            Check(cr_router_route_read_slot(&out, self.r, U32(slot, "slot")));
+            return MakeRoute(out);
+          },
+          py::arg("slot"),
+          "route_read by slot (0-16383) instead of key, for clients that already\n"
+          "computed the slot (redis-py). Raises InvalidArgumentError outside the range.")
+      .def(
+          "route_write_slot",
+          [](Router &self, py::handle slot) {
+            cr_route out = CR_ROUTE_INIT;
+            Check(cr_router_route_write_slot(&out, self.r, U32(slot, "slot")));
+            return MakeRoute(out);
+          },
+          py::arg("slot"), "route_write by slot (0-16383): the slot's master.")
       .def("route_reads", &RouteReads, py::arg("keys"),
            "Route reads for many keys in one call: a list of Route, one per key.\n"
            "Raises the error of the first key that cannot be routed.")
@@ -256,6 +266,13 @@ void InitRouter(py::module_ &m) {
             return std::make_unique<Snapshot>(s);
           },
           "The current Snapshot. Raises NoTopologyError before the first update().");
+}
+
+py::object BorrowedRouter(cr_router *r, std::shared_ptr<void> owner) {
+  auto router = std::make_unique<Router>();
+  router->r = r;
+  router->owner = std::move(owner);
+  return py::cast(std::move(router));
 }
 
 }  // namespace crpy

@@ -1,0 +1,323 @@
+"""cloudroute.Client: a live Redis Cluster client routed by libcloudroute.
+
+The commands, redirects, retries, MGET/MSET/DEL fan-out, pooling and
+background topology refresh all run in the C library (``cr_client_*``);
+this module only gives them redis-py's call shapes.
+
+>>> import cloudroute
+>>> with cloudroute.Client("127.0.1.1:7001", cloudroute.Config(local_cidrs=["127.0.1.0/24"])) as c:
+...     c.set("user:1", "alice", ex=60)
+...     c.get("user:1")
+True
+b'alice'
+
+Replies: bulk strings are ``bytes``, status replies ``str`` ("OK"), integers
+``int``, nil ``None``, arrays ``list``, RESP3 maps ``dict``. An error reply
+raises :class:`cloudroute.ResponseError` with the server's message; a node
+that cannot be reached raises :class:`cloudroute.ConnectionError` (also a
+built-in ``ConnectionError``), a deadline :class:`cloudroute.TimeoutError`.
+
+Threads: one Client is meant to be shared by every thread of a process;
+each network call releases the GIL.
+"""
+
+from __future__ import annotations
+
+import datetime
+from types import TracebackType
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, Union
+
+from . import _native
+from ._native import ClientStats, NodeStats
+from .errors import InvalidArgumentError
+
+__all__ = ["Client", "ClientStats", "NodeStats", "READ", "WRITE"]
+
+#: Access of execute_command / command: a read may be served by a replica
+#: (the key's read candidates, local first) and is retried on the next
+#: candidate; a write goes to the master and is never re-sent.
+READ = 0
+WRITE = 1
+
+#: A command argument: bytes, str (UTF-8), int, float or a bytes-like object.
+Arg = Union[bytes, str, int, float, bytearray, memoryview]
+#: A key: bytes, str (UTF-8) or a bytes-like object.
+KeyT = Union[bytes, str, bytearray, memoryview]
+#: A duration: seconds (or milliseconds for px/pexpire) as an int, or a timedelta.
+Expiry = Union[int, datetime.timedelta]
+Seeds = Union[str, Iterable[Union[str, Tuple[str, int]]]]
+
+
+def _seeds(seeds: Seeds) -> str:
+    if isinstance(seeds, str):
+        return seeds
+    parts = []
+    for s in seeds:
+        if isinstance(s, tuple):
+            host, port = s
+            parts.append(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
+        else:
+            parts.append(s)
+    return ",".join(parts)
+
+
+def _ms(value: Expiry, what: str, unit_ms: int) -> int:
+    if isinstance(value, datetime.timedelta):
+        ms = int(value.total_seconds() * 1000)
+    elif isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int or a timedelta, not {type(value).__name__}")
+    else:
+        ms = value * unit_ms
+    if ms <= 0:
+        raise InvalidArgumentError(f"{what} must be positive, not {value!r}")
+    return ms
+
+
+class Client(_native.Client):
+    """A Redis Cluster client whose reads go to the nearest candidate.
+
+    ``seeds`` is ``"host:port[,host:port...]"`` or a list of ``"host:port"`` /
+    ``(host, port)``; ``config`` a :class:`cloudroute.Config` (locality,
+    policy, weights, address remaps). Keyword options are those of
+    ``cr_client_options`` (None keeps the library's default)::
+
+        Client("10.0.0.1:6379", Config(local_cidrs=["10.0.0.0/16"], policy="local"),
+               command_timeout_ms=(200, 500, 500, 1000, 1000),   # by Tier, or one int
+               password="...", tls=True, tls_ca_file="ca.pem")
+
+    The constructor returns once the topology has been read from a seed.
+    Commands covered with redis-py's call shapes: get, set (ex/px/nx/xx/
+    keepttl/get), delete, exists, expire, pexpire, ttl, pttl, incr, incrby,
+    decr, hget, hset, hdel, hgetall, mget, mset, plus execute_command for any
+    single-key command.
+    """
+
+    def __init__(
+        self,
+        seeds: Seeds,
+        config: Optional[_native.Config] = None,
+        *,
+        connect_timeout_ms: Optional[int] = None,
+        command_timeout_ms: Union[int, Sequence[int], None] = None,
+        pool_size: Optional[int] = None,
+        pool_idle_ms: Optional[int] = None,
+        refresh_interval_ms: Optional[int] = None,
+        refresh_min_gap_ms: Optional[int] = None,
+        max_redirects: Optional[int] = None,
+        max_retries: Optional[int] = None,
+        retry_backoff_ms: Optional[int] = None,
+        failures_before_refresh: Optional[int] = None,
+        tcp_keepalive_s: Optional[int] = None,
+        tcp_user_timeout_ms: Optional[int] = None,
+        max_reply_elements: Optional[int] = None,
+        max_bulk_len: Optional[int] = None,
+        max_reply_bytes: Optional[int] = None,
+        username: Optional[str] = None,
+        password: Optional[str] = None,
+        client_name: Optional[str] = None,
+        tls: Optional[bool] = None,
+        tls_verify: Optional[bool] = None,
+        tls_ca_file: Optional[str] = None,
+        tls_ca_dir: Optional[str] = None,
+        tls_cert_file: Optional[str] = None,
+        tls_key_file: Optional[str] = None,
+        tls_server_name: Optional[str] = None,
+    ) -> None:
+        super().__init__(
+            _seeds(seeds),
+            config,
+            connect_timeout_ms=connect_timeout_ms,
+            command_timeout_ms=command_timeout_ms,
+            pool_size=pool_size,
+            pool_idle_ms=pool_idle_ms,
+            refresh_interval_ms=refresh_interval_ms,
+            refresh_min_gap_ms=refresh_min_gap_ms,
+            max_redirects=max_redirects,
+            max_retries=max_retries,
+            retry_backoff_ms=retry_backoff_ms,
+            failures_before_refresh=failures_before_refresh,
+            tcp_keepalive_s=tcp_keepalive_s,
+            tcp_user_timeout_ms=tcp_user_timeout_ms,
+            max_reply_elements=max_reply_elements,
+            max_bulk_len=max_bulk_len,
+            max_reply_bytes=max_reply_bytes,
+            username=username,
+            password=password,
+            client_name=client_name,
+            tls=tls,
+            tls_verify=tls_verify,
+            tls_ca_file=tls_ca_file,
+            tls_ca_dir=tls_ca_dir,
+            tls_cert_file=tls_cert_file,
+            tls_key_file=tls_key_file,
+            tls_server_name=tls_server_name,
+        )
+
+    # -- generic -------------------------------------------------------------
+
+    def execute_command(self, *args: Arg, read: bool = False, key_index: int = 1) -> Any:
+        """Any single-key command: ``execute_command("HINCRBY", "h", "f", 2)``.
+
+        ``read=True`` lets a replica serve it (local candidates first); the
+        default sends it to the key's master. ``key_index`` is the position of
+        the key that places the command (1 for most commands).
+        """
+        return self.command(READ if read else WRITE, key_index, args)
+
+    # -- strings -------------------------------------------------------------
+
+    def set(  # type: ignore[override]
+        self,
+        name: KeyT,
+        value: Arg,
+        ex: Optional[Expiry] = None,
+        px: Optional[Expiry] = None,
+        nx: bool = False,
+        xx: bool = False,
+        keepttl: bool = False,
+        get: bool = False,
+    ) -> Any:
+        """SET name value [EX|PX] [NX|XX] [KEEPTTL] [GET]. True when set (None when
+        NX/XX prevented it); with get=True the old value."""
+        if ex is not None and px is not None:
+            raise InvalidArgumentError("set: give ex or px, not both")
+        ttl_ms = _ms(ex, "ex", 1000) if ex is not None else _ms(px, "px", 1) if px is not None else 0
+        if not (nx or xx or keepttl or get):
+            super().set(name, value, ttl_ms)
+            return True
+        if nx and xx:
+            raise InvalidArgumentError("set: give nx or xx, not both")
+        args: List[Arg] = ["SET", name, value]
+        if ttl_ms:
+            args += ["PX", ttl_ms]
+        if nx:
+            args.append("NX")
+        if xx:
+            args.append("XX")
+        if keepttl:
+            args.append("KEEPTTL")
+        if get:
+            args.append("GET")
+            return self.command(WRITE, 1, args)
+        return True if self.command(WRITE, 1, args) is not None else None
+
+    def incr(self, name: KeyT, amount: int = 1) -> int:
+        """INCRBY name amount: the new value."""
+        result: int = self.command(WRITE, 1, ("INCRBY", name, amount))
+        return result
+
+    incrby = incr
+
+    def decr(self, name: KeyT, amount: int = 1) -> int:
+        """DECRBY name amount: the new value."""
+        result: int = self.command(WRITE, 1, ("DECRBY", name, amount))
+        return result
+
+    def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:  # type: ignore[override]
+        """MGET of keys in any slots (split by slot, every node asked at once).
+        Accepts ``mget([k1, k2])`` or ``mget(k1, k2)`` as redis-py does."""
+        if isinstance(keys, (str, bytes, bytearray, memoryview)):
+            keys = (keys, *args)
+        elif args:
+            keys = (*keys, *args)
+        result: List[Optional[bytes]] = super().mget(keys)
+        return result
+
+    def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:  # type: ignore[override]
+        """MSET of a mapping in any slots (not atomic across slots). True."""
+        items = list(mapping.items())
+        super().mset([k for k, _ in items], [v for _, v in items])
+        return True
+
+    def delete(self, *names: KeyT) -> int:  # type: ignore[override]
+        """DEL of keys in any slots: how many existed."""
+        return super().delete(names)
+
+    # -- keys ----------------------------------------------------------------
+
+    def exists(self, *names: KeyT) -> int:
+        """How many of names exist (one EXISTS per key: they may be in any slots)."""
+        return sum(int(self.command(READ, 1, ("EXISTS", n))) for n in names)
+
+    def expire(self, name: KeyT, time: Expiry) -> bool:
+        """EXPIRE name seconds (or a timedelta): True when the timeout was set."""
+        if isinstance(time, datetime.timedelta):
+            return bool(self.command(WRITE, 1, ("PEXPIRE", name, _ms(time, "time", 1000))))
+        return bool(self.command(WRITE, 1, ("EXPIRE", name, time)))
+
+    def pexpire(self, name: KeyT, time: Expiry) -> bool:
+        """PEXPIRE name milliseconds (or a timedelta)."""
+        ms = _ms(time, "time", 1) if isinstance(time, datetime.timedelta) else time
+        return bool(self.command(WRITE, 1, ("PEXPIRE", name, ms)))
+
+    def ttl(self, name: KeyT) -> int:
+        """TTL name: seconds left, -1 without a timeout, -2 when missing."""
+        result: int = self.command(READ, 1, ("TTL", name))
+        return result
+
+    def pttl(self, name: KeyT) -> int:
+        """PTTL name: milliseconds left, -1 without a timeout, -2 when missing."""
+        result: int = self.command(READ, 1, ("PTTL", name))
+        return result
+
+    # -- hashes --------------------------------------------------------------
+
+    def hget(self, name: KeyT, key: Arg) -> Optional[bytes]:
+        """HGET name key."""
+        result: Optional[bytes] = self.command(READ, 1, ("HGET", name, key))
+        return result
+
+    def hset(
+        self,
+        name: KeyT,
+        key: Optional[Arg] = None,
+        value: Optional[Arg] = None,
+        mapping: Optional[Mapping[Arg, Arg]] = None,
+        items: Optional[Sequence[Arg]] = None,
+    ) -> int:
+        """HSET name key value / mapping={...} / items=[k, v, ...]: fields added."""
+        args: List[Arg] = ["HSET", name]
+        if key is not None:
+            if value is None:
+                raise InvalidArgumentError("hset: a key needs a value")
+            args += [key, value]
+        if mapping:
+            for k, v in mapping.items():
+                args += [k, v]
+        if items:
+            args += list(items)
+        if len(args) == 2:
+            raise InvalidArgumentError("hset: no key/value pairs")
+        result: int = self.command(WRITE, 1, args)
+        return result
+
+    def hdel(self, name: KeyT, *keys: Arg) -> int:
+        """HDEL name key [key ...]: fields removed."""
+        result: int = self.command(WRITE, 1, ("HDEL", name, *keys))
+        return result
+
+    def hgetall(self, name: KeyT) -> Dict[bytes, bytes]:
+        """HGETALL name as a dict."""
+        reply = self.command(READ, 1, ("HGETALL", name))
+        if isinstance(reply, dict):
+            return reply
+        it = iter(reply)
+        return dict(zip(it, it))
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<cloudroute.Client closed>"
+        return f"<cloudroute.Client nodes={len(self.node_stats())}>"

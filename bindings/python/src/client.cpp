@@ -1,0 +1,501 @@
+// The live cluster client: cloudroute._native.Client over cr_client_* (and
+// cr_reply_*). Conversion only: routing, redirects, retries, fan-out and
+// refresh all happen in the C library.
+//
+// Threading: a Client is shared between threads. Every call that may touch
+// the network releases the GIL around the C call. The cr_client handle lives
+// in a shared_ptr: each call holds its own reference while the GIL is
+// released, and close() only drops the object's reference, so the handle is
+// freed (cr_client_free) once the last running call — or the last borrowed
+// Router — lets go of it. That satisfies cr_client_free's "no other call is
+// running" without a lock on the hot path.
+#include <cstring>
+#include <deque>
+#include <string>
+
+#include "common.hpp"
+
+namespace crpy {
+
+namespace {
+
+struct ClientHandle {
+  cr_client *c = nullptr;
+  ClientHandle() = default;
+  ClientHandle(const ClientHandle &) = delete;
+  ClientHandle &operator=(const ClientHandle &) = delete;
+  ~ClientHandle() { cr_client_free(c); }
+};
+
+struct Client {
+  std::shared_ptr<ClientHandle> h;  // read and reset with the GIL held only
+
+  std::shared_ptr<ClientHandle> Acquire() const {
+    if (!h) ThrowInvalid("the client is closed");
+    return h;
+  }
+};
+
+using ReplyPtr = std::unique_ptr<cr_reply, void (*)(cr_reply *)>;
+
+// Runs f(cr_client *) without the GIL, holding a reference to the handle.
+template <class F>
+cr_status NoGil(const Client &self, F f) {
+  std::shared_ptr<ClientHandle> h = self.Acquire();
+  cr_status st;
+  {
+    py::gil_scoped_release nogil;
+    st = f(h->c);
+    h.reset();  // the last reference (after close()) frees here, without the GIL
+  }
+  return st;
+}
+
+// ---- arguments ----------------------------------------------------------
+
+// Command arguments as (pointer, length) pairs, kept valid while the GIL is
+// released: bytes/str are immutable and held by an owned tuple; other
+// buffers are export-locked (a bytearray cannot be resized); int and float
+// are formatted as redis-py does (str(int), repr(float)).
+class Args {
+ public:
+  Args() = default;
+  Args(const Args &) = delete;
+  Args &operator=(const Args &) = delete;
+  ~Args() {
+    for (Py_buffer &b : buffers_) PyBuffer_Release(&b);
+    Py_XDECREF(tuple_);
+  }
+
+  // Takes every item of iterable (a single str/bytes is refused).
+  void Set(py::handle iterable, const char *what) {
+    PyObject *it = iterable.ptr();
+    if (PyBytes_Check(it) || PyUnicode_Check(it)) {
+      PyErr_Format(PyExc_TypeError, "%s must be an iterable, not a single %.100s", what, Py_TYPE(it)->tp_name);
+      throw py::error_already_set();
+    }
+    tuple_ = PySequence_Tuple(it);
+    if (tuple_ == nullptr) throw py::error_already_set();
+    const Py_ssize_t n = PyTuple_GET_SIZE(tuple_);
+    ptrs_.reserve(static_cast<size_t>(n));
+    lens_.reserve(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) Add(PyTuple_GET_ITEM(tuple_, i), what, i);
+  }
+
+  size_t size() const { return ptrs_.size(); }
+  const void *const *ptrs() const { return ptrs_.data(); }
+  const size_t *lens() const { return lens_.data(); }
+
+ private:
+  void Add(PyObject *o, const char *what, Py_ssize_t i) {
+    const char *data = nullptr;
+    Py_ssize_t len = 0;
+    const int fast = FastKey(o, &data, &len);
+    if (fast < 0) throw py::error_already_set();
+    if (fast > 0) {
+      Push(data, static_cast<size_t>(len));
+      return;
+    }
+    if (PyBool_Check(o) || o == Py_None) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s[%zd]: invalid input of type %.100s; convert to bytes, str, int or float first",
+                   what, i, Py_TYPE(o)->tp_name);
+      throw py::error_already_set();
+    }
+    if (PyLong_Check(o) || PyFloat_Check(o)) {
+      PyObject *text = PyLong_Check(o) ? PyObject_Str(o) : PyObject_Repr(o);
+      if (text == nullptr) throw py::error_already_set();
+      const char *t = PyUnicode_AsUTF8AndSize(text, &len);
+      if (t == nullptr) {
+        Py_DECREF(text);
+        throw py::error_already_set();
+      }
+      owned_.emplace_back(t, static_cast<size_t>(len));
+      Py_DECREF(text);
+      Push(owned_.back().data(), owned_.back().size());
+      return;
+    }
+    if (!PyObject_CheckBuffer(o)) {
+      PyErr_Format(PyExc_TypeError, "%s[%zd] must be bytes, str, int, float or a bytes-like object, not %.100s",
+                   what, i, Py_TYPE(o)->tp_name);
+      throw py::error_already_set();
+    }
+    buffers_.emplace_back();
+    if (PyObject_GetBuffer(o, &buffers_.back(), PyBUF_SIMPLE) < 0) {
+      buffers_.pop_back();
+      throw py::error_already_set();
+    }
+    Push(buffers_.back().buf, static_cast<size_t>(buffers_.back().len));
+  }
+
+  void Push(const void *p, size_t n) {
+    ptrs_.push_back(p);
+    lens_.push_back(n);
+  }
+
+  PyObject *tuple_ = nullptr;
+  std::vector<const void *> ptrs_;
+  std::vector<size_t> lens_;
+  std::deque<std::string> owned_;   // stable addresses
+  std::deque<Py_buffer> buffers_;   // stable addresses
+};
+
+// ---- replies --------------------------------------------------------------
+
+PyObject *g_response_error = nullptr;  // cloudroute.errors.ResponseError
+
+py::object Text(const cr_reply *r) {
+  size_t len = 0;
+  const char *s = cr_reply_string(r, &len);
+  return py::reinterpret_steal<py::object>(
+      [&] {
+        PyObject *o = PyUnicode_DecodeUTF8(s, static_cast<Py_ssize_t>(len), "backslashreplace");
+        if (o == nullptr) throw py::error_already_set();
+        return o;
+      }());
+}
+
+py::object FromReply(const cr_reply *r) {
+  size_t len = 0;
+  switch (cr_reply_get_type(r)) {
+    case CR_REPLY_STRING: {
+      const char *s = cr_reply_string(r, &len);
+      return py::bytes(s, len);
+    }
+    case CR_REPLY_STATUS: return Text(r);
+    case CR_REPLY_INTEGER: return py::int_(cr_reply_integer(r));
+    case CR_REPLY_NIL: return py::none();
+    case CR_REPLY_BOOL: return py::bool_(cr_reply_integer(r) != 0);
+    case CR_REPLY_DOUBLE: return py::reinterpret_steal<py::object>([&] {
+        PyObject *f = PyFloat_FromString(Text(r).ptr());
+        if (f == nullptr) throw py::error_already_set();
+        return f;
+      }());
+    case CR_REPLY_BIGNUM: {
+      const char *s = cr_reply_string(r, &len);
+      PyObject *i = PyLong_FromString(s, nullptr, 10);
+      if (i == nullptr) throw py::error_already_set();
+      return py::reinterpret_steal<py::object>(i);
+    }
+    case CR_REPLY_ERROR: {
+      // An error inside an array (EXEC): returned as an exception object,
+      // not raised, as redis-py does.
+      py::object exc = py::reinterpret_borrow<py::object>(g_response_error)(Text(r));
+      exc.attr("status") = static_cast<int>(CR_EREDIS);
+      return exc;
+    }
+    case CR_REPLY_ARRAY: {
+      const size_t n = cr_reply_count(r);
+      py::list out(n);
+      for (size_t i = 0; i < n; ++i) out[i] = FromReply(cr_reply_element(r, i));
+      return std::move(out);
+    }
+    case CR_REPLY_MAP: {
+      const size_t n = cr_reply_count(r);
+      py::dict out;
+      for (size_t i = 0; i + 1 < n; i += 2) {
+        py::object k = FromReply(cr_reply_element(r, i));
+        if (PyList_Check(k.ptr())) k = py::tuple(k);  // dict keys must be hashable
+        out[k] = FromReply(cr_reply_element(r, i + 1));
+      }
+      return std::move(out);
+    }
+  }
+  return py::none();
+}
+
+py::object ReplyResult(cr_status st, cr_reply *raw) {
+  ReplyPtr reply(raw, cr_reply_free);
+  Check(st);
+  return FromReply(reply.get());
+}
+
+// ---- options --------------------------------------------------------------
+
+uint32_t OptU32(py::handle v, const char *name) { return U32(v, name); }
+
+// The options keywords, stored where cr_client_new reads them.
+struct Options {
+  cr_client_options o;
+  std::deque<std::string> strings;
+
+  Options() { cr_client_options_init(&o); }
+
+  const char *Str(py::handle v, const char *name) {
+    if (v.is_none()) return nullptr;
+    strings.push_back(CString(v, name));
+    return strings.back().c_str();
+  }
+
+  void Apply(const std::string &k, py::handle v) {
+    const char *n = k.c_str();
+    if (k == "connect_timeout_ms") o.connect_timeout_ms = OptU32(v, n);
+    else if (k == "command_timeout_ms") {
+      if (PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr())) {
+        const uint32_t t = OptU32(v, n);
+        for (uint32_t &x : o.command_timeout_ms) x = t;
+      } else {
+        py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
+        if (!PySequence_Check(v.ptr()) || PyUnicode_Check(v.ptr()) || py::len(seq) != CR_TIER_COUNT) {
+          throw py::type_error("command_timeout_ms must be an int or a sequence of 5 ints (by Tier)");
+        }
+        for (size_t i = 0; i < CR_TIER_COUNT; ++i) o.command_timeout_ms[i] = OptU32(seq[i], n);
+      }
+    } else if (k == "pool_size") o.pool_size = OptU32(v, n);
+    else if (k == "pool_idle_ms") o.pool_idle_ms = OptU32(v, n);
+    else if (k == "refresh_interval_ms") o.refresh_interval_ms = OptU32(v, n);
+    else if (k == "refresh_min_gap_ms") o.refresh_min_gap_ms = OptU32(v, n);
+    else if (k == "max_redirects") o.max_redirects = OptU32(v, n);
+    else if (k == "max_retries") o.max_retries = OptU32(v, n);
+    else if (k == "retry_backoff_ms") o.retry_backoff_ms = OptU32(v, n);
+    else if (k == "failures_before_refresh") o.failures_before_refresh = OptU32(v, n);
+    else if (k == "tcp_keepalive_s") o.tcp_keepalive_s = OptU32(v, n);
+    else if (k == "tcp_user_timeout_ms") o.tcp_user_timeout_ms = OptU32(v, n);
+    else if (k == "max_reply_elements") o.max_reply_elements = OptU32(v, n);
+    else if (k == "max_bulk_len") o.max_bulk_len = U64OrLong(v, n, false);
+    else if (k == "max_reply_bytes") o.max_reply_bytes = U64OrLong(v, n, false);
+    else if (k == "username") o.username = Str(v, n);
+    else if (k == "password") o.password = Str(v, n);
+    else if (k == "client_name") o.client_name = Str(v, n);
+    else if (k == "tls") o.tls = py::cast<bool>(v) ? 1u : 0u;
+    else if (k == "tls_verify") o.tls_verify = py::cast<bool>(v) ? 1u : 0u;
+    else if (k == "tls_ca_file") o.tls_ca_file = Str(v, n);
+    else if (k == "tls_ca_dir") o.tls_ca_dir = Str(v, n);
+    else if (k == "tls_cert_file") o.tls_cert_file = Str(v, n);
+    else if (k == "tls_key_file") o.tls_key_file = Str(v, n);
+    else if (k == "tls_server_name") o.tls_server_name = Str(v, n);
+    else throw py::type_error("Client() got an unexpected keyword argument '" + k + "'");
+  }
+};
+
+// ---- statistics records -----------------------------------------------------
+
+PyTypeObject *g_stats = nullptr;
+PyTypeObject *g_node_stats = nullptr;
+
+PyStructSequence_Field kStatsFields[] = {
+    {"reads", "read commands a node answered"},
+    {"reads_by_tier", "reads by the serving node's Tier: {Tier: count}"},
+    {"writes", "write commands a master answered"},
+    {"fallbacks", "reads served by a later candidate after one failed"},
+    {"moved", "MOVED redirects followed"},
+    {"ask", "ASK redirects followed"},
+    {"retries", "TRYAGAIN / CLUSTERDOWN / LOADING retries"},
+    {"conn_errors", "failed connects and broken connections"},
+    {"timeouts", "connect and command deadlines that passed"},
+    {"server_errors", "error replies returned to the caller"},
+    {"refreshes", "topology refreshes that succeeded"},
+    {"refresh_failures", "topology refreshes that failed"},
+    {"connections", "connections opened"},
+    {nullptr, nullptr}};
+PyStructSequence_Desc kStatsDesc = {"cloudroute.ClientStats",
+                                    "ClientStats(...): counters of a Client since it was created.",
+                                    kStatsFields, 13};
+
+PyStructSequence_Field kNodeStatsFields[] = {
+    {"host", "the node's announced host"},
+    {"port", "the node's announced port"},
+    {"node", "stable node handle (Route.node)"},
+    {"reads", "read commands this node answered"},
+    {"writes", "write commands this node answered"},
+    {"errors", "connection errors and timeouts"},
+    {"connections", "connections opened"},
+    {"latency_us", "moving average of round trips in microseconds; 0 = none yet"},
+    {"open_connections", "connections open now"},
+    {"idle_connections", "idle connections in the pool now"},
+    {nullptr, nullptr}};
+PyStructSequence_Desc kNodeStatsDesc = {
+    "cloudroute.NodeStats", "NodeStats(host, port, node, ...): per-node counters of a Client.",
+    kNodeStatsFields, 10};
+
+py::object Record(PyTypeObject *type, std::initializer_list<py::object> items) {
+  PyObject *o = PyStructSequence_New(type);
+  if (o == nullptr) throw py::error_already_set();
+  Py_ssize_t i = 0;
+  for (const py::object &item : items) PyStructSequence_SetItem(o, i++, py::object(item).release().ptr());
+  return py::reinterpret_steal<py::object>(o);
+}
+
+py::object Stats(const Client &self) {
+  std::shared_ptr<ClientHandle> h = self.Acquire();
+  cr_client_stats s = CR_CLIENT_STATS_INIT;
+  Check(cr_client_get_stats(&s, h->c));  // counters only: no network, keeps the GIL
+  py::dict by_tier;
+  for (int t = 0; t < CR_TIER_COUNT; ++t) by_tier[TierMember(t)] = py::int_(s.reads_by_tier[t]);
+  return Record(g_stats, {py::int_(s.reads), by_tier, py::int_(s.writes), py::int_(s.fallbacks),
+                          py::int_(s.moved), py::int_(s.ask), py::int_(s.retries),
+                          py::int_(s.conn_errors), py::int_(s.timeouts), py::int_(s.server_errors),
+                          py::int_(s.refreshes), py::int_(s.refresh_failures),
+                          py::int_(s.connections)});
+}
+
+py::list NodeStats(const Client &self) {
+  std::shared_ptr<ClientHandle> h = self.Acquire();
+  const cr_client_node_stats init = CR_CLIENT_NODE_STATS_INIT;
+  std::vector<cr_client_node_stats> buf(16, init);
+  size_t count = 0;
+  for (;;) {
+    const cr_status st = cr_client_get_node_stats(buf.data(), buf.size(), &count, h->c);
+    if (st == CR_EBUFS && count > buf.size()) {
+      buf.assign(count, init);
+      continue;
+    }
+    Check(st);
+    break;
+  }
+  py::list out;
+  for (size_t i = 0; i < count; ++i) {
+    const cr_client_node_stats &n = buf[i];
+    out.append(Record(g_node_stats,
+                      {py::str(n.host != nullptr ? n.host : "?"), py::int_(n.port), py::int_(n.node),
+                       py::int_(n.reads), py::int_(n.writes), py::int_(n.errors), py::int_(n.connections),
+                       py::int_(n.latency_us), py::int_(n.open_connections), py::int_(n.idle_connections)}));
+  }
+  return out;
+}
+
+// ---- commands ----------------------------------------------------------------
+
+py::object Command(const Client &self, py::handle access, py::handle key_index, py::handle args) {
+  const int64_t a = BoundedInt(access, "access", 0, 1);
+  Args argv;
+  argv.Set(args, "args");
+  if (argv.size() == 0) ThrowInvalid("a command needs at least one argument");
+  const size_t ki = static_cast<size_t>(BoundedInt(key_index, "key_index", 0, INT32_MAX));
+  if (ki >= argv.size()) {
+    ThrowInvalid("key_index " + std::to_string(ki) + " is not below the argument count " +
+                 std::to_string(argv.size()));
+  }
+  cr_reply *out = nullptr;
+  const cr_status st = NoGil(self, [&](cr_client *c) {
+    return cr_client_command(&out, c, a == 0 ? CR_ACCESS_READ : CR_ACCESS_WRITE, ki, argv.size(),
+                             argv.ptrs(), argv.lens());
+  });
+  return ReplyResult(st, out);
+}
+
+py::object Get(const Client &self, py::handle key) {
+  KeyArg k;
+  if (!k.Set(key.ptr(), "key")) throw py::error_already_set();
+  cr_reply *out = nullptr;
+  const cr_status st = NoGil(self, [&](cr_client *c) { return cr_client_get(&out, c, k.data(), k.size()); });
+  return ReplyResult(st, out);
+}
+
+void Set(const Client &self, py::handle key, py::handle value, py::handle ttl_ms) {
+  KeyArg k;
+  if (!k.Set(key.ptr(), "key")) throw py::error_already_set();
+  Args v;  // one value: bytes, str, int, float or bytes-like
+  v.Set(py::make_tuple(value), "value");
+  const uint64_t ttl = U64OrLong(ttl_ms, "ttl_ms", false);
+  Check(NoGil(self, [&](cr_client *c) {
+    return cr_client_set(c, k.data(), k.size(), v.ptrs()[0], v.lens()[0], ttl);
+  }));
+}
+
+py::object MGet(const Client &self, py::handle keys) {
+  Args k;
+  k.Set(keys, "keys");
+  if (k.size() == 0) return py::list();
+  cr_reply *out = nullptr;
+  const cr_status st = NoGil(self, [&](cr_client *c) { return cr_client_mget(&out, c, k.ptrs(), k.lens(), k.size()); });
+  return ReplyResult(st, out);
+}
+
+void MSet(const Client &self, py::handle keys, py::handle values) {
+  Args k, v;
+  k.Set(keys, "keys");
+  v.Set(values, "values");
+  if (k.size() != v.size()) {
+    ThrowInvalid(std::to_string(k.size()) + " keys but " + std::to_string(v.size()) + " values");
+  }
+  if (k.size() == 0) return;
+  Check(NoGil(self, [&](cr_client *c) {
+    return cr_client_mset(c, k.ptrs(), k.lens(), v.ptrs(), v.lens(), k.size());
+  }));
+}
+
+int64_t Del(const Client &self, py::handle keys) {
+  Args k;
+  k.Set(keys, "keys");
+  if (k.size() == 0) return 0;
+  int64_t deleted = 0;
+  Check(NoGil(self, [&](cr_client *c) { return cr_client_del(&deleted, c, k.ptrs(), k.lens(), k.size()); }));
+  return deleted;
+}
+
+}  // namespace
+
+void InitClient(py::module_ &m) {
+  g_response_error = py::object(py::module_::import("cloudroute.errors").attr("ResponseError")).release().ptr();
+  g_stats = PyStructSequence_NewType(&kStatsDesc);
+  g_node_stats = PyStructSequence_NewType(&kNodeStatsDesc);
+  if (g_stats == nullptr || g_node_stats == nullptr) throw py::error_already_set();
+  m.add_object("ClientStats", py::handle(reinterpret_cast<PyObject *>(g_stats)));
+  m.add_object("NodeStats", py::handle(reinterpret_cast<PyObject *>(g_node_stats)));
+
+  py::class_<Client>(m, "Client",
+                     "A live Redis Cluster client routing through libcloudroute (use\n"
+                     "cloudroute.Client). Safe to share between threads; every network call\n"
+                     "releases the GIL.")
+      .def(py::init([](py::handle seeds, py::handle config, py::kwargs options) {
+             const std::string s = CString(seeds, "seeds");
+             const cr_config *cfg = ConfigOrNull(config);
+             Options o;
+             for (auto item : options) {
+               if (!item.second.is_none()) o.Apply(py::cast<std::string>(item.first), item.second);
+             }
+             auto client = std::make_unique<Client>();
+             client->h = std::make_shared<ClientHandle>();
+             cr_status st;
+             {
+               py::gil_scoped_release nogil;  // discovery talks to the seeds
+               st = cr_client_new(&client->h->c, cfg, &o.o, s.c_str());
+             }
+             Check(st);
+             return client;
+           }),
+           py::arg("seeds"), py::arg("config") = py::none(),
+           "Connects to the cluster through seeds ('host:port[,host:port...]') and reads\n"
+           "its topology; config (a Config) is copied. Keyword options are the fields of\n"
+           "cr_client_options (connect_timeout_ms, command_timeout_ms, pool_size, ...,\n"
+           "tls, tls_verify, tls_ca_file, ...).")
+      .def("command", &Command, py::arg("access"), py::arg("key_index"), py::arg("args"),
+           "Any command on one key: access 0 = read, 1 = write; args[key_index] places it.")
+      .def("get", &Get, py::arg("key"), "GET: bytes, or None when the key does not exist.")
+      .def("set", &Set, py::arg("key"), py::arg("value"), py::arg("ttl_ms") = 0,
+           "SET, with PX ttl_ms when ttl_ms > 0.")
+      .def("mget", &MGet, py::arg("keys"),
+           "MGET of keys in any slots: split by slot, every node asked at once; a list in\n"
+           "key order.")
+      .def("mset", &MSet, py::arg("keys"), py::arg("values"),
+           "MSET of keys[i] = values[i] in any slots (not atomic across slots).")
+      .def("delete", &Del, py::arg("keys"), "DEL of keys in any slots: how many existed.")
+      .def(
+          "refresh", [](const Client &self) { Check(NoGil(self, [](cr_client *c) { return cr_client_refresh(c); })); },
+          "Re-read the topology now (the background thread also does on its schedule).")
+      .def("stats", &Stats, "Counters since the client was created (ClientStats).")
+      .def("node_stats", &NodeStats, "Per-node counters of every node talked to (list of NodeStats).")
+      .def_property_readonly(
+          "router",
+          [](const Client &self) {
+            std::shared_ptr<ClientHandle> h = self.Acquire();
+            cr_router *r = nullptr;
+            Check(cr_client_router(&r, h->c));
+            return BorrowedRouter(r, std::static_pointer_cast<void>(h));
+          },
+          "The client's Router (borrowed: it keeps the client's handle alive while it lives).")
+      .def_property_readonly("closed", [](const Client &self) { return !self.h; })
+      .def(
+          "close",
+          [](Client &self) {
+            std::shared_ptr<ClientHandle> h = std::move(self.h);
+            self.h.reset();
+            py::gil_scoped_release nogil;  // joins the refresh thread
+            h.reset();
+          },
+          "Stops the refresh thread and closes every connection once no call is running\n"
+          "(and no borrowed Router is alive). Idempotent.");
+}
+
+}  // namespace crpy
