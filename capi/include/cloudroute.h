@@ -377,10 +377,34 @@ CR_API cr_status cr_router_explain(char *buf, size_t cap, size_t *needed, cr_rou
 CR_API cr_status cr_router_report_moved(cr_router *r, uint32_t slot, const char *host,
                                         uint16_t port);
 
-/* An ASK reply: a one-shot redirect. Routing is not changed; out is the node
- * to send ASKING + the command to, once. */
+/* An ASK reply: a one-shot redirect; out is the node to send ASKING + the
+ * command to, once. It also marks slot as migrating (see
+ * cr_router_report_migrating): later reads of it go to its master. */
 CR_API cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint32_t slot,
                                       const char *host, uint16_t port);
+
+/* Slot migration feedback, for clients that do their own I/O. During a slot
+ * migration (CLUSTER SETSLOT MIGRATING + MIGRATE) the source master answers
+ * ASK for keys already moved, but its replicas know nothing of it and answer
+ * nil: a silent wrong read. So while slot is marked migrating, reads of it
+ * route to its master (which redirects correctly) instead of replicas, as
+ * long as the master is not marked down.
+ * migrating != 0 marks slot (evidence: an ASK for it — cr_router_report_ask
+ * does this — or "[slot->-nodeid]" on the "myself" line of CLUSTER NODES asked
+ * of its master; Redis prints it nowhere else). 0 clears it (evidence: the
+ * master's CLUSTER NODES no longer lists it; a MOVED for the slot —
+ * cr_router_report_moved — clears it too). A mark expires 60 s after it was
+ * last set (cr_router_slot_migrating says 0 at once; routing follows at the
+ * next rebuild, e.g. cr_router_update), so one never sticks. A mark appearing
+ * or going rebuilds the snapshot once: the slot then reads its shard's
+ * candidates master first, so routing itself pays nothing. CR_EINVAL for a
+ * NULL router or a slot outside 0-16383.
+ * Thread-safety: safe for concurrent use; routing stays lock-free. */
+CR_API cr_status cr_router_report_migrating(cr_router *r, uint32_t slot, int migrating);
+
+/* 1 while reads of slot go to its master because it is marked migrating
+ * (and not expired); 0 otherwise, also for a NULL router or a bad slot. */
+CR_API int cr_router_slot_migrating(const cr_router *r, uint32_t slot);
 
 /* Health feedback for a node handle from a cr_route/cr_candidate. After
  * failure_threshold consecutive failures the node is skipped for
@@ -397,6 +421,13 @@ CR_API cr_status cr_router_set_rtt(cr_router *r, uint32_t node, uint32_t rtt_us)
  * candidate order is rebuilt. */
 CR_API cr_status cr_router_set_node_zone(cr_router *r, const char *host, uint16_t port,
                                          const char *zone);
+
+/* Marks a replica ("host:port") as lagging behind its master past the bound
+ * the caller enforces (lagging = 1) — it is then read only after every other
+ * candidate — or clears the mark (0). The live client does this itself when
+ * cr_client_options' replica lag bounds are set. Rebuilds only on a change. */
+CR_API cr_status cr_router_set_replica_lagging(cr_router *r, const char *host, uint16_t port,
+                                               int lagging);
 
 /* 1 when a MOVED (or an explicit request) asked for a topology refresh since
  * the last cr_router_update(); 0 otherwise. */
@@ -693,12 +724,19 @@ typedef struct cr_client_options {
   const char *tls_key_file;    /* its unencrypted PEM private key; with cert */
   const char *tls_server_name; /* verify (and send as SNI) this name instead of
                                   each node's host; NULL = the host */
+  /* --- Replica lag (off by default). On each refresh the client reads INFO
+   * replication from every master and reads a replica only after every other
+   * candidate while it is behind by more than either bound (or not in sync):
+   * stale reads are bounded, not just accepted. An older caller's smaller
+   * struct_size leaves both off. */
+  uint64_t replica_max_lag_bytes; /* master_repl_offset - replica offset; 0 = no bound */
+  uint32_t replica_max_lag_s;     /* seconds since the replica's last ack; 0 = no bound */
 } cr_client_options;
 
 #define CR_CLIENT_OPTIONS_INIT                                                          \
   { (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, \
     60000u, 30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u,          \
-    1073741824u, NULL, NULL, NULL, 0u, 1u, NULL, NULL, NULL, NULL, NULL }
+    1073741824u, NULL, NULL, NULL, 0u, 1u, NULL, NULL, NULL, NULL, NULL, 0u, 0u }
 CR_API void cr_client_options_init(cr_client_options *opts);
 
 /* A client for the cluster reachable through seeds ("host:port[,host:port…]",

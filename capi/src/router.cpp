@@ -262,7 +262,7 @@ cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint32_t slot, const
     if (!SizeOk(out) || r == nullptr) return Fail(CR_EINVAL, "cr_router_report_ask: out or router is NULL (or struct_size too small)");
     if (cr_status s = NeedString(host, "host"); s != CR_OK) return s;
     if (slot >= CR_SLOT_COUNT) return Fail(CR_EINVAL, "slot " + std::to_string(slot) + " is outside 0-16383");
-    auto e = r->router.ReportAsk(host, port);
+    auto e = r->router.ReportAsk(slot, host, port);
     if (!e.ok()) return Fail(e.status());
     cloudroute::Route route;
     route.slot = static_cast<uint16_t>(slot);
@@ -273,6 +273,20 @@ cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint32_t slot, const
     FillRoute(out, route);
     return CR_OK;
   });
+}
+
+cr_status cr_router_report_migrating(cr_router *r, uint32_t slot, int migrating) {
+  return Guard([&]() -> cr_status {
+    if (r == nullptr) return Fail(CR_EINVAL, "cr_router_report_migrating: router is NULL");
+    return Check(r->router.ReportMigrating(slot, migrating != 0));
+  });
+}
+
+int cr_router_slot_migrating(const cr_router *r, uint32_t slot) {
+  return r != nullptr && slot < CR_SLOT_COUNT &&
+                 r->router.SlotMigrating(static_cast<uint16_t>(slot))
+             ? 1
+             : 0;
 }
 
 cr_status cr_router_report_failure(cr_router *r, uint32_t node) {
@@ -302,6 +316,14 @@ cr_status cr_router_set_node_zone(cr_router *r, const char *host, uint16_t port,
     if (cr_status s = NeedString(host, "host"); s != CR_OK) return s;
     if (cr_status s = NeedString(zone, "zone"); s != CR_OK) return s;
     return Check(r->router.SetNodeZone(host, port, zone));
+  });
+}
+
+cr_status cr_router_set_replica_lagging(cr_router *r, const char *host, uint16_t port, int lagging) {
+  return Guard([&]() -> cr_status {
+    if (r == nullptr) return Fail(CR_EINVAL, "cr_router_set_replica_lagging: router is NULL");
+    if (cr_status s = NeedString(host, "host"); s != CR_OK) return s;
+    return Check(r->router.SetReplicaLagging(host, port, lagging != 0));
   });
 }
 

@@ -43,7 +43,8 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
     const NodeFacts &f = facts[n];
     if (f.entry == nullptr || !PolicyAdmits(opts.policy, t.nodes[n].role)) continue;
     set.list.push_back(Candidate{f.entry, n, t.nodes[n].role, f.tier, 0, f.weight,
-                                 f.entry->rtt_us.load(std::memory_order_relaxed)});
+                                 f.entry->rtt_us.load(std::memory_order_relaxed),
+                                 f.lagging && t.nodes[n].role == Role::kReplica});
   }
 
   // NEAREST bands: sorted by RTT, a band holds every node within `margin` of
@@ -73,6 +74,9 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
   for (size_t i = 0; i < set.list.size(); ++i) {
     const Candidate &c = set.list[i];
     keys[i] = RankKey(opts.policy, RankInput{c.role, c.tier, c.rtt_us}, band[i]);
+    // A replica lagging past the configured bound stays a candidate — a last
+    // resort when nothing else answers — but after every other node.
+    if (c.lagging) keys[i] |= 1ull << 56;
   }
   // Deterministic order: by rank key, then by address — every language and
   // every run gives the same list.
@@ -92,6 +96,20 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
   set.list = std::move(sorted);
   Group(&set, sorted_keys);
   return set;
+}
+
+CandidateSet MasterFirstCandidates(const CandidateSet &set) {
+  CandidateSet out = set;
+  auto m = std::find_if(out.list.begin(), out.list.end(),
+                        [&](const Candidate &c) { return c.node == set.master && c.role == Role::kMaster; });
+  if (set.master == nullptr || m == out.list.end()) return out;
+  std::rotate(out.list.begin(), m, m + 1);
+  // Rank keys: the master alone first, then each node's old rank.
+  std::vector<uint64_t> keys(out.list.size());
+  keys[0] = 0;
+  for (size_t i = 1; i < out.list.size(); ++i) keys[i] = 1 + static_cast<uint64_t>(out.list[i].rank);
+  Group(&out, keys);
+  return out;
 }
 
 CandidateSet RedirectCandidates(NodeEntry *master) {

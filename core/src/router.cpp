@@ -11,7 +11,8 @@ uint64_t SeedOf(const RouterConfig &cfg) {
 
 Router::Router(RouterConfig cfg, ClockFn clock)
     : cfg_(std::move(cfg)),
-      registry_(std::make_shared<NodeRegistry>(cfg_.health, clock, SeedOf(cfg_))) {}
+      registry_(std::make_shared<NodeRegistry>(cfg_.health, clock, SeedOf(cfg_))),
+      migrations_(std::make_shared<SlotMigrations>(registry_->clock(), cfg_.migration_ttl_ms)) {}
 
 Status Router::RebuildLocked() {
   if (topology_ == nullptr) return Status::Ok();
@@ -20,7 +21,9 @@ Status Router::RebuildLocked() {
   in.config = &cfg_;
   in.registry = registry_;
   in.zone_overrides = &zones_;
+  in.lagging = &lagging_;
   in.moved = &moved_;
+  in.migrations = migrations_;
   in.generation = ++generation_;
   auto snap = BuildSnapshot(in);
   if (!snap.ok()) return snap.status();
@@ -50,6 +53,8 @@ Status Router::ReportMoved(uint32_t slot, const std::string &host, uint16_t port
     return Error(Code::kInvalid, "slot " + std::to_string(slot) + " is outside 0-16383");
   }
   if (host.empty() || port == 0) return Error(Code::kInvalid, "MOVED target needs a host and a port");
+  // The migration is over for this client: the new owner's replicas serve it.
+  const bool cleared = migrations_->Clear(static_cast<uint16_t>(slot));
   std::lock_guard<std::mutex> lock(mu_);
   refresh_needed_.store(true, std::memory_order_relaxed);
   if (topology_ == nullptr) return Error(Code::kNoTopology, "MOVED before any topology was installed");
@@ -59,7 +64,7 @@ Status Router::ReportMoved(uint32_t slot, const std::string &host, uint16_t port
   Route current;
   if (cell_.Read().get()->RouteWrite(static_cast<uint16_t>(slot), &current) == Code::kOk &&
       current.node == *target) {
-    return Status::Ok();
+    return cleared ? RebuildLocked() : Status::Ok();
   }
   for (MovedPatch &m : moved_) {
     if (m.slot == slot) {
@@ -71,9 +76,36 @@ Status Router::ReportMoved(uint32_t slot, const std::string &host, uint16_t port
   return RebuildLocked();
 }
 
-Result<NodeEntry *> Router::ReportAsk(const std::string &host, uint16_t port) {
+Result<NodeEntry *> Router::ReportAsk(uint32_t slot, const std::string &host, uint16_t port) {
+  if (slot >= kSlotCount) {
+    return Error(Code::kInvalid, "slot " + std::to_string(slot) + " is outside 0-16383");
+  }
   if (host.empty() || port == 0) return Error(Code::kInvalid, "ASK target needs a host and a port");
-  return registry_->Intern(host, port);
+  auto target = registry_->Intern(host, port);
+  if (!target.ok()) return target;
+  if (migrations_->Mark(static_cast<uint16_t>(slot))) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Status s = RebuildLocked();
+    if (!s.ok()) return s;
+  }
+  return target;
+}
+
+Status Router::ReportMigrating(uint32_t slot, bool migrating) {
+  if (slot >= kSlotCount) {
+    return Error(Code::kInvalid, "slot " + std::to_string(slot) + " is outside 0-16383");
+  }
+  const bool changed = migrating ? migrations_->Mark(static_cast<uint16_t>(slot))
+                                 : migrations_->Clear(static_cast<uint16_t>(slot));
+  if (!changed) return Status::Ok();
+  std::lock_guard<std::mutex> lock(mu_);
+  return RebuildLocked();
+}
+
+Status Router::SyncMigrating(const SlotSet &scanned, const SlotSet &migrating, int64_t started_ns) {
+  if (!migrations_->Sync(scanned, migrating, started_ns)) return Status::Ok();
+  std::lock_guard<std::mutex> lock(mu_);
+  return RebuildLocked();
 }
 
 Status Router::ReportFailure(uint32_t handle) {
@@ -107,6 +139,14 @@ Status Router::SetNodeZone(const std::string &host, uint16_t port, const std::st
   if (it != zones_.end() && it->second == zone) return Status::Ok();
   zones_[address] = zone;
   return RebuildLocked();
+}
+
+Status Router::SetReplicaLagging(const std::string &host, uint16_t port, bool lagging) {
+  if (host.empty() || port == 0) return Error(Code::kInvalid, "node needs a host and a port");
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string address = FormatAddress(host, port);
+  const bool changed = lagging ? lagging_.insert(address).second : lagging_.erase(address) != 0;
+  return changed ? RebuildLocked() : Status::Ok();
 }
 
 }  // namespace cloudroute

@@ -54,9 +54,15 @@ std::string Snapshot::Explain(uint16_t slot) const {
            " health=" + health + " location=" +
            (c.topo_node == kNoNode ? std::string("?/?/?")
                                    : placements[c.topo_node].location.ToString()) +
-           " from=" + source + " — " + Why(policy, c, nearest_margin_us) + "\n";
+           " from=" + source + " — " +
+           (c.lagging ? std::string("replica lagging behind its master: last resort")
+                      : Why(policy, c, nearest_margin_us)) +
+           "\n";
   }
   if (set->list.empty()) out += "  (no read candidate)\n";
+  if (SlotMigrating(slot)) {
+    out += "  slot is migrating away from its master: reads go to the master (ASK-aware)\n";
+  }
   return out;
 }
 
@@ -66,6 +72,12 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   auto snap = std::make_shared<Snapshot>();
   snap->topology = in.topology;
   snap->registry = in.registry;
+  if (in.migrations != nullptr) {
+    snap->migrations = in.migrations;
+  } else {
+    static const auto kNone = std::make_shared<const SlotMigrations>();
+    snap->migrations = kNone;
+  }
   snap->generation = in.generation;
   snap->policy = cfg.policy;
   snap->nearest_margin_us = cfg.nearest_margin_us;
@@ -86,7 +98,8 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       if (z != in.zone_overrides->end()) zone = &z->second;
     }
     snap->placements[i] = Locate(cfg.locality, n, *zone);
-    facts[i] = NodeFacts{entry, TierOf(cfg.locality.client, snap->placements[i]), WeightOf(cfg, n)};
+    facts[i] = NodeFacts{entry, TierOf(cfg.locality.client, snap->placements[i]), WeightOf(cfg, n),
+                         entry != nullptr && in.lagging != nullptr && in.lagging->count(entry->address) != 0};
   }
   CandidateOptions copts{cfg.policy, cfg.nearest_margin_us};
   snap->sets.reserve(t.shards.size());
@@ -109,6 +122,19 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       }
       snap->slot_to_set[m.slot] = static_cast<uint16_t>(target);
     }
+  }
+  // Migrating slots read their shard's master-first copy (made once per
+  // shard). Expired marks are left out: any rebuild drops them.
+  std::vector<uint16_t> master_first(snap->sets.size(), kNoShard);
+  for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+    uint16_t &e = snap->slot_to_set[slot];
+    if (e == kNoShard || !snap->migrations->Active(static_cast<uint16_t>(slot))) continue;
+    if (master_first[e] == kNoShard) {
+      if (snap->sets.size() >= kNoShard) return Error(Code::kLimit, "too many shards");
+      master_first[e] = static_cast<uint16_t>(snap->sets.size());
+      snap->sets.push_back(MasterFirstCandidates(snap->sets[e]));
+    }
+    e = master_first[e];
   }
   return std::shared_ptr<const Snapshot>(std::move(snap));
 }

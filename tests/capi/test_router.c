@@ -146,8 +146,71 @@ static void health_moved_ask_rtt_zone(void **state) {
   assert_int_equal(cr_router_set_rtt(r, 4000000, 250), CR_ENOTFOUND);
   assert_int_equal(cr_router_set_node_zone(r, "127.0.2.3", 7103, "a"), CR_OK);
   assert_int_equal(cr_router_set_node_zone(r, NULL, 7103, "a"), CR_EINVAL);
+  assert_int_equal(cr_router_set_replica_lagging(r, "127.0.2.3", 7103, 1), CR_OK);
+  assert_int_equal(cr_router_set_replica_lagging(r, "127.0.2.3", 7103, 0), CR_OK);
+  assert_int_equal(cr_router_set_replica_lagging(r, NULL, 7103, 1), CR_EINVAL);
+  assert_int_equal(cr_router_set_replica_lagging(r, "127.0.2.3", 0, 1), CR_EINVAL);
+  assert_int_equal(cr_router_set_replica_lagging(NULL, "127.0.2.3", 7103, 1), CR_EINVAL);
   assert_int_equal(cr_router_set_node_zone(r, "127.0.2.3", 0, "a"), CR_EINVAL);
   cr_router_free(r);
+}
+
+/* A migrating slot is read from its master (its replicas answer nil for keys
+ * already moved); ASK marks it, MOVED and an explicit report clear it. */
+static void migrating_slot_reads_the_master(void **state) {
+  (void)state;
+  cr_router *r = local_router(CR_POLICY_LOCAL);
+  const char *k = key_in_shard(1);
+  const uint32_t slot = cr_keyslot(k, strlen(k));
+  cr_route out = CR_ROUTE_INIT;
+  assert_int_equal(cr_router_slot_migrating(r, slot), 0);
+  assert_int_equal(cr_router_route_read(&out, r, k, strlen(k)), CR_OK);
+  assert_string_equal(out.host, "127.0.1.3"); /* the local replica */
+
+  assert_int_equal(cr_router_report_migrating(r, slot, 1), CR_OK);
+  assert_int_equal(cr_router_slot_migrating(r, slot), 1);
+  assert_int_equal(cr_router_route_read(&out, r, k, strlen(k)), CR_OK);
+  assert_string_equal(out.host, "127.0.2.1"); /* the (remote) master */
+  assert_int_equal(out.role, CR_ROLE_MASTER);
+  assert_int_equal(cr_router_route_read_slot(&out, r, slot), CR_OK);
+  assert_string_equal(out.host, "127.0.2.1");
+  cr_snapshot *snap = NULL;
+  assert_int_equal(cr_router_snapshot(&snap, r), CR_OK);
+  assert_int_equal(cr_snapshot_route_read(&out, snap, k, strlen(k)), CR_OK);
+  assert_string_equal(out.host, "127.0.2.1");
+
+  assert_int_equal(cr_router_report_migrating(r, slot, 0), CR_OK);
+  assert_int_equal(cr_router_slot_migrating(r, slot), 0);
+  assert_int_equal(cr_router_route_read(&out, r, k, strlen(k)), CR_OK);
+  assert_string_equal(out.host, "127.0.1.3");
+  assert_int_equal(cr_snapshot_route_read(&out, snap, k, strlen(k)), CR_OK);
+  assert_string_equal(out.host, "127.0.2.1"); /* a snapshot never changes */
+  cr_snapshot_free(snap);
+
+  cr_route ask = CR_ROUTE_INIT;
+  assert_int_equal(cr_router_report_ask(&ask, r, slot, "127.0.1.1", 7001), CR_OK);
+  assert_int_equal(cr_router_slot_migrating(r, slot), 1);
+  assert_int_equal(cr_router_route_read(&out, r, k, strlen(k)), CR_OK);
+  assert_string_equal(out.host, "127.0.2.1");
+  assert_int_equal(cr_router_report_moved(r, slot, "127.0.1.1", 7001), CR_OK);
+  assert_int_equal(cr_router_slot_migrating(r, slot), 0);
+
+  /* Invalid arguments. */
+  assert_int_equal(cr_router_report_migrating(NULL, slot, 1), CR_EINVAL);
+  assert_int_equal(cr_router_report_migrating(r, CR_SLOT_COUNT, 1), CR_EINVAL);
+  assert_true(strstr(cr_last_error(), "16384") != NULL);
+  assert_int_equal(cr_router_report_migrating(r, UINT32_MAX, 0), CR_EINVAL);
+  assert_int_equal(cr_router_slot_migrating(NULL, slot), 0);
+  assert_int_equal(cr_router_slot_migrating(r, CR_SLOT_COUNT), 0);
+  cr_router_free(r);
+
+  /* Before any topology: the mark is kept, routing still says why it cannot. */
+  cr_router *empty = NULL;
+  assert_int_equal(cr_router_new(&empty, NULL), CR_OK);
+  assert_int_equal(cr_router_report_migrating(empty, 7, 1), CR_OK);
+  assert_int_equal(cr_router_slot_migrating(empty, 7), 1);
+  assert_int_equal(cr_router_route_read_slot(&out, empty, 7), CR_ENOTOPOLOGY);
+  cr_router_free(empty);
 }
 
 static void snapshots_outlive_the_router(void **state) {
@@ -233,6 +296,7 @@ int main(void) {
       cmocka_unit_test(routes_reads_locally_and_writes_to_master),
       cmocka_unit_test(batch_routing),
       cmocka_unit_test(health_moved_ask_rtt_zone),
+      cmocka_unit_test(migrating_slot_reads_the_master),
       cmocka_unit_test(snapshots_outlive_the_router),
       cmocka_unit_test(errors_without_topology_or_with_bad_args),
   };

@@ -225,6 +225,149 @@ TEST(Router, ServerZoneFromTheNetLayerReorders) {
   EXPECT_NE(r.Current()->Explain(KeySlot(k0.data(), k0.size())).find("server zone a"), std::string::npos);
 }
 
+TEST(Router, LaggingReplicaIsReadLast) {
+  Router r(Cfg(Policy::kLocalReplicasFirst), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  const std::string k0 = KeyForShard(0);
+  const uint16_t slot = KeySlot(k0.data(), k0.size());
+  Route out;
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.1.2:7002");  // the local replica
+  const uint64_t gen = r.Current()->generation;
+  ASSERT_TRUE(r.SetReplicaLagging("127.0.1.2", 7002, true).ok());
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.1.1:7001");  // the local master now
+  const CandidateSet *set = r.Current()->SetForSlot(slot);
+  EXPECT_EQ(set->list.back().node->address, "127.0.1.2:7002");  // still there, last
+  EXPECT_NE(r.Current()->Explain(slot).find("lagging"), std::string::npos);
+  const uint64_t marked = r.Current()->generation;
+  EXPECT_GT(marked, gen);
+  ASSERT_TRUE(r.SetReplicaLagging("127.0.1.2", 7002, true).ok());  // no change: no rebuild
+  EXPECT_EQ(r.Current()->generation, marked);
+  // A master is never demoted by the mark.
+  ASSERT_TRUE(r.SetReplicaLagging("127.0.1.1", 7001, true).ok());
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.1.1:7001");
+  ASSERT_TRUE(r.SetReplicaLagging("127.0.1.2", 7002, false).ok());
+  ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.1.2:7002");
+  EXPECT_EQ(r.SetReplicaLagging("", 1, true).code(), Code::kInvalid);
+}
+
+// Mid-migration the source's replicas answer nil for moved keys: reads of a
+// migrating slot go to its master until MOVED, a clean scan, or the TTL.
+TEST(Router, MigratingSlotReadsGoToTheMaster) {
+  g_now = 1;
+  Router r(Cfg(Policy::kLocalReplicasFirst), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  const std::string k0 = KeyForShard(0), k1 = KeyForShard(1);
+  const uint16_t slot = KeySlot(k0.data(), k0.size());
+  auto read_node = [&](const std::string &k) {
+    Route out;
+    EXPECT_EQ(r.RouteRead(k.data(), k.size(), &out), Code::kOk);
+    return out.node->address;
+  };
+  auto old_snap = r.Current();
+  const uint64_t gen = old_snap->generation;
+  EXPECT_EQ(read_node(k0), "127.0.1.2:7002");  // the local replica
+  EXPECT_FALSE(r.SlotMigrating(slot));
+
+  // (a) An ASK marks the slot: reads go to the master. The first one
+  // rebuilds the snapshot (the flag is in its slot table); repeats re-arm.
+  ASSERT_TRUE(r.ReportAsk(slot, "127.0.2.1", 7101).ok());
+  EXPECT_TRUE(r.SlotMigrating(slot));
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(read_node(k0), "127.0.1.1:7001");
+  EXPECT_EQ(r.Current()->generation, gen + 1);
+  ASSERT_TRUE(r.ReportAsk(slot, "127.0.2.1", 7101).ok());
+  EXPECT_EQ(r.Current()->generation, gen + 1);
+  Route out;
+  ASSERT_EQ(old_snap->RouteRead(slot, &out), Code::kOk);  // a snapshot never changes
+  EXPECT_EQ(out.node->address, "127.0.1.2:7002");
+  EXPECT_NE(r.Current()->Explain(slot).find("migrating"), std::string::npos);
+  EXPECT_EQ(read_node(k1), "127.0.1.3:7003");  // other slots are untouched
+  // The slot's set is its shard's, master first, then the rest in order.
+  const CandidateSet *set = r.Current()->SetForSlot(slot);
+  ASSERT_EQ(set->list.size(), 3u);
+  EXPECT_EQ(set->list[0].node->address, "127.0.1.1:7001");
+  EXPECT_EQ(set->list[1].node->address, "127.0.1.2:7002");
+  EXPECT_EQ(set->group_end.front(), 1u);
+  EXPECT_EQ(r.Current()->SetForSlot(slot + 1)->list[0].node->address, "127.0.1.2:7002");
+  ASSERT_EQ(r.RouteWrite(k0.data(), k0.size(), &out), Code::kOk);
+  EXPECT_EQ(out.node->address, "127.0.1.1:7001");
+
+  // A master marked down: reads degrade to the candidates (lesson 6).
+  ASSERT_TRUE(r.ReportFailure(r.registry().Find("127.0.1.1:7001")->handle).ok());
+  EXPECT_EQ(read_node(k0), "127.0.1.2:7002");
+  ASSERT_TRUE(r.ReportSuccess(r.registry().Find("127.0.1.1:7001")->handle).ok());
+  EXPECT_EQ(read_node(k0), "127.0.1.1:7001");
+
+  // (c) The TTL bounds a mark; every ASK re-arms it.
+  g_now += 59'000'000'000;
+  ASSERT_TRUE(r.ReportAsk(slot, "127.0.2.1", 7101).ok());
+  g_now += 59'000'000'000;
+  EXPECT_EQ(read_node(k0), "127.0.1.1:7001");
+  g_now += 2'000'000'000;
+  EXPECT_FALSE(r.SlotMigrating(slot));  // at once; routing at the next rebuild
+  ASSERT_TRUE(r.SyncMigrating(SlotSet(), SlotSet(), g_now).ok());  // an empty refresh scan
+  EXPECT_EQ(read_node(k0), "127.0.1.2:7002");
+  const uint64_t expired_gen = r.Current()->generation;
+  ASSERT_TRUE(r.ReportAsk(slot, "127.0.2.1", 7101).ok());  // an expired mark is no mark
+  EXPECT_EQ(r.Current()->generation, expired_gen + 1);
+  EXPECT_EQ(read_node(k0), "127.0.1.1:7001");
+  ASSERT_TRUE(r.ReportMigrating(slot, false).ok());
+  EXPECT_EQ(read_node(k0), "127.0.1.2:7002");
+
+  // (b) A refresh scan marks; (c) a later one that no longer lists it clears
+  // it, unless an ASK re-armed it after that scan began; unscanned slots keep it.
+  SlotSet scanned, migrating, none;
+  for (uint32_t s = 0; s < 8192; ++s) scanned.set(s);
+  migrating.set(slot);
+  ASSERT_TRUE(r.SyncMigrating(scanned, migrating, g_now).ok());
+  EXPECT_EQ(read_node(k0), "127.0.1.1:7001");
+  const int64_t scan_start = g_now;
+  g_now += 10;
+  ASSERT_TRUE(r.ReportAsk(slot, "127.0.2.1", 7101).ok());  // newer than the scan
+  ASSERT_TRUE(r.SyncMigrating(scanned, none, scan_start).ok());
+  EXPECT_TRUE(r.SlotMigrating(slot));
+  ASSERT_TRUE(r.SyncMigrating(none, none, g_now + 1).ok());  // its master did not answer
+  EXPECT_TRUE(r.SlotMigrating(slot));
+  ASSERT_TRUE(r.SyncMigrating(scanned, none, g_now + 1).ok());
+  EXPECT_FALSE(r.SlotMigrating(slot));
+  EXPECT_EQ(read_node(k0), "127.0.1.2:7002");
+
+  // (c) A MOVED clears it; explicit reports set and clear it.
+  ASSERT_TRUE(r.ReportMigrating(slot, true).ok());
+  EXPECT_EQ(read_node(k0), "127.0.1.1:7001");
+  ASSERT_TRUE(r.ReportMigrating(slot, false).ok());
+  EXPECT_EQ(read_node(k0), "127.0.1.2:7002");
+  ASSERT_TRUE(r.ReportAsk(slot, "127.0.2.1", 7101).ok());
+  ASSERT_TRUE(r.ReportMoved(slot, "127.0.2.1", 7101).ok());
+  EXPECT_FALSE(r.SlotMigrating(slot));
+  EXPECT_EQ(read_node(k0), "127.0.1.3:7003");  // the new owner's local replica
+
+  EXPECT_EQ(r.ReportMigrating(16384, true).code(), Code::kInvalid);
+  EXPECT_EQ(r.ReportAsk(16384, "127.0.2.1", 7101).status().code(), Code::kInvalid);
+  EXPECT_EQ(r.ReportAsk(slot, "", 7101).status().code(), Code::kInvalid);
+}
+
+// What Redis 7.0 prints, by hand against the harness: the marker is on the
+// source master's own line only; the importing side's "<-" is not a migration
+// away.
+TEST(SlotMigrations, ParseClusterNodesMarkers) {
+  const std::string src =
+      "b8a5 127.0.2.4:7664@17664 master - 0 1795970174000 2 connected 5461-10922\n"
+      "4df5 127.0.1.1:7661@17661 myself,master - 0 1795970174000 1 connected 0-5460 "
+      "[4748->-b8a5122726a835ca4d29345ef47f933ca8ee7a08] [12->-b8a5] [x->-b] [99999->-b]\n";
+  EXPECT_EQ(ParseMigratingSlots(src), (std::vector<uint16_t>{4748, 12}));
+  const std::string dst =
+      "b8a5 127.0.2.4:7664@17664 myself,master - 0 1795970174000 2 connected 5461-10922 "
+      "[4748-<-4df51106c7599e22397e2b8fc861f4fd4cbd7221]\n"
+      "4df5 127.0.1.1:7661@17661 master - 0 1795970174000 1 connected 0-5460 [7->-b8a5]\n";
+  EXPECT_TRUE(ParseMigratingSlots(dst).empty());
+  EXPECT_TRUE(ParseMigratingSlots("").empty());
+  EXPECT_TRUE(ParseMigratingSlots("garbage\n[1->-x]").empty());
+}
+
 TEST(Router, ExplainNamesTierRoleHealthWeight) {
   Router r(Cfg(Policy::kLocal), &FakeNow);
   ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());

@@ -306,6 +306,9 @@ class Faults : public ::testing::Test {
     return out.substr(h + 7, e == std::string::npos ? std::string::npos : e - h - 7);
   }
 
+  // Scenarios (d) and (d2): one slot resharded under traffic.
+  void Reshard(cr_policy policy, const char *scenario);
+
   std::map<std::string, std::string> env_;
 };
 
@@ -502,8 +505,17 @@ TEST_F(Faults, FailoverMovesMasterToCloudB) {
 // (d) A slot of shard 1 moves to shard 2 (SETSLOT MIGRATING/IMPORTING,
 // MIGRATE in small batches, SETSLOT NODE) while a reader and a writer work
 // on that slot: ASK during the move, MOVED after, nothing lost or wrong.
-TEST_F(Faults, ReshardingUnderTraffic) {
-  Client cl(env_["SEEDS"], CR_POLICY_LOCAL);
+// (d2) The same with replica-first reads: the source's replicas know nothing
+// of the migration and answer nil for keys already moved, so the client must
+// read a migrating slot from its master (the refresh scan's CLUSTER NODES
+// markers and every ASK mark it).
+TEST_F(Faults, ReshardingUnderTraffic) { Reshard(CR_POLICY_LOCAL, "reshard_slot"); }
+TEST_F(Faults, ReshardingUnderTrafficReplicaReads) {
+  Reshard(CR_POLICY_LOCAL_REPLICAS_FIRST, "reshard_slot_replica_reads");
+}
+
+void Faults::Reshard(cr_policy policy, const char *scenario) {
+  Client cl(env_["SEEDS"], policy);
   ASSERT_NE(cl.c, nullptr);
   const std::string src = env_["SHARD1_MASTER"], dst = env_["SHARD2_MASTER"];
   const std::string src_id = env_["SHARD1_MASTER_ID"], dst_id = env_["SHARD2_MASTER_ID"];
@@ -520,6 +532,8 @@ TEST_F(Faults, ReshardingUnderTraffic) {
   for (const std::string &k : KeysOn(cl, env_["SHARD3_MASTER"], "rs-other:", 50)) all.push_back(k);
   WriteAndSettle(cl, all);
 
+  const std::string src_replica = Node(2, "ADDR");  // shard 1's cloud-A replica
+  const uint64_t src_replica_reads = cl.NodeReads(src_replica);
   Reader reader(cl, keys, Plain);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> writes{0}, writes_failed{0};
@@ -534,11 +548,21 @@ TEST_F(Faults, ReshardingUnderTraffic) {
     }
   });
   ASSERT_TRUE(WaitFor(2000, [&] { return reader.reads() > 100; }));
+  if (policy == CR_POLICY_LOCAL_REPLICAS_FIRST) {
+    // The premise: this client reads the slot from the source's replica.
+    ASSERT_GT(cl.NodeReads(src_replica), src_replica_reads + 50) << "reads do not reach " << src_replica;
+  }
   const cr_client_stats before = cl.Stats();
   const std::string s = std::to_string(slot);
   const auto t_start = Clock::now();
+  EXPECT_EQ(cr_router_slot_migrating(cl.router, slot), 0);
   ASSERT_EQ(Cli(dst, {"CLUSTER", "SETSLOT", s, "IMPORTING", src_id}), "OK");
   ASSERT_EQ(Cli(src, {"CLUSTER", "SETSLOT", s, "MIGRATING", dst_id}), "OK");
+  // Before any key moves (so before any ASK), a refresh finds the migration
+  // in the source master's CLUSTER NODES.
+  ASSERT_EQ(cr_client_refresh(cl.c), CR_OK) << cr_last_error();
+  EXPECT_EQ(cr_router_slot_migrating(cl.router, slot), 1) << "the refresh scan missed the migration";
+  EXPECT_EQ(cl.Stats().ask, before.ask);
   for (int round = 0; round < 100; ++round) {
     std::string out = Cli(src, {"CLUSTER", "GETKEYSINSLOT", s, "10"});
     if (out.empty()) break;
@@ -579,9 +603,9 @@ TEST_F(Faults, ReshardingUnderTraffic) {
   writer.join();
   reader.Stop();
   const cr_client_stats after = cl.Stats();
-  std::printf("RECOVERY scenario=reshard_slot reads=%llu reads_failed=%llu wrong=%llu writes=%llu "
+  std::printf("RECOVERY scenario=%s reads=%llu reads_failed=%llu wrong=%llu writes=%llu "
               "writes_failed=%llu ask=%llu moved=%llu migrate_ms=%lld reroute_ms=%lld settle_ms=%lld\n",
-              (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
+              scenario, (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
               (unsigned long long)reader.wrong(), (unsigned long long)writes.load(),
               (unsigned long long)writes_failed.load(), (unsigned long long)(after.ask - before.ask),
               (unsigned long long)(after.moved - before.moved), (long long)migrate_ms,
@@ -592,7 +616,9 @@ TEST_F(Faults, ReshardingUnderTraffic) {
   EXPECT_EQ(writes_failed.load(), 0u) << write_error;
   EXPECT_GE(settle_ms, 0) << "reads kept being redirected";
   EXPECT_EQ(Cli(dst, {"CLUSTER", "COUNTKEYSINSLOT", s}), "200");
-  ExpectAllReadable(cl, all, "reshard_slot");
+  ExpectAllReadable(cl, all, scenario);
+  // The migration is over: the mark is gone (MOVED, then clean scans).
+  EXPECT_TRUE(WaitFor(5000, [&] { return cr_router_slot_migrating(cl.router, slot) == 0; }));
 }
 
 }  // namespace

@@ -273,6 +273,7 @@ Result<ReplyPtr> Client::ExecuteSlot(Access access, uint16_t slot, const Args &a
         }
         o = TryNode(set->master, set->master_tier, access, args, false);
       } else {
+        // A migrating slot's set is master-first (see Snapshot::slot_to_set).
         o = TryRead(*set, args, slot);
       }
     }
@@ -297,7 +298,7 @@ Result<ReplyPtr> Client::ExecuteSlot(Access access, uint16_t slot, const Args &a
           refresher_->Trigger();
         } else {
           stats_.Add(&Stats::ask);
-          auto target = router_->ReportAsk(o.host, o.port);
+          auto target = router_->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
           if (!target.ok()) return target.status();
           ask = *target;
         }
@@ -377,6 +378,8 @@ Status Client::Refresh() {
     settle_left_ = 0;
     settled_nodes_ = std::move(present);
   }
+  ScanMigrations(*d->topology);
+  CheckReplicaLag(*d->topology);
   LearnZones();
   return Status::Ok();
 }

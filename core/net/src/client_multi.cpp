@@ -139,7 +139,9 @@ Status Client::FanOut(Access access, std::vector<Batch> *batches) {
         }
       } else {
         // MOVED / ASK / TRYAGAIN / LOADING: not executed; the single-key
-        // path follows the redirect or retries.
+        // path follows the redirect or retries. An ASK marks the slot
+        // migrating first, so the redo reads it from the master.
+        if (o.kind == Kind::kAsk) (void)router_->ReportMigrating(o.slot, true);
         b->redo = true;
       }
     }

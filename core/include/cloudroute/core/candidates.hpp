@@ -24,6 +24,7 @@ struct Candidate {
   uint32_t rank;
   uint32_t weight;
   uint32_t rtt_us;  // as measured when the set was built
+  bool lagging = false;
 };
 
 struct CandidateSet {
@@ -41,6 +42,7 @@ struct NodeFacts {
   NodeEntry *entry;  // nullptr when the endpoint is unknown
   Tier tier;
   uint32_t weight;
+  bool lagging = false;  // a replica too far behind its master: read last
 };
 
 struct CandidateOptions {
@@ -54,5 +56,12 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
 // A shard known only from a MOVED redirect: the target is its master and
 // only candidate until the next refresh.
 CandidateSet RedirectCandidates(NodeEntry *master);
+
+// The same set with its master moved to the front, alone in the first rank
+// (the rest keep their order and ranks after it): the candidates of a slot
+// being migrated, whose source replicas answer nil for keys already moved
+// while the master answers ASK. A copy of `set` when its master is not
+// among the candidates.
+CandidateSet MasterFirstCandidates(const CandidateSet &set);
 
 }  // namespace cloudroute

@@ -1,6 +1,6 @@
 // Router: the current snapshot plus everything that changes it — topology
 // updates, MOVED patches, measured RTT, reported zones — and the feedback
-// paths (failures, successes, ASK).
+// paths (failures, successes, ASK, slot migrations).
 //
 // Thread-safety: safe for concurrent use. Routing takes no lock (see
 // SnapshotCell); every change builds a complete new snapshot under a writer
@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cloudroute/core/keyslot.hpp"
@@ -45,12 +46,27 @@ class Router {
   }
   std::shared_ptr<const Snapshot> Current() const { return cell_.Acquire(); }
 
+  // A MOVED also ends the slot's migration mark; an ASK sets (re-arms) it:
+  // reads of a migrating slot go to its master (see SlotMigrations).
   Status ReportMoved(uint32_t slot, const std::string &host, uint16_t port);
-  Result<NodeEntry *> ReportAsk(const std::string &host, uint16_t port);
+  Result<NodeEntry *> ReportAsk(uint32_t slot, const std::string &host, uint16_t port);
+  // Marks (or clears) slot as migrating away from its owner.
+  Status ReportMigrating(uint32_t slot, bool migrating);
+  // A refresh's scan of the masters' migrating slots (SlotMigrations::Sync).
+  // Marks live in the SlotMigrations and, as the slot's master-first
+  // candidate set, in each snapshot: a mark appearing or going rebuilds the
+  // snapshot once (re-arming does not); an expired one is dropped by the
+  // next rebuild (every refresh syncs).
+  Status SyncMigrating(const SlotSet &scanned, const SlotSet &migrating, int64_t started_ns);
+  bool SlotMigrating(uint16_t slot) const { return migrations_->Active(slot); }
+  const SlotMigrations &migrations() const { return *migrations_; }
   Status ReportFailure(uint32_t handle);
   Status ReportSuccess(uint32_t handle);
   Status SetRtt(uint32_t handle, uint32_t rtt_us);
   Status SetNodeZone(const std::string &host, uint16_t port, const std::string &zone);
+  // Marks a replica as lagging past the configured bound (read after every
+  // other candidate) or clears the mark. Rebuilds only on a change.
+  Status SetReplicaLagging(const std::string &host, uint16_t port, bool lagging);
   void RequestRefresh() { refresh_needed_.store(true, std::memory_order_relaxed); }
   bool refresh_needed() const { return refresh_needed_.load(std::memory_order_relaxed); }
 
@@ -63,12 +79,14 @@ class Router {
 
   const RouterConfig cfg_;
   std::shared_ptr<NodeRegistry> registry_;
+  std::shared_ptr<SlotMigrations> migrations_;
   SnapshotCell cell_;
   std::atomic<bool> refresh_needed_{false};
 
   std::mutex mu_;  // guards everything below and serializes publishing
   std::shared_ptr<const Topology> topology_;
   std::unordered_map<std::string, std::string> zones_;
+  std::unordered_set<std::string> lagging_;
   std::vector<MovedPatch> moved_;
   uint64_t generation_ = 0;
 };

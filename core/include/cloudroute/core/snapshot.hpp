@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cloudroute/core/candidates.hpp"
@@ -18,6 +19,7 @@
 #include "cloudroute/core/node_registry.hpp"
 #include "cloudroute/core/read_policy.hpp"
 #include "cloudroute/core/selector.hpp"
+#include "cloudroute/core/slot_migrations.hpp"
 #include "cloudroute/core/topology.hpp"
 
 namespace cloudroute {
@@ -31,6 +33,7 @@ struct RouterConfig {
   uint32_t nearest_margin_us = 1000;
   HealthConfig health;
   uint64_t seed = 0;
+  uint32_t migration_ttl_ms = 0;  // see SlotMigrations; 0 = its default
 };
 
 struct Route {
@@ -50,13 +53,27 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
  public:
   std::shared_ptr<const Topology> topology;
   std::shared_ptr<NodeRegistry> registry;
+  // Shared with the router (and every other snapshot of it): the live marks
+  // and their TTLs. Never null.
+  std::shared_ptr<const SlotMigrations> migrations;
   std::vector<CandidateSet> sets;  // one per topology shard, then redirect-only shards
+  // Per slot: the index into sets, or kNoShard. A slot marked migrating (see
+  // SlotMigrations) when the snapshot was built points at its shard's
+  // master-first copy (MasterFirstCandidates; one per shard, appended after
+  // the others), so routing needs no test of its own: a per-read check of a
+  // flag (a bitmap load, or a bit in this table) cost 5-15% in the
+  // route_read benchmarks, mostly from the register pressure of the extra
+  // branch in the inlined loop.
   std::array<uint16_t, kSlotCount> slot_to_set;
   std::vector<Placement> placements;  // per topology node, for explain
   uint64_t generation = 0;
   Policy policy = Policy::kLocal;
   uint32_t nearest_margin_us = 1000;
 
+  // A read of a slot being migrated goes to the master when it is admitted
+  // (replicas answer nil for keys already moved; the master answers ASK),
+  // else to the other candidates in order (lesson 6: reads degrade); its
+  // Route::shard is then the index of the master-first copy.
   // REQUIRES: slot < kSlotCount
   Code RouteRead(uint16_t slot, Route *out) const;
   Code RouteWrite(uint16_t slot, Route *out) const;
@@ -68,6 +85,8 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   // One line per candidate: position, address, role, tier, rank, weight,
   // health, and where its locality came from.
   std::string Explain(uint16_t slot) const;
+  // The live mark (not only as of this snapshot's build).
+  bool SlotMigrating(uint16_t slot) const { return migrations->Active(slot); }
 };
 
 inline Code Snapshot::RouteRead(uint16_t slot, Route *out) const {
@@ -101,7 +120,9 @@ struct SnapshotInputs {
   const RouterConfig *config = nullptr;
   std::shared_ptr<NodeRegistry> registry;
   const std::unordered_map<std::string, std::string> *zone_overrides = nullptr;  // address → zone
+  const std::unordered_set<std::string> *lagging = nullptr;  // replica addresses read last
   const std::vector<MovedPatch> *moved = nullptr;
+  std::shared_ptr<const SlotMigrations> migrations;  // nullptr: none marked, ever
   uint64_t generation = 0;
 };
 

@@ -6,7 +6,10 @@
 //  - MOVED: the slot is patched at once (Router::ReportMoved), a refresh is
 //    triggered, and the command is sent again to the new owner (it was not
 //    executed), up to max_redirects.
-//  - ASK: ASKING + the command, once, to the target; routing is unchanged.
+//  - ASK: ASKING + the command, once, to the target; the slot is marked
+//    migrating, so its reads go to the master (replicas of a migrating
+//    source answer nil for keys already moved) until a MOVED, a refresh
+//    whose CLUSTER NODES scan no longer lists it, or the mark's TTL.
 //  - TRYAGAIN / CLUSTERDOWN / LOADING: bounded retries with backoff
 //    (a replica still LOADING is skipped for a read instead).
 //  - A read that hits a connection error or a timeout reports the node's
@@ -74,6 +77,8 @@ struct ClientOptions {
   uint32_t retry_base_ms = 50;
   uint32_t retry_cap_ms = 1000;
   uint32_t failures_before_refresh = 3;
+  uint64_t replica_max_lag_bytes = 0;  // read a replica last past this lag; 0 = off
+  uint32_t replica_max_lag_s = 0;      // ... or past this many seconds without an ack
   uint32_t idle_ping_ms = 5000;  // PING nodes without a sample for this long; 0 = never
 };
 
@@ -158,6 +163,14 @@ class Client {
   void RefreshInBackground();
   void PublishRtt();
   void PingIdle();
+  // Replica lag (replica_lag.cpp): INFO replication from every master of t;
+  // replicas behind a bound are read last. No-op when both bounds are 0.
+  void CheckReplicaLag(const Topology &t);
+  // Slot migrations (migration_scan.cpp): CLUSTER NODES from every master of
+  // t, in parallel, bounded by one refresh timeout; the "[slot->-id]" markers
+  // on each master's own line mark its slots migrating (reads go to the
+  // master), and a master that answers clears its other slots.
+  void ScanMigrations(const Topology &t);
   // Zones (see above). ZonesMatter(): the locality configuration can use a
   // reported zone at all.
   bool ZonesMatter() const;

@@ -1,0 +1,106 @@
+// Replica lag against a real cluster (own fixture, ports 7681-7689): a local
+// replica that stops acknowledging (DEBUG SLEEP) while its master keeps
+// taking writes is read last after the next refresh, and first again once it
+// caught up — stale reads are bounded by cr_client_options'
+// replica_max_lag_s. Only the C API (plus raw redis-cli for the fault).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "cloudroute.h"
+
+namespace {
+
+std::map<std::string, std::string> LoadEnv() {
+  std::map<std::string, std::string> env;
+  const char *path = std::getenv("CR_TEST_CLUSTER_ENV");
+  if (path == nullptr) return env;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t eq = line.find('=');
+    if (!line.empty() && line[0] != '#' && eq != std::string::npos) env[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return env;
+}
+
+std::string FirstCandidate(cr_router *r, const std::string &key) {
+  cr_candidate c[8];
+  for (cr_candidate &x : c) x.struct_size = sizeof x;
+  size_t n = 0;
+  if (cr_router_candidates(c, 8, &n, r, key.data(), key.size()) != CR_OK || n == 0) return "";
+  return std::string(c[0].host) + ":" + std::to_string(c[0].port);
+}
+
+TEST(ReplicaLag, ASilentReplicaIsReadLastUntilItCatchesUp) {
+  auto env = LoadEnv();
+  ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV not set";
+  // Shard 1: master 127.0.1.1 (A), replicas 127.0.1.2 (A) and 127.0.2.3 (B).
+  const std::string key = env["SHARD1_KEY"];
+  const std::string replica = env["NODE2_ADDR"];
+  const std::string master = env["SHARD1_MASTER"];
+
+  cr_config *cfg = nullptr;
+  ASSERT_EQ(cr_config_new(&cfg), CR_OK);
+  ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
+  cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
+  ro.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;
+  ASSERT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
+  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+  o.replica_max_lag_s = 1;
+  o.refresh_interval_ms = 0;  // refreshes happen when the test asks
+  o.command_timeout_ms[CR_TIER_LOCAL] = 300;
+  cr_client *c = nullptr;
+  ASSERT_EQ(cr_client_new(&c, cfg, &o, env["SEEDS"].c_str()), CR_OK) << cr_last_error();
+  cr_config_free(cfg);
+  cr_router *r = nullptr;
+  ASSERT_EQ(cr_client_router(&r, c), CR_OK);
+  ASSERT_EQ(FirstCandidate(r, key), replica);
+
+  // The replica goes silent for 4 s (no acks, no replication) while the
+  // master keeps taking writes.
+  const std::string cmd = "redis-cli -h " + replica.substr(0, replica.find(':')) + " -p " +
+                          replica.substr(replica.find(':') + 1) + " DEBUG SLEEP 4 >/dev/null 2>&1 &";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string demoted_after;
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(3500)) {
+    const std::string v = "v" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    ASSERT_EQ(cr_client_set(c, key.data(), key.size(), v.data(), v.size(), 0), CR_OK) << cr_last_error();
+    ASSERT_EQ(cr_client_refresh(c), CR_OK) << cr_last_error();
+    if (FirstCandidate(r, key) != replica) {
+      demoted_after = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::steady_clock::now() - t0).count());
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_FALSE(demoted_after.empty()) << "the silent replica was never demoted";
+  EXPECT_EQ(FirstCandidate(r, key), master);  // the local master now serves reads
+  cr_reply *reply = nullptr;
+  ASSERT_EQ(cr_client_get(&reply, c, key.data(), key.size()), CR_OK) << cr_last_error();
+  cr_reply_free(reply);
+
+  // Once it wakes and catches up, it is read first again.
+  std::string restored_after;
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    ASSERT_EQ(cr_client_refresh(c), CR_OK) << cr_last_error();
+    if (FirstCandidate(r, key) == replica) {
+      restored_after = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::steady_clock::now() - t0).count());
+      break;
+    }
+  }
+  ASSERT_FALSE(restored_after.empty()) << "the replica was never restored";
+  std::printf("RECOVERY scenario=replica_lag demoted_ms=%s restored_ms=%s (DEBUG SLEEP 4)\n",
+              demoted_after.c_str(), restored_after.c_str());
+  cr_client_free(c);
+}
+
+}  // namespace
