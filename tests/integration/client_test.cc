@@ -18,22 +18,11 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "harness_env.hpp"
 
 namespace {
 
-std::map<std::string, std::string> LoadEnv() {
-  std::map<std::string, std::string> env;
-  const char *path = std::getenv("CR_TEST_CLUSTER_ENV");
-  if (path == nullptr) return env;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t eq = line.find('=');
-    if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
-    env[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return env;
-}
+
 
 struct ClientFixture {
   cr_client *c = nullptr;
@@ -99,7 +88,7 @@ std::vector<std::string> Keys(const std::string &prefix, int n) {
 class LiveClient : public ::testing::Test {
  protected:
   void SetUp() override {
-    env_ = LoadEnv();
+    env_ = crtest::LoadHarnessEnv();
     ASSERT_FALSE(env_["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   }
   std::map<std::string, std::string> env_;

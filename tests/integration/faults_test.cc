@@ -30,8 +30,10 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "harness_env.hpp"
 
 namespace {
+
 
 using Clock = std::chrono::steady_clock;
 
@@ -39,19 +41,6 @@ int64_t MsSince(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
 }
 
-std::map<std::string, std::string> LoadEnv() {
-  std::map<std::string, std::string> env;
-  const char *path = std::getenv("CR_TEST_CLUSTER_ENV");
-  if (path == nullptr) return env;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t eq = line.find('=');
-    if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
-    env[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return env;
-}
 
 std::string HostOf(const std::string &addr) { return addr.substr(0, addr.rfind(':')); }
 uint16_t PortOf(const std::string &addr) {
@@ -273,7 +262,7 @@ std::string Plain(const std::string &k) { return "v-" + k; }
 class Faults : public ::testing::Test {
  protected:
   void SetUp() override {
-    env_ = LoadEnv();
+    env_ = crtest::LoadHarnessEnv();
     ASSERT_FALSE(env_["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   }
   std::string Node(int n, const char *field) { return env_["NODE" + std::to_string(n) + "_" + field]; }

@@ -13,21 +13,11 @@
 #include <thread>
 
 #include "cloudroute.h"
+#include "harness_env.hpp"
 
 namespace {
 
-std::map<std::string, std::string> LoadEnv() {
-  std::map<std::string, std::string> env;
-  const char *path = std::getenv("CR_TEST_CLUSTER_ENV");
-  if (path == nullptr) return env;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t eq = line.find('=');
-    if (!line.empty() && line[0] != '#' && eq != std::string::npos) env[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return env;
-}
+
 
 std::string FirstCandidate(cr_router *r, const std::string &key) {
   cr_candidate c[8];
@@ -38,7 +28,7 @@ std::string FirstCandidate(cr_router *r, const std::string &key) {
 }
 
 TEST(ReplicaLag, ASilentReplicaIsReadLastUntilItCatchesUp) {
-  auto env = LoadEnv();
+  auto env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV not set";
   // Shard 1: master 127.0.1.1 (A), replicas 127.0.1.2 (A) and 127.0.2.3 (B).
   const std::string key = env["SHARD1_KEY"];

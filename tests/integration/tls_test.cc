@@ -21,23 +21,12 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "harness_env.hpp"
 
 namespace {
 
 std::map<std::string, std::string> &Env() {
-  static std::map<std::string, std::string> env = [] {
-    std::map<std::string, std::string> e;
-    const char *path = std::getenv("CR_TEST_TLS_ENV");
-    if (path == nullptr) return e;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line)) {
-      const size_t eq = line.find('=');
-      if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
-      e[line.substr(0, eq)] = line.substr(eq + 1);
-    }
-    return e;
-  }();
+  static std::map<std::string, std::string> env = crtest::LoadHarnessEnv("CR_TEST_TLS_ENV");
   return env;
 }
 

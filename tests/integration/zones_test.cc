@@ -16,22 +16,11 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "harness_env.hpp"
 
 namespace {
 
-std::map<std::string, std::string> LoadEnv() {
-  std::map<std::string, std::string> env;
-  const char *path = std::getenv("CR_TEST_CLUSTER_ENV");
-  if (path == nullptr) return env;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t eq = line.find('=');
-    if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
-    env[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return env;
-}
+
 
 std::string Cli(const std::string &addr, const std::string &args) {
   const size_t colon = addr.rfind(':');
@@ -55,7 +44,7 @@ uint64_t StrlenCalls(const std::string &addr) {
 }
 
 TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
-  std::map<std::string, std::string> env = LoadEnv();
+  std::map<std::string, std::string> env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   const int nodes = std::atoi(env["NODE_COUNT"].c_str());
   auto node = [&](int n, const char *f) { return env["NODE" + std::to_string(n) + "_" + f]; };
