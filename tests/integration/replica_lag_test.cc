@@ -93,4 +93,89 @@ TEST(ReplicaLag, ASilentReplicaIsReadLastUntilItCatchesUp) {
   cr_client_free(c);
 }
 
+// A replica restarted empty (persistence off) answers nil for every key
+// until it has synced. Its master is paused (CLIENT PAUSE, so the replica
+// cannot start syncing) while the replica restarts; reads of an existing key
+// must never come back nil: the client refuses connections to a replica with
+// no replicated data and reads the next candidate.
+TEST(ReplicaLag, ARestartedEmptyReplicaIsNotRead) {
+  auto env = crtest::LoadHarnessEnv();
+  ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV not set";
+  // A key of shard 1 of its own (the test above rewrites SHARD1_KEY).
+  const std::string key = "{" + env["SHARD1_KEY"] + "}:restart", value = "kept";
+  const std::string replica = env["NODE2_ADDR"], master = env["SHARD1_MASTER"];
+  const std::string dir = env["HARNESS_DIR"], nd = dir + "/cluster/n2";
+
+  cr_config *cfg = nullptr;
+  ASSERT_EQ(cr_config_new(&cfg), CR_OK);
+  ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
+  cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
+  ro.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;
+  ro.failure_threshold = 1;
+  ro.down_cooldown_ms = 200;  // probe the restarted replica while the master is still paused
+  ASSERT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
+  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+  o.refresh_interval_ms = 0;
+  for (uint32_t &t : o.command_timeout_ms) t = 300;
+  o.max_retries = 0;
+  cr_client *c = nullptr;
+  ASSERT_EQ(cr_client_new(&c, cfg, &o, env["SEEDS"].c_str()), CR_OK) << cr_last_error();
+  cr_config_free(cfg);
+  cr_router *r = nullptr;
+  ASSERT_EQ(cr_client_router(&r, c), CR_OK);
+  ASSERT_EQ(FirstCandidate(r, key), replica);
+
+  auto read = [&](std::string *got) -> cr_status {
+    cr_reply *reply = nullptr;
+    const cr_status s = cr_client_get(&reply, c, key.data(), key.size());
+    if (s == CR_OK) {
+      size_t len = 0;
+      const char *p = cr_reply_get_type(reply) == CR_REPLY_STRING ? cr_reply_string(reply, &len) : nullptr;
+      *got = p == nullptr ? "(nil)" : std::string(p, len);
+    }
+    cr_reply_free(reply);
+    return s;
+  };
+  ASSERT_EQ(cr_client_set(c, key.data(), key.size(), value.data(), value.size(), 0), CR_OK) << cr_last_error();
+  std::string got;
+  for (int i = 0; i < 50 && got != value; ++i) {  // replicated to the local replica
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(read(&got), CR_OK) << cr_last_error();
+  }
+  ASSERT_EQ(got, value);
+
+  const std::string mhost = master.substr(0, master.find(':')), mport = master.substr(master.find(':') + 1);
+  ASSERT_EQ(std::system(("redis-cli -h " + mhost + " -p " + mport + " CLIENT PAUSE 3000 ALL >/dev/null").c_str()), 0);
+  ASSERT_EQ(std::system(("kill -9 " + env["NODE2_PID"]).c_str()), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::remove((nd + "/redis.pid").c_str());
+  ASSERT_EQ(std::system(("redis-server " + nd + "/redis.conf >/dev/null 2>&1").c_str()), 0);
+  std::string pid;
+  for (int i = 0; i < 50 && pid.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream f(nd + "/redis.pid");
+    f >> pid;
+  }
+  ASSERT_FALSE(pid.empty());
+  std::ofstream(dir + "/pids", std::ios::app) << "cluster n2 " << pid << " " << env["NODE2_IP"] << " "
+                                              << env["NODE2_PORT"] << "\n";
+
+  // For the rest of the pause and a bit after: every read is the value (or a
+  // clean error while the paused master times out), never nil.
+  int nil = 0, ok = 0, errors = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(3500)) {
+    const cr_status s = read(&got);
+    if (s != CR_OK) ++errors;
+    else if (got == value) ++ok;
+    else ++nil;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::printf("RECOVERY scenario=empty_replica_restart reads_ok=%d reads_nil=%d reads_error=%d\n", ok, nil,
+              errors);
+  EXPECT_EQ(nil, 0) << "a restarted, empty replica answered nil";
+  EXPECT_GT(ok, 0);
+  cr_client_free(c);
+}
+
 }  // namespace

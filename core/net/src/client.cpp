@@ -117,6 +117,8 @@ NodePool &Client::PoolFor(NodeEntry *node) {
           stats->Add(&Stats::connections);
           ProbeZone(id_host, id_port, c->get(), timeout);
           if ((*c)->broken()) return Error(kConnError, FormatAddress(host, port) + ": zone probe failed");
+          Status ready = CheckReplicaReady(c->get(), timeout);
+          if (!ready.ok()) return Error(ready.code(), FormatAddress(host, port) + ": " + ready.message());
           return c;
         },
         opts_.pool);

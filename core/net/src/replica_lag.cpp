@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "cloudroute/net/connection.hpp"
+
 #include "cloudroute/net/client.hpp"
 
 namespace cloudroute {
@@ -100,6 +102,37 @@ void Client::CheckReplicaLag(const Topology &t) {
       (void)router_->SetReplicaLagging(r.host, r.port, lagging);
     }
   }
+}
+
+Status Client::CheckReplicaReady(Connection *conn, uint32_t timeout_ms) {
+  static const Args kInfo{"INFO", "replication"};
+  auto reply = conn->Command(kInfo, timeout_ms);
+  if (!reply.ok()) return reply.status();
+  if (!(*reply)->is_string()) return Status::Ok();  // not a Redis we understand: let reads tell
+  std::string_view text = (*reply)->str;
+  std::string role, link, sync;
+  int64_t offset = -1;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const size_t colon = line.find(':');
+    if (colon != std::string_view::npos) {
+      const std::string_view k = line.substr(0, colon), v = line.substr(colon + 1);
+      if (k == "role") role = v;
+      else if (k == "master_link_status") link = v;
+      else if (k == "master_sync_in_progress") sync = v;
+      else if (k == "master_repl_offset") offset = std::strtoll(std::string(v).c_str(), nullptr, 10);
+    }
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+  if (role != "slave") return Status::Ok();
+  if (sync == "1" || (link != "up" && offset == 0)) {
+    return Error(Code::kConnError, "replica has no replicated data yet (master_link_status:" + link +
+                                 ", master_sync_in_progress:" + sync + "); reading elsewhere");
+  }
+  return Status::Ok();
 }
 
 }  // namespace net

@@ -166,6 +166,11 @@ class Client {
   // Replica lag (replica_lag.cpp): INFO replication from every master of t;
   // replicas behind a bound are read last. No-op when both bounds are 0.
   void CheckReplicaLag(const Topology &t);
+  // On each new connection: a replica that holds no replicated data yet (a
+  // restarted, empty replica whose sync has not started or finished) would
+  // answer nil for every key; refusing the connection makes reads move on to
+  // the next candidate. Masters and synced replicas pass.
+  static Status CheckReplicaReady(Connection *conn, uint32_t timeout_ms);
   // Slot migrations (migration_scan.cpp): CLUSTER NODES from every master of
   // t, in parallel, bounded by one refresh timeout; the "[slot->-id]" markers
   // on each master's own line mark its slots migrating (reads go to the
