@@ -149,6 +149,27 @@ uint64_t U64OrLong(py::handle obj, const char *what, bool allow_negative);
 void InitRecords(py::module_ &m);
 py::object MakeRoute(const cr_route &r);
 py::object MakeCandidate(const cr_candidate &c);
+
+// Runs fill(buf, cap, &count) until the buffer is large enough (the
+// topology may change between two calls), then makes the records.
+template <class Fill>
+inline py::list Candidates(Fill fill) {
+  std::vector<cr_candidate> buf(16);
+  for (;;) {
+    for (cr_candidate &c : buf) c.struct_size = sizeof(cr_candidate);
+    size_t count = 0;
+    const cr_status st = fill(buf.data(), buf.size(), &count);
+    if (st == CR_EBUFS && count > buf.size()) {
+      buf.resize(count);
+      continue;
+    }
+    Check(st);
+    py::list out;
+    for (size_t i = 0; i < count; ++i) out.append(MakeCandidate(buf[i]));
+    return out;
+  }
+}
+
 py::object MakeNode(const cr_node_info &n);
 // The Tier member for a C tier value (an int for a value newer than this binding).
 py::object TierMember(int tier);

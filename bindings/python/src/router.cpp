@@ -49,26 +49,6 @@ void Update(Router &self, py::handle topology) {
   Check(st);
 }
 
-// Runs fill(buf, cap, &count) until the buffer is large enough (the
-// topology may change between two calls), then makes the records.
-template <class Fill>
-py::list Candidates(Fill fill) {
-  std::vector<cr_candidate> buf(16);
-  for (;;) {
-    for (cr_candidate &c : buf) c.struct_size = sizeof(cr_candidate);
-    size_t count = 0;
-    const cr_status st = fill(buf.data(), buf.size(), &count);
-    if (st == CR_EBUFS && count > buf.size()) {
-      buf.resize(count);
-      continue;
-    }
-    Check(st);
-    py::list out;
-    for (size_t i = 0; i < count; ++i) out.append(MakeCandidate(buf[i]));
-    return out;
-  }
-}
-
 std::string Explain(Router &self, py::handle key) {
   KeyArg k;
   if (!k.Set(key.ptr(), "key")) throw py::error_already_set();

@@ -146,20 +146,9 @@ void InitShardGroups(py::module_ &m) {
           [](ShardGroups &self, py::handle key) {
             KeyArg k;
             if (!k.Set(key.ptr(), "key")) throw py::error_already_set();
-            std::vector<cr_candidate> buf(8);
-            for (;;) {
-              for (cr_candidate &c : buf) c.struct_size = sizeof(cr_candidate);
-              size_t count = 0;
-              const cr_status st = cr_shard_groups_read_order(buf.data(), buf.size(), &count, self.g, k.data(), k.size());
-              if (st == CR_EBUFS && count > buf.size()) {
-                buf.resize(count);
-                continue;
-              }
-              Check(st);
-              py::list out;
-              for (size_t i = 0; i < count; ++i) out.append(MakeCandidate(buf[i]));
-              return out;
-            }
+            return Candidates([&](cr_candidate *buf, size_t cap, size_t *count) {
+              return cr_shard_groups_read_order(buf, cap, count, self.g, k.data(), k.size());
+            });
           },
           py::arg("key"),
           "The whole read order of the key's group (try each until one answers): the\n"
