@@ -31,25 +31,10 @@ struct ClientFixture {
   // A client "in cloud A": nodes in 127.0.1.0/24 are local.
   explicit ClientFixture(const std::string &seeds, cr_policy policy = CR_POLICY_LOCAL,
                          uint32_t cooldown_ms = 2000) {
-    cr_config *cfg = nullptr;
-    EXPECT_EQ(cr_config_new(&cfg), CR_OK);
-    EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
-    EXPECT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
-    EXPECT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
-    cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
-    ro.policy = policy;
-    ro.down_cooldown_ms = cooldown_ms;
-    ro.failure_threshold = 1;
-    EXPECT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
     cr_client_options o = CR_CLIENT_OPTIONS_INIT;
     o.client_name = "cr-integration";
     o.refresh_min_gap_ms = 200;
-    const cr_status s = cr_client_new(&c, cfg, &o, seeds.c_str());
-    EXPECT_EQ(s, CR_OK) << cr_last_error();
-    cr_config_free(cfg);
-    if (c != nullptr) {
-      EXPECT_EQ(cr_client_router(&router, c), CR_OK);
-    }
+    c = crtest::NewCloudAClient(seeds, policy, cooldown_ms, o, &router);
   }
   ~ClientFixture() { cr_client_free(c); }
 

@@ -1,4 +1,4 @@
-// The KEY=value file scripts/redis-harness.sh (and redis-tls-harness.sh)
+// Shared by the integration tests: the KEY=value file scripts/redis-harness.sh (and redis-tls-harness.sh)
 // writes for each setup, read by the integration tests. Header-only; shared
 // by every integration test binary.
 #pragma once
@@ -24,6 +24,41 @@ inline std::map<std::string, std::string> LoadHarnessEnv(const char *var = "CR_T
     env[line.substr(0, eq)] = line.substr(eq + 1);
   }
   return env;
+}
+
+}  // namespace crtest
+
+#include <gtest/gtest.h>
+
+#include "cloudroute.h"
+
+namespace crtest {
+
+// A live client "in cloud A" of the harness layout: nodes in 127.0.1.0/24 are
+// local, 127.0.2.0/24 is another cloud; the breaker opens on the first
+// failure and stays open for cooldown_ms. *router gets the client's borrowed
+// router. NULL (with a test failure recorded) when the client cannot start.
+inline cr_client *NewCloudAClient(const std::string &seeds, cr_policy policy, uint32_t cooldown_ms,
+                                  const cr_client_options &opts, cr_router **router) {
+  cr_config *cfg = nullptr;
+  EXPECT_EQ(cr_config_new(&cfg), CR_OK);
+  EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
+  EXPECT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
+  EXPECT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
+  cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
+  ro.policy = policy;
+  ro.down_cooldown_ms = cooldown_ms;
+  ro.failure_threshold = 1;
+  EXPECT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
+  cr_client *c = nullptr;
+  const cr_status s = cr_client_new(&c, cfg, &opts, seeds.c_str());
+  EXPECT_EQ(s, CR_OK) << cr_last_error();
+  cr_config_free(cfg);
+  *router = nullptr;
+  if (c != nullptr) {
+    EXPECT_EQ(cr_client_router(router, c), CR_OK);
+  }
+  return c;
 }
 
 }  // namespace crtest
