@@ -72,18 +72,18 @@ int main() {
   cr_router *cr = nullptr;
   crbench::Must(cr_router_new(&cr, cfg), "cr_router_new");
   cr_topology *t = nullptr;
-  crbench::Must(cr_topology_parse(&t, resp.data(), resp.size(), CR_REPLY_CLUSTER_SLOTS, nullptr), "parse");
+  crbench::Must(cr_topology_parse(&t, resp.data(), resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr), "parse");
   crbench::Must(cr_router_update(cr, t), "update");
   cr_snapshot *snap = nullptr;
-  crbench::Must(cr_router_snapshot(&snap, cr), "snapshot");
+  crbench::Must(cr_router_get_snapshot(&snap, cr), "snapshot");
 
   uint64_t hot = 0;
   hot += Count("cr_keyslot", kRounds, [&] {
     for (size_t i = 0; i < KeySet::kKeys; ++i) (void)cr_keyslot(ks.ptrs[i], ks.lens[i]);
   });
   static uint16_t slots[KeySet::kKeys];
-  hot += Count("cr_keyslots (batch)", kRounds,
-               [&] { (void)cr_keyslots(slots, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys); });
+  hot += Count("cr_keyslot_batch (batch)", kRounds,
+               [&] { (void)cr_keyslot_batch(slots, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys); });
   hot += Count("Router::RouteRead", kRounds, [&] {
     for (size_t i = 0; i < KeySet::kKeys; ++i) {
       cloudroute::Route r;
@@ -111,8 +111,8 @@ int main() {
   static cr_route out[KeySet::kKeys];
   static cr_status st[KeySet::kKeys];
   for (auto &o : out) o = CR_ROUTE_INIT;
-  hot += Count("cr_router_route_reads (batch)", kRounds,
-               [&] { (void)cr_router_route_reads(out, st, cr, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys); });
+  hot += Count("cr_router_route_read_batch (batch)", kRounds,
+               [&] { (void)cr_router_route_read_batch(out, st, cr, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys); });
 
   // A reader thread that is new to the router: its first call included.
   uint64_t first = 0;

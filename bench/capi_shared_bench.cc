@@ -27,10 +27,10 @@ CWorld &GetCWorld(int shards) {
   Must(cr_router_new(&w.r, cfg), "cr_router_new");
   cr_config_free(cfg);
   cr_topology *t = nullptr;
-  Must(cr_topology_parse(&t, w.resp.data(), w.resp.size(), CR_REPLY_CLUSTER_SLOTS, nullptr), "parse");
+  Must(cr_topology_parse(&t, w.resp.data(), w.resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr), "parse");
   Must(cr_router_update(w.r, t), "update");
   cr_topology_free(t);
-  Must(cr_router_snapshot(&w.snap, w.r), "snapshot");
+  Must(cr_router_get_snapshot(&w.snap, w.r), "snapshot");
   return w;
 }
 
@@ -81,7 +81,7 @@ void BM_Shared_RouteReads_CApiBatch(benchmark::State &state) {
   static cr_status st[KeySet::kKeys];
   for (auto &o : out) o = CR_ROUTE_INIT;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(cr_router_route_reads(out, st, w.r, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys));
+    benchmark::DoNotOptimize(cr_router_route_read_batch(out, st, w.r, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys));
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * KeySet::kKeys);

@@ -1,5 +1,5 @@
 // Live-client throughput: GET and 100-key MGET per second through the C API
-// client (cr_client_get / cr_client_mget), on N threads sharing one client,
+// client (cr_client_cmd_get / cr_client_cmd_mget), on N threads sharing one client,
 // for a fixed time. bench/client_bench.sh runs it next to redis-benchmark
 // against the same cluster.
 //
@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
         kp.push_back(ks[i].data()), kl.push_back(ks[i].size());
         vp.push_back(vs[i].data()), vl.push_back(vs[i].size());
       }
-      if ((s = cr_client_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), ks.size())) != CR_OK) {
+      if ((s = cr_client_cmd_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), ks.size())) != CR_OK) {
         return Fail("populate", s);
       }
     }
@@ -99,14 +99,14 @@ int main(int argc, char **argv) {
         cr_reply *r = nullptr;
         if (mode == "get") {
           const std::string k = key(static_cast<int>(rng() % kKeys));
-          if (cr_client_get(&r, c, k.data(), k.size()) != CR_OK) ++e;
+          if (cr_client_cmd_get(&r, c, k.data(), k.size()) != CR_OK) ++e;
         } else {
           for (int i = 0; i < kBatch; ++i) {
             ks[i] = key(tag ? i : static_cast<int>(rng() % kKeys));
             kp[i] = ks[i].data();
             kl[i] = ks[i].size();
           }
-          if (cr_client_mget(&r, c, kp.data(), kl.data(), kBatch) != CR_OK) ++e;
+          if (cr_client_cmd_mget(&r, c, kp.data(), kl.data(), kBatch) != CR_OK) ++e;
         }
         cr_reply_free(r);
         ++n;

@@ -1,5 +1,5 @@
 // Key slots: our slicing-by-8 CRC16 (core KeySlot, C API cr_keyslot and the
-// batch cr_keyslots) against the classic one-byte-per-step table CRC16 with
+// batch cr_keyslot_batch) against the classic one-byte-per-step table CRC16 with
 // Redis' keyHashSlot() hash-tag loops, on the same keys.
 //
 // Every benchmark walks the same 1024 keys per iteration; items/s is keys/s,
@@ -85,7 +85,7 @@ void BM_KeySlots_CApiBatch(benchmark::State &state) {
   const KeySet &ks = Keys(kind);
   uint16_t out[KeySet::kKeys];
   for (auto _ : state) {
-    cr_status s = cr_keyslots(out, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys);
+    cr_status s = cr_keyslot_batch(out, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys);
     benchmark::DoNotOptimize(s);
     benchmark::DoNotOptimize(out);
     benchmark::ClobberMemory();

@@ -119,7 +119,7 @@ void BM_RingLocate_CApi(benchmark::State &state) {
   crbench::Must(cr_ring_new(&r, nullptr), "cr_ring_new");
   for (int i = 0; i < shards; ++i) {
     const std::string name = "redis-" + std::to_string(i);
-    crbench::Must(cr_ring_add_shard(r, name.data(), name.size(), 1), "cr_ring_add_shard");
+    crbench::Must(cr_ring_add_shard(r, name.c_str(), 1), "cr_ring_add_shard");
   }
   crbench::Must(cr_ring_build(r), "cr_ring_build");
   const KeySet &ks = ShortKeys();

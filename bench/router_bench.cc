@@ -50,7 +50,7 @@ void DescribeOnce(World &w, int shards) {
   cr_candidate c[8];
   for (auto &x : c) x = cr_candidate{(uint32_t)sizeof(cr_candidate)};
   size_t n = 0;
-  Must(cr_router_slot_candidates(c, 8, &n, w.crouter, 0), "cr_router_slot_candidates");
+  Must(cr_router_candidates_slot(c, 8, &n, w.crouter, 0), "cr_router_candidates_slot");
   std::fprintf(stderr, "[fixture] %d shards, %zu nodes; slot 0 candidates:", shards,
                w.topo->nodes.size());
   for (size_t i = 0; i < n; ++i) {
@@ -82,11 +82,11 @@ World &GetWorld(int shards, Policy policy = Policy::kLocal, int instance = 0) {
   Must(cr_router_new(&w->crouter, cfg), "cr_router_new");
   cr_config_free(cfg);
   cr_topology *t = nullptr;
-  Must(cr_topology_parse(&t, w->resp.data(), w->resp.size(), CR_REPLY_CLUSTER_SLOTS, nullptr),
+  Must(cr_topology_parse(&t, w->resp.data(), w->resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr),
        "cr_topology_parse");
   Must(cr_router_update(w->crouter, t), "cr_router_update");
   cr_topology_free(t);
-  Must(cr_router_snapshot(&w->snap, w->crouter), "cr_router_snapshot");
+  Must(cr_router_get_snapshot(&w->snap, w->crouter), "cr_router_get_snapshot");
   if (instance == 0 && policy == Policy::kLocal) DescribeOnce(*w, shards);
   slot = std::move(w);
   return *slot;
@@ -167,7 +167,7 @@ void BM_RouteReads_CApiBatch(benchmark::State &state) {
   static thread_local cr_status st[KeySet::kKeys];
   for (auto &o : out) o = CR_ROUTE_INIT;
   for (auto _ : state) {
-    cr_status s = cr_router_route_reads(out, st, w.crouter, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys);
+    cr_status s = cr_router_route_read_batch(out, st, w.crouter, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys);
     benchmark::DoNotOptimize(s);
     benchmark::ClobberMemory();
   }
@@ -254,7 +254,7 @@ void BM_Rebuild_CApi_ParseAndUpdate(benchmark::State &state) {
     alt = !alt;
     const std::string &resp = alt ? w.resp_alt : w.resp;
     cr_topology *t = nullptr;
-    cr_status s = cr_topology_parse(&t, resp.data(), resp.size(), CR_REPLY_CLUSTER_SLOTS, nullptr);
+    cr_status s = cr_topology_parse(&t, resp.data(), resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr);
     if (s == CR_OK) s = cr_router_update(w.crouter, t);
     cr_topology_free(t);
     benchmark::DoNotOptimize(s);
@@ -295,7 +295,7 @@ void BM_SnapshotRouteRead_MT(benchmark::State &state) {
   World &w = GetWorld(100);
   const KeySet &ks = ShortKeys();
   cr_snapshot *snap = nullptr;
-  Must(cr_router_snapshot(&snap, w.crouter), "cr_router_snapshot");
+  Must(cr_router_get_snapshot(&snap, w.crouter), "cr_router_get_snapshot");
   const size_t off = static_cast<size_t>(state.thread_index()) * 331;
   for (auto _ : state) {
     for (size_t i = 0; i < KeySet::kKeys; ++i) {

@@ -5,24 +5,57 @@
  * write, and an ordered list of nodes — cloud-local ones first — for a read.
  *
  * Conventions (they hold for every declaration below unless its doc says
- * otherwise):
- *  - Functions that can fail return cr_status (CR_OK == 0, errors < 0) and
- *    set a thread-local message readable with cr_last_error().
- *  - Out-parameters come first, then the handle, then inputs.
- *  - Handles are opaque and allocated by the library; cr_x_free(NULL) is a
- *    no-op.
- *  - Strings and buffers passed in are copied; the library keeps no pointer
- *    to caller memory after a call returns.
- *  - Keys are (const void *key, size_t len) and binary-safe.
+ * otherwise; docs/c-api.md explains them and how the ABI evolves):
+ *  - Names: functions cr_<module>_<verb>[_<object>]; property reads are
+ *    cr_<module>_get_<property>, changes cr_<module>_set_<property>; the
+ *    variant of a call that takes a slot instead of a key appends _slot, the
+ *    variant for many keys at once appends _batch. Enum values are
+ *    CR_<ENUM TYPE NAME>_<VALUE> (cr_ring_algo -> CR_RING_ALGO_JEDIS); status
+ *    codes are CR_OK and CR_E<NAME>.
+ *  - Errors: functions that can fail return cr_status (CR_OK == 0, errors <
+ *    0) and set a thread-local message readable with cr_last_error(). Calls
+ *    that cannot fail (or only on a NULL handle) return their value.
+ *  - Arguments: out-parameters first, then the handle, then inputs.
+ *    Variable-size output goes into caller memory as (out, cap, needed):
+ *    at most cap elements (bytes, for text) are written; *needed receives
+ *    the number the whole result has (for text, including its NUL); the call
+ *    fails with CR_EBUFS when cap < *needed (after writing the first cap).
+ *  - Types, one per kind of value: slot uint16_t (0-16383; a larger value is
+ *    CR_EINVAL); shard, group and node indexes and node handles uint32_t;
+ *    counts and lengths size_t; weights uint32_t; ports uint16_t; booleans
+ *    int (0 false, 1 true); binary data (keys, values) and whole documents
+ *    (a reply's bytes, a configuration text) as pointer + length; names
+ *    (hosts, CIDRs, locations, shard and group names) as NUL-terminated
+ *    UTF-8. A node
+ *    is named by (host, port) in routing calls and by "host:port" text (or
+ *    its node id) in configuration text.
+ *  - A "node handle" is the router's stable number for an address (cr_route
+ *    .node_handle, valid for the router's lifetime); a "node index" is a
+ *    position in one topology (cr_topology_get_node).
+ *  - Ownership: handles are opaque and allocated by the library; cr_x_free(
+ *    NULL) is a no-op. Strings and buffers passed in are copied; the library
+ *    keeps no pointer to caller memory after a call returns. Pointers the
+ *    library returns are borrowed unless the doc says "new reference".
  *  - Thread-safety: a handle is used by one thread at a time, EXCEPT
- *    cr_router (safe for concurrent use by any number of threads) and
- *    cr_topology / cr_snapshot (immutable and reference-counted: safe to
- *    share and read from any thread; they stay valid after the router that
- *    produced them is freed, so garbage-collected bindings may finalize in
- *    any order).
- *  - Option structs begin with `uint32_t struct_size`; initialise them with
- *    the matching _INIT macro or _options_init() function. They only grow at
- *    the end.
+ *    cr_router, cr_shard_groups, cr_client and cr_sentinel_client (safe for
+ *    concurrent use by any number of threads, except their _free) and
+ *    cr_topology / cr_snapshot / a built cr_ring / cr_reply (immutable: safe
+ *    to read from any thread; topologies and snapshots are reference-counted
+ *    and stay valid after the router that produced them is freed, so
+ *    garbage-collected bindings may finalize in any order). Functions
+ *    without a handle are pure and thread-safe.
+ *  - Versioned structs begin with `uint32_t struct_size` (the caller's
+ *    sizeof). Initialise option structs with the _INIT macro or
+ *    cr_<x>_options_init(&opts, sizeof opts), output structs with their
+ *    _INIT macro. Structs only grow at the end. Every call accepts any size
+ *    from the struct's first public layout (0.1.0) up to its own: fields the
+ *    caller does not have take their defaults (inputs) or are not written
+ *    (outputs). A larger input struct (from a newer header) is accepted when
+ *    every byte past the library's layout is zero, else the call fails with
+ *    CR_EVERSION; in a larger output struct the fields past the library's
+ *    layout are left as they are. A size below the first layout is
+ *    CR_EINVAL. Arrays of output structs: the caller sets out[0].struct_size,
+ *    which is the array's stride; the library sets the others'.
  */
 #ifndef CLOUDROUTE_H
 #define CLOUDROUTE_H
@@ -32,9 +65,9 @@
 
 /* The single source of the version: CMake, the wheel and the jar read these. */
 #define CR_VERSION_MAJOR 0
-#define CR_VERSION_MINOR 1
+#define CR_VERSION_MINOR 2
 #define CR_VERSION_PATCH 0
-#define CR_VERSION_STRING "0.1.0"
+#define CR_VERSION_STRING "0.2.0"
 #define CR_VERSION_NUMBER (CR_VERSION_MAJOR * 10000 + CR_VERSION_MINOR * 100 + CR_VERSION_PATCH)
 
 #if defined(CR_STATIC)
@@ -75,10 +108,13 @@ typedef enum cr_status {
   CR_EINTERNAL = -11,        /* a bug in libcloudroute: please report it */
   CR_ECONN = -12,            /* a Redis node could not be reached or dropped the connection */
   CR_ETIMEOUT = -13,         /* a connect or command deadline passed */
-  CR_EREDIS = -14            /* the server answered with an error (its text in cr_last_error) */
+  CR_EREDIS = -14,           /* the server answered with an error (its text in cr_last_error) */
+  CR_EVERSION = -15          /* a struct from a newer header sets fields this library lacks */
 } cr_status;
 
-/* Static text naming a status ("CR_EPARSE: malformed input"). Never NULL. */
+/* Static text naming a status ("CR_EPARSE: malformed input"); "CR_?: unknown
+ * status" for a value that is none. Never NULL. Pure function.
+ * docs/errors.md says when each status happens and what a caller should do. */
 CR_API const char *cr_status_str(cr_status status);
 
 /* The message of the last failed call on this thread. Never NULL ("" when
@@ -86,7 +122,9 @@ CR_API const char *cr_status_str(cr_status status);
  * the next failing call on the same thread. */
 CR_API const char *cr_last_error(void);
 
-/* "0.1.0" — the runtime library's version; compare with CR_VERSION_STRING. */
+/* The runtime library's version ("0.2.0", static text) and its number
+ * (CR_VERSION_NUMBER of the header it was built from); compare with the
+ * macros of the header a program was compiled against. Pure functions. */
 CR_API const char *cr_version(void);
 CR_API uint32_t cr_version_number(void);
 
@@ -98,18 +136,19 @@ CR_API uint32_t cr_version_number(void);
 
 /* The slot of a key. The hash tag rule: when the key has a '{' followed later
  * by a '}' with at least one byte between them, only those bytes are hashed.
- * key may be NULL when len is 0. Thread-safety: pure function. */
+ * key may be NULL when len is 0 (a NULL key with len > 0 gives slot 0; use
+ * cr_keyslot_batch for checked input). Pure function; never fails. */
 CR_API uint16_t cr_keyslot(const void *key, size_t len);
 
-/* Slots of n keys at once (one crossing for many keys, for bindings).
- * out_slots[i] = cr_keyslot(keys[i], lens[i]). Returns CR_EINVAL when a
- * pointer is NULL (with n > 0) or a key pointer is NULL with a non-zero
- * length. */
-CR_API cr_status cr_keyslots(uint16_t *out_slots, const void *const *keys, const size_t *lens,
-                             size_t n);
+/* Slots of n keys at once (one crossing for many keys, for bindings):
+ * out_slots[i] = cr_keyslot(keys[i], lens[i]). Errors: CR_EINVAL when an
+ * array is NULL (with n > 0) or keys[i] is NULL with lens[i] > 0 (nothing
+ * is written then). Pure function. */
+CR_API cr_status cr_keyslot_batch(uint16_t *out_slots, const void *const *keys, const size_t *lens,
+                                  size_t n);
 
 /* CRC16/XMODEM (poly 0x1021, init 0) of a buffer: cr_crc16("123456789", 9)
- * == 0x31C3. */
+ * == 0x31C3. data may be NULL when len is 0. Pure function; never fails. */
 CR_API uint16_t cr_crc16(const void *data, size_t len);
 
 /* ======================================================================
@@ -118,19 +157,22 @@ CR_API uint16_t cr_crc16(const void *data, size_t len);
 
 typedef struct cr_topology cr_topology;
 
-typedef enum cr_reply_kind {
-  CR_REPLY_CLUSTER_SLOTS = 0, /* reply to CLUSTER SLOTS (RESP2 or RESP3 bytes) */
-  CR_REPLY_CLUSTER_SHARDS = 1 /* reply to CLUSTER SHARDS (RESP2 or RESP3 bytes) */
-} cr_reply_kind;
+typedef enum cr_topology_format {
+  CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS = 0, /* reply to CLUSTER SLOTS (RESP2 or RESP3 bytes) */
+  CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS = 1 /* reply to CLUSTER SHARDS (RESP2 or RESP3 bytes) */
+} cr_topology_format;
 
 typedef enum cr_role { CR_ROLE_MASTER = 0, CR_ROLE_REPLICA = 1 } cr_role;
 
+/* Role names: "master", "replica"; "?" for a value that is none. */
+CR_API const char *cr_role_name(cr_role role);
+
 /* Health as the server reported it (CLUSTER SHARDS); CLUSTER SLOTS does not
- * report it and gives CR_REPORTED_ONLINE. */
+ * report it and gives CR_REPORTED_HEALTH_ONLINE. */
 typedef enum cr_reported_health {
-  CR_REPORTED_ONLINE = 0,
-  CR_REPORTED_LOADING = 1,
-  CR_REPORTED_FAILED = 2
+  CR_REPORTED_HEALTH_ONLINE = 0,
+  CR_REPORTED_HEALTH_LOADING = 1,
+  CR_REPORTED_HEALTH_FAILED = 2
 } cr_reported_health;
 
 /* Safety caps of the RESP parser. A CLUSTER SLOTS/SHARDS reply is at most a
@@ -147,25 +189,36 @@ typedef struct cr_parse_options {
 
 #define CR_PARSE_OPTIONS_INIT \
   { (uint32_t)sizeof(cr_parse_options), 1048576u, 8u, 65536u, 67108864u, NULL }
-CR_API void cr_parse_options_init(cr_parse_options *opts);
 
-/* Parse a saved or received reply into a topology.
+/* Writes the defaults into the first `size` bytes of opts (size = the
+ * caller's sizeof) and sets struct_size; bytes past the library's layout
+ * are zeroed. Nothing beyond size is written. Errors: CR_EINVAL for NULL or
+ * a size below the first public layout. Every cr_<x>_options_init below
+ * follows the same rule. */
+CR_API cr_status cr_parse_options_init(cr_parse_options *opts, size_t size);
+
+/* Parse a saved or received reply (len bytes) into a topology.
  * out: receives a new topology (refcount 1) on CR_OK, NULL otherwise.
- * opts may be NULL for defaults. Errors: CR_EPARSE (malformed, with the byte
- * offset in the message), CR_ELIMIT, CR_EINCOMPLETE, CR_EINVAL.
+ * opts may be NULL for defaults. Errors: CR_EPARSE (malformed or
+ * contradictory, with the byte offset or the conflict in the message),
+ * CR_ELIMIT (beyond a cap), CR_EINCOMPLETE (the bytes end before the reply),
+ * CR_EINVAL (NULL arguments, an unknown format), CR_EVERSION (opts).
  * Trailing bytes after the reply are an error (CR_EPARSE). */
 CR_API cr_status cr_topology_parse(cr_topology **out, const void *reply, size_t len,
-                                   cr_reply_kind kind, const cr_parse_options *opts);
+                                   cr_topology_format format, const cr_parse_options *opts);
 
 /* A topology from a small text config, for users without cluster mode.
  * One shard per line; '#' starts a comment:
  *   shard slots=0-8191,10000 master=10.0.0.1:6379 replicas=10.1.0.1:6379,10.2.0.1:6379 [id=NAME]
  * `slots=` may be omitted on a single-shard file (then it owns every slot).
- * Hosts may be IPv6 in brackets: [::1]:6379. */
+ * Hosts may be IPv6 in brackets: [::1]:6379. text is len bytes (no NUL
+ * needed). out: a new topology (refcount 1) on CR_OK, NULL otherwise.
+ * Errors: CR_EPARSE (naming the line), CR_EINVAL (NULL arguments). */
 CR_API cr_status cr_topology_parse_static(cr_topology **out, const char *text, size_t len);
 
-/* A node of a topology, as returned by cr_topology_node(). Strings point into
- * the topology and stay valid while the caller holds a reference to it. */
+/* A node of a topology, as filled by cr_topology_get_node(). Strings point
+ * into the topology and stay valid while the caller holds a reference to
+ * it. An output struct: set struct_size (CR_NODE_INFO_INIT). */
 typedef struct cr_node_info {
   uint32_t struct_size;
   const char *id;   /* node id ("" when the reply gave none) */
@@ -179,30 +232,43 @@ typedef struct cr_node_info {
   uint32_t shard;   /* index of the node's shard */
 } cr_node_info;
 
+#define CR_NODE_INFO_INIT                                                                \
+  { (uint32_t)sizeof(cr_node_info), NULL, NULL, NULL, 0, 0, CR_ROLE_MASTER,              \
+    CR_REPORTED_HEALTH_ONLINE, NULL, 0 }
+
+/* Adds a reference (for another owner, e.g. another thread); drops one.
+ * The last cr_topology_free frees it. NULL is a no-op for both.
+ * Thread-safety: safe from any thread (the count is atomic). */
 CR_API void cr_topology_ref(cr_topology *t);
-CR_API void cr_topology_free(cr_topology *t); /* drops one reference */
+CR_API void cr_topology_free(cr_topology *t);
 
-CR_API size_t cr_topology_shard_count(const cr_topology *t);
-CR_API size_t cr_topology_node_count(const cr_topology *t);
+/* Counts of shards and nodes; 0 for NULL. */
+CR_API size_t cr_topology_get_shard_count(const cr_topology *t);
+CR_API size_t cr_topology_get_node_count(const cr_topology *t);
 
-/* Node i (0 <= i < node_count). info->struct_size must be set by the caller
- * (CR_NODE_INFO_INIT). */
-#define CR_NODE_INFO_INIT \
-  { (uint32_t)sizeof(cr_node_info), NULL, NULL, NULL, 0, 0, CR_ROLE_MASTER, CR_REPORTED_ONLINE, NULL, 0 }
-CR_API cr_status cr_topology_node(cr_node_info *info, const cr_topology *t, size_t i);
+/* Fills info with the node at node_index (0 <= node_index < node count).
+ * Errors: CR_EINVAL (NULL, struct_size below the first layout),
+ * CR_ENOTFOUND (node_index out of range), CR_EVERSION. */
+CR_API cr_status cr_topology_get_node(cr_node_info *info, const cr_topology *t,
+                                      uint32_t node_index);
 
 /* The shard's identity: its master's node id (or "host:port" when the reply
- * gave no ids). Points into the topology. */
-CR_API cr_status cr_topology_shard_id(const char **out_id, const cr_topology *t, size_t shard);
+ * gave no ids). *out_id points into the topology. Errors: CR_EINVAL (NULL),
+ * CR_ENOTFOUND (shard out of range). */
+CR_API cr_status cr_topology_get_shard_id(const char **out_id, const cr_topology *t,
+                                          uint32_t shard);
 
-/* Slot ranges of a shard, inclusive, sorted by start. Writes at most cap
- * pairs (starts[i], ends[i]); *count receives the total. CR_EBUFS when cap is
- * too small (the first cap ranges are written). */
-CR_API cr_status cr_topology_shard_ranges(uint16_t *starts, uint16_t *ends, size_t cap,
-                                          size_t *count, const cr_topology *t, size_t shard);
+/* Slot ranges of a shard, inclusive, sorted by start, as (out, cap, needed)
+ * pairs starts[i]..ends[i]. Errors: CR_EINVAL (NULL with cap > 0),
+ * CR_ENOTFOUND (shard out of range), CR_EBUFS. */
+CR_API cr_status cr_topology_get_shard_ranges(uint16_t *starts, uint16_t *ends, size_t cap,
+                                              size_t *needed, const cr_topology *t,
+                                              uint32_t shard);
 
-/* The shard serving a slot. CR_ESLOT_UNCOVERED when none. */
-CR_API cr_status cr_topology_slot_shard(uint32_t *out_shard, const cr_topology *t, uint32_t slot);
+/* The shard serving a slot. Errors: CR_EINVAL (NULL, slot > 16383),
+ * CR_ESLOT_UNCOVERED (no shard serves it). */
+CR_API cr_status cr_topology_get_slot_shard(uint32_t *out_shard, const cr_topology *t,
+                                            uint16_t slot);
 
 /* ======================================================================
  * Configuration: locality, policy, weights, health (an opaque builder)
@@ -228,6 +294,11 @@ typedef enum cr_tier {
   CR_TIER_UNKNOWN = 4 /* the node's or the client's location is unknown */
 } cr_tier;
 
+/* The config builder. Every cr_config_* call: Errors: CR_EINVAL (a NULL
+ * argument or a value out of range), CR_EPARSE (malformed text: a location,
+ * CIDR or address, named in the message), CR_ENOMEM. Ownership: text is
+ * copied; a router or client copies the whole config when it is created,
+ * so later changes do not affect it. Thread-safety: one thread at a time. */
 CR_API cr_status cr_config_new(cr_config **out);
 CR_API void cr_config_free(cr_config *cfg);
 
@@ -276,14 +347,20 @@ typedef struct cr_router_options {
 
 #define CR_ROUTER_OPTIONS_INIT \
   { (uint32_t)sizeof(cr_router_options), CR_POLICY_LOCAL, 1000u, 3u, 2000u, 0u }
-CR_API void cr_router_options_init(cr_router_options *opts);
+/* Defaults into the caller's struct, as cr_parse_options_init. */
+CR_API cr_status cr_router_options_init(cr_router_options *opts, size_t size);
+/* The routing options of the config (copied). Errors: CR_EINVAL (NULL, an
+ * unknown policy, failure_threshold 0), CR_EVERSION. */
 CR_API cr_status cr_config_set_router_options(cr_config *cfg, const cr_router_options *opts);
 
 /* Parse a policy name: "master", "prefer-replica", "local",
- * "local-replicas-first", "nearest" (case-insensitive, '_' == '-'). */
+ * "local-replicas-first", "nearest" (case-insensitive, '_' == '-').
+ * Errors: CR_EINVAL (NULL, or no such policy). Pure function. */
 CR_API cr_status cr_policy_from_name(cr_policy *out, const char *name);
-CR_API const char *cr_policy_name(cr_policy policy); /* static text; "?" if unknown */
-CR_API const char *cr_tier_name(cr_tier tier);       /* "local", "same-region", … */
+/* Names of policies and tiers ("local", "same-region", …): static text, "?"
+ * for a value that is none. Pure functions. */
+CR_API const char *cr_policy_name(cr_policy policy);
+CR_API const char *cr_tier_name(cr_tier tier);
 
 /* ======================================================================
  * Router: thread-safe routing on the current snapshot
@@ -292,58 +369,80 @@ CR_API const char *cr_tier_name(cr_tier tier);       /* "local", "same-region", 
 typedef struct cr_router cr_router;
 typedef struct cr_snapshot cr_snapshot;
 
-/* The outcome of a routing decision. host points to storage owned by the
- * router's node registry: valid while the router or any snapshot taken from
- * it is alive. */
+/* The outcome of a routing decision (an output struct: CR_ROUTE_INIT).
+ * host points to storage owned by the router's node registry: valid while
+ * the router or any snapshot taken from it is alive. */
 typedef struct cr_route {
   uint32_t struct_size;
   uint16_t slot;
-  uint32_t shard;   /* index in the snapshot's topology */
-  uint32_t node;    /* stable node handle: valid for cr_router_report_* */
+  uint32_t shard;       /* index in the snapshot's topology */
+  uint32_t node_handle; /* stable node handle: valid for cr_router_report_* */
   const char *host;
   uint16_t port;
   cr_role role;
   cr_tier tier;
 } cr_route;
 
-#define CR_ROUTE_INIT { (uint32_t)sizeof(cr_route), 0, 0, 0, NULL, 0, CR_ROLE_MASTER, CR_TIER_UNKNOWN }
+#define CR_ROUTE_INIT \
+  { (uint32_t)sizeof(cr_route), 0, 0, 0, NULL, 0, CR_ROLE_MASTER, CR_TIER_UNKNOWN }
+
+/* cr_route.shard of a route that names no shard of the snapshot (an ASK
+ * target). */
+#define CR_SHARD_NONE 0xFFFFFFFFu
 
 /* A router with a copy of cfg (later changes to cfg do not affect it); cfg
- * may be NULL for defaults. It has no topology until cr_router_update(). */
+ * may be NULL for defaults. It has no topology until cr_router_update().
+ * Errors: CR_EINVAL (out NULL), CR_ENOMEM. Ownership: free with
+ * cr_router_free; snapshots taken from it outlive it. */
 CR_API cr_status cr_router_new(cr_router **out, const cr_config *cfg);
+/* REQUIRES: no other call on r is running or will run. NULL is a no-op. */
 CR_API void cr_router_free(cr_router *r);
 
 /* Install a topology: candidate sets are rebuilt for every shard from each
  * node's role and locality, then swapped in atomically (readers never see a
  * half-built snapshot). The router takes its own reference to t.
- * Thread-safety: may run concurrently with routing calls; updates serialize. */
+ * Errors: CR_EINVAL (NULL), CR_ELIMIT (more distinct nodes than the
+ * registry holds). Thread-safety: may run concurrently with routing calls;
+ * updates serialize. */
 CR_API cr_status cr_router_update(cr_router *r, cr_topology *t);
 
+/* Every routing call below: Thread-safety: lock-free, from any number of
+ * threads, concurrently with updates and feedback. Never allocates on
+ * success. Errors: CR_EINVAL (NULL arguments, a key NULL with len > 0, a
+ * slot > 16383, struct_size below the first layout), CR_EVERSION,
+ * CR_ENOTOPOLOGY (no cr_router_update yet), CR_ESLOT_UNCOVERED (no shard
+ * serves the slot), CR_EUNAVAILABLE (as each call says). */
+
 /* Route a read: the chosen node among the key's shard's candidates (weighted
- * among equal rank, skipping nodes marked down). Never allocates.
- * Errors: CR_ENOTOPOLOGY, CR_ESLOT_UNCOVERED, CR_EUNAVAILABLE (all down). */
-CR_API cr_status cr_router_route_read(cr_route *out, cr_router *r, const void *key, size_t len);
+ * among equal rank, skipping nodes marked down). CR_EUNAVAILABLE when every
+ * candidate is marked down or has no known endpoint. */
+CR_API cr_status cr_router_route_read(cr_route *out, const cr_router *r, const void *key,
+                                      size_t len);
 
 /* Route a write: always the shard's master, whatever its health (writes fail
  * fast at the caller rather than silently going elsewhere).
  * CR_EUNAVAILABLE when the master's endpoint is unknown ("?"). */
-CR_API cr_status cr_router_route_write(cr_route *out, cr_router *r, const void *key, size_t len);
+CR_API cr_status cr_router_route_write(cr_route *out, const cr_router *r, const void *key,
+                                       size_t len);
 
 /* The same by slot (0-16383) instead of key, for clients that already
- * computed the slot (redis-py's node selection works on slots). CR_EINVAL for
- * a slot outside the range. Never allocates. */
-CR_API cr_status cr_router_route_read_slot(cr_route *out, cr_router *r, uint32_t slot);
-CR_API cr_status cr_router_route_write_slot(cr_route *out, cr_router *r, uint32_t slot);
+ * computed the slot (redis-py's node selection works on slots). */
+CR_API cr_status cr_router_route_read_slot(cr_route *out, const cr_router *r, uint16_t slot);
+CR_API cr_status cr_router_route_write_slot(cr_route *out, const cr_router *r, uint16_t slot);
 
-/* Route n keys at once; out[i] and statuses[i] per key (statuses may be NULL:
- * then the first failure stops the batch and is returned). One crossing. */
-CR_API cr_status cr_router_route_reads(cr_route *out, cr_status *statuses, cr_router *r,
-                                       const void *const *keys, const size_t *lens, size_t n);
+/* Route n reads at once, all on one snapshot: out[i] and statuses[i] per
+ * key (out laid out with stride out[0].struct_size). statuses may be NULL:
+ * then the first failure stops the batch and is returned (its message names
+ * the key's index). One crossing for bindings. */
+CR_API cr_status cr_router_route_read_batch(cr_route *out, cr_status *statuses,
+                                            const cr_router *r, const void *const *keys,
+                                            const size_t *lens, size_t n);
 
-/* A candidate of a shard's ordered read set. */
+/* A candidate of a shard's ordered read set (an output struct:
+ * CR_CANDIDATE_INIT). */
 typedef struct cr_candidate {
   uint32_t struct_size;
-  uint32_t node; /* stable node handle */
+  uint32_t node_handle; /* stable node handle */
   const char *host;
   uint16_t port;
   cr_role role;
@@ -354,33 +453,47 @@ typedef struct cr_candidate {
   int down;        /* 1 when the health breaker currently skips this node */
 } cr_candidate;
 
-/* The ordered read candidates of the key's shard. Writes at most cap entries;
- * *count gets the total (CR_EBUFS when cap < total). */
-CR_API cr_status cr_router_candidates(cr_candidate *out, size_t cap, size_t *count, cr_router *r,
-                                      const void *key, size_t len);
+#define CR_CANDIDATE_INIT \
+  { (uint32_t)sizeof(cr_candidate), 0, NULL, 0, CR_ROLE_MASTER, CR_TIER_UNKNOWN, 0, 0, 0, 0 }
+
+/* The key's shard's read candidates in rank order — the order the policy
+ * ranks them, not one draw of the weighted pick (cr_shard_groups_candidates
+ * gives a draw) — as (out, cap, needed). Errors: those of routing, and
+ * CR_EBUFS. */
+CR_API cr_status cr_router_candidates(cr_candidate *out, size_t cap, size_t *needed,
+                                      const cr_router *r, const void *key, size_t len);
 
 /* The same for a slot (0-16383) instead of a key. */
-CR_API cr_status cr_router_slot_candidates(cr_candidate *out, size_t cap, size_t *count,
-                                           cr_router *r, uint32_t slot);
+CR_API cr_status cr_router_candidates_slot(cr_candidate *out, size_t cap, size_t *needed,
+                                           const cr_router *r, uint16_t slot);
 
 /* Why each candidate of the key sits where it does, as text: a line naming
  * the slot, shard, policy and write node, then one line per candidate (what
- * `cloudroute route --explain` prints). Writes a NUL-
- * terminated string into buf; *needed gets the size including the NUL;
- * CR_EBUFS when cap < *needed. */
-CR_API cr_status cr_router_explain(char *buf, size_t cap, size_t *needed, cr_router *r,
+ * `cloudroute route --explain` prints), as (buf, cap, needed) NUL-terminated
+ * text. Allocates (it is a diagnostic). Errors: those of routing, and
+ * CR_EBUFS (buf then holds "" when cap > 0). */
+CR_API cr_status cr_router_explain(char *buf, size_t cap, size_t *needed, const cr_router *r,
                                    const void *key, size_t len);
 
+/* Feedback (below): Thread-safety: safe from any number of threads,
+ * concurrently with routing (which stays lock-free); a change that alters
+ * routing builds and swaps in a new snapshot. */
+
 /* A MOVED reply: slot now lives at host:port. Patches that slot at once (to
- * the shard whose master is host:port, or a new shard for an unknown node)
- * and flags a refresh (see cr_router_refresh_needed). */
-CR_API cr_status cr_router_report_moved(cr_router *r, uint32_t slot, const char *host,
+ * the shard whose master is host:port, or a new shard for an unknown node),
+ * clears the slot's migrating mark and flags a refresh (see
+ * cr_router_get_refresh_needed). Errors: CR_EINVAL (NULL, empty host, port
+ * 0, slot > 16383), CR_ENOTOPOLOGY, CR_ELIMIT. */
+CR_API cr_status cr_router_report_moved(cr_router *r, uint16_t slot, const char *host,
                                         uint16_t port);
 
-/* An ASK reply: a one-shot redirect; out is the node to send ASKING + the
- * command to, once. It also marks slot as migrating (see
- * cr_router_report_migrating): later reads of it go to its master. */
-CR_API cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint32_t slot,
+/* An ASK reply: a one-shot redirect. out is the node to send ASKING + the
+ * command to, once: its host, port and node_handle are set, shard is
+ * CR_SHARD_NONE (the target need not be in the snapshot), role is
+ * CR_ROLE_MASTER and tier CR_TIER_UNKNOWN. It also marks slot as migrating
+ * (see cr_router_set_slot_migrating): later reads of it go to its master.
+ * Errors: as cr_router_report_moved. */
+CR_API cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint16_t slot,
                                       const char *host, uint16_t port);
 
 /* Slot migration feedback, for clients that do their own I/O. During a slot
@@ -394,61 +507,70 @@ CR_API cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint32_t slot
  * of its master; Redis prints it nowhere else). 0 clears it (evidence: the
  * master's CLUSTER NODES no longer lists it; a MOVED for the slot —
  * cr_router_report_moved — clears it too). A mark expires 60 s after it was
- * last set (cr_router_slot_migrating says 0 at once; routing follows at the
+ * last set (cr_router_get_slot_migrating says 0 at once; routing follows at the
  * next rebuild, e.g. cr_router_update), so one never sticks. A mark appearing
  * or going rebuilds the snapshot once: the slot then reads its shard's
- * candidates master first, so routing itself pays nothing. CR_EINVAL for a
- * NULL router or a slot outside 0-16383.
- * Thread-safety: safe for concurrent use; routing stays lock-free. */
-CR_API cr_status cr_router_report_migrating(cr_router *r, uint32_t slot, int migrating);
+ * candidates master first, so routing itself pays nothing. Errors:
+ * CR_EINVAL for a NULL router or a slot outside 0-16383. */
+CR_API cr_status cr_router_set_slot_migrating(cr_router *r, uint16_t slot, int migrating);
 
 /* 1 while reads of slot go to its master because it is marked migrating
  * (and not expired); 0 otherwise, also for a NULL router or a bad slot. */
-CR_API int cr_router_slot_migrating(const cr_router *r, uint32_t slot);
+CR_API int cr_router_get_slot_migrating(const cr_router *r, uint16_t slot);
 
 /* Health feedback for a node handle from a cr_route/cr_candidate. After
  * failure_threshold consecutive failures the node is skipped for
  * down_cooldown_ms, then one probe is let through (half-open); a success
- * closes the breaker. */
-CR_API cr_status cr_router_report_failure(cr_router *r, uint32_t node);
-CR_API cr_status cr_router_report_success(cr_router *r, uint32_t node);
+ * closes the breaker. Errors: CR_EINVAL (NULL), CR_ENOTFOUND (a handle this
+ * router never gave). */
+CR_API cr_status cr_router_report_failure(cr_router *r, uint32_t node_handle);
+CR_API cr_status cr_router_report_success(cr_router *r, uint32_t node_handle);
 
 /* A measured round-trip time for a node (used by CR_POLICY_NEAREST; the
- * candidate order is rebuilt). */
-CR_API cr_status cr_router_set_rtt(cr_router *r, uint32_t node, uint32_t rtt_us);
+ * candidate order is rebuilt). Errors: as cr_router_report_failure. */
+CR_API cr_status cr_router_set_rtt(cr_router *r, uint32_t node_handle, uint32_t rtt_us);
 
-/* A zone a node reported about itself (HELLO / INFO), by "host:port". The
- * candidate order is rebuilt. */
+/* A zone a node reported about itself (HELLO / INFO). The candidate order is
+ * rebuilt. Errors: CR_EINVAL (NULL, empty host, port 0), CR_ELIMIT. */
 CR_API cr_status cr_router_set_node_zone(cr_router *r, const char *host, uint16_t port,
                                          const char *zone);
 
-/* Marks a replica ("host:port") as lagging behind its master past the bound
- * the caller enforces (lagging = 1) — it is then read only after every other
+/* Marks a replica as lagging behind its master past the bound the caller
+ * enforces (lagging = 1) — it is then read only after every other
  * candidate — or clears the mark (0). The live client does this itself when
- * cr_client_options' replica lag bounds are set. Rebuilds only on a change. */
+ * cr_client_options' replica lag bounds are set. Rebuilds only on a change.
+ * Errors: CR_EINVAL (NULL, empty host, port 0, lagging not 0 or 1). */
 CR_API cr_status cr_router_set_replica_lagging(cr_router *r, const char *host, uint16_t port,
                                                int lagging);
 
-/* 1 when a MOVED (or an explicit request) asked for a topology refresh since
- * the last cr_router_update(); 0 otherwise. */
-CR_API int cr_router_refresh_needed(const cr_router *r);
+/* 1 when a MOVED asked for a topology refresh since the last
+ * cr_router_update(); 0 otherwise (also for NULL). */
+CR_API int cr_router_get_refresh_needed(const cr_router *r);
 
-/* Look up the stable handle of host:port (CR_ENOTFOUND if never seen). */
-CR_API cr_status cr_router_node_handle(uint32_t *out, cr_router *r, const char *host,
-                                       uint16_t port);
+/* The stable handle of host:port. Errors: CR_EINVAL (NULL), CR_ENOTFOUND
+ * (never seen by this router). */
+CR_API cr_status cr_router_find_node(uint32_t *out_node_handle, const cr_router *r,
+                                     const char *host, uint16_t port);
 
 /* The current snapshot (a new reference; free with cr_snapshot_free). Routing
  * on a snapshot is exactly routing on the router at that moment, with no
- * synchronisation at all: take one per batch. CR_ENOTOPOLOGY when none. */
-CR_API cr_status cr_router_snapshot(cr_snapshot **out, cr_router *r);
+ * synchronisation at all: take one per batch. Errors: CR_EINVAL (NULL),
+ * CR_ENOTOPOLOGY (none installed yet). Thread-safety of a snapshot: immutable;
+ * use and free it from any thread. */
+CR_API cr_status cr_router_get_snapshot(cr_snapshot **out, const cr_router *r);
+/* Drops the reference. NULL is a no-op. */
 CR_API void cr_snapshot_free(cr_snapshot *s);
-CR_API uint64_t cr_snapshot_generation(const cr_snapshot *s);
+/* Increases by one with every snapshot the router installs; 0 for NULL. */
+CR_API uint64_t cr_snapshot_get_generation(const cr_snapshot *s);
+/* Routing on the snapshot, as cr_router_route_read / _write (its errors
+ * but CR_ENOTOPOLOGY). */
 CR_API cr_status cr_snapshot_route_read(cr_route *out, const cr_snapshot *s, const void *key,
                                         size_t len);
 CR_API cr_status cr_snapshot_route_write(cr_route *out, const cr_snapshot *s, const void *key,
                                          size_t len);
-/* The topology the snapshot was built from (a new reference). */
-CR_API cr_status cr_snapshot_topology(cr_topology **out, const cr_snapshot *s);
+/* The topology the snapshot was built from: a new reference (free with
+ * cr_topology_free); NULL for NULL. */
+CR_API cr_topology *cr_snapshot_get_topology(const cr_snapshot *s);
 
 /* ======================================================================
  * Consistent hashing rings and shard groups
@@ -466,26 +588,26 @@ typedef struct cr_ring cr_ring;
 
 /* Which placement a ring reproduces. Values are pinned. */
 typedef enum cr_ring_algo {
-  CR_RING_JEDIS = 0,  /* Jedis Sharded: 160 x weight points per shard, first point >= the
+  CR_RING_ALGO_JEDIS = 0,  /* Jedis Sharded: 160 x weight points per shard, first point >= the
                          key's hash in Java's signed 64-bit order, wrapping; on a point
                          collision the later shard wins (TreeMap.put) */
-  CR_RING_KETAMA = 1, /* libmemcached KETAMA_WEIGHTED / twemproxy ketama: MD5, 4 points per
+  CR_RING_ALGO_KETAMA = 1, /* libmemcached KETAMA_WEIGHTED / twemproxy ketama: MD5, 4 points per
                          digest, 160 points per server scaled by weight (computed in float,
                          as they do); shard name = the server's twemproxy name, or
                          "host:port", or "host" when the port is 11211 */
-  CR_RING_JUMP = 2,   /* jump consistent hash (Lamping & Veach) of the key's hash, as an
+  CR_RING_ALGO_JUMP = 2,   /* jump consistent hash (Lamping & Veach) of the key's hash, as an
                          unsigned 64-bit value; unweighted, shards add and leave at the end */
-  CR_RING_MODULO = 3  /* the key's hash as an unsigned 64-bit value, modulo the shard count
+  CR_RING_ALGO_MODULO = 3  /* the key's hash as an unsigned 64-bit value, modulo the shard count
                          (Java: Long.remainderUnsigned). NOT consistent: changing the count
                          moves most keys; for deployments that already place keys this way */
 } cr_ring_algo;
 
 /* The hash of keys (and of Jedis ring points). Values are pinned. */
 typedef enum cr_hash_algo {
-  CR_HASH_DEFAULT = 0, /* the algorithm's own: MURMUR, except MD5 for CR_RING_KETAMA */
-  CR_HASH_MURMUR = 1,  /* Jedis Hashing.MURMUR_HASH: MurmurHash64A, seed 0x1234ABCD, over
+  CR_HASH_ALGO_DEFAULT = 0, /* the algorithm's own: MURMUR, except MD5 for CR_RING_ALGO_KETAMA */
+  CR_HASH_ALGO_MURMUR = 1,  /* Jedis Hashing.MURMUR_HASH: MurmurHash64A, seed 0x1234ABCD, over
                           the key's bytes, read as a signed 64-bit long */
-  CR_HASH_MD5 = 2      /* Jedis Hashing.MD5: MD5 digest bytes 0-3 as a little-endian
+  CR_HASH_ALGO_MD5 = 2      /* Jedis Hashing.MD5: MD5 digest bytes 0-3 as a little-endian
                           unsigned 32-bit value (0 .. 2^32-1) */
 } cr_hash_algo;
 
@@ -499,21 +621,24 @@ typedef enum cr_ring_naming {
 
 typedef struct cr_ring_options {
   uint32_t struct_size;
-  cr_ring_algo algo;     /* default CR_RING_JEDIS */
-  cr_hash_algo hash;     /* default CR_HASH_DEFAULT; CR_HASH_MURMUR with KETAMA is refused */
-  cr_ring_naming naming; /* CR_RING_JEDIS only; default CR_RING_NAMING_JEDIS3 */
+  cr_ring_algo algo;     /* default CR_RING_ALGO_JEDIS */
+  cr_hash_algo hash;     /* default CR_HASH_ALGO_DEFAULT; CR_HASH_ALGO_MURMUR with KETAMA is refused */
+  cr_ring_naming naming; /* CR_RING_ALGO_JEDIS only; default CR_RING_NAMING_JEDIS3 */
   int key_tags;          /* 1: hash only the key tag of Jedis's default pattern \{(.+?)\}
                             (first match, group 1). Unlike Redis Cluster's hash tag the tag may
                             begin with '}' ("foo{}{bar}" hashes "}{bar") and may not span a line
                             terminator. Jedis applies tags to String keys only. Default 0. */
 } cr_ring_options;
 
-#define CR_RING_OPTIONS_INIT \
-  { (uint32_t)sizeof(cr_ring_options), CR_RING_JEDIS, CR_HASH_DEFAULT, CR_RING_NAMING_JEDIS3, 0 }
-CR_API void cr_ring_options_init(cr_ring_options *opts);
+#define CR_RING_OPTIONS_INIT                                                       \
+  { (uint32_t)sizeof(cr_ring_options), CR_RING_ALGO_JEDIS, CR_HASH_ALGO_DEFAULT, \
+    CR_RING_NAMING_JEDIS3, 0 }
+/* Defaults into the caller's struct, as cr_parse_options_init. */
+CR_API cr_status cr_ring_options_init(cr_ring_options *opts, size_t size);
 
-/* A new, empty ring. opts may be NULL for defaults. CR_EINVAL on an unknown
- * algorithm, hash or naming, or a struct_size that is too small.
+/* A new, empty ring. opts may be NULL for defaults. Errors: CR_EINVAL (out
+ * NULL; an unknown algorithm, hash or naming; key_tags not 0 or 1; a
+ * struct_size below the first layout), CR_EVERSION.
  * Lifecycle: cr_ring_add_shard() for each shard, in the order the existing
  * client lists them (the order is part of the placement), then
  * cr_ring_build(), then cr_ring_locate().
@@ -522,14 +647,13 @@ CR_API void cr_ring_options_init(cr_ring_options *opts);
 CR_API cr_status cr_ring_new(cr_ring **out, const cr_ring_options *opts);
 CR_API void cr_ring_free(cr_ring *ring);
 
-/* Appends shard number cr_ring_shard_count(). name is name_len bytes (UTF-8,
- * copied); name NULL adds an unnamed shard (CR_RING_JEDIS, JUMP and MODULO;
- * a ketama shard needs its name). Errors (CR_EINVAL): weight < 1 or above
- * 1000000, a weight other than 1 for JUMP and MODULO, an empty name, a NUL
- * byte in the name, a duplicate name, a ring already built; CR_ELIMIT past
- * 65536 shards. */
-CR_API cr_status cr_ring_add_shard(cr_ring *ring, const char *name, size_t name_len,
-                                   int32_t weight);
+/* Appends shard number cr_ring_get_shard_count(). name is NUL-terminated
+ * UTF-8 (copied); name NULL adds an unnamed shard (CR_RING_ALGO_JEDIS, JUMP
+ * and MODULO; a ketama shard needs its name). Errors (CR_EINVAL): ring NULL,
+ * weight 0 or above 1000000, a weight other than 1 for JUMP and MODULO, an
+ * empty name, a duplicate name, a ring already built; CR_ELIMIT past 65536
+ * shards. */
+CR_API cr_status cr_ring_add_shard(cr_ring *ring, const char *name, uint32_t weight);
 
 /* Freezes the ring and computes its points. CR_EINVAL on an empty ring or a
  * ketama name too long for twemproxy's 85-byte point names; CR_ELIMIT past
@@ -541,17 +665,19 @@ CR_API cr_status cr_ring_build(cr_ring *ring);
 CR_API cr_status cr_ring_locate(uint32_t *out_shard, const cr_ring *ring, const void *key,
                                 size_t len);
 
-/* n keys at once: out_shards[i] = the shard of keys[i] (lens[i] bytes). */
-CR_API cr_status cr_ring_locate_many(uint32_t *out_shards, const cr_ring *ring,
-                                     const void *const *keys, const size_t *lens, size_t n);
+/* n keys at once: out_shards[i] = the shard of keys[i] (lens[i] bytes).
+ * Errors: as cr_ring_locate, for any key (nothing is written then). */
+CR_API cr_status cr_ring_locate_batch(uint32_t *out_shards, const cr_ring *ring,
+                                      const void *const *keys, const size_t *lens, size_t n);
 
 /* Shards added so far (0 for NULL). */
-CR_API size_t cr_ring_shard_count(const cr_ring *ring);
+CR_API size_t cr_ring_get_shard_count(const cr_ring *ring);
 
-/* Jedis's Hashing.<algo>.hash(key): CR_HASH_MURMUR gives the signed long,
- * CR_HASH_MD5 a value in 0 .. 2^32-1 (CR_HASH_DEFAULT means MURMUR). The key
+/* Jedis's Hashing.<algo>.hash(key): CR_HASH_ALGO_MURMUR gives the signed long,
+ * CR_HASH_ALGO_MD5 a value in 0 .. 2^32-1 (CR_HASH_ALGO_DEFAULT means MURMUR). The key
  * bytes are hashed as given (Jedis hashes a String's UTF-8 bytes).
- * Thread-safety: pure function. */
+ * Errors: CR_EINVAL (out NULL, key NULL with len > 0, an unknown algo).
+ * Pure function. */
 CR_API cr_status cr_jedis_hash(int64_t *out, cr_hash_algo algo, const void *key, size_t len);
 
 /* Jump consistent hash: the bucket (0 .. num_buckets-1) of a 64-bit key, as
@@ -564,16 +690,16 @@ CR_API cr_status cr_jump_hash(uint32_t *out_bucket, uint64_t key, uint32_t num_b
 
 /* The key to store for (family, key) in the family-key design that lets
  * several businesses share shard groups: the decimal text of the signed
- * Jedis MurmurHash (CR_HASH_MURMUR) of family + ":" + key, e.g.
+ * Jedis MurmurHash (CR_HASH_ALGO_MURMUR) of family + ":" + key, e.g.
  * "-4379428740924957012". Route and store that text instead of the key.
  * NOTE: it hides the original key from Redis — SCAN, KEYS, MONITOR and
  * keyspace events show only numbers, and the key cannot be recovered.
- * The family must be non-empty without ':' (so the pair splits one way only)
- * or NUL bytes: CR_EINVAL otherwise. Writes the NUL-terminated text into
- * buf; *needed gets its size including the NUL (at most
- * CR_FAMILY_KEY_SIZE); CR_EBUFS when cap < *needed. Pure function. */
-CR_API cr_status cr_family_key(char *buf, size_t cap, size_t *needed, const void *family,
-                               size_t family_len, const void *key, size_t key_len);
+ * family is a NUL-terminated name, non-empty and without ':' (so the pair
+ * splits one way only): CR_EINVAL otherwise, and for key NULL with
+ * key_len > 0. Output as (buf, cap, needed) NUL-terminated text (at most
+ * CR_FAMILY_KEY_SIZE bytes); CR_EBUFS when cap < *needed. Pure function. */
+CR_API cr_status cr_family_key(char *buf, size_t cap, size_t *needed, const char *family,
+                               const void *key, size_t key_len);
 
 typedef struct cr_shard_groups cr_shard_groups;
 
@@ -583,9 +709,19 @@ typedef struct cr_shard_groups cr_shard_groups;
  * breaker settings and seed of the router options; the read policy does not
  * apply (see cr_shard_groups_route_read).
  * Thread-safety: safe for concurrent use by any number of threads. Routing
- * takes no lock; every change publishes a complete new state atomically. */
+ * takes no lock; every change publishes a complete new state atomically.
+ * Errors (every cr_shard_groups_* call): CR_EINVAL for NULL arguments (a
+ * key NULL with len > 0), besides what each call says. Ownership: free with
+ * cr_shard_groups_free (REQUIRES: no other call on it running; NULL is a
+ * no-op). */
 CR_API cr_status cr_shard_groups_new(cr_shard_groups **out, const cr_config *cfg);
 CR_API void cr_shard_groups_free(cr_shard_groups *groups);
+
+/* An address: a host (NUL-terminated) and a port. */
+typedef struct cr_address {
+  const char *host;
+  uint16_t port;
+} cr_address;
 
 /* Adds a group — typically the name Sentinel monitors it under — and gives
  * its index (0, 1, ...). CR_EINVAL on an empty or duplicate name. */
@@ -596,7 +732,7 @@ CR_API cr_status cr_shard_groups_add(uint32_t *out_group, cr_shard_groups *group
  * CR_ENOTFOUND when there is none. */
 CR_API cr_status cr_shard_groups_find(uint32_t *out_group, const cr_shard_groups *groups,
                                       const char *name);
-CR_API size_t cr_shard_groups_count(const cr_shard_groups *groups); /* 0 for NULL */
+CR_API size_t cr_shard_groups_get_count(const cr_shard_groups *groups); /* 0 for NULL */
 
 /* Key -> group: ring shard i is group i. The groups keep their own reference
  * to the built ring (the caller may free its cr_ring). CR_EINVAL when the
@@ -611,11 +747,11 @@ CR_API cr_status cr_shard_groups_set_master(cr_shard_groups *groups, uint32_t gr
                                             const char *host, uint16_t port);
 
 /* Replaces the group's replicas (SENTINEL replicas <name>, after filtering
- * out those Sentinel flags as down): n (hosts[i], ports[i]) pairs. An entry
- * equal to the master or repeated is ignored. */
+ * out those Sentinel flags as down) with n addresses (copied). An entry
+ * equal to the master or repeated is ignored. Errors: CR_EINVAL (a NULL or
+ * empty host, port 0), CR_ENOTFOUND (unknown group). */
 CR_API cr_status cr_shard_groups_set_replicas(cr_shard_groups *groups, uint32_t group,
-                                              const char *const *hosts, const uint16_t *ports,
-                                              size_t n);
+                                              const cr_address *replicas, size_t n);
 
 /* The group of a key. CR_ENOTOPOLOGY until a ring is set. */
 CR_API cr_status cr_shard_groups_locate(uint32_t *out_group, const cr_shard_groups *groups,
@@ -625,7 +761,7 @@ CR_API cr_status cr_shard_groups_locate(uint32_t *out_group, const cr_shard_grou
  * out->shard is the group, out->slot is 0; out->host is owned by the table
  * and stays valid until cr_shard_groups_free(). CR_EUNAVAILABLE when no
  * master is known; CR_ENOTOPOLOGY until a ring is set. Never allocates. */
-CR_API cr_status cr_shard_groups_route_write(cr_route *out, cr_shard_groups *groups,
+CR_API cr_status cr_shard_groups_route_write(cr_route *out, const cr_shard_groups *groups,
                                              const void *key, size_t len);
 
 /* Route a read: an instance (master or replica) of the key's group. The
@@ -634,25 +770,26 @@ CR_API cr_status cr_shard_groups_route_write(cr_route *out, cr_shard_groups *gro
  * (uniform when no weights are set), and when its breaker is open the rank's
  * others are polled round-robin from there. CR_EUNAVAILABLE when every
  * instance is down or the group has none. Never allocates. */
-CR_API cr_status cr_shard_groups_route_read(cr_route *out, cr_shard_groups *groups,
+CR_API cr_status cr_shard_groups_route_read(cr_route *out, const cr_shard_groups *groups,
                                             const void *key, size_t len);
 
-/* The whole read order of the key's group, for the "on failure or timeout
- * try the next until one answers or all failed" loop: the weighted pick,
- * then the rest of its rank round-robin, then the next ranks likewise; the
- * instances whose breaker is open come last, with down = 1. Each call draws
- * a new weighted start. Writes at most cap entries (each struct_size set by
- * the caller); *count gets the total; CR_EBUFS when cap < total. rtt_us is 0.
- * Report each attempt with cr_shard_groups_report_*. */
-CR_API cr_status cr_shard_groups_read_order(cr_candidate *out, size_t cap, size_t *count,
-                                            cr_shard_groups *groups, const void *key,
+/* The key's group's candidates in the order to try them, for the "on
+ * failure or timeout try the next until one answers or all failed" loop:
+ * one draw of the weighted pick, then the rest of its rank round-robin,
+ * then the next ranks likewise; the instances whose breaker is open come
+ * last, with down = 1. Each call draws a new weighted start. Output as
+ * (out, cap, needed), stride out[0].struct_size; rtt_us is 0. Report each
+ * attempt with cr_shard_groups_report_*. Errors: CR_ENOTOPOLOGY (no ring),
+ * CR_EBUFS. */
+CR_API cr_status cr_shard_groups_candidates(cr_candidate *out, size_t cap, size_t *needed,
+                                            const cr_shard_groups *groups, const void *key,
                                             size_t len);
 
-/* Health feedback for an instance handle (cr_route.node, cr_candidate.node),
- * with the breaker of cr_router_report_failure / _success. CR_ENOTFOUND for
- * an unknown handle. */
-CR_API cr_status cr_shard_groups_report_failure(cr_shard_groups *groups, uint32_t node);
-CR_API cr_status cr_shard_groups_report_success(cr_shard_groups *groups, uint32_t node);
+/* Health feedback for an instance handle (cr_route.node_handle,
+ * cr_candidate.node_handle), with the breaker of cr_router_report_failure /
+ * _success. CR_ENOTFOUND for an unknown handle. */
+CR_API cr_status cr_shard_groups_report_failure(cr_shard_groups *groups, uint32_t node_handle);
+CR_API cr_status cr_shard_groups_report_success(cr_shard_groups *groups, uint32_t node_handle);
 
 /* ======================================================================
  * Live cluster client (hiredis): discovery, refresh, pooled connections
@@ -708,11 +845,11 @@ typedef struct cr_client_options {
   const char *client_name; /* CLIENT SETNAME; NULL = none */
   /* --- TLS (OpenSSL). A caller built against a header without these
    * fields passes a smaller struct_size: TLS stays off. */
-  uint32_t tls;        /* 1 = every connection uses TLS; default 0. Nodes are
+  int tls;             /* 1 = every connection uses TLS; default 0. Nodes are
                           dialed on the tls-port CLUSTER SHARDS reports (over
                           TLS, CLUSTER SLOTS and MOVED already give TLS ports);
                           the seeds must be TLS ports */
-  uint32_t tls_verify; /* default 1: the chain must lead to a trusted CA AND the
+  int tls_verify;      /* default 1: the chain must lead to a trusted CA AND the
                           certificate must name the host dialed (an IP against
                           its IP SANs, a name against its DNS SANs). 0 turns
                           every check off — for tests only */
@@ -736,8 +873,10 @@ typedef struct cr_client_options {
 #define CR_CLIENT_OPTIONS_INIT                                                          \
   { (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, \
     60000u, 30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u,          \
-    1073741824u, NULL, NULL, NULL, 0u, 1u, NULL, NULL, NULL, NULL, NULL, 0u, 0u }
-CR_API void cr_client_options_init(cr_client_options *opts);
+    1073741824u, NULL, NULL, NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u }
+/* Defaults into the caller's struct, as cr_parse_options_init. The first
+ * public layout of cr_client_options ends at client_name (before tls). */
+CR_API cr_status cr_client_options_init(cr_client_options *opts, size_t size);
 
 /* A client for the cluster reachable through seeds ("host:port[,host:port…]",
  * IPv6 hosts in brackets). cfg (locality, policy, weights, health; may be
@@ -749,7 +888,7 @@ CR_API void cr_client_options_init(cr_client_options *opts);
  * CR_ETIMEOUT / CR_EREDIS (no seed answered; the message names each seed and
  * why — "TLS certificate verification failed: <reason> (expected <host>)"
  * for a refused certificate).
- * opts->struct_size may be that of an older header (without the TLS fields).
+ * CR_EVERSION (opts from a newer header).
  * Ownership: free with cr_client_free. */
 CR_API cr_status cr_client_new(cr_client **out, const cr_config *cfg,
                                const cr_client_options *opts, const char *seeds);
@@ -773,24 +912,24 @@ CR_API cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access acces
                                    size_t key_index, size_t argc, const void *const *argv,
                                    const size_t *argvlen);
 
-/* GET: out receives a CR_REPLY_STRING, or CR_REPLY_NIL when the key does not
+/* GET: out receives a CR_REPLY_TYPE_STRING, or CR_REPLY_TYPE_NIL when the key does not
  * exist. */
-CR_API cr_status cr_client_get(cr_reply **out, cr_client *c, const void *key, size_t len);
+CR_API cr_status cr_client_cmd_get(cr_reply **out, cr_client *c, const void *key, size_t len);
 /* SET, with a time to live when ttl_ms > 0 (SET … PX ttl_ms). */
-CR_API cr_status cr_client_set(cr_client *c, const void *key, size_t key_len, const void *value,
+CR_API cr_status cr_client_cmd_set(cr_client *c, const void *key, size_t key_len, const void *value,
                                size_t value_len, uint64_t ttl_ms);
 /* MGET of n >= 1 keys in any slots: split by slot, one MGET per slot, every
  * node's share pipelined and all nodes asked at once. out receives an
- * CR_REPLY_ARRAY of n elements in key order (STRING or NIL). */
-CR_API cr_status cr_client_mget(cr_reply **out, cr_client *c, const void *const *keys,
+ * CR_REPLY_TYPE_ARRAY of n elements in key order (STRING or NIL). */
+CR_API cr_status cr_client_cmd_mget(cr_reply **out, cr_client *c, const void *const *keys,
                                 const size_t *lens, size_t n);
-/* MSET of n >= 1 pairs, split by slot like cr_client_mget. Not atomic across
+/* MSET of n >= 1 pairs, split by slot like cr_client_cmd_mget. Not atomic across
  * slots: on an error some slots may have been written. */
-CR_API cr_status cr_client_mset(cr_client *c, const void *const *keys, const size_t *key_lens,
+CR_API cr_status cr_client_cmd_mset(cr_client *c, const void *const *keys, const size_t *key_lens,
                                 const void *const *values, const size_t *value_lens, size_t n);
 /* DEL of n >= 1 keys, split by slot; out_deleted (may be NULL) receives how
  * many existed. */
-CR_API cr_status cr_client_del(int64_t *out_deleted, cr_client *c, const void *const *keys,
+CR_API cr_status cr_client_cmd_del(int64_t *out_deleted, cr_client *c, const void *const *keys,
                                const size_t *lens, size_t n);
 
 /* Re-read the topology now, on the calling thread (the background thread
@@ -798,10 +937,10 @@ CR_API cr_status cr_client_del(int64_t *out_deleted, cr_client *c, const void *c
 CR_API cr_status cr_client_refresh(cr_client *c);
 
 /* The client's router, for inspection (cr_router_candidates,
- * cr_router_explain, cr_router_snapshot …) and feedback
- * (cr_router_set_node_zone …). Borrowed: valid until cr_client_free(c);
- * never free it. */
-CR_API cr_status cr_client_router(cr_router **out, cr_client *c);
+ * cr_router_explain, cr_router_get_snapshot …) and feedback
+ * (cr_router_set_node_zone …); NULL for NULL. Borrowed: valid until
+ * cr_client_free(c); never free it. */
+CR_API cr_router *cr_client_get_router(cr_client *c);
 
 typedef struct cr_client_stats {
   uint32_t struct_size;
@@ -823,13 +962,14 @@ typedef struct cr_client_stats {
 #define CR_CLIENT_STATS_INIT \
   { (uint32_t)sizeof(cr_client_stats), 0u, {0u, 0u, 0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }
 
-/* Counters since the client was created. out->struct_size must be set
- * (CR_CLIENT_STATS_INIT). */
+/* Counters since the client was created (an output struct:
+ * CR_CLIENT_STATS_INIT). Errors: CR_EINVAL (NULL, struct_size below the
+ * first layout), CR_EVERSION. */
 CR_API cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c);
 
 typedef struct cr_client_node_stats {
   uint32_t struct_size;
-  uint32_t node;     /* stable node handle (as in cr_route.node) */
+  uint32_t node_handle; /* stable node handle (as in cr_route.node_handle) */
   const char *host;  /* valid until cr_client_free */
   uint16_t port;
   uint64_t reads;    /* read commands this node answered */
@@ -844,40 +984,41 @@ typedef struct cr_client_node_stats {
 #define CR_CLIENT_NODE_STATS_INIT \
   { (uint32_t)sizeof(cr_client_node_stats), 0u, NULL, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }
 
-/* Per-node statistics of every node the client has talked to, by handle.
- * Writes at most cap entries (each struct_size set by the caller); *count
- * gets the total; CR_EBUFS when cap < total. The measured latencies also
- * feed CR_POLICY_NEAREST (cr_router_set_rtt), about once a second. */
-CR_API cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *count,
+/* Per-node statistics of every node the client has talked to, by handle,
+ * as (out, cap, needed) with stride out[0].struct_size. The measured
+ * latencies also feed CR_POLICY_NEAREST (cr_router_set_rtt), about once a
+ * second. Errors: CR_EINVAL, CR_EVERSION, CR_EBUFS. */
+CR_API cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
                                           cr_client *c);
 
 /* The type of a reply. Values are pinned. */
 typedef enum cr_reply_type {
-  CR_REPLY_STRING = 0,  /* bulk string (binary-safe) */
-  CR_REPLY_STATUS = 1,  /* simple string: "OK" */
-  CR_REPLY_INTEGER = 2,
-  CR_REPLY_NIL = 3,
-  CR_REPLY_ARRAY = 4,   /* also RESP3 sets and pushes */
-  CR_REPLY_ERROR = 5,   /* only inside an array (e.g. EXEC); a top-level error is CR_EREDIS */
-  CR_REPLY_MAP = 6,     /* RESP3 map: elements are key, value, key, value, … */
-  CR_REPLY_DOUBLE = 7,  /* RESP3 double, as text */
-  CR_REPLY_BOOL = 8,    /* RESP3 boolean: cr_reply_integer gives 0 or 1 */
-  CR_REPLY_BIGNUM = 9   /* RESP3 big number, as text */
+  CR_REPLY_TYPE_STRING = 0,  /* bulk string (binary-safe) */
+  CR_REPLY_TYPE_STATUS = 1,  /* simple string: "OK" */
+  CR_REPLY_TYPE_INTEGER = 2,
+  CR_REPLY_TYPE_NIL = 3,
+  CR_REPLY_TYPE_ARRAY = 4,   /* also RESP3 sets and pushes */
+  CR_REPLY_TYPE_ERROR = 5,   /* only inside an array (e.g. EXEC); a top-level error is CR_EREDIS */
+  CR_REPLY_TYPE_MAP = 6,     /* RESP3 map: elements are key, value, key, value, … */
+  CR_REPLY_TYPE_DOUBLE = 7,  /* RESP3 double, as text */
+  CR_REPLY_TYPE_BOOL = 8,    /* RESP3 boolean: cr_reply_get_integer gives 0 or 1 */
+  CR_REPLY_TYPE_BIGNUM = 9   /* RESP3 big number, as text */
 } cr_reply_type;
 
 /* Reply accessors never fail: on NULL or a reply of another type they give
- * CR_REPLY_NIL, NULL (with *len 0), 0, 0 and NULL. */
+ * CR_REPLY_TYPE_NIL, NULL (with *len 0), 0, 0 and NULL. Thread-safety: a
+ * reply is immutable; read it from any thread. */
 CR_API cr_reply_type cr_reply_get_type(const cr_reply *r);
 /* The bytes of a STRING, STATUS, ERROR, DOUBLE or BIGNUM reply, followed by
  * a NUL (not counted in *len; len may be NULL). Points into r. */
-CR_API const char *cr_reply_string(const cr_reply *r, size_t *len);
+CR_API const char *cr_reply_get_string(const cr_reply *r, size_t *len);
 /* An INTEGER (or BOOL) reply's value. */
-CR_API int64_t cr_reply_integer(const cr_reply *r);
+CR_API int64_t cr_reply_get_integer(const cr_reply *r);
 /* Elements of an ARRAY or MAP reply (a map counts keys and values). */
-CR_API size_t cr_reply_count(const cr_reply *r);
+CR_API size_t cr_reply_get_count(const cr_reply *r);
 /* Element i of an ARRAY or MAP; NULL when i is out of range. Borrowed:
  * valid while the top-level reply is. */
-CR_API const cr_reply *cr_reply_element(const cr_reply *r, size_t i);
+CR_API const cr_reply *cr_reply_get_element(const cr_reply *r, size_t i);
 /* Frees a top-level reply and its elements. NULL is a no-op. */
 CR_API void cr_reply_free(cr_reply *r);
 
@@ -895,8 +1036,8 @@ CR_API void cr_reply_free(cr_reply *r);
  * next sentinel when that one fails (and re-asks everything: events may
  * have been missed), and re-asks every group each reask_interval_ms.
  *
- * Commands: reads go to the key's group's instances in read order (see
- * cr_shard_groups_read_order); a connection error, a timeout, or a LOADING /
+ * Commands: reads go to the key's group's instances in candidate order (see
+ * cr_shard_groups_candidates); a connection error, a timeout, or a LOADING /
  * MASTERDOWN reply marks the instance and moves on, so reads keep being
  * served by replicas while the master moves. Writes go to the master only; a
  * write refused as READONLY (a demoted master) or that could not be dialed
@@ -935,7 +1076,8 @@ typedef struct cr_sentinel_options {
 #define CR_SENTINEL_OPTIONS_INIT                                                          \
   { (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u},      \
     1000u, 5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL }
-CR_API void cr_sentinel_options_init(cr_sentinel_options *opts);
+/* Defaults into the caller's struct, as cr_parse_options_init. */
+CR_API cr_status cr_sentinel_options_init(cr_sentinel_options *opts, size_t size);
 
 /* A client for the n_groups Sentinel masters names[0..n_groups-1] (group i
  * is names[i]), asked through sentinels ("host:port[,host:port…]"). ring
@@ -963,14 +1105,15 @@ CR_API cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *
 /* Asks the sentinels about every group now, on the calling thread. */
 CR_API cr_status cr_sentinel_client_refresh(cr_sentinel_client *c);
 
-/* The client's table, for inspection (cr_shard_groups_route_write, …_read_order)
- * and health feedback. Borrowed: valid until cr_sentinel_client_free(c);
- * never free it, and leave its masters and replicas to the client. */
-CR_API cr_status cr_sentinel_client_groups(cr_shard_groups **out, cr_sentinel_client *c);
+/* The client's table, for inspection (cr_shard_groups_route_write,
+ * cr_shard_groups_candidates) and health feedback; NULL for NULL. Borrowed:
+ * valid until cr_sentinel_client_free(c); never free it, and leave its
+ * masters and replicas to the client. */
+CR_API cr_shard_groups *cr_sentinel_client_get_groups(cr_sentinel_client *c);
 
 typedef struct cr_sentinel_stats {
   uint32_t struct_size;
-  uint32_t subscribed;      /* 1 while subscribed to a sentinel's events */
+  int subscribed;           /* 1 while subscribed to a sentinel's events */
   uint64_t reads;           /* read commands an instance answered */
   uint64_t writes;          /* write commands a master answered */
   uint64_t fallbacks;       /* reads served by a later instance after one failed */
@@ -986,10 +1129,10 @@ typedef struct cr_sentinel_stats {
 } cr_sentinel_stats;
 
 #define CR_SENTINEL_STATS_INIT \
-  { (uint32_t)sizeof(cr_sentinel_stats), 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }
+  { (uint32_t)sizeof(cr_sentinel_stats), 0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }
 
-/* Counters since the client was created. out->struct_size must be set
- * (CR_SENTINEL_STATS_INIT). */
+/* Counters since the client was created (an output struct:
+ * CR_SENTINEL_STATS_INIT). Errors: CR_EINVAL, CR_EVERSION. */
 CR_API cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_client *c);
 
 #ifdef __cplusplus

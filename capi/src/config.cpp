@@ -3,20 +3,23 @@
 #include "cloudroute/core/locality.hpp"
 #include "cloudroute/core/read_policy.hpp"
 
-using cloudroute::capi::Check;
-using cloudroute::capi::Fail;
-using cloudroute::capi::Guard;
-using cloudroute::capi::NeedString;
+using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 
 namespace {
 
-cr_status NeedConfig(cr_config *cfg, const char *fn) {
-  if (cfg == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": config is NULL");
+constexpr cr_router_options kRouterDefaults = CR_ROUTER_OPTIONS_INIT;
+
+cr_status NeedConfig(cr_config *cfg, const char *fn) { return NotNull(cfg, fn, "config"); }
+
+// A node named in configuration text: "host:port" or a node id.
+cr_status NodeName(const char *node, const char *fn) {
+  if (cr_status s = NotNull(node, fn, "node"); s != CR_OK) return s;
+  if (*node == '\0') return Fail(CR_EINVAL, std::string(fn) + ": node is empty");
   return CR_OK;
 }
 
-cr_status Loc(const char *text, cloudroute::Location *out) {
-  if (cr_status s = NeedString(text, "location"); s != CR_OK) return s;
+cr_status Loc(const char *text, cloudroute::Location *out, const char *fn) {
+  if (cr_status s = NotNull(text, fn, "location"); s != CR_OK) return s;
   auto r = cloudroute::ParseLocation(text);
   if (!r.ok()) return Fail(r.status());
   *out = *r;
@@ -40,14 +43,14 @@ void cr_config_free(cr_config *cfg) { delete cfg; }
 cr_status cr_config_set_client_location(cr_config *cfg, const char *location) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_set_client_location"); s != CR_OK) return s;
-    return Loc(location, &cfg->cfg.locality.client);
+    return Loc(location, &cfg->cfg.locality.client, "cr_config_set_client_location");
   });
 }
 
 cr_status cr_config_add_local_cidr(cr_config *cfg, const char *cidr) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_add_local_cidr"); s != CR_OK) return s;
-    if (cr_status s = NeedString(cidr, "cidr"); s != CR_OK) return s;
+    if (cr_status s = NotNull(cidr, "cr_config_add_local_cidr", "cidr"); s != CR_OK) return s;
     auto c = cloudroute::Cidr::Parse(cidr);
     if (!c.ok()) return Fail(c.status());
     cfg->cfg.locality.rules.push_back(cloudroute::LocationRule{*c, {}, true});
@@ -58,11 +61,11 @@ cr_status cr_config_add_local_cidr(cr_config *cfg, const char *cidr) {
 cr_status cr_config_add_location_rule(cr_config *cfg, const char *cidr, const char *location) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_add_location_rule"); s != CR_OK) return s;
-    if (cr_status s = NeedString(cidr, "cidr"); s != CR_OK) return s;
+    if (cr_status s = NotNull(cidr, "cr_config_add_location_rule", "cidr"); s != CR_OK) return s;
     auto c = cloudroute::Cidr::Parse(cidr);
     if (!c.ok()) return Fail(c.status());
     cloudroute::Location loc;
-    if (cr_status s = Loc(location, &loc); s != CR_OK) return s;
+    if (cr_status s = Loc(location, &loc, "cr_config_add_location_rule"); s != CR_OK) return s;
     cfg->cfg.locality.rules.push_back(cloudroute::LocationRule{*c, loc, false});
     return CR_OK;
   });
@@ -71,10 +74,9 @@ cr_status cr_config_add_location_rule(cr_config *cfg, const char *cidr, const ch
 cr_status cr_config_add_node_location(cr_config *cfg, const char *node, const char *location) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_add_node_location"); s != CR_OK) return s;
-    if (cr_status s = NeedString(node, "node"); s != CR_OK) return s;
-    if (*node == '\0') return Fail(CR_EINVAL, "cr_config_add_node_location: node is empty");
+    if (cr_status s = NodeName(node, "cr_config_add_node_location"); s != CR_OK) return s;
     cloudroute::Location loc;
-    if (cr_status s = Loc(location, &loc); s != CR_OK) return s;
+    if (cr_status s = Loc(location, &loc, "cr_config_add_node_location"); s != CR_OK) return s;
     cfg->cfg.locality.by_node[node] = loc;
     return CR_OK;
   });
@@ -83,10 +85,10 @@ cr_status cr_config_add_node_location(cr_config *cfg, const char *node, const ch
 cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char *location) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_add_zone"); s != CR_OK) return s;
-    if (cr_status s = NeedString(zone, "zone"); s != CR_OK) return s;
+    if (cr_status s = NotNull(zone, "cr_config_add_zone", "zone"); s != CR_OK) return s;
     if (*zone == '\0') return Fail(CR_EINVAL, "cr_config_add_zone: zone is empty");
     cloudroute::Location loc;
-    if (cr_status s = Loc(location, &loc); s != CR_OK) return s;
+    if (cr_status s = Loc(location, &loc, "cr_config_add_zone"); s != CR_OK) return s;
     cfg->cfg.locality.by_zone[zone] = loc;
     return CR_OK;
   });
@@ -95,8 +97,7 @@ cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char *locat
 cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_set_weight"); s != CR_OK) return s;
-    if (cr_status s = NeedString(node, "node"); s != CR_OK) return s;
-    if (*node == '\0') return Fail(CR_EINVAL, "cr_config_set_weight: node is empty");
+    if (cr_status s = NodeName(node, "cr_config_set_weight"); s != CR_OK) return s;
     if (weight > 1000000) {
       return Fail(CR_EINVAL, "cr_config_set_weight: weight " + std::to_string(weight) +
                                  " is above the maximum of 1000000");
@@ -109,8 +110,8 @@ cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight
 cr_status cr_config_add_address_remap(cr_config *cfg, const char *announced, const char *dial) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_add_address_remap"); s != CR_OK) return s;
-    if (cr_status s = NeedString(announced, "announced"); s != CR_OK) return s;
-    if (cr_status s = NeedString(dial, "dial"); s != CR_OK) return s;
+    if (cr_status s = NotNull(announced, "cr_config_add_address_remap", "announced"); s != CR_OK) return s;
+    if (cr_status s = NotNull(dial, "cr_config_add_address_remap", "dial"); s != CR_OK) return s;
     std::string from_host, to_host;
     uint16_t from_port = 0, to_port = 0;
     cloudroute::Status st = cloudroute::ParseHostPort(announced, &from_host, &from_port);
@@ -121,36 +122,32 @@ cr_status cr_config_add_address_remap(cr_config *cfg, const char *announced, con
   });
 }
 
-void cr_router_options_init(cr_router_options *opts) {
-  if (opts != nullptr) *opts = cr_router_options CR_ROUTER_OPTIONS_INIT;
+cr_status cr_router_options_init(cr_router_options *opts, size_t size) {
+  return Guard([&] { return InitOptions(opts, size, kRouterDefaults, "cr_router_options_init"); });
 }
 
 cr_status cr_config_set_router_options(cr_config *cfg, const cr_router_options *opts) {
   return Guard([&]() -> cr_status {
-    if (cr_status s = NeedConfig(cfg, "cr_config_set_router_options"); s != CR_OK) return s;
-    if (opts == nullptr || opts->struct_size < sizeof(cr_router_options)) {
-      return Fail(CR_EINVAL, "cr_config_set_router_options: opts is NULL or its struct_size is too small (use CR_ROUTER_OPTIONS_INIT)");
-    }
-    const int policy = cloudroute::capi::RawEnum(opts->policy);
-    if (policy < 0 || policy >= cloudroute::kPolicyCount) {
-      return Fail(CR_EINVAL, "cr_config_set_router_options: unknown policy " + std::to_string(policy));
-    }
-    if (opts->failure_threshold == 0) {
-      return Fail(CR_EINVAL, "cr_config_set_router_options: failure_threshold must be at least 1");
-    }
-    cfg->cfg.policy = static_cast<cloudroute::Policy>(policy);
-    cfg->cfg.nearest_margin_us = opts->nearest_margin_us;
-    cfg->cfg.health.failure_threshold = opts->failure_threshold;
-    cfg->cfg.health.cooldown_ms = opts->down_cooldown_ms;
-    cfg->cfg.seed = opts->seed;
+    static const char fn[] = "cr_config_set_router_options";
+    if (cr_status s = NeedConfig(cfg, fn); s != CR_OK) return s;
+    if (cr_status s = NotNull(opts, fn, "opts"); s != CR_OK) return s;
+    cr_router_options o;
+    if (cr_status s = ReadInput(&o, opts, kRouterDefaults, fn, "opts"); s != CR_OK) return s;
+    if (cr_status s = EnumInRange(o.policy, cloudroute::kPolicyCount - 1, fn, "policy"); s != CR_OK) return s;
+    if (o.failure_threshold == 0) return Fail(CR_EINVAL, std::string(fn) + ": failure_threshold must be at least 1");
+    cfg->cfg.policy = static_cast<cloudroute::Policy>(RawEnum(o.policy));
+    cfg->cfg.nearest_margin_us = o.nearest_margin_us;
+    cfg->cfg.health.failure_threshold = o.failure_threshold;
+    cfg->cfg.health.cooldown_ms = o.down_cooldown_ms;
+    cfg->cfg.seed = o.seed;
     return CR_OK;
   });
 }
 
 cr_status cr_policy_from_name(cr_policy *out, const char *name) {
   return Guard([&]() -> cr_status {
-    if (out == nullptr) return Fail(CR_EINVAL, "cr_policy_from_name: out is NULL");
-    if (cr_status s = NeedString(name, "name"); s != CR_OK) return s;
+    if (cr_status s = NotNull(out, "cr_policy_from_name", "out"); s != CR_OK) return s;
+    if (cr_status s = NotNull(name, "cr_policy_from_name", "name"); s != CR_OK) return s;
     cloudroute::Policy p;
     if (!cloudroute::PolicyFromName(name, &p)) {
       return Fail(CR_EINVAL, std::string("unknown policy '") + name +
@@ -162,15 +159,23 @@ cr_status cr_policy_from_name(cr_policy *out, const char *name) {
 }
 
 const char *cr_policy_name(cr_policy policy) {
-  const int p = cloudroute::capi::RawEnum(policy);
+  const int p = RawEnum(policy);
   if (p < 0 || p >= cloudroute::kPolicyCount) return "?";
   return cloudroute::PolicyName(static_cast<cloudroute::Policy>(p));
 }
 
 const char *cr_tier_name(cr_tier tier) {
-  const int t = cloudroute::capi::RawEnum(tier);
+  const int t = RawEnum(tier);
   if (t < 0 || t > CR_TIER_UNKNOWN) return "?";
   return cloudroute::TierName(static_cast<cloudroute::Tier>(t));
+}
+
+const char *cr_role_name(cr_role role) {
+  switch (RawEnum(role)) {
+    case CR_ROLE_MASTER: return "master";
+    case CR_ROLE_REPLICA: return "replica";
+    default: return "?";
+  }
 }
 
 }  // extern "C"

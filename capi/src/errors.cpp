@@ -25,7 +25,7 @@ cr_status Fail(cr_status status, const std::string &msg) {
 extern "C" {
 
 const char *cr_status_str(cr_status status) {
-  switch (status) {
+  switch (cloudroute::capi::RawEnum(status)) {
     case CR_OK: return "CR_OK: success";
     case CR_EINVAL: return "CR_EINVAL: invalid argument";
     case CR_ENOMEM: return "CR_ENOMEM: out of memory";
@@ -41,8 +41,9 @@ const char *cr_status_str(cr_status status) {
     case CR_ECONN: return "CR_ECONN: connection failed";
     case CR_ETIMEOUT: return "CR_ETIMEOUT: timed out";
     case CR_EREDIS: return "CR_EREDIS: the server answered with an error";
+    case CR_EVERSION: return "CR_EVERSION: a struct from a newer header than this library";
   }
-  return "CR_E?: unknown status";
+  return "CR_?: unknown status";
 }
 
 const char *cr_last_error(void) { return cloudroute::capi::LastError(); }

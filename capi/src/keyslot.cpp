@@ -2,8 +2,7 @@
 #include "api.hpp"
 #include "cloudroute/core/keyslot.hpp"
 
-using cloudroute::capi::Fail;
-using cloudroute::capi::Guard;
+using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 
 extern "C" {
 
@@ -17,19 +16,13 @@ uint16_t cr_crc16(const void *data, size_t len) {
   return cloudroute::Crc16(data, len);
 }
 
-cr_status cr_keyslots(uint16_t *out_slots, const void *const *keys, const size_t *lens, size_t n) {
+cr_status cr_keyslot_batch(uint16_t *out_slots, const void *const *keys, const size_t *lens, size_t n) {
   return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_keyslot_batch";
     if (n == 0) return CR_OK;
-    if (out_slots == nullptr || keys == nullptr || lens == nullptr) {
-      return Fail(CR_EINVAL, "cr_keyslots: out_slots, keys and lens must not be NULL");
-    }
-    for (size_t i = 0; i < n; ++i) {
-      if (keys[i] == nullptr && lens[i] != 0) {
-        return Fail(CR_EINVAL, "cr_keyslots: key " + std::to_string(i) +
-                                   " is NULL with a non-zero length");
-      }
-      out_slots[i] = cloudroute::KeySlot(keys[i], lens[i]);
-    }
+    if (cr_status s = NotNull(out_slots, fn, "out_slots"); s != CR_OK) return s;
+    if (cr_status s = BytesArray(keys, lens, n, fn, "keys"); s != CR_OK) return s;
+    for (size_t i = 0; i < n; ++i) out_slots[i] = cloudroute::KeySlot(keys[i], lens[i]);
     return CR_OK;
   });
 }

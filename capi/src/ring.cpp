@@ -6,22 +6,12 @@
 #include "cloudroute/core/family_key.hpp"
 #include "cloudroute/core/jedis_ring.hpp"
 #include "cloudroute/core/jump.hpp"
-#include "ring_handles.hpp"
 
-using cloudroute::capi::Fail;
-using cloudroute::capi::Guard;
+using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 
 namespace {
 
-// The integer a caller stored in an enum argument. C lets any int through
-// (cr_ring_algo 7); reading such a value as the C++ enum type is undefined,
-// so the bytes are read as the underlying integer instead.
-template <typename E>
-int RawEnum(const E &e) {
-  std::underlying_type_t<E> v;
-  std::memcpy(&v, &e, sizeof v);
-  return static_cast<int>(v);
-}
+constexpr cr_ring_options kRingDefaults = CR_RING_OPTIONS_INIT;
 
 cr_status NeedBuilt(const cr_ring *ring, const char *fn) {
   if (ring == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": ring is NULL");
@@ -35,30 +25,27 @@ cr_status NeedBuilt(const cr_ring *ring, const char *fn) {
 
 extern "C" {
 
-void cr_ring_options_init(cr_ring_options *opts) {
-  if (opts != nullptr) *opts = cr_ring_options CR_RING_OPTIONS_INIT;
+cr_status cr_ring_options_init(cr_ring_options *opts, size_t size) {
+  return Guard([&] { return InitOptions(opts, size, kRingDefaults, "cr_ring_options_init"); });
 }
 
 cr_status cr_ring_new(cr_ring **out, const cr_ring_options *opts) {
   return Guard([&]() -> cr_status {
-    if (out == nullptr) return Fail(CR_EINVAL, "cr_ring_new: out is NULL");
+    static const char fn[] = "cr_ring_new";
+    if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
     *out = nullptr;
-    cr_ring_options o = CR_RING_OPTIONS_INIT;
-    if (opts != nullptr) {
-      if (opts->struct_size < sizeof(cr_ring_options)) {
-        return Fail(CR_EINVAL, "cr_ring_new: opts->struct_size is too small (use CR_RING_OPTIONS_INIT)");
-      }
-      o = *opts;
-    }
+    cr_ring_options o;
+    if (cr_status s = ReadInput(&o, opts, kRingDefaults, fn, "opts"); s != CR_OK) return s;
+    if (cr_status s = Boolean(o.key_tags, fn, "key_tags"); s != CR_OK) return s;
     // Range-check the raw values before narrowing them to the core's enums.
     const int algo = RawEnum(o.algo), hash = RawEnum(o.hash), naming = RawEnum(o.naming);
     if (algo < 0 || algo >= cloudroute::kRingAlgoCount) {
       return Fail(CR_EINVAL, "cr_ring_new: unknown ring algorithm " + std::to_string(algo) +
-                                 " (want CR_RING_JEDIS, CR_RING_KETAMA, CR_RING_JUMP or CR_RING_MODULO)");
+                                 " (want CR_RING_ALGO_JEDIS, CR_RING_ALGO_KETAMA, CR_RING_ALGO_JUMP or CR_RING_ALGO_MODULO)");
     }
     if (hash < 0 || hash >= cloudroute::kRingHashCount) {
       return Fail(CR_EINVAL, "cr_ring_new: unknown hash algorithm " + std::to_string(hash) +
-                                 " (want CR_HASH_DEFAULT, CR_HASH_MURMUR or CR_HASH_MD5)");
+                                 " (want CR_HASH_ALGO_DEFAULT, CR_HASH_ALGO_MURMUR or CR_HASH_ALGO_MD5)");
     }
     if (naming != CR_RING_NAMING_JEDIS3 && naming != CR_RING_NAMING_JEDIS2) {
       return Fail(CR_EINVAL, "cr_ring_new: unknown naming " + std::to_string(naming) +
@@ -79,13 +66,13 @@ cr_status cr_ring_new(cr_ring **out, const cr_ring_options *opts) {
 
 void cr_ring_free(cr_ring *ring) { delete ring; }
 
-cr_status cr_ring_add_shard(cr_ring *ring, const char *name, size_t name_len, int32_t weight) {
+cr_status cr_ring_add_shard(cr_ring *ring, const char *name, uint32_t weight) {
   return Guard([&]() -> cr_status {
-    if (ring == nullptr) return Fail(CR_EINVAL, "cr_ring_add_shard: ring is NULL");
+    if (cr_status s = NotNull(ring, "cr_ring_add_shard", "ring"); s != CR_OK) return s;
     if (ring->built != nullptr) {
       return Fail(CR_EINVAL, "cr_ring_add_shard: the ring is already built (make a new ring to change shards)");
     }
-    cloudroute::Status s = ring->builder.AddShard(name, name_len, weight);
+    cloudroute::Status s = ring->builder.AddShard(name, name == nullptr ? 0 : std::strlen(name), weight);
     if (!s.ok()) return Fail(static_cast<cr_status>(s.code()), "cr_ring_add_shard: " + s.message());
     return CR_OK;
   });
@@ -106,58 +93,53 @@ cr_status cr_ring_build(cr_ring *ring) {
 
 cr_status cr_ring_locate(uint32_t *out_shard, const cr_ring *ring, const void *key, size_t len) {
   return Guard([&]() -> cr_status {
-    if (out_shard == nullptr) return Fail(CR_EINVAL, "cr_ring_locate: out_shard is NULL");
+    if (cr_status s = NotNull(out_shard, "cr_ring_locate", "out_shard"); s != CR_OK) return s;
     if (cr_status s = NeedBuilt(ring, "cr_ring_locate"); s != CR_OK) return s;
-    if (key == nullptr && len != 0) return Fail(CR_EINVAL, "cr_ring_locate: key is NULL with a non-zero length");
+    if (cr_status s = Bytes(key, len, "cr_ring_locate", "key"); s != CR_OK) return s;
     *out_shard = ring->built->Locate(key, len);
     return CR_OK;
   });
 }
 
-cr_status cr_ring_locate_many(uint32_t *out_shards, const cr_ring *ring, const void *const *keys,
+cr_status cr_ring_locate_batch(uint32_t *out_shards, const cr_ring *ring, const void *const *keys,
                               const size_t *lens, size_t n) {
   return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_ring_locate_batch";
     if (n == 0) return CR_OK;
-    if (out_shards == nullptr || keys == nullptr || lens == nullptr) {
-      return Fail(CR_EINVAL, "cr_ring_locate_many: out_shards, keys and lens must not be NULL");
-    }
-    if (cr_status s = NeedBuilt(ring, "cr_ring_locate_many"); s != CR_OK) return s;
+    if (cr_status s = NotNull(out_shards, fn, "out_shards"); s != CR_OK) return s;
+    if (cr_status s = NeedBuilt(ring, fn); s != CR_OK) return s;
+    if (cr_status s = BytesArray(keys, lens, n, fn, "keys"); s != CR_OK) return s;
     const cloudroute::Ring &r = *ring->built;
-    for (size_t i = 0; i < n; ++i) {
-      if (keys[i] == nullptr && lens[i] != 0) {
-        return Fail(CR_EINVAL, "cr_ring_locate_many: key " + std::to_string(i) + " is NULL with a non-zero length");
-      }
-      out_shards[i] = r.Locate(keys[i], lens[i]);
-    }
+    for (size_t i = 0; i < n; ++i) out_shards[i] = r.Locate(keys[i], lens[i]);
     return CR_OK;
   });
 }
 
-size_t cr_ring_shard_count(const cr_ring *ring) {
+size_t cr_ring_get_shard_count(const cr_ring *ring) {
   return ring == nullptr ? 0 : ring->builder.shard_count();
 }
 
 cr_status cr_jedis_hash(int64_t *out, cr_hash_algo algo, const void *key, size_t len) {
   return Guard([&]() -> cr_status {
-    if (out == nullptr) return Fail(CR_EINVAL, "cr_jedis_hash: out is NULL");
-    if (key == nullptr && len != 0) return Fail(CR_EINVAL, "cr_jedis_hash: key is NULL with a non-zero length");
+    if (cr_status s = NotNull(out, "cr_jedis_hash", "out"); s != CR_OK) return s;
+    if (cr_status s = Bytes(key, len, "cr_jedis_hash", "key"); s != CR_OK) return s;
     const int raw = RawEnum(algo);
-    if (raw == CR_HASH_DEFAULT || raw == CR_HASH_MURMUR) {
+    if (raw == CR_HASH_ALGO_DEFAULT || raw == CR_HASH_ALGO_MURMUR) {
       *out = cloudroute::JedisHashOf(cloudroute::JedisHash::kMurmur, key, len);
       return CR_OK;
     }
-    if (raw == CR_HASH_MD5) {
+    if (raw == CR_HASH_ALGO_MD5) {
       *out = cloudroute::JedisHashOf(cloudroute::JedisHash::kMd5, key, len);
       return CR_OK;
     }
     return Fail(CR_EINVAL, "cr_jedis_hash: unknown hash algorithm " + std::to_string(raw) +
-                               " (want CR_HASH_MURMUR or CR_HASH_MD5)");
+                               " (want CR_HASH_ALGO_MURMUR or CR_HASH_ALGO_MD5)");
   });
 }
 
 cr_status cr_jump_hash(uint32_t *out_bucket, uint64_t key, uint32_t num_buckets) {
   return Guard([&]() -> cr_status {
-    if (out_bucket == nullptr) return Fail(CR_EINVAL, "cr_jump_hash: out_bucket is NULL");
+    if (cr_status s = NotNull(out_bucket, "cr_jump_hash", "out_bucket"); s != CR_OK) return s;
     if (num_buckets == 0 || num_buckets > 2147483647u) {
       return Fail(CR_EINVAL, "cr_jump_hash: num_buckets " + std::to_string(num_buckets) +
                                  " is outside 1..2147483647");
@@ -167,25 +149,21 @@ cr_status cr_jump_hash(uint32_t *out_bucket, uint64_t key, uint32_t num_buckets)
   });
 }
 
-cr_status cr_family_key(char *buf, size_t cap, size_t *needed, const void *family, size_t family_len,
-                        const void *key, size_t key_len) {
+cr_status cr_family_key(char *buf, size_t cap, size_t *needed, const char *family, const void *key,
+                        size_t key_len) {
   return Guard([&]() -> cr_status {
-    if (needed == nullptr) return Fail(CR_EINVAL, "cr_family_key: needed is NULL");
-    if (buf == nullptr && cap != 0) return Fail(CR_EINVAL, "cr_family_key: buf is NULL with a non-zero cap");
-    if (family == nullptr && family_len != 0) {
-      return Fail(CR_EINVAL, "cr_family_key: family is NULL with a non-zero length");
-    }
-    if (key == nullptr && key_len != 0) return Fail(CR_EINVAL, "cr_family_key: key is NULL with a non-zero length");
+    static const char fn[] = "cr_family_key";
+    if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
+    if (cr_status s = NotNull(family, fn, "family"); s != CR_OK) return s;
+    if (cr_status s = Bytes(key, key_len, fn, "key"); s != CR_OK) return s;
+    const size_t family_len = std::strlen(family);
     if (cloudroute::Status s = cloudroute::ValidateFamily(family, family_len); !s.ok()) {
       return Fail(CR_EINVAL, "cr_family_key: " + s.message());
     }
     char text[cloudroute::kFamilyKeyMax];
     const size_t n = cloudroute::FamilyKey(text, family, family_len, key, key_len);
     *needed = n + 1;
-    if (cap < n + 1) {
-      return Fail(CR_EBUFS, "cr_family_key: the buffer holds " + std::to_string(cap) + " bytes, " +
-                                std::to_string(n + 1) + " are needed");
-    }
+    if (cap < n + 1) return TooSmall(n + 1, cap, fn, "bytes");
     std::memcpy(buf, text, n + 1);
     return CR_OK;
   });

@@ -3,78 +3,60 @@
 #include <string>
 #include <vector>
 
-#include "api.hpp"
 #include "cloudroute/net/discovery.hpp"
 #include "cloudroute/net/sentinel.hpp"
-#include "reply_out.hpp"
-#include "ring_handles.hpp"
+#include "live.hpp"
 
-using cloudroute::capi::Fail;
-using cloudroute::capi::Guard;
+using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
 
-struct cr_sentinel_client {
-  std::unique_ptr<cr_shard_groups> groups;  // declared first: outlives the client
-  std::unique_ptr<net::SentinelClient> client;
-};
+namespace {
+constexpr cr_sentinel_options kSentinelDefaults = CR_SENTINEL_OPTIONS_INIT;
+}
 
 extern "C" {
 
-void cr_sentinel_options_init(cr_sentinel_options *opts) {
-  if (opts != nullptr) *opts = CR_SENTINEL_OPTIONS_INIT;
+cr_status cr_sentinel_options_init(cr_sentinel_options *opts, size_t size) {
+  return Guard([&] { return InitOptions(opts, size, kSentinelDefaults, "cr_sentinel_options_init"); });
 }
 
 cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
                                  const cr_sentinel_options *opts, const cr_ring *ring,
                                  const char *const *names, size_t n_groups, const char *sentinels) {
   return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_sentinel_client_new: ";
-    if (out == nullptr) return Fail(CR_EINVAL, std::string(fn) + "out is NULL");
+    static const char fn[] = "cr_sentinel_client_new";
+    if (out == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": out is NULL");
     *out = nullptr;
     if (ring == nullptr || names == nullptr || sentinels == nullptr) {
-      return Fail(CR_EINVAL, std::string(fn) + "ring, names or sentinels is NULL");
+      return Fail(CR_EINVAL, std::string(fn) + ": ring, names or sentinels is NULL");
     }
-    if (n_groups == 0) return Fail(CR_EINVAL, std::string(fn) + "no groups");
-    if (ring->built == nullptr) return Fail(CR_EINVAL, std::string(fn) + "the ring is not built");
-    cr_sentinel_options o = CR_SENTINEL_OPTIONS_INIT;
-    if (opts != nullptr) {
-      if (opts->struct_size < sizeof(cr_sentinel_options)) {
-        return Fail(CR_EINVAL, std::string(fn) + "opts->struct_size is too small (use CR_SENTINEL_OPTIONS_INIT)");
-      }
-      o = *opts;
-    }
-    if (o.pool_size == 0 || o.connect_timeout_ms == 0 || o.sentinel_timeout_ms == 0) {
-      return Fail(CR_EINVAL, std::string(fn) + "pool_size, connect_timeout_ms and sentinel_timeout_ms must be > 0");
-    }
-    for (uint32_t t : o.command_timeout_ms) {
-      if (t == 0) return Fail(CR_EINVAL, std::string(fn) + "command_timeout_ms entries must be > 0");
-    }
+    if (n_groups == 0) return Fail(CR_EINVAL, std::string(fn) + ": no groups");
+    if (ring->built == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": the ring is not built");
+    cr_sentinel_options o;
+    if (cr_status s = ReadInput(&o, opts, kSentinelDefaults, fn, "opts"); s != CR_OK) return s;
+    if (cr_status s = CheckLiveOptions(o, fn); s != CR_OK) return s;
+    if (o.sentinel_timeout_ms == 0) return Fail(CR_EINVAL, std::string(fn) + ": sentinel_timeout_ms must be > 0");
     auto parsed = net::ParseSeeds(sentinels);
-    if (!parsed.ok()) return Fail(CR_EINVAL, fn + parsed.status().message());
+    if (!parsed.ok()) return Fail(CR_EINVAL, std::string(fn) + ": " + parsed.status().message());
 
     auto groups = std::make_unique<cr_shard_groups>(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{});
     std::vector<std::string> group_names;
     for (size_t i = 0; i < n_groups; ++i) {
-      if (names[i] == nullptr) return Fail(CR_EINVAL, std::string(fn) + "names[" + std::to_string(i) + "] is NULL");
+      if (names[i] == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": names[" + std::to_string(i) + "] is NULL");
       auto g = groups->groups.AddGroup(names[i]);
-      if (!g.ok()) return Fail(CR_EINVAL, fn + g.status().message());
+      if (!g.ok()) return Fail(CR_EINVAL, std::string(fn) + ": " + g.status().message());
       group_names.emplace_back(names[i]);
     }
     cloudroute::Status st = groups->groups.SetRing(ring->built);
-    if (!st.ok()) return Fail(CR_EINVAL, fn + st.message());
+    if (!st.ok()) return Fail(CR_EINVAL, std::string(fn) + ": " + st.message());
 
     net::SentinelOptions so;
-    so.node_conn.connect_timeout_ms = o.connect_timeout_ms;
-    so.node_conn.keepalive_idle_s = o.tcp_keepalive_s;
-    so.node_conn.user_timeout_ms = o.tcp_user_timeout_ms;
-    if (o.username != nullptr) so.node_conn.username = o.username;
-    if (o.password != nullptr) so.node_conn.password = o.password;
-    if (o.client_name != nullptr) so.node_conn.client_name = o.client_name;
-    so.sentinel_conn.connect_timeout_ms = o.connect_timeout_ms;
-    so.sentinel_conn.keepalive_idle_s = o.tcp_keepalive_s;
-    so.sentinel_conn.user_timeout_ms = o.tcp_user_timeout_ms;
-    if (o.sentinel_username != nullptr) so.sentinel_conn.username = o.sentinel_username;
-    if (o.sentinel_password != nullptr) so.sentinel_conn.password = o.sentinel_password;
+    so.node_conn = NodeConnectOptions(o);
+    // The sentinels: the same socket settings, their own AUTH, no name.
+    so.sentinel_conn = so.node_conn;
+    so.sentinel_conn.username = o.sentinel_username != nullptr ? o.sentinel_username : "";
+    so.sentinel_conn.password = o.sentinel_password != nullptr ? o.sentinel_password : "";
+    so.sentinel_conn.client_name.clear();
     so.sentinel_timeout_ms = o.sentinel_timeout_ms;
     for (int i = 0; i < CR_TIER_COUNT; ++i) so.timeout_ms[i] = o.command_timeout_ms[i];
     so.reask_interval_ms = o.reask_interval_ms;
@@ -100,70 +82,49 @@ cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_a
                                      size_t key_index, size_t argc, const void *const *argv,
                                      const size_t *argvlen) {
   return Guard([&]() -> cr_status {
-    if (out != nullptr) *out = nullptr;
-    if (out == nullptr || c == nullptr) {
-      return Fail(CR_EINVAL, "cr_sentinel_client_command: out or client is NULL");
+    if (cr_status s = CheckCommand(out, c, access, key_index, argc, argv, argvlen, "cr_sentinel_client_command");
+        s != CR_OK) {
+      return s;
     }
-    const int a = cloudroute::capi::RawEnum(access);
-    if (a != CR_ACCESS_READ && a != CR_ACCESS_WRITE) {
-      return Fail(CR_EINVAL, "cr_sentinel_client_command: access must be CR_ACCESS_READ or CR_ACCESS_WRITE");
-    }
-    if (argc == 0 || key_index >= argc || argv == nullptr || argvlen == nullptr) {
-      return Fail(CR_EINVAL, "cr_sentinel_client_command: argc is 0, key_index is not below argc, "
-                             "or argv / argvlen is NULL");
-    }
-    net::Args args;
-    args.reserve(argc);
-    for (size_t i = 0; i < argc; ++i) {
-      if (argv[i] == nullptr && argvlen[i] != 0) {
-        return Fail(CR_EINVAL, "cr_sentinel_client_command: argv[" + std::to_string(i) +
-                                   "] is NULL with a non-zero length");
-      }
-      args.emplace_back(argv[i] == nullptr ? "" : static_cast<const char *>(argv[i]), argvlen[i]);
-    }
+    net::Args args = ArgsFrom(argv, argvlen, argc);
     const std::string key = args[key_index];
-    return cloudroute::capi::ReplyOutFrom(out, c->client->Execute(a == CR_ACCESS_WRITE, key, args));
+    return ReplyOut(out, c->client->Execute(RawEnum(access) == CR_ACCESS_WRITE, key, args));
   });
 }
 
 cr_status cr_sentinel_client_refresh(cr_sentinel_client *c) {
   return Guard([&]() -> cr_status {
-    if (c == nullptr) return Fail(CR_EINVAL, "cr_sentinel_client_refresh: client is NULL");
-    return cloudroute::capi::Check(c->client->Refresh());
+    if (cr_status s = NotNull(c, "cr_sentinel_client_refresh", "client"); s != CR_OK) return s;
+    return Check(c->client->Refresh());
   });
 }
 
-cr_status cr_sentinel_client_groups(cr_shard_groups **out, cr_sentinel_client *c) {
-  return Guard([&]() -> cr_status {
-    if (out != nullptr) *out = nullptr;
-    if (out == nullptr || c == nullptr) {
-      return Fail(CR_EINVAL, "cr_sentinel_client_groups: out or client is NULL");
-    }
-    *out = c->groups.get();
-    return CR_OK;
-  });
+cr_shard_groups *cr_sentinel_client_get_groups(cr_sentinel_client *c) {
+  return c == nullptr ? nullptr : c->groups.get();
 }
 
 cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_client *c) {
   return Guard([&]() -> cr_status {
-    if (!cloudroute::capi::SizeOk(out) || c == nullptr) {
-      return Fail(CR_EINVAL, "cr_sentinel_client_get_stats: out (with struct_size set) or client is NULL");
-    }
+    static const char fn[] = "cr_sentinel_client_get_stats";
+    if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
     const net::SentinelCounters &k = c->client->counters();
     auto v = [](const std::atomic<uint64_t> &a) { return a.load(std::memory_order_relaxed); };
-    out->subscribed = c->client->subscribed() ? 1u : 0u;
-    out->reads = v(k.reads);
-    out->writes = v(k.writes);
-    out->fallbacks = v(k.fallbacks);
-    out->retries = v(k.retries);
-    out->conn_errors = v(k.conn_errors);
-    out->timeouts = v(k.timeouts);
-    out->server_errors = v(k.server_errors);
-    out->master_changes = v(k.master_changes);
-    out->switch_events = v(k.switch_events);
-    out->asks = v(k.asks);
-    out->ask_failures = v(k.ask_failures);
-    out->subscriptions = v(k.subscriptions);
+    cr_sentinel_stats o = CR_SENTINEL_STATS_INIT;
+    o.subscribed = c->client->subscribed() ? 1 : 0;
+    o.reads = v(k.reads);
+    o.writes = v(k.writes);
+    o.fallbacks = v(k.fallbacks);
+    o.retries = v(k.retries);
+    o.conn_errors = v(k.conn_errors);
+    o.timeouts = v(k.timeouts);
+    o.server_errors = v(k.server_errors);
+    o.master_changes = v(k.master_changes);
+    o.switch_events = v(k.switch_events);
+    o.asks = v(k.asks);
+    o.ask_failures = v(k.ask_failures);
+    o.subscriptions = v(k.subscriptions);
+    WriteOutput(out, o);
     return CR_OK;
   });
 }

@@ -2,25 +2,12 @@
 #include <vector>
 
 #include "api.hpp"
-#include "ring_handles.hpp"
 
-using cloudroute::capi::Fail;
-using cloudroute::capi::FillRoute;
-using cloudroute::capi::Guard;
-using cloudroute::capi::NeedString;
-using cloudroute::capi::SizeOk;
+using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 
 namespace {
 
-cr_status NeedGroups(const cr_shard_groups *g, const char *fn) {
-  if (g == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": groups is NULL");
-  return CR_OK;
-}
-
-cr_status NeedKey(const void *key, size_t len, const char *fn) {
-  if (key == nullptr && len != 0) return Fail(CR_EINVAL, std::string(fn) + ": key is NULL with a non-zero length");
-  return CR_OK;
-}
+cr_status NeedGroups(const cr_shard_groups *g, const char *fn) { return NotNull(g, fn, "groups"); }
 
 cr_status Prefixed(const cloudroute::Status &s, const char *fn) {
   if (s.ok()) return CR_OK;
@@ -41,11 +28,11 @@ cr_status RouteFail(cloudroute::Code c, const char *fn) {
 }
 
 
-cr_status Route(cr_route *out, cr_shard_groups *g, const void *key, size_t len, bool write,
+cr_status Route(cr_route *out, const cr_shard_groups *g, const void *key, size_t len, bool write,
                 const char *fn) {
-  if (!SizeOk(out)) return Fail(CR_EINVAL, std::string(fn) + ": out is NULL or its struct_size is too small (use CR_ROUTE_INIT)");
+  if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
   if (cr_status s = NeedGroups(g, fn); s != CR_OK) return s;
-  if (cr_status s = NeedKey(key, len, fn); s != CR_OK) return s;
+  if (cr_status s = Bytes(key, len, fn, "key"); s != CR_OK) return s;
   cloudroute::Route r;
   const cloudroute::Code c = write ? g->groups.RouteWrite(key, len, &r) : g->groups.RouteRead(key, len, &r);
   if (c != cloudroute::Code::kOk) return RouteFail(c, fn);
@@ -59,7 +46,7 @@ extern "C" {
 
 cr_status cr_shard_groups_new(cr_shard_groups **out, const cr_config *cfg) {
   return Guard([&]() -> cr_status {
-    if (out == nullptr) return Fail(CR_EINVAL, "cr_shard_groups_new: out is NULL");
+    if (cr_status s = NotNull(out, "cr_shard_groups_new", "out"); s != CR_OK) return s;
     *out = new cr_shard_groups(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig());
     return CR_OK;
   });
@@ -69,9 +56,9 @@ void cr_shard_groups_free(cr_shard_groups *groups) { delete groups; }
 
 cr_status cr_shard_groups_add(uint32_t *out_group, cr_shard_groups *groups, const char *name) {
   return Guard([&]() -> cr_status {
-    if (out_group == nullptr) return Fail(CR_EINVAL, "cr_shard_groups_add: out_group is NULL");
+    if (cr_status s = NotNull(out_group, "cr_shard_groups_add", "out_group"); s != CR_OK) return s;
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_add"); s != CR_OK) return s;
-    if (cr_status s = NeedString(name, "cr_shard_groups_add: name"); s != CR_OK) return s;
+    if (cr_status s = NotNull(name, "cr_shard_groups_add", "name"); s != CR_OK) return s;
     auto r = groups->groups.AddGroup(name);
     if (!r.ok()) return Prefixed(r.status(), "cr_shard_groups_add");
     *out_group = *r;
@@ -81,9 +68,9 @@ cr_status cr_shard_groups_add(uint32_t *out_group, cr_shard_groups *groups, cons
 
 cr_status cr_shard_groups_find(uint32_t *out_group, const cr_shard_groups *groups, const char *name) {
   return Guard([&]() -> cr_status {
-    if (out_group == nullptr) return Fail(CR_EINVAL, "cr_shard_groups_find: out_group is NULL");
+    if (cr_status s = NotNull(out_group, "cr_shard_groups_find", "out_group"); s != CR_OK) return s;
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_find"); s != CR_OK) return s;
-    if (cr_status s = NeedString(name, "cr_shard_groups_find: name"); s != CR_OK) return s;
+    if (cr_status s = NotNull(name, "cr_shard_groups_find", "name"); s != CR_OK) return s;
     auto r = groups->groups.FindGroup(name);
     if (!r.ok()) return Prefixed(r.status(), "cr_shard_groups_find");
     *out_group = *r;
@@ -91,14 +78,14 @@ cr_status cr_shard_groups_find(uint32_t *out_group, const cr_shard_groups *group
   });
 }
 
-size_t cr_shard_groups_count(const cr_shard_groups *groups) {
+size_t cr_shard_groups_get_count(const cr_shard_groups *groups) {
   return groups == nullptr ? 0 : groups->groups.group_count();
 }
 
 cr_status cr_shard_groups_set_ring(cr_shard_groups *groups, const cr_ring *ring) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_set_ring"); s != CR_OK) return s;
-    if (ring == nullptr) return Fail(CR_EINVAL, "cr_shard_groups_set_ring: ring is NULL");
+    if (cr_status s = NotNull(ring, "cr_shard_groups_set_ring", "ring"); s != CR_OK) return s;
     if (ring->built == nullptr) {
       return Fail(CR_EINVAL, "cr_shard_groups_set_ring: the ring is not built (call cr_ring_build first)");
     }
@@ -119,97 +106,88 @@ cr_status cr_shard_groups_set_master(cr_shard_groups *groups, uint32_t group, co
   });
 }
 
-cr_status cr_shard_groups_set_replicas(cr_shard_groups *groups, uint32_t group,
-                                       const char *const *hosts, const uint16_t *ports, size_t n) {
+cr_status cr_shard_groups_set_replicas(cr_shard_groups *groups, uint32_t group, const cr_address *replicas,
+                                       size_t n) {
   return Guard([&]() -> cr_status {
-    if (cr_status s = NeedGroups(groups, "cr_shard_groups_set_replicas"); s != CR_OK) return s;
-    if (n != 0 && (hosts == nullptr || ports == nullptr)) {
-      return Fail(CR_EINVAL, "cr_shard_groups_set_replicas: hosts and ports must not be NULL when n > 0");
-    }
-    std::vector<cloudroute::GroupAddress> replicas;
-    replicas.reserve(n);
+    static const char fn[] = "cr_shard_groups_set_replicas";
+    if (cr_status s = NeedGroups(groups, fn); s != CR_OK) return s;
+    if (n != 0 && replicas == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": replicas is NULL with n > 0");
+    std::vector<cloudroute::GroupAddress> list;
+    list.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      if (hosts[i] == nullptr) {
-        return Fail(CR_EINVAL, "cr_shard_groups_set_replicas: hosts[" + std::to_string(i) + "] is NULL");
+      if (replicas[i].host == nullptr || replicas[i].host[0] == '\0' || replicas[i].port == 0) {
+        return Fail(CR_EINVAL, std::string(fn) + ": replicas[" + std::to_string(i) + "] needs a host and a port");
       }
-      replicas.push_back(cloudroute::GroupAddress{hosts[i], ports[i]});
+      list.push_back(cloudroute::GroupAddress{replicas[i].host, replicas[i].port});
     }
-    return Prefixed(groups->groups.SetReplicas(group, replicas), "cr_shard_groups_set_replicas");
+    return Prefixed(groups->groups.SetReplicas(group, list), fn);
   });
 }
 
 cr_status cr_shard_groups_locate(uint32_t *out_group, const cr_shard_groups *groups, const void *key,
                                  size_t len) {
   return Guard([&]() -> cr_status {
-    if (out_group == nullptr) return Fail(CR_EINVAL, "cr_shard_groups_locate: out_group is NULL");
+    if (cr_status s = NotNull(out_group, "cr_shard_groups_locate", "out_group"); s != CR_OK) return s;
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_locate"); s != CR_OK) return s;
-    if (cr_status s = NeedKey(key, len, "cr_shard_groups_locate"); s != CR_OK) return s;
+    if (cr_status s = Bytes(key, len, "cr_shard_groups_locate", "key"); s != CR_OK) return s;
     const cloudroute::Code c = groups->groups.Locate(key, len, out_group);
     return c == cloudroute::Code::kOk ? CR_OK : RouteFail(c, "cr_shard_groups_locate");
   });
 }
 
-cr_status cr_shard_groups_route_write(cr_route *out, cr_shard_groups *groups, const void *key, size_t len) {
+cr_status cr_shard_groups_route_write(cr_route *out, const cr_shard_groups *groups, const void *key, size_t len) {
   return Guard([&]() -> cr_status { return Route(out, groups, key, len, true, "cr_shard_groups_route_write"); });
 }
 
-cr_status cr_shard_groups_route_read(cr_route *out, cr_shard_groups *groups, const void *key, size_t len) {
+cr_status cr_shard_groups_route_read(cr_route *out, const cr_shard_groups *groups, const void *key, size_t len) {
   return Guard([&]() -> cr_status { return Route(out, groups, key, len, false, "cr_shard_groups_route_read"); });
 }
 
-cr_status cr_shard_groups_read_order(cr_candidate *out, size_t cap, size_t *count, cr_shard_groups *groups,
-                                     const void *key, size_t len) {
+cr_status cr_shard_groups_candidates(cr_candidate *out, size_t cap, size_t *needed,
+                                     const cr_shard_groups *groups, const void *key, size_t len) {
   return Guard([&]() -> cr_status {
-    constexpr const char *fn = "cr_shard_groups_read_order";
-    if (count == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": count is NULL");
-    if (out == nullptr && cap != 0) return Fail(CR_EINVAL, std::string(fn) + ": out is NULL with a non-zero cap");
-    for (size_t i = 0; i < cap; ++i) {
-      if (!SizeOk(&out[i])) {
-        return Fail(CR_EINVAL, std::string(fn) + ": out[" + std::to_string(i) +
-                                   "].struct_size is too small (set it to sizeof(cr_candidate))");
-      }
-    }
+    static const char fn[] = "cr_shard_groups_candidates";
+    if (cr_status s = OutBuffer(out, cap, needed, fn); s != CR_OK) return s;
+    const OutArray<cr_candidate> arr(out, cap);
+    if (cr_status s = arr.Check(fn, "out[0]"); s != CR_OK) return s;
     if (cr_status s = NeedGroups(groups, fn); s != CR_OK) return s;
-    if (cr_status s = NeedKey(key, len, fn); s != CR_OK) return s;
+    if (cr_status s = Bytes(key, len, fn, "key"); s != CR_OK) return s;
     uint32_t group = 0;
     size_t total = 0;
     const cloudroute::Code c = groups->groups.VisitReadOrder(
         key, len, &group, [&](const cloudroute::Candidate &cand, bool down) {
           if (total < cap) {
-            cr_candidate &o = out[total];
-            o.node = cand.node->handle;
+            cr_candidate o = CR_CANDIDATE_INIT;
+            o.node_handle = cand.node->handle;
             o.host = cand.node->host.c_str();
             o.port = cand.node->port;
             o.role = cand.role == cloudroute::Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
             o.tier = static_cast<cr_tier>(cand.tier);
             o.rank = cand.rank;
             o.weight = cand.weight;
-            o.rtt_us = 0;
             o.down = down ? 1 : 0;
+            arr.Write(total, o);
           }
           ++total;
         });
     if (c != cloudroute::Code::kOk) return RouteFail(c, fn);
-    *count = total;
-    if (total > cap) {
-      return Fail(CR_EBUFS, std::string(fn) + ": " + std::to_string(total) + " instances, room for " +
-                                std::to_string(cap));
-    }
+    *needed = total;
+    if (total > cap) return TooSmall(total, cap, fn, "instances");
     return CR_OK;
   });
 }
 
-cr_status cr_shard_groups_report_failure(cr_shard_groups *groups, uint32_t node) {
+cr_status cr_shard_groups_report_failure(cr_shard_groups *groups, uint32_t node_handle) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_report_failure"); s != CR_OK) return s;
-    return Prefixed(groups->groups.ReportFailure(node), "cr_shard_groups_report_failure");
+    return Prefixed(groups->groups.ReportFailure(node_handle), "cr_shard_groups_report_failure");
   });
 }
 
-cr_status cr_shard_groups_report_success(cr_shard_groups *groups, uint32_t node) {
+cr_status cr_shard_groups_report_success(cr_shard_groups *groups, uint32_t node_handle) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_report_success"); s != CR_OK) return s;
-    return Prefixed(groups->groups.ReportSuccess(node), "cr_shard_groups_report_success");
+    return Prefixed(groups->groups.ReportSuccess(node_handle), "cr_shard_groups_report_success");
   });
 }
 

@@ -35,7 +35,7 @@ Result<NodeEntry *> NodeRegistry::Intern(const std::string &host, uint16_t port)
   return e;
 }
 
-NodeEntry *NodeRegistry::Find(const std::string &address) {
+NodeEntry *NodeRegistry::Find(const std::string &address) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_address_.find(address);
   return it == by_address_.end() ? nullptr : Get(it->second);

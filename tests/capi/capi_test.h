@@ -31,7 +31,7 @@ static const char kTwoShards[] =
 
 static inline cr_topology *two_shards(void) {
   cr_topology *t = NULL;
-  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_REPLY_CLUSTER_SLOTS, NULL), CR_OK);
+  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_OK);
   return t;
 }
 

@@ -9,7 +9,7 @@ static void defaults_are_plaintext_with_verification_on(void **state) {
   (void)state;
   cr_client_options a = CR_CLIENT_OPTIONS_INIT, b;
   memset(&b, 0xAB, sizeof b);
-  cr_client_options_init(&b);
+  cr_client_options_init(&b, sizeof b);
   assert_int_equal(a.tls, 0);
   assert_int_equal(a.tls_verify, 1);
   assert_int_equal(b.tls, 0);

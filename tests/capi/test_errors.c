@@ -29,7 +29,7 @@ static void last_error_never_null_and_per_thread_message(void **state) {
   (void)state;
   assert_non_null(cr_last_error());
   cr_topology *t = NULL;
-  assert_int_equal(cr_topology_parse(&t, "x", 1, CR_REPLY_CLUSTER_SLOTS, NULL), CR_EPARSE);
+  assert_int_equal(cr_topology_parse(&t, "x", 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_EPARSE);
   assert_null(t);
   assert_error_mentions("unknown type byte");
 }

@@ -17,18 +17,18 @@ static void batch(void **state) {
   const void *keys[3] = {"foo", "bar", ""};
   const size_t lens[3] = {3, 3, 0};
   uint16_t slots[3];
-  assert_int_equal(cr_keyslots(slots, keys, lens, 3), CR_OK);
+  assert_int_equal(cr_keyslot_batch(slots, keys, lens, 3), CR_OK);
   assert_int_equal(slots[0], 12182);
   assert_int_equal(slots[1], 5061);
   assert_int_equal(slots[2], 0);
-  assert_int_equal(cr_keyslots(NULL, NULL, NULL, 0), CR_OK);
-  assert_int_equal(cr_keyslots(NULL, keys, lens, 3), CR_EINVAL);
-  assert_int_equal(cr_keyslots(slots, NULL, lens, 3), CR_EINVAL);
-  assert_int_equal(cr_keyslots(slots, keys, NULL, 3), CR_EINVAL);
+  assert_int_equal(cr_keyslot_batch(NULL, NULL, NULL, 0), CR_OK);
+  assert_int_equal(cr_keyslot_batch(NULL, keys, lens, 3), CR_EINVAL);
+  assert_int_equal(cr_keyslot_batch(slots, NULL, lens, 3), CR_EINVAL);
+  assert_int_equal(cr_keyslot_batch(slots, keys, NULL, 3), CR_EINVAL);
   const void *bad[2] = {"x", NULL};
   const size_t badlens[2] = {1, 4};
-  assert_int_equal(cr_keyslots(slots, bad, badlens, 2), CR_EINVAL);
-  assert_error_mentions("key 1");
+  assert_int_equal(cr_keyslot_batch(slots, bad, badlens, 2), CR_EINVAL);
+  assert_error_mentions("keys[1]");
 }
 
 int main(void) {

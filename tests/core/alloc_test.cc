@@ -27,7 +27,7 @@ TEST(Alloc, RoutingAKeyAllocatesNothing) {
           R{8192, 16383, Node("127.0.2.1", 7101, "m2"), Node("127.0.1.4", 7004, "r3")}};
   const std::string bytes = reply.Encode();
   cr_topology *t = nullptr;
-  ASSERT_EQ(cr_topology_parse(&t, bytes.data(), bytes.size(), CR_REPLY_CLUSTER_SLOTS, nullptr), CR_OK);
+  ASSERT_EQ(cr_topology_parse(&t, bytes.data(), bytes.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr), CR_OK);
   cr_config *cfg = nullptr;
   ASSERT_EQ(cr_config_new(&cfg), CR_OK);
   ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
@@ -35,7 +35,7 @@ TEST(Alloc, RoutingAKeyAllocatesNothing) {
   ASSERT_EQ(cr_router_new(&r, cfg), CR_OK);
   ASSERT_EQ(cr_router_update(r, t), CR_OK);
   cr_snapshot *snap = nullptr;
-  ASSERT_EQ(cr_router_snapshot(&snap, r), CR_OK);
+  ASSERT_EQ(cr_router_get_snapshot(&snap, r), CR_OK);
 
   char key[32];
   cr_route out = CR_ROUTE_INIT;
@@ -58,7 +58,7 @@ TEST(Alloc, RoutingAKeyAllocatesNothing) {
     routed += cr_snapshot_route_read(&out, snap, key, static_cast<size_t>(n)) == CR_OK;
     routed += cr_keyslot(key, static_cast<size_t>(n)) < 16384;
   }
-  for (int i = 0; i < 1000; ++i) routed += cr_router_route_reads(outs, nullptr, r, keys, lens, 64) == CR_OK;
+  for (int i = 0; i < 1000; ++i) routed += cr_router_route_read_batch(outs, nullptr, r, keys, lens, 64) == CR_OK;
   g_counting = false;
   EXPECT_EQ(routed, 401000);
   EXPECT_EQ(g_allocs.load(), 0) << "heap allocations while routing";

@@ -47,7 +47,7 @@ TEST(RingAlloc, LocatingAllocatesNothing) {
       ASSERT_EQ(cr_ring_new(&cring, &co), CR_OK);
       for (int i = 0; i < 16; ++i) {
         const std::string n = "10.0.0." + std::to_string(i) + ":6379";
-        ASSERT_EQ(cr_ring_add_shard(cring, n.data(), n.size(), 1), CR_OK);
+        ASSERT_EQ(cr_ring_add_shard(cring, n.c_str(), 1), CR_OK);
       }
       ASSERT_EQ(cr_ring_build(cring), CR_OK);
       uint64_t sum = 0;
@@ -58,7 +58,7 @@ TEST(RingAlloc, LocatingAllocatesNothing) {
       for (const std::string &k : keys) {
         sum += ring->Locate(k.data(), k.size());
         cr_ring_locate(&shard, cring, k.data(), k.size());
-        cr_jedis_hash(&h, CR_HASH_MD5, k.data(), k.size());
+        cr_jedis_hash(&h, CR_HASH_ALGO_MD5, k.data(), k.size());
         sum += shard + static_cast<uint64_t>(h);
       }
       g_counting = false;
@@ -79,11 +79,10 @@ TEST(RingAlloc, ShardGroupRoutingAllocatesNothing) {
     const std::string r1 = "10.0." + std::to_string(i) + ".2", r2 = "10.0." + std::to_string(i) + ".3";
     uint32_t idx = 0;
     ASSERT_EQ(cr_shard_groups_add(&idx, g, name.c_str()), CR_OK);
-    ASSERT_EQ(cr_ring_add_shard(ring, name.data(), name.size(), 1), CR_OK);
+    ASSERT_EQ(cr_ring_add_shard(ring, name.c_str(), 1), CR_OK);
     ASSERT_EQ(cr_shard_groups_set_master(g, idx, host.c_str(), 6379), CR_OK);
-    const char *hosts[] = {r1.c_str(), r2.c_str()};
-    const uint16_t ports[] = {6379, 6380};
-    ASSERT_EQ(cr_shard_groups_set_replicas(g, idx, hosts, ports, 2), CR_OK);
+    const cr_address replicas[] = {{r1.c_str(), 6379}, {r2.c_str(), 6380}};
+    ASSERT_EQ(cr_shard_groups_set_replicas(g, idx, replicas, 2), CR_OK);
   }
   ASSERT_EQ(cr_ring_build(ring), CR_OK);
   ASSERT_EQ(cr_shard_groups_set_ring(g, ring), CR_OK);
@@ -102,7 +101,7 @@ TEST(RingAlloc, ShardGroupRoutingAllocatesNothing) {
     EXPECT_EQ(cr_shard_groups_locate(&group, g, k.data(), k.size()), CR_OK);
     EXPECT_EQ(cr_shard_groups_route_write(&out, g, k.data(), k.size()), CR_OK);
     EXPECT_EQ(cr_shard_groups_route_read(&out, g, k.data(), k.size()), CR_OK);
-    EXPECT_EQ(cr_shard_groups_read_order(order, 4, &count, g, k.data(), k.size()), CR_OK);
+    EXPECT_EQ(cr_shard_groups_candidates(order, 4, &count, g, k.data(), k.size()), CR_OK);
   }
   g_counting = false;
   EXPECT_EQ(g_allocs.load(), 0);

@@ -47,7 +47,7 @@ TEST(Vectors, KeyslotMatchesRedisServer) {
     lens.push_back(k.size());
   }
   std::vector<uint16_t> slots(keys.size());
-  ASSERT_EQ(cr_keyslots(slots.data(), ptrs.data(), lens.data(), keys.size()), CR_OK);
+  ASSERT_EQ(cr_keyslot_batch(slots.data(), ptrs.data(), lens.data(), keys.size()), CR_OK);
   for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(slots[i], v["cases"][i]["slot"].get<int>());
 }
 
@@ -60,7 +60,7 @@ TEST(Vectors, RoutingCandidateOrder) {
     SCOPED_TRACE(c["name"].get<std::string>());
     const std::string bytes = ReadFile(std::string(CR_VECTORS_DIR) + "/../../" + c["reply_file"].get<std::string>());
     cr_topology *t = nullptr;
-    const cr_reply_kind kind = c["reply_kind"] == "cluster-shards" ? CR_REPLY_CLUSTER_SHARDS : CR_REPLY_CLUSTER_SLOTS;
+    const cr_topology_format kind = c["reply_kind"] == "cluster-shards" ? CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS : CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS;
     ASSERT_EQ(cr_topology_parse(&t, bytes.data(), bytes.size(), kind, nullptr), CR_OK) << cr_last_error();
     cr_config *cfg = nullptr;
     ASSERT_EQ(cr_config_new(&cfg), CR_OK);

@@ -53,11 +53,11 @@ struct ClientFixture {
   }
   std::string Get(const std::string &key, cr_status *status = nullptr) {
     cr_reply *r = nullptr;
-    const cr_status s = cr_client_get(&r, c, key.data(), key.size());
+    const cr_status s = cr_client_cmd_get(&r, c, key.data(), key.size());
     if (status != nullptr) *status = s;
     else EXPECT_EQ(s, CR_OK) << key << ": " << cr_last_error();
     size_t len = 0;
-    const char *p = cr_reply_string(r, &len);
+    const char *p = cr_reply_get_string(r, &len);
     std::string v = p == nullptr ? "(nil)" : std::string(p, len);
     cr_reply_free(r);
     return v;
@@ -93,19 +93,19 @@ TEST_F(LiveClient, ReadsFromCloudAAreServedByCloudANodesOnly) {
     vp.push_back(values[i].data());
     vl.push_back(values[i].size());
   }
-  ASSERT_EQ(cr_client_mset(f.c, kp.data(), kl.data(), vp.data(), vl.data(), keys.size()), CR_OK)
+  ASSERT_EQ(cr_client_cmd_mset(f.c, kp.data(), kl.data(), vp.data(), vl.data(), keys.size()), CR_OK)
       << cr_last_error();
   // Replicas acknowledge asynchronously: WAIT is per connection, so wait for
   // replication by polling the value back below (reads may hit replicas).
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(f.Get(keys[i]), values[i]);
   cr_reply *r = nullptr;
-  ASSERT_EQ(cr_client_mget(&r, f.c, kp.data(), kl.data(), keys.size()), CR_OK) << cr_last_error();
-  ASSERT_EQ(cr_reply_get_type(r), CR_REPLY_ARRAY);
-  ASSERT_EQ(cr_reply_count(r), keys.size());
+  ASSERT_EQ(cr_client_cmd_mget(&r, f.c, kp.data(), kl.data(), keys.size()), CR_OK) << cr_last_error();
+  ASSERT_EQ(cr_reply_get_type(r), CR_REPLY_TYPE_ARRAY);
+  ASSERT_EQ(cr_reply_get_count(r), keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     size_t len = 0;
-    const char *p = cr_reply_string(cr_reply_element(r, i), &len);
+    const char *p = cr_reply_get_string(cr_reply_get_element(r, i), &len);
     ASSERT_NE(p, nullptr) << keys[i];
     EXPECT_EQ(std::string(p, len), values[i]);
   }
@@ -139,16 +139,16 @@ TEST_F(LiveClient, MgetOfManyKeysIsOneCommandPerSlotPipelinedPerNode) {
     kp.push_back(k.data());
     kl.push_back(k.size());
   }
-  ASSERT_EQ(cr_client_mset(f.c, kp.data(), kl.data(), kp.data(), kl.data(), keys.size()), CR_OK);
+  ASSERT_EQ(cr_client_cmd_mset(f.c, kp.data(), kl.data(), kp.data(), kl.data(), keys.size()), CR_OK);
   const cr_client_stats before = f.Stats();
   cr_reply *r = nullptr;
-  ASSERT_EQ(cr_client_mget(&r, f.c, kp.data(), kl.data(), keys.size()), CR_OK) << cr_last_error();
-  ASSERT_EQ(cr_reply_count(r), 100u);
+  ASSERT_EQ(cr_client_cmd_mget(&r, f.c, kp.data(), kl.data(), keys.size()), CR_OK) << cr_last_error();
+  ASSERT_EQ(cr_reply_get_count(r), 100u);
   cr_reply_free(r);
   const cr_client_stats after = f.Stats();
   EXPECT_EQ(after.reads - before.reads, 5u);  // one MGET per slot, not one GET per key
   int64_t deleted = 0;
-  ASSERT_EQ(cr_client_del(&deleted, f.c, kp.data(), kl.data(), keys.size()), CR_OK);
+  ASSERT_EQ(cr_client_cmd_del(&deleted, f.c, kp.data(), kl.data(), keys.size()), CR_OK);
   EXPECT_EQ(deleted, 100);
 }
 
@@ -169,22 +169,22 @@ TEST_F(LiveClient, GenericCommandsAndServerErrors) {
   ASSERT_EQ(cmd(CR_ACCESS_WRITE, {"DEL", bin}, &r), CR_OK);
   cr_reply_free(r);
   ASSERT_EQ(cmd(CR_ACCESS_WRITE, {"HSET", bin, "f1", "v1", "f2", "v2"}, &r), CR_OK) << cr_last_error();
-  EXPECT_EQ(cr_reply_integer(r), 2);
+  EXPECT_EQ(cr_reply_get_integer(r), 2);
   cr_reply_free(r);
   ASSERT_EQ(cmd(CR_ACCESS_READ, {"HGETALL", bin}, &r), CR_OK);
-  EXPECT_EQ(cr_reply_count(r), 4u);
+  EXPECT_EQ(cr_reply_get_count(r), 4u);
   cr_reply_free(r);
   ASSERT_EQ(cmd(CR_ACCESS_WRITE, {"EXPIRE", bin, "100"}, &r), CR_OK);
-  EXPECT_EQ(cr_reply_integer(r), 1);
+  EXPECT_EQ(cr_reply_get_integer(r), 1);
   cr_reply_free(r);
   ASSERT_EQ(cmd(CR_ACCESS_READ, {"TTL", bin}, &r), CR_OK);
-  EXPECT_GT(cr_reply_integer(r), 0);
+  EXPECT_GT(cr_reply_get_integer(r), 0);
   cr_reply_free(r);
   r = reinterpret_cast<cr_reply *>(0x1);
   EXPECT_EQ(cmd(CR_ACCESS_WRITE, {"INCR", bin}, &r), CR_EREDIS);
   EXPECT_EQ(r, nullptr);
   EXPECT_EQ(std::string(cr_last_error()).rfind("WRONGTYPE", 0), 0u) << cr_last_error();
-  ASSERT_EQ(cr_client_set(f.c, "ttl-key", 7, "v", 1, 60000), CR_OK);
+  ASSERT_EQ(cr_client_cmd_set(f.c, "ttl-key", 7, "v", 1, 60000), CR_OK);
   EXPECT_EQ(f.Get("ttl-key"), "v");
   EXPECT_EQ(f.Get("no-such-key-xyz"), "(nil)");
 }
@@ -201,7 +201,7 @@ TEST_F(LiveClient, StaleSlotIsCorrectedByMovedAndARefresh) {
   ASSERT_EQ(cr_router_report_moved(f.router, slot, wrong.substr(0, colon).c_str(),
                                    static_cast<uint16_t>(std::atoi(wrong.c_str() + colon + 1))),
             CR_OK);
-  ASSERT_EQ(cr_client_set(f.c, key.data(), key.size(), "moved-ok", 8, 0), CR_OK) << cr_last_error();
+  ASSERT_EQ(cr_client_cmd_set(f.c, key.data(), key.size(), "moved-ok", 8, 0), CR_OK) << cr_last_error();
   const cr_client_stats st = f.Stats();
   EXPECT_EQ(st.moved, 1u);
   cr_route route = CR_ROUTE_INIT;
@@ -232,7 +232,7 @@ TEST_F(LiveClient, AStormOfMovedCostsOneRefresh) {
     if (w.port != port) {
       ASSERT_EQ(cr_router_report_moved(f.router, slot, host.c_str(), port), CR_OK);
     }
-    ASSERT_EQ(cr_client_set(f.c, key.data(), key.size(), "x", 1, 0), CR_OK) << cr_last_error();
+    ASSERT_EQ(cr_client_cmd_set(f.c, key.data(), key.size(), "x", 1, 0), CR_OK) << cr_last_error();
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
   const cr_client_stats st = f.Stats();

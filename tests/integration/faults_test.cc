@@ -120,7 +120,7 @@ struct Client {
     std::vector<cr_candidate> out(16);
     for (auto &x : out) x.struct_size = sizeof(cr_candidate);
     size_t n = 0;
-    if (cr_router_slot_candidates(out.data(), out.size(), &n, router, slot) != CR_OK) n = 0;
+    if (cr_router_candidates_slot(out.data(), out.size(), &n, router, slot) != CR_OK) n = 0;
     out.resize(n);
     return out;
   }
@@ -131,17 +131,17 @@ struct Client {
   }
   cr_status Get(const std::string &key, std::string *value) {
     cr_reply *r = nullptr;
-    const cr_status s = cr_client_get(&r, c, key.data(), key.size());
+    const cr_status s = cr_client_cmd_get(&r, c, key.data(), key.size());
     if (s == CR_OK) {
       size_t len = 0;
-      const char *p = cr_reply_string(r, &len);
+      const char *p = cr_reply_get_string(r, &len);
       *value = p == nullptr ? "(nil)" : std::string(p, len);
     }
     cr_reply_free(r);
     return s;
   }
   cr_status Set(const std::string &key, const std::string &value) {
-    return cr_client_set(c, key.data(), key.size(), value.data(), value.size(), 0);
+    return cr_client_cmd_set(c, key.data(), key.size(), value.data(), value.size(), 0);
   }
 };
 
@@ -302,7 +302,7 @@ TEST_F(Faults, ReadsFromCloudAReachCloudANodesOnly) {
     const size_t lens[2] = {6, k.size()};
     cr_reply *r = nullptr;
     ASSERT_EQ(cr_client_command(&r, cl.c, CR_ACCESS_READ, 1, 2, argv, lens), CR_OK) << cr_last_error();
-    EXPECT_EQ(cr_reply_integer(r), static_cast<int64_t>(2 + k.size()));
+    EXPECT_EQ(cr_reply_get_integer(r), static_cast<int64_t>(2 + k.size()));
     cr_reply_free(r);
   }
   uint64_t in_a = 0;
@@ -529,13 +529,13 @@ void Faults::Reshard(cr_policy policy, const char *scenario) {
   const cr_client_stats before = cl.Stats();
   const std::string s = std::to_string(slot);
   const auto t_start = Clock::now();
-  EXPECT_EQ(cr_router_slot_migrating(cl.router, slot), 0);
+  EXPECT_EQ(cr_router_get_slot_migrating(cl.router, slot), 0);
   ASSERT_EQ(Cli(dst, {"CLUSTER", "SETSLOT", s, "IMPORTING", src_id}), "OK");
   ASSERT_EQ(Cli(src, {"CLUSTER", "SETSLOT", s, "MIGRATING", dst_id}), "OK");
   // Before any key moves (so before any ASK), a refresh finds the migration
   // in the source master's CLUSTER NODES.
   ASSERT_EQ(cr_client_refresh(cl.c), CR_OK) << cr_last_error();
-  EXPECT_EQ(cr_router_slot_migrating(cl.router, slot), 1) << "the refresh scan missed the migration";
+  EXPECT_EQ(cr_router_get_slot_migrating(cl.router, slot), 1) << "the refresh scan missed the migration";
   EXPECT_EQ(cl.Stats().ask, before.ask);
   for (int round = 0; round < 100; ++round) {
     std::string out = Cli(src, {"CLUSTER", "GETKEYSINSLOT", s, "10"});
@@ -592,7 +592,7 @@ void Faults::Reshard(cr_policy policy, const char *scenario) {
   EXPECT_EQ(Cli(dst, {"CLUSTER", "COUNTKEYSINSLOT", s}), "200");
   ExpectAllReadable(cl, all, scenario);
   // The migration is over: the mark is gone (MOVED, then clean scans).
-  EXPECT_TRUE(WaitFor(5000, [&] { return cr_router_slot_migrating(cl.router, slot) == 0; }));
+  EXPECT_TRUE(WaitFor(5000, [&] { return cr_router_get_slot_migrating(cl.router, slot) == 0; }));
 }
 
 }  // namespace

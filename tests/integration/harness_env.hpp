@@ -56,7 +56,8 @@ inline cr_client *NewCloudAClient(const std::string &seeds, cr_policy policy, ui
   cr_config_free(cfg);
   *router = nullptr;
   if (c != nullptr) {
-    EXPECT_EQ(cr_client_router(router, c), CR_OK);
+    *router = cr_client_get_router(c);
+    EXPECT_NE(*router, nullptr);
   }
   return c;
 }

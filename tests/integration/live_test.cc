@@ -36,7 +36,7 @@ class Conn {
 
   // Sends one command; returns the raw reply bytes, framed by the library's
   // own parser (CR_EINCOMPLETE means: read more).
-  std::string Raw(const std::vector<std::string> &argv, cr_reply_kind frame_as) {
+  std::string Raw(const std::vector<std::string> &argv, cr_topology_format frame_as) {
     std::string cmd = "*" + std::to_string(argv.size()) + "\r\n";
     for (const std::string &a : argv) cmd += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
     EXPECT_EQ(send(fd_, cmd.data(), cmd.size(), 0), static_cast<ssize_t>(cmd.size()));
@@ -95,24 +95,24 @@ TEST(LiveKeyslot, AgreesWithClusterKeyslotOn10000RandomBinaryKeys) {
 
 void CheckClusterTopology(cr_topology *t) {
   // The harness: 3 shards × 3 nodes, master 1 owns 0-3096 and 4078-5460.
-  ASSERT_EQ(cr_topology_shard_count(t), 3u);
-  ASSERT_EQ(cr_topology_node_count(t), 9u);
+  ASSERT_EQ(cr_topology_get_shard_count(t), 3u);
+  ASSERT_EQ(cr_topology_get_node_count(t), 9u);
   std::set<std::string> clouds;
   for (size_t i = 0; i < 9; ++i) {
     cr_node_info n = CR_NODE_INFO_INIT;
-    ASSERT_EQ(cr_topology_node(&n, t, i), CR_OK);
+    ASSERT_EQ(cr_topology_get_node(&n, t, i), CR_OK);
     clouds.insert(std::string(n.host).substr(0, 8));
   }
   EXPECT_EQ(clouds, (std::set<std::string>{"127.0.1.", "127.0.2."}));
   uint32_t shard = 0;
-  ASSERT_EQ(cr_topology_slot_shard(&shard, t, 0), CR_OK);
+  ASSERT_EQ(cr_topology_get_slot_shard(&shard, t, 0), CR_OK);
   uint16_t starts[4], ends[4];
   size_t count = 0;
-  ASSERT_EQ(cr_topology_shard_ranges(starts, ends, 4, &count, t, shard), CR_OK);
+  ASSERT_EQ(cr_topology_get_shard_ranges(starts, ends, 4, &count, t, shard), CR_OK);
   ASSERT_EQ(count, 2u);
   EXPECT_EQ(ends[0], 3096);
   EXPECT_EQ(starts[1], 4078);
-  for (uint32_t s = 0; s < CR_SLOT_COUNT; ++s) ASSERT_EQ(cr_topology_slot_shard(&shard, t, s), CR_OK);
+  for (uint32_t s = 0; s < CR_SLOT_COUNT; ++s) ASSERT_EQ(cr_topology_get_slot_shard(&shard, t, s), CR_OK);
 }
 
 TEST(LiveTopology, ClusterSlotsAndShardsInResp2AndResp3) {
@@ -121,13 +121,13 @@ TEST(LiveTopology, ClusterSlotsAndShardsInResp2AndResp3) {
     Conn c(seed);
     ASSERT_TRUE(c.ok()) << "no cluster at CR_TEST_CLUSTER_SEED=" << seed;
     if (proto == 3) {
-      const std::string hello = c.Raw({"HELLO", "3"}, CR_REPLY_CLUSTER_SLOTS);
+      const std::string hello = c.Raw({"HELLO", "3"}, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS);
       ASSERT_EQ(hello[0], '%') << "HELLO 3 did not switch to RESP3";
     }
-    for (cr_reply_kind kind : {CR_REPLY_CLUSTER_SLOTS, CR_REPLY_CLUSTER_SHARDS}) {
-      SCOPED_TRACE("RESP" + std::to_string(proto) + (kind == CR_REPLY_CLUSTER_SLOTS ? " SLOTS" : " SHARDS"));
-      const std::string bytes = c.Raw({"CLUSTER", kind == CR_REPLY_CLUSTER_SLOTS ? "SLOTS" : "SHARDS"}, kind);
-      if (proto == 3 && kind == CR_REPLY_CLUSTER_SHARDS) {
+    for (cr_topology_format kind : {CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS}) {
+      SCOPED_TRACE("RESP" + std::to_string(proto) + (kind == CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS ? " SLOTS" : " SHARDS"));
+      const std::string bytes = c.Raw({"CLUSTER", kind == CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS ? "SLOTS" : "SHARDS"}, kind);
+      if (proto == 3 && kind == CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS) {
         EXPECT_NE(bytes.find('%'), std::string::npos) << "expected RESP3 maps";
       }
       cr_topology *t = nullptr;

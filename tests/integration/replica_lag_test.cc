@@ -49,7 +49,8 @@ TEST(ReplicaLag, ASilentReplicaIsReadLastUntilItCatchesUp) {
   ASSERT_EQ(cr_client_new(&c, cfg, &o, env["SEEDS"].c_str()), CR_OK) << cr_last_error();
   cr_config_free(cfg);
   cr_router *r = nullptr;
-  ASSERT_EQ(cr_client_router(&r, c), CR_OK);
+  r = cr_client_get_router(c);
+  ASSERT_NE(r, nullptr);
   ASSERT_EQ(FirstCandidate(r, key), replica);
 
   // The replica goes silent for 4 s (no acks, no replication) while the
@@ -61,7 +62,7 @@ TEST(ReplicaLag, ASilentReplicaIsReadLastUntilItCatchesUp) {
   std::string demoted_after;
   while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(3500)) {
     const std::string v = "v" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-    ASSERT_EQ(cr_client_set(c, key.data(), key.size(), v.data(), v.size(), 0), CR_OK) << cr_last_error();
+    ASSERT_EQ(cr_client_cmd_set(c, key.data(), key.size(), v.data(), v.size(), 0), CR_OK) << cr_last_error();
     ASSERT_EQ(cr_client_refresh(c), CR_OK) << cr_last_error();
     if (FirstCandidate(r, key) != replica) {
       demoted_after = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -73,7 +74,7 @@ TEST(ReplicaLag, ASilentReplicaIsReadLastUntilItCatchesUp) {
   ASSERT_FALSE(demoted_after.empty()) << "the silent replica was never demoted";
   EXPECT_EQ(FirstCandidate(r, key), master);  // the local master now serves reads
   cr_reply *reply = nullptr;
-  ASSERT_EQ(cr_client_get(&reply, c, key.data(), key.size()), CR_OK) << cr_last_error();
+  ASSERT_EQ(cr_client_cmd_get(&reply, c, key.data(), key.size()), CR_OK) << cr_last_error();
   cr_reply_free(reply);
 
   // Once it wakes and catches up, it is read first again.
@@ -122,21 +123,22 @@ TEST(ReplicaLag, ARestartedEmptyReplicaIsNotRead) {
   ASSERT_EQ(cr_client_new(&c, cfg, &o, env["SEEDS"].c_str()), CR_OK) << cr_last_error();
   cr_config_free(cfg);
   cr_router *r = nullptr;
-  ASSERT_EQ(cr_client_router(&r, c), CR_OK);
+  r = cr_client_get_router(c);
+  ASSERT_NE(r, nullptr);
   ASSERT_EQ(FirstCandidate(r, key), replica);
 
   auto read = [&](std::string *got) -> cr_status {
     cr_reply *reply = nullptr;
-    const cr_status s = cr_client_get(&reply, c, key.data(), key.size());
+    const cr_status s = cr_client_cmd_get(&reply, c, key.data(), key.size());
     if (s == CR_OK) {
       size_t len = 0;
-      const char *p = cr_reply_get_type(reply) == CR_REPLY_STRING ? cr_reply_string(reply, &len) : nullptr;
+      const char *p = cr_reply_get_type(reply) == CR_REPLY_TYPE_STRING ? cr_reply_get_string(reply, &len) : nullptr;
       *got = p == nullptr ? "(nil)" : std::string(p, len);
     }
     cr_reply_free(reply);
     return s;
   };
-  ASSERT_EQ(cr_client_set(c, key.data(), key.size(), value.data(), value.size(), 0), CR_OK) << cr_last_error();
+  ASSERT_EQ(cr_client_cmd_set(c, key.data(), key.size(), value.data(), value.size(), 0), CR_OK) << cr_last_error();
   std::string got;
   for (int i = 0; i < 50 && got != value; ++i) {  // replicated to the local replica
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

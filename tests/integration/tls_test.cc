@@ -56,11 +56,11 @@ class Tls : public ::testing::Test {
 
   void SetGet(const std::string &key) {
     ASSERT_NE(c_, nullptr);
-    ASSERT_EQ(cr_client_set(c_, key.data(), key.size(), "v1", 2, 0), CR_OK) << cr_last_error();
+    ASSERT_EQ(cr_client_cmd_set(c_, key.data(), key.size(), "v1", 2, 0), CR_OK) << cr_last_error();
     cr_reply *r = nullptr;
-    ASSERT_EQ(cr_client_get(&r, c_, key.data(), key.size()), CR_OK) << cr_last_error();
+    ASSERT_EQ(cr_client_cmd_get(&r, c_, key.data(), key.size()), CR_OK) << cr_last_error();
     size_t len = 0;
-    EXPECT_EQ(std::string(cr_reply_string(r, &len)), "v1");
+    EXPECT_EQ(std::string(cr_reply_get_string(r, &len)), "v1");
     cr_reply_free(r);
   }
 
@@ -155,10 +155,11 @@ TEST_F(Tls, ClusterIsReachedOnItsTlsPorts) {
   }
   // Every node the topology names is a TLS endpoint.
   cr_router *router = nullptr;
-  ASSERT_EQ(cr_client_router(&router, c_), CR_OK);
+  router = cr_client_get_router(c_);
+  ASSERT_NE(router, nullptr);
   for (int i = 0; i < 200; ++i) {
     const std::string key = "tls:cluster:" + std::to_string(i);
-    ASSERT_EQ(cr_client_set(c_, key.data(), key.size(), "x", 1, 0), CR_OK) << cr_last_error();
+    ASSERT_EQ(cr_client_cmd_set(c_, key.data(), key.size(), "x", 1, 0), CR_OK) << cr_last_error();
     cr_route r = CR_ROUTE_INIT;
     ASSERT_EQ(cr_router_route_write(&r, router, key.data(), key.size()), CR_OK);
     EXPECT_EQ(tls_nodes.count(std::string(r.host) + ":" + std::to_string(r.port)), 1u) << r.host << ":" << r.port;
@@ -172,8 +173,8 @@ TEST_F(Tls, ClusterIsReachedOnItsTlsPorts) {
     lens.push_back(k.size());
   }
   cr_reply *r = nullptr;
-  ASSERT_EQ(cr_client_mget(&r, c_, keys.data(), lens.data(), keys.size()), CR_OK) << cr_last_error();
-  EXPECT_EQ(cr_reply_count(r), 200u);
+  ASSERT_EQ(cr_client_cmd_mget(&r, c_, keys.data(), lens.data(), keys.size()), CR_OK) << cr_last_error();
+  EXPECT_EQ(cr_reply_get_count(r), 200u);
   cr_reply_free(r);
 
   std::vector<cr_client_node_stats> nodes(16);

@@ -66,7 +66,8 @@ TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
   ASSERT_EQ(cr_client_new(&c, cfg, &o, node(1, "ADDR").c_str()), CR_OK) << cr_last_error();
   cr_config_free(cfg);
   cr_router *router = nullptr;
-  ASSERT_EQ(cr_client_router(&router, c), CR_OK);
+  router = cr_client_get_router(c);
+  ASSERT_NE(router, nullptr);
 
   // Every shard's first candidate is in the client's zone, known from the
   // zone each node reported about itself, before any read.
@@ -74,7 +75,7 @@ TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
     cr_candidate cands[16];
     for (auto &x : cands) x.struct_size = sizeof x;
     size_t count = 0;
-    ASSERT_EQ(cr_router_slot_candidates(cands, 16, &count, router, slot), CR_OK);
+    ASSERT_EQ(cr_router_candidates_slot(cands, 16, &count, router, slot), CR_OK);
     ASSERT_EQ(count, 3u);
     EXPECT_EQ(cands[0].tier, CR_TIER_LOCAL) << "slot " << slot;
     EXPECT_EQ(std::string(cands[0].host).rfind("127.0.1.", 0), 0u) << cands[0].host;
@@ -86,7 +87,7 @@ TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
 
   std::vector<std::string> keys;
   for (int i = 0; i < 300; ++i) keys.push_back("zone:" + std::to_string(i));
-  for (const std::string &k : keys) ASSERT_EQ(cr_client_set(c, k.data(), k.size(), "vv", 2, 0), CR_OK);
+  for (const std::string &k : keys) ASSERT_EQ(cr_client_cmd_set(c, k.data(), k.size(), "vv", 2, 0), CR_OK);
   std::vector<uint64_t> before(nodes + 1);
   for (int n = 1; n <= nodes; ++n) before[n] = StrlenCalls(node(n, "ADDR"));
   for (const std::string &k : keys) {

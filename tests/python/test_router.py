@@ -87,7 +87,7 @@ def test_policies(two_clouds_reply: bytes) -> None:
 def test_nearest_policy_uses_rtt(two_clouds_reply: bytes) -> None:
     r = two_clouds(two_clouds_reply, policy="nearest", nearest_margin_us=100, seed=7)
     key = "user:1000"
-    handles = {addr(c): c.node for c in r.candidates(key)}
+    handles = {addr(c): c.node_handle for c in r.candidates(key)}
     r.set_rtt(handles["127.0.2.2:7102"], 300)
     r.set_rtt(handles["127.0.1.1:7001"], 5000)
     r.set_rtt(handles["127.0.1.2:7002"], 9000)
@@ -222,17 +222,17 @@ def test_health_feedback_and_breaker(two_clouds_reply: bytes) -> None:
     key = "user:1000"
     first = r.route_read(key)
     assert addr(first) == "127.0.1.2:7002"
-    r.report_failure(first.node)
-    r.report_failure(first.node)
+    r.report_failure(first.node_handle)
+    r.report_failure(first.node_handle)
     cands = r.candidates(key)
-    assert [c.down for c in cands if c.node == first.node] == [True]
-    assert r.route_read(key).node != first.node
-    r.report_success(first.node)
-    assert r.route_read(key).node == first.node
+    assert [c.down for c in cands if c.node_handle == first.node_handle] == [True]
+    assert r.route_read(key).node_handle != first.node_handle
+    r.report_success(first.node_handle)
+    assert r.route_read(key).node_handle == first.node_handle
     # Every candidate down: reads fail, writes still go to the master.
     for c in cands:
-        r.report_failure(c.node)
-        r.report_failure(c.node)
+        r.report_failure(c.node_handle)
+        r.report_failure(c.node_handle)
     with pytest.raises(cloudroute.UnavailableError):
         r.route_read(key)
     assert addr(r.route_write(key)) == "127.0.1.1:7001"

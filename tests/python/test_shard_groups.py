@@ -46,10 +46,10 @@ def test_failover_and_breaker() -> None:
     key = next(k for k in (f"k{i}" for i in range(100)) if g.locate(k) == 1)
     local = g.route_read(key)
     assert (local.host, local.port) == ("127.0.1.36", 7206)
-    g.report_failure(local.node)
+    g.report_failure(local.node_handle)
     assert g.route_read(key).host != "127.0.1.36"
     assert g.read_order(key)[-1].down
-    g.report_success(local.node)
+    g.report_success(local.node_handle)
     assert g.route_read(key).host == "127.0.1.36"
     g.set_master("group1", "127.0.2.35", 7205)  # +switch-master
     assert g.route_write(key).port == 7205

@@ -24,7 +24,7 @@ def route(reply: bytes) -> Tuple[str, int, Tier, Role]:
     r: Route = router.route_read("user:1000")
     cands: List[Candidate] = router.candidates(b"user:1000")
     down: bool = cands[0].down
-    router.report_failure(r.node)
+    router.report_failure(r.node_handle)
     text: str = router.explain("user:1000")
     snap = router.snapshot()
     gen: int = snap.generation

@@ -66,7 +66,7 @@ struct ClientSetup {
       v.resize(n);
     }
     std::map<uint32_t, cr_client_node_stats> m;
-    for (size_t i = 0; i < n && i < v.size(); ++i) m[v[i].node] = v[i];
+    for (size_t i = 0; i < n && i < v.size(); ++i) m[v[i].node_handle] = v[i];
     return m;
   }
 
@@ -74,7 +74,7 @@ struct ClientSetup {
   void PrintServed(const std::string &what, const std::map<uint32_t, cr_client_node_stats> &before) const {
     if (!stats) return;
     cr_router *r = nullptr;
-    cr_client_router(&r, client);
+    r = cr_client_get_router(client);
     for (const auto &kv : NodeStats()) {
       auto it = before.find(kv.first);
       const uint64_t reads = kv.second.reads - (it == before.end() ? 0 : it->second.reads);
@@ -85,9 +85,9 @@ struct ClientSetup {
       for (auto &e : c) e.struct_size = sizeof(cr_candidate);
       for (uint32_t slot = 0; slot < CR_SLOT_COUNT && tier == "?"; slot += 97) {
         size_t n = 0;
-        if (cr_router_slot_candidates(c, 16, &n, r, slot) != CR_OK) continue;
+        if (cr_router_candidates_slot(c, 16, &n, r, slot) != CR_OK) continue;
         for (size_t i = 0; i < n; ++i) {
-          if (c[i].node == kv.first) tier = cr_tier_name(c[i].tier);
+          if (c[i].node_handle == kv.first) tier = cr_tier_name(c[i].tier);
         }
       }
       std::fprintf(stderr, "served %s: %llu read(s) by %s (%s)\n", what.c_str(),
@@ -116,7 +116,7 @@ struct ClientSetup {
 
 void PrintValue(const cr_reply *r) {
   size_t len = 0;
-  const char *p = cr_reply_string(r, &len);
+  const char *p = cr_reply_get_string(r, &len);
   if (p == nullptr) {
     std::puts("(nil)");
     return;
@@ -141,7 +141,7 @@ int CmdClient(const std::string &verb, const std::vector<std::string> &args) {
 
   int exit_code = kExitOk;
   if (verb == "set") {
-    const cr_status s = cr_client_set(setup.client, rest[0].data(), rest[0].size(), rest[1].data(),
+    const cr_status s = cr_client_cmd_set(setup.client, rest[0].data(), rest[0].size(), rest[1].data(),
                                       rest[1].size(), 0);
     if (s != CR_OK) return Die("set " + rest[0], s), kExitCommandFailed;
     std::puts("OK");
@@ -149,7 +149,7 @@ int CmdClient(const std::string &verb, const std::vector<std::string> &args) {
     for (const std::string &key : rest) {
       const auto before = setup.NodeStats();
       cr_reply *r = nullptr;
-      const cr_status s = cr_client_get(&r, setup.client, key.data(), key.size());
+      const cr_status s = cr_client_cmd_get(&r, setup.client, key.data(), key.size());
       if (s != CR_OK) {
         std::fprintf(stderr, "cloudroute: get %s: %s: %s\n", key.c_str(), cr_status_str(s), cr_last_error());
         exit_code = kExitCommandFailed;
@@ -168,9 +168,9 @@ int CmdClient(const std::string &verb, const std::vector<std::string> &args) {
     }
     const auto before = setup.NodeStats();
     cr_reply *r = nullptr;
-    const cr_status s = cr_client_mget(&r, setup.client, kp.data(), kl.data(), kp.size());
+    const cr_status s = cr_client_cmd_mget(&r, setup.client, kp.data(), kl.data(), kp.size());
     if (s != CR_OK) return Die("mget", s), kExitCommandFailed;
-    for (size_t i = 0; i < cr_reply_count(r); ++i) PrintValue(cr_reply_element(r, i));
+    for (size_t i = 0; i < cr_reply_get_count(r); ++i) PrintValue(cr_reply_get_element(r, i));
     cr_reply_free(r);
     setup.PrintServed("mget", before);
   }

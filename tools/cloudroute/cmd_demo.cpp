@@ -75,7 +75,7 @@ double Request(cr_client *c, const DemoArgs &a, std::mt19937 &rng) {
   }
   const Clock::time_point t0 = Clock::now();
   cr_reply *r = nullptr;
-  const cr_status s = cr_client_mget(&r, c, ptrs.data(), lens.data(), keys.size());
+  const cr_status s = cr_client_cmd_mget(&r, c, ptrs.data(), lens.data(), keys.size());
   const double ms = Ms(Clock::now() - t0);
   cr_reply_free(r);
   return s == CR_OK ? ms : -1;
@@ -95,7 +95,7 @@ int Populate(cr_client *c, const DemoArgs &a) {
     vp.push_back(values[i].data());
     vl.push_back(values[i].size());
   }
-  const cr_status s = cr_client_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), keys.size());
+  const cr_status s = cr_client_cmd_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), keys.size());
   return s == CR_OK ? kExitOk : Die("writing the demo keys", s);
 }
 
@@ -163,7 +163,7 @@ int Watch(RouterSetup &setup, const DemoArgs &a) {
   cr_client *c = NewClient(setup, a, setup.opts.policy);
   if (c == nullptr) return kExitUsage;
   cr_router *router = nullptr;
-  cr_client_router(&router, c);
+  router = cr_client_get_router(c);
   std::mt19937 rng(11);
   const Clock::time_point start = Clock::now(), end = start + std::chrono::duration_cast<Clock::duration>(
                                                                    std::chrono::duration<double>(a.seconds));
@@ -182,7 +182,7 @@ int Watch(RouterSetup &setup, const DemoArgs &a) {
     const std::string value = std::to_string(n);
     std::string probes;
     for (const std::string &key : a.probes) {
-      if (cr_client_set(c, key.data(), key.size(), value.data(), value.size(), 0) != CR_OK) ++writes_failed;
+      if (cr_client_cmd_set(c, key.data(), key.size(), value.data(), value.size(), 0) != CR_OK) ++writes_failed;
       cr_route w = CR_ROUTE_INIT;
       std::string write = "?";
       if (cr_router_route_write(&w, router, key.data(), key.size()) == CR_OK) write = Address(w.host, w.port);

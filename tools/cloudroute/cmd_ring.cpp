@@ -96,9 +96,9 @@ int CmdJedisHash(const std::vector<std::string> &args) {
   }
   cr_hash_algo h;
   if (algo == "murmur") {
-    h = CR_HASH_MURMUR;
+    h = CR_HASH_ALGO_MURMUR;
   } else if (algo == "md5") {
-    h = CR_HASH_MD5;
+    h = CR_HASH_ALGO_MD5;
   } else {
     return Usage(algo.empty() ? "jedis-hash: --algo murmur|md5 is required"
                               : "jedis-hash: unknown --algo '" + algo + "' (want murmur or md5)");
@@ -145,18 +145,18 @@ int CmdRing(const std::vector<std::string> &args) {
   cr_ring_options o = CR_RING_OPTIONS_INIT;
   o.key_tags = key_tags ? 1 : 0;
   if (algo == "murmur" || algo == "md5") {
-    o.algo = CR_RING_JEDIS;
-    o.hash = algo == "md5" ? CR_HASH_MD5 : CR_HASH_MURMUR;
+    o.algo = CR_RING_ALGO_JEDIS;
+    o.hash = algo == "md5" ? CR_HASH_ALGO_MD5 : CR_HASH_ALGO_MURMUR;
     if (!hash.empty()) return Usage("ring: --hash is for jump and modulo (--algo " + algo + " names the hash)");
   } else if (algo == "ketama") {
-    o.algo = CR_RING_KETAMA;
+    o.algo = CR_RING_ALGO_KETAMA;
     if (!hash.empty() && hash != "md5") return Usage("ring: ketama hashes with md5 only");
   } else if (algo == "jump" || algo == "modulo") {
-    o.algo = algo == "jump" ? CR_RING_JUMP : CR_RING_MODULO;
+    o.algo = algo == "jump" ? CR_RING_ALGO_JUMP : CR_RING_ALGO_MODULO;
     if (hash == "md5") {
-      o.hash = CR_HASH_MD5;
+      o.hash = CR_HASH_ALGO_MD5;
     } else if (hash.empty() || hash == "murmur") {
-      o.hash = CR_HASH_MURMUR;
+      o.hash = CR_HASH_ALGO_MURMUR;
     } else {
       return Usage("ring: unknown --hash '" + hash + "' (want murmur or md5)");
     }
@@ -176,13 +176,13 @@ int CmdRing(const std::vector<std::string> &args) {
   cr_ring *raw = nullptr;
   if (cr_status s = cr_ring_new(&raw, &o); s != CR_OK) return Die("ring", s);
   std::unique_ptr<cr_ring, RingDeleter> ring(raw);
-  if (o.algo == CR_RING_JUMP || o.algo == CR_RING_MODULO) {
+  if (o.algo == CR_RING_ALGO_JUMP || o.algo == CR_RING_ALGO_MODULO) {
     long long n = 0;
     if (!ParseInt(shards, 1, 65536, &n)) {
       return Usage("ring: --algo " + algo + " wants --shards N (a count from 1 to 65536), got '" + shards + "'");
     }
     for (long long i = 0; i < n; ++i) {
-      if (cr_status s = cr_ring_add_shard(ring.get(), nullptr, 0, 1); s != CR_OK) return Die("ring", s);
+      if (cr_status s = cr_ring_add_shard(ring.get(), nullptr, 1); s != CR_OK) return Die("ring", s);
     }
   } else {
     size_t start = 0;
@@ -191,12 +191,11 @@ int CmdRing(const std::vector<std::string> &args) {
       const std::string item = shards.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       const size_t eq = item.rfind('=');
       long long w = 0;
-      if (eq == std::string::npos || !ParseInt(item.substr(eq + 1), INT32_MIN, INT32_MAX, &w)) {
+      if (eq == std::string::npos || !ParseInt(item.substr(eq + 1), 0, UINT32_MAX, &w)) {
         return Usage("ring: --shards wants NAME=WEIGHT or =WEIGHT items, got '" + item + "'");
       }
       const std::string name = item.substr(0, eq);
-      cr_status s = cr_ring_add_shard(ring.get(), eq == 0 ? nullptr : name.data(), name.size(),
-                                      static_cast<int32_t>(w));
+      cr_status s = cr_ring_add_shard(ring.get(), eq == 0 ? nullptr : name.c_str(), static_cast<uint32_t>(w));
       if (s != CR_OK) return Die("--shards '" + item + "'", s);
       if (comma == std::string::npos) break;
       start = comma + 1;

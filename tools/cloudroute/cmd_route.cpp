@@ -15,7 +15,7 @@ std::vector<cr_candidate> Candidates(cr_router *r, const std::string *key, uint3
     for (auto &c : out) c.struct_size = sizeof(cr_candidate);
     size_t n = 0;
     *status = key != nullptr ? cr_router_candidates(out.data(), out.size(), &n, r, key->data(), key->size())
-                             : cr_router_slot_candidates(out.data(), out.size(), &n, r, slot);
+                             : cr_router_candidates_slot(out.data(), out.size(), &n, r, slot);
     if (*status == CR_EBUFS) {
       out.resize(n);
       continue;
@@ -36,17 +36,17 @@ int CmdTopology(const std::vector<std::string> &args) {
   if (!rest.empty()) return Usage("topology: unexpected argument '" + rest[0] + "'");
   if (int rc = setup.Build()) return rc;
 
-  const size_t shards = cr_topology_shard_count(setup.topo);
-  std::printf("%zu shards, %zu nodes, policy %s\n", shards, cr_topology_node_count(setup.topo),
+  const size_t shards = cr_topology_get_shard_count(setup.topo);
+  std::printf("%zu shards, %zu nodes, policy %s\n", shards, cr_topology_get_node_count(setup.topo),
               cr_policy_name(setup.opts.policy));
   uint32_t covered = 0;
   for (size_t s = 0; s < shards; ++s) {
     const char *id = "";
-    cr_topology_shard_id(&id, setup.topo, s);
+    cr_topology_get_shard_id(&id, setup.topo, s);
     size_t nranges = 0;
-    cr_topology_shard_ranges(nullptr, nullptr, 0, &nranges, setup.topo, s);
+    cr_topology_get_shard_ranges(nullptr, nullptr, 0, &nranges, setup.topo, s);
     std::vector<uint16_t> starts(nranges), ends(nranges);
-    cr_topology_shard_ranges(starts.data(), ends.data(), nranges, &nranges, setup.topo, s);
+    cr_topology_get_shard_ranges(starts.data(), ends.data(), nranges, &nranges, setup.topo, s);
     std::string ranges;
     uint32_t count = 0;
     for (size_t i = 0; i < nranges; ++i) {

@@ -144,7 +144,7 @@ int RouterSetup::Build() {
     cr_parse_options po = CR_PARSE_OPTIONS_INIT;
     if (!default_host.empty()) po.default_host = default_host.c_str();
     s = cr_topology_parse(&topo, bytes.data(), bytes.size(),
-                          !slots_file.empty() ? CR_REPLY_CLUSTER_SLOTS : CR_REPLY_CLUSTER_SHARDS, &po);
+                          !slots_file.empty() ? CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS : CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS, &po);
   }
   if (s != CR_OK) return Die("parsing " + path, s);
   if ((s = cr_config_set_router_options(cfg, &opts)) != CR_OK) return Die("options", s);
@@ -165,12 +165,12 @@ int RouterSetup::BuildLive() {
   o.client_name = "cloudroute-cli";
   o.refresh_interval_ms = 0;  // a short-lived process
   if ((s = cr_client_new(&client, cfg, &o, seeds.c_str())) != CR_OK) return Die("connect to " + seeds, s);
-  if ((s = cr_client_router(&router, client)) != CR_OK) return Die("client router", s);
+  router = cr_client_get_router(client);
   cr_snapshot *snap = nullptr;
-  if ((s = cr_router_snapshot(&snap, router)) != CR_OK) return Die("snapshot", s);
-  s = cr_snapshot_topology(&topo, snap);
+  if ((s = cr_router_get_snapshot(&snap, router)) != CR_OK) return Die("snapshot", s);
+  topo = cr_snapshot_get_topology(snap);
   cr_snapshot_free(snap);
-  if (s != CR_OK) return Die("topology", s);
+  if (topo == nullptr) return Die("topology", CR_ENOMEM);
   return kExitOk;
 }
 

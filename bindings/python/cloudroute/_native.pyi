@@ -45,7 +45,7 @@ def parse_static(text: Union[str, ReadableBuffer]) -> Topology: ...
 @final
 class Route(structseq[Any], Tuple[str, int, Role, Tier, int, int, int]):
     if sys.version_info >= (3, 10):
-        __match_args__: Final = ("host", "port", "role", "tier", "slot", "shard", "node")
+        __match_args__: Final = ("host", "port", "role", "tier", "slot", "shard", "node_handle")
     @property
     def host(self) -> str: ...
     @property
@@ -64,7 +64,7 @@ class Route(structseq[Any], Tuple[str, int, Role, Tier, int, int, int]):
 @final
 class Candidate(structseq[Any], Tuple[str, int, Role, Tier, int, int, int, bool, int]):
     if sys.version_info >= (3, 10):
-        __match_args__: Final = ("host", "port", "role", "tier", "rank", "weight", "rtt_us", "down", "node")
+        __match_args__: Final = ("host", "port", "role", "tier", "rank", "weight", "rtt_us", "down", "node_handle")
     @property
     def host(self) -> str: ...
     @property
@@ -246,7 +246,7 @@ class ClientStats(structseq[Any], Tuple[int, Dict[Tier, int], int, int, int, int
 class NodeStats(structseq[Any], Tuple[str, int, int, int, int, int, int, int, int, int]):
     if sys.version_info >= (3, 10):
         __match_args__: Final = (
-            "host", "port", "node", "reads", "writes", "errors", "connections", "latency_us",
+            "host", "port", "node_handle", "reads", "writes", "errors", "connections", "latency_us",
             "open_connections", "idle_connections",
         )
     @property

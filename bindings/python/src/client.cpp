@@ -146,7 +146,7 @@ PyObject *g_response_error = nullptr;  // cloudroute.errors.ResponseError
 
 py::object Text(const cr_reply *r) {
   size_t len = 0;
-  const char *s = cr_reply_string(r, &len);
+  const char *s = cr_reply_get_string(r, &len);
   return py::reinterpret_steal<py::object>(
       [&] {
         PyObject *o = PyUnicode_DecodeUTF8(s, static_cast<Py_ssize_t>(len), "backslashreplace");
@@ -158,45 +158,45 @@ py::object Text(const cr_reply *r) {
 py::object FromReply(const cr_reply *r) {
   size_t len = 0;
   switch (cr_reply_get_type(r)) {
-    case CR_REPLY_STRING: {
-      const char *s = cr_reply_string(r, &len);
+    case CR_REPLY_TYPE_STRING: {
+      const char *s = cr_reply_get_string(r, &len);
       return py::bytes(s, len);
     }
-    case CR_REPLY_STATUS: return Text(r);
-    case CR_REPLY_INTEGER: return py::int_(cr_reply_integer(r));
-    case CR_REPLY_NIL: return py::none();
-    case CR_REPLY_BOOL: return py::bool_(cr_reply_integer(r) != 0);
-    case CR_REPLY_DOUBLE: return py::reinterpret_steal<py::object>([&] {
+    case CR_REPLY_TYPE_STATUS: return Text(r);
+    case CR_REPLY_TYPE_INTEGER: return py::int_(cr_reply_get_integer(r));
+    case CR_REPLY_TYPE_NIL: return py::none();
+    case CR_REPLY_TYPE_BOOL: return py::bool_(cr_reply_get_integer(r) != 0);
+    case CR_REPLY_TYPE_DOUBLE: return py::reinterpret_steal<py::object>([&] {
         PyObject *f = PyFloat_FromString(Text(r).ptr());
         if (f == nullptr) throw py::error_already_set();
         return f;
       }());
-    case CR_REPLY_BIGNUM: {
-      const char *s = cr_reply_string(r, &len);
+    case CR_REPLY_TYPE_BIGNUM: {
+      const char *s = cr_reply_get_string(r, &len);
       PyObject *i = PyLong_FromString(s, nullptr, 10);
       if (i == nullptr) throw py::error_already_set();
       return py::reinterpret_steal<py::object>(i);
     }
-    case CR_REPLY_ERROR: {
+    case CR_REPLY_TYPE_ERROR: {
       // An error inside an array (EXEC): returned as an exception object,
       // not raised, as redis-py does.
       py::object exc = py::reinterpret_borrow<py::object>(g_response_error)(Text(r));
       exc.attr("status") = static_cast<int>(CR_EREDIS);
       return exc;
     }
-    case CR_REPLY_ARRAY: {
-      const size_t n = cr_reply_count(r);
+    case CR_REPLY_TYPE_ARRAY: {
+      const size_t n = cr_reply_get_count(r);
       py::list out(n);
-      for (size_t i = 0; i < n; ++i) out[i] = FromReply(cr_reply_element(r, i));
+      for (size_t i = 0; i < n; ++i) out[i] = FromReply(cr_reply_get_element(r, i));
       return std::move(out);
     }
-    case CR_REPLY_MAP: {
-      const size_t n = cr_reply_count(r);
+    case CR_REPLY_TYPE_MAP: {
+      const size_t n = cr_reply_get_count(r);
       py::dict out;
       for (size_t i = 0; i + 1 < n; i += 2) {
-        py::object k = FromReply(cr_reply_element(r, i));
+        py::object k = FromReply(cr_reply_get_element(r, i));
         if (PyList_Check(k.ptr())) k = py::tuple(k);  // dict keys must be hashable
-        out[k] = FromReply(cr_reply_element(r, i + 1));
+        out[k] = FromReply(cr_reply_get_element(r, i + 1));
       }
       return std::move(out);
     }
@@ -219,7 +219,7 @@ struct Options {
   cr_client_options o;
   std::deque<std::string> strings;
 
-  Options() { cr_client_options_init(&o); }
+  Options() { cr_client_options_init(&o, sizeof o); }
 
   const char *Str(py::handle v, const char *name) {
     if (v.is_none()) return nullptr;
@@ -295,7 +295,7 @@ PyStructSequence_Desc kStatsDesc = {"cloudroute.ClientStats",
 PyStructSequence_Field kNodeStatsFields[] = {
     {"host", "the node's announced host"},
     {"port", "the node's announced port"},
-    {"node", "stable node handle (Route.node)"},
+    {"node_handle", "stable node handle (Route.node_handle)"},
     {"reads", "read commands this node answered"},
     {"writes", "write commands this node answered"},
     {"errors", "connection errors and timeouts"},
@@ -305,7 +305,7 @@ PyStructSequence_Field kNodeStatsFields[] = {
     {"idle_connections", "idle connections in the pool now"},
     {nullptr, nullptr}};
 PyStructSequence_Desc kNodeStatsDesc = {
-    "cloudroute.NodeStats", "NodeStats(host, port, node, ...): per-node counters of a Client.",
+    "cloudroute.NodeStats", "NodeStats(host, port, node_handle, ...): per-node counters of a Client.",
     kNodeStatsFields, 10};
 
 py::object Record(PyTypeObject *type, std::initializer_list<py::object> items) {
@@ -347,7 +347,7 @@ py::list NodeStats(const Client &self) {
   for (size_t i = 0; i < count; ++i) {
     const cr_client_node_stats &n = buf[i];
     out.append(Record(g_node_stats,
-                      {py::str(n.host != nullptr ? n.host : "?"), py::int_(n.port), py::int_(n.node),
+                      {py::str(n.host != nullptr ? n.host : "?"), py::int_(n.port), py::int_(n.node_handle),
                        py::int_(n.reads), py::int_(n.writes), py::int_(n.errors), py::int_(n.connections),
                        py::int_(n.latency_us), py::int_(n.open_connections), py::int_(n.idle_connections)}));
   }
@@ -378,7 +378,7 @@ py::object Get(const Client &self, py::handle key) {
   KeyArg k;
   if (!k.Set(key.ptr(), "key")) throw py::error_already_set();
   cr_reply *out = nullptr;
-  const cr_status st = NoGil(self, [&](cr_client *c) { return cr_client_get(&out, c, k.data(), k.size()); });
+  const cr_status st = NoGil(self, [&](cr_client *c) { return cr_client_cmd_get(&out, c, k.data(), k.size()); });
   return ReplyResult(st, out);
 }
 
@@ -389,7 +389,7 @@ void Set(const Client &self, py::handle key, py::handle value, py::handle ttl_ms
   v.Set(py::make_tuple(value), "value");
   const uint64_t ttl = U64OrLong(ttl_ms, "ttl_ms", false);
   Check(NoGil(self, [&](cr_client *c) {
-    return cr_client_set(c, k.data(), k.size(), v.ptrs()[0], v.lens()[0], ttl);
+    return cr_client_cmd_set(c, k.data(), k.size(), v.ptrs()[0], v.lens()[0], ttl);
   }));
 }
 
@@ -398,7 +398,7 @@ py::object MGet(const Client &self, py::handle keys) {
   k.Set(keys, "keys");
   if (k.size() == 0) return py::list();
   cr_reply *out = nullptr;
-  const cr_status st = NoGil(self, [&](cr_client *c) { return cr_client_mget(&out, c, k.ptrs(), k.lens(), k.size()); });
+  const cr_status st = NoGil(self, [&](cr_client *c) { return cr_client_cmd_mget(&out, c, k.ptrs(), k.lens(), k.size()); });
   return ReplyResult(st, out);
 }
 
@@ -411,7 +411,7 @@ void MSet(const Client &self, py::handle keys, py::handle values) {
   }
   if (k.size() == 0) return;
   Check(NoGil(self, [&](cr_client *c) {
-    return cr_client_mset(c, k.ptrs(), k.lens(), v.ptrs(), v.lens(), k.size());
+    return cr_client_cmd_mset(c, k.ptrs(), k.lens(), v.ptrs(), v.lens(), k.size());
   }));
 }
 
@@ -420,7 +420,7 @@ int64_t Del(const Client &self, py::handle keys) {
   k.Set(keys, "keys");
   if (k.size() == 0) return 0;
   int64_t deleted = 0;
-  Check(NoGil(self, [&](cr_client *c) { return cr_client_del(&deleted, c, k.ptrs(), k.lens(), k.size()); }));
+  Check(NoGil(self, [&](cr_client *c) { return cr_client_cmd_del(&deleted, c, k.ptrs(), k.lens(), k.size()); }));
   return deleted;
 }
 
@@ -480,8 +480,7 @@ void InitClient(py::module_ &m) {
           "router",
           [](const Client &self) {
             std::shared_ptr<ClientHandle> h = self.Acquire();
-            cr_router *r = nullptr;
-            Check(cr_client_router(&r, h->c));
+            cr_router *r = cr_client_get_router(h->c);
             return BorrowedRouter(r, std::static_pointer_cast<void>(h));
           },
           "The client's Router (borrowed: it keeps the client's handle alive while it lives).")

@@ -57,7 +57,7 @@ void InitConfig(py::module_ &m) {
           [](py::object self, py::handle node, py::handle location) {
             return Set2(self, cr_config_add_node_location, node, "node", location, "location");
           },
-          py::arg("node"), py::arg("location"),
+          py::arg("node_handle"), py::arg("location"),
           "An exact location for one node, by 'host:port' or node id (highest precedence).")
       .def(
           "add_zone",
@@ -83,7 +83,7 @@ void InitConfig(py::module_ &m) {
             Check(cr_config_set_weight(self.cast<Config &>().cfg, n.c_str(), U32(weight, "weight")));
             return self;
           },
-          py::arg("node"), py::arg("weight"),
+          py::arg("node_handle"), py::arg("weight"),
           "Relative read weight of a node ('host:port' or node id) among candidates of\n"
           "equal rank; default 1, 0 keeps the node as a last resort only.")
       .def(
@@ -91,7 +91,7 @@ void InitConfig(py::module_ &m) {
           [](py::object self, py::handle policy, py::handle margin, py::handle threshold,
              py::handle cooldown, py::handle seed) {
             cr_router_options o;
-            cr_router_options_init(&o);
+            cr_router_options_init(&o, sizeof o);
             if (!policy.is_none()) {
               const std::string name = CString(policy, "policy");
               Check(cr_policy_from_name(&o.policy, name.c_str()));

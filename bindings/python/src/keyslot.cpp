@@ -1,6 +1,6 @@
 // Key slots: keyslot(key), keyslots(keys), crc16(data). These are the
 // per-key hot path, so they are plain METH_O functions (one type check and
-// one C call per key, no pybind11 dispatch) over cr_keyslot / cr_keyslots.
+// one C call per key, no pybind11 dispatch) over cr_keyslot / cr_keyslot_batch.
 #include "common.hpp"
 
 namespace crpy {
@@ -19,7 +19,7 @@ PyObject *Keyslot(PyObject *, PyObject *key) {
 }
 
 // Keys are hashed chunk by chunk: each chunk's bytes are still in cache
-// when cr_keyslots reads them, which matters for batches beyond the L2 cache.
+// when cr_keyslot_batch reads them, which matters for batches beyond the L2 cache.
 constexpr size_t kChunk = 256;
 
 PyObject *Keyslots(PyObject *, PyObject *keys) {
@@ -38,10 +38,10 @@ PyObject *Keyslots(PyObject *, PyObject *keys) {
     }
     cr_status st;
     if (nogil) {
-      Py_BEGIN_ALLOW_THREADS st = cr_keyslots(slots, batch.ptrs(), batch.lens(), m);
+      Py_BEGIN_ALLOW_THREADS st = cr_keyslot_batch(slots, batch.ptrs(), batch.lens(), m);
       Py_END_ALLOW_THREADS
     } else {
-      st = cr_keyslots(slots, batch.ptrs(), batch.lens(), m);
+      st = cr_keyslot_batch(slots, batch.ptrs(), batch.lens(), m);
     }
     if (st != CR_OK) {
       Py_DECREF(list);

@@ -28,10 +28,10 @@ PyStructSequence_Field kRouteFields[] = {
     {"tier", "locality tier of the node as seen from the client (Tier)"},
     {"slot", "the key's cluster slot (0 for shard groups)"},
     {"shard", "shard index in the topology, or shard-group index"},
-    {"node", "stable node handle, for report_failure/report_success/set_rtt"},
+    {"node_handle", "stable node handle, for report_failure/report_success/set_rtt"},
     {nullptr, nullptr}};
 PyStructSequence_Desc kRouteDesc = {"cloudroute.Route",
-                                    "Route(host, port, role, tier, slot, shard, node): where a "
+                                    "Route(host, port, role, tier, slot, shard, node_handle): where a "
                                     "key is served.",
                                     kRouteFields, 7};
 
@@ -44,11 +44,11 @@ PyStructSequence_Field kCandidateFields[] = {
     {"weight", "relative read weight"},
     {"rtt_us", "measured round-trip time in microseconds, 0 when none"},
     {"down", "True when the health breaker currently skips the node"},
-    {"node", "stable node handle"},
+    {"node_handle", "stable node handle"},
     {nullptr, nullptr}};
 PyStructSequence_Desc kCandidateDesc = {
     "cloudroute.Candidate",
-    "Candidate(host, port, role, tier, rank, weight, rtt_us, down, node): one entry of an "
+    "Candidate(host, port, role, tier, rank, weight, rtt_us, down, node_handle): one entry of an "
     "ordered read set.",
     kCandidateFields, 9};
 
@@ -150,7 +150,7 @@ py::object MakeRoute(const cr_route &r) {
                         Member(g_roles.data(), g_roles.size(), r.role),
                         Member(g_tiers.data(), g_tiers.size(), r.tier),
                         PyLong_FromUnsignedLong(r.slot), PyLong_FromUnsignedLong(r.shard),
-                        PyLong_FromUnsignedLong(r.node)});
+                        PyLong_FromUnsignedLong(r.node_handle)});
 }
 
 py::object MakeCandidate(const cr_candidate &c) {
@@ -159,7 +159,7 @@ py::object MakeCandidate(const cr_candidate &c) {
                Member(g_roles.data(), g_roles.size(), c.role),
                Member(g_tiers.data(), g_tiers.size(), c.tier), PyLong_FromUnsignedLong(c.rank),
                PyLong_FromUnsignedLong(c.weight), PyLong_FromUnsignedLong(c.rtt_us),
-               PyBool_FromLong(c.down), PyLong_FromUnsignedLong(c.node)});
+               PyBool_FromLong(c.down), PyLong_FromUnsignedLong(c.node_handle)});
 }
 
 py::object MakeNode(const cr_node_info &n) {

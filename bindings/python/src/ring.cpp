@@ -13,7 +13,7 @@ namespace {
 struct ShardSpec {
   bool named = false;
   std::string name;
-  int32_t weight = 1;
+  uint32_t weight = 1;
 };
 
 ShardSpec ParseShard(py::handle entry, size_t i) {
@@ -26,10 +26,10 @@ ShardSpec ParseShard(py::handle entry, size_t i) {
                            "] must be a name, None, or a (name, weight) pair");
     }
     name = pair[0];
-    spec.weight = static_cast<int32_t>(BoundedInt(pair[1], "weight", INT32_MIN, INT32_MAX));
+    spec.weight = static_cast<uint32_t>(BoundedInt(pair[1], "weight", 0, UINT32_MAX));
   }
   if (name.is_none()) return spec;
-  KeyArg k;  // str (UTF-8) or bytes-like; the C API refuses NUL bytes and empty names
+  KeyArg k;  // str (UTF-8) or bytes-like; the C API refuses empty names
   if (PyUnicode_Check(name.ptr()) || PyBytes_Check(name.ptr())) {
     if (!k.Set(name.ptr(), "name")) throw py::error_already_set();
   } else {
@@ -38,13 +38,16 @@ ShardSpec ParseShard(py::handle entry, size_t i) {
   }
   spec.named = true;
   spec.name.assign(k.data(), k.size());
+  if (spec.name.find('\0') != std::string::npos) {
+    ThrowInvalid("shards[" + std::to_string(i) + "] name contains a NUL byte");
+  }
   return spec;
 }
 
 std::unique_ptr<Ring> MakeRing(py::handle shards, py::handle algo, py::handle hash,
                                py::handle naming, bool key_tags) {
   cr_ring_options o;
-  cr_ring_options_init(&o);
+  cr_ring_options_init(&o, sizeof o);
   // Raw values: the C library refuses the ones it does not know.
   o.algo = static_cast<cr_ring_algo>(BoundedInt(algo, "algo", INT32_MIN, INT32_MAX));
   o.hash = static_cast<cr_hash_algo>(BoundedInt(hash, "hash", INT32_MIN, INT32_MAX));
@@ -63,8 +66,7 @@ std::unique_ptr<Ring> MakeRing(py::handle shards, py::handle algo, py::handle ha
     st = cr_ring_new(&ring->ring, &o);
     for (size_t s = 0; st == CR_OK && s < specs.size(); ++s) {
       const ShardSpec &spec = specs[s];
-      st = cr_ring_add_shard(ring->ring, spec.named ? spec.name.data() : nullptr,
-                             spec.name.size(), spec.weight);
+      st = cr_ring_add_shard(ring->ring, spec.named ? spec.name.c_str() : nullptr, spec.weight);
     }
     if (st == CR_OK) st = cr_ring_build(ring->ring);
   }
@@ -80,9 +82,9 @@ py::list LocateMany(const Ring &self, py::handle keys) {
   cr_status st;
   if (n >= kNoGilBatch) {
     py::gil_scoped_release nogil;
-    st = cr_ring_locate_many(shards.data(), self.ring, batch.ptrs(), batch.lens(), n);
+    st = cr_ring_locate_batch(shards.data(), self.ring, batch.ptrs(), batch.lens(), n);
   } else {
-    st = cr_ring_locate_many(shards.data(), self.ring, batch.ptrs(), batch.lens(), n);
+    st = cr_ring_locate_batch(shards.data(), self.ring, batch.ptrs(), batch.lens(), n);
   }
   Check(st);
   py::list out(n);
@@ -109,7 +111,7 @@ void InitRing(py::module_ &m) {
           py::arg("key"), "The 0-based index of the shard owning key (bytes or str as UTF-8).")
       .def("locate_many", &LocateMany, py::arg("keys"),
            "The shard of each key, in one call: a list of ints.")
-      .def("__len__", [](const Ring &self) { return cr_ring_shard_count(self.ring); });
+      .def("__len__", [](const Ring &self) { return cr_ring_get_shard_count(self.ring); });
 
   m.def(
       "jedis_hash",
@@ -140,7 +142,9 @@ void InitRing(py::module_ &m) {
         if (!f.Set(family.ptr(), "family") || !k.Set(key.ptr(), "key")) throw py::error_already_set();
         char buf[CR_FAMILY_KEY_SIZE];
         size_t needed = 0;
-        Check(cr_family_key(buf, sizeof buf, &needed, f.data(), f.size(), k.data(), k.size()));
+        const std::string fam(f.data(), f.size());
+        if (fam.find('\0') != std::string::npos) ThrowInvalid("family contains a NUL byte");
+        Check(cr_family_key(buf, sizeof buf, &needed, fam.c_str(), k.data(), k.size()));
         return std::string(buf);
       },
       py::arg("family"), py::arg("key"),

@@ -74,9 +74,9 @@ py::list RouteReads(Router &self, py::handle keys) {
   cr_status st;
   if (n >= kNoGilBatch) {
     py::gil_scoped_release nogil;
-    st = cr_router_route_reads(out.data(), nullptr, self.r, batch.ptrs(), batch.lens(), n);
+    st = cr_router_route_read_batch(out.data(), nullptr, self.r, batch.ptrs(), batch.lens(), n);
   } else {
-    st = cr_router_route_reads(out.data(), nullptr, self.r, batch.ptrs(), batch.lens(), n);
+    st = cr_router_route_read_batch(out.data(), nullptr, self.r, batch.ptrs(), batch.lens(), n);
   }
   Check(st);
   py::list list(n);
@@ -92,7 +92,7 @@ void InitRouter(py::module_ &m) {
                        "synchronisation at all (take one per batch). Immutable; stays valid\n"
                        "after the router swaps topologies or is freed.")
       .def_property_readonly(
-          "generation", [](const Snapshot &self) { return cr_snapshot_generation(self.s); },
+          "generation", [](const Snapshot &self) { return cr_snapshot_get_generation(self.s); },
           "Increases with every topology the router installs.")
       .def(
           "route_read", [](const Snapshot &self, py::handle key) { return SnapRouteKey(self, cr_snapshot_route_read, key); },
@@ -103,8 +103,8 @@ void InitRouter(py::module_ &m) {
       .def_property_readonly(
           "topology",
           [](const Snapshot &self) {
-            cr_topology *t = nullptr;
-            Check(cr_snapshot_topology(&t, self.s));
+            cr_topology *t = cr_snapshot_get_topology(self.s);
+            if (t == nullptr) Check(CR_ENOMEM);
             return py::cast(new Topology(t), py::return_value_policy::take_ownership);
           },
           "The Topology the snapshot was built from.");
@@ -172,7 +172,7 @@ void InitRouter(py::module_ &m) {
           [](Router &self, py::handle slot) {
             const uint32_t s = U32(slot, "slot");
             return Candidates([&](cr_candidate *buf, size_t cap, size_t *count) {
-              return cr_router_slot_candidates(buf, cap, count, self.r, s);
+              return cr_router_candidates_slot(buf, cap, count, self.r, s);
             });
           },
           py::arg("slot"), "The ordered read candidates of a slot (0-16383).")
@@ -202,20 +202,20 @@ void InitRouter(py::module_ &m) {
       .def(
           "report_failure",
           [](Router &self, py::handle node) { Check(cr_router_report_failure(self.r, U32(node, "node"))); },
-          py::arg("node"),
-          "A failed request to a node handle (Route.node / Candidate.node). After\n"
+          py::arg("node_handle"),
+          "A failed request to a node handle (Route.node_handle / Candidate.node_handle). After\n"
           "failure_threshold consecutive failures the node is skipped for\n"
           "down_cooldown_ms, then probed once.")
       .def(
           "report_success",
           [](Router &self, py::handle node) { Check(cr_router_report_success(self.r, U32(node, "node"))); },
-          py::arg("node"), "A successful request to a node handle: closes its breaker.")
+          py::arg("node_handle"), "A successful request to a node handle: closes its breaker.")
       .def(
           "set_rtt",
           [](Router &self, py::handle node, py::handle rtt_us) {
             Check(cr_router_set_rtt(self.r, U32(node, "node"), U32(rtt_us, "rtt_us")));
           },
-          py::arg("node"), py::arg("rtt_us"),
+          py::arg("node_handle"), py::arg("rtt_us"),
           "A measured round-trip time for a node handle (used by Policy.NEAREST).")
       .def(
           "set_node_zone",
@@ -226,14 +226,14 @@ void InitRouter(py::module_ &m) {
           py::arg("host"), py::arg("port"), py::arg("zone"),
           "A zone a node reported about itself (HELLO / INFO), by host and port.")
       .def_property_readonly(
-          "refresh_needed", [](const Router &self) { return cr_router_refresh_needed(self.r) != 0; },
+          "refresh_needed", [](const Router &self) { return cr_router_get_refresh_needed(self.r) != 0; },
           "True when a MOVED asked for a topology refresh since the last update().")
       .def(
           "node_handle",
           [](Router &self, py::handle host, py::handle port) {
             const std::string h = CString(host, "host");
             uint32_t handle = 0;
-            Check(cr_router_node_handle(&handle, self.r, h.c_str(), Port(port)));
+            Check(cr_router_find_node(&handle, self.r, h.c_str(), Port(port)));
             return handle;
           },
           py::arg("host"), py::arg("port"),
@@ -242,7 +242,7 @@ void InitRouter(py::module_ &m) {
           "snapshot",
           [](Router &self) {
             cr_snapshot *s = nullptr;
-            Check(cr_router_snapshot(&s, self.r));
+            Check(cr_router_get_snapshot(&s, self.r));
             return std::make_unique<Snapshot>(s);
           },
           "The current Snapshot. Raises NoTopologyError before the first update().");

@@ -74,7 +74,7 @@ void InitShardGroups(py::module_ &m) {
             return index;
           },
           py::arg("name"), "The index of a group by name. Raises NotFoundError.")
-      .def("__len__", [](const ShardGroups &self) { return cr_shard_groups_count(self.g); })
+      .def("__len__", [](const ShardGroups &self) { return cr_shard_groups_get_count(self.g); })
       .def(
           "set_ring",
           [](ShardGroups &self, py::handle ring) {
@@ -116,9 +116,9 @@ void InitShardGroups(py::module_ &m) {
               hosts.push_back(CString(pair[0], "host"));
               ports.push_back(Port(pair[1]));
             }
-            std::vector<const char *> ptrs;
-            for (const std::string &h : hosts) ptrs.push_back(h.c_str());
-            Check(cr_shard_groups_set_replicas(self.g, g, ptrs.data(), ports.data(), ptrs.size()));
+            std::vector<cr_address> list;
+            for (size_t i = 0; i < hosts.size(); ++i) list.push_back(cr_address{hosts[i].c_str(), ports[i]});
+            Check(cr_shard_groups_set_replicas(self.g, g, list.data(), list.size()));
           },
           py::arg("group"), py::arg("replicas"),
           "Replace the group's replicas with (host, port) pairs (SENTINEL replicas, less\n"
@@ -147,7 +147,7 @@ void InitShardGroups(py::module_ &m) {
             KeyArg k;
             if (!k.Set(key.ptr(), "key")) throw py::error_already_set();
             return Candidates([&](cr_candidate *buf, size_t cap, size_t *count) {
-              return cr_shard_groups_read_order(buf, cap, count, self.g, k.data(), k.size());
+              return cr_shard_groups_candidates(buf, cap, count, self.g, k.data(), k.size());
             });
           },
           py::arg("key"),
@@ -157,11 +157,11 @@ void InitShardGroups(py::module_ &m) {
       .def(
           "report_failure",
           [](ShardGroups &self, py::handle node) { Check(cr_shard_groups_report_failure(self.g, U32(node, "node"))); },
-          py::arg("node"), "A failed request to an instance handle (Route.node).")
+          py::arg("node_handle"), "A failed request to an instance handle (Route.node_handle).")
       .def(
           "report_success",
           [](ShardGroups &self, py::handle node) { Check(cr_shard_groups_report_success(self.g, U32(node, "node"))); },
-          py::arg("node"), "A successful request to an instance handle.");
+          py::arg("node_handle"), "A successful request to an instance handle.");
 }
 
 }  // namespace crpy

@@ -17,7 +17,7 @@ void SetCap64(py::handle v, const char *what, uint64_t *field) {
   if (!v.is_none()) *field = static_cast<uint64_t>(BoundedInt(v, what, 1, INT64_MAX));
 }
 
-py::object ParseReply(py::handle reply, cr_reply_kind kind, py::handle default_host,
+py::object ParseReply(py::handle reply, cr_topology_format kind, py::handle default_host,
                       py::handle max_elements, py::handle max_depth, py::handle max_bulk_len,
                       py::handle max_total_bytes) {
   if (PyUnicode_Check(reply.ptr())) {
@@ -26,7 +26,7 @@ py::object ParseReply(py::handle reply, cr_reply_kind kind, py::handle default_h
   KeyArg bytes;
   if (!bytes.Set(reply.ptr(), "reply")) throw py::error_already_set();
   cr_parse_options opts;
-  cr_parse_options_init(&opts);  // the library's defaults for every cap left as None
+  cr_parse_options_init(&opts, sizeof opts);  // the library's defaults for every cap left as None
   SetCap32(max_elements, "max_elements", &opts.max_elements);
   SetCap32(max_depth, "max_depth", &opts.max_depth);
   SetCap64(max_bulk_len, "max_bulk_len", &opts.max_bulk_len);
@@ -79,19 +79,19 @@ size_t Index(py::handle i, const char *what) {
 
 py::object NodeAt(const Topology &self, size_t i) {
   cr_node_info info = CR_NODE_INFO_INIT;
-  Check(cr_topology_node(&info, self.t, i));
+  Check(cr_topology_get_node(&info, self.t, i));
   return MakeNode(info);
 }
 
 py::list Ranges(const Topology &self, size_t shard) {
   std::vector<uint16_t> starts(8), ends(8);
   size_t count = 0;
-  cr_status st = cr_topology_shard_ranges(starts.data(), ends.data(), starts.size(), &count,
+  cr_status st = cr_topology_get_shard_ranges(starts.data(), ends.data(), starts.size(), &count,
                                           self.t, shard);
   if (st == CR_EBUFS) {
     starts.resize(count);
     ends.resize(count);
-    st = cr_topology_shard_ranges(starts.data(), ends.data(), starts.size(), &count, self.t,
+    st = cr_topology_get_shard_ranges(starts.data(), ends.data(), starts.size(), &count, self.t,
                                   shard);
   }
   Check(st);
@@ -102,7 +102,7 @@ py::list Ranges(const Topology &self, size_t shard) {
 
 std::string ShardId(const Topology &self, size_t shard) {
   const char *id = nullptr;
-  Check(cr_topology_shard_id(&id, self.t, shard));
+  Check(cr_topology_get_shard_id(&id, self.t, shard));
   return id;
 }
 
@@ -113,10 +113,10 @@ void InitTopology(py::module_ &m) {
                        "An immutable snapshot of shards and nodes, from parse_cluster_slots(),\n"
                        "parse_cluster_shards() or parse_static(). Safe to share between threads.")
       .def_property_readonly(
-          "shard_count", [](const Topology &self) { return cr_topology_shard_count(self.t); },
+          "shard_count", [](const Topology &self) { return cr_topology_get_shard_count(self.t); },
           "Number of shards.")
       .def_property_readonly(
-          "node_count", [](const Topology &self) { return cr_topology_node_count(self.t); },
+          "node_count", [](const Topology &self) { return cr_topology_get_node_count(self.t); },
           "Number of nodes.")
       .def(
           "node", [](const Topology &self, py::handle i) { return NodeAt(self, Index(i, "index")); },
@@ -125,7 +125,7 @@ void InitTopology(py::module_ &m) {
           "nodes",
           [](const Topology &self) {
             py::list out;
-            const size_t n = cr_topology_node_count(self.t);
+            const size_t n = cr_topology_get_node_count(self.t);
             for (size_t i = 0; i < n; ++i) out.append(NodeAt(self, i));
             return out;
           },
@@ -142,33 +142,33 @@ void InitTopology(py::module_ &m) {
           "slot_shard",
           [](const Topology &self, py::handle slot) {
             uint32_t shard = 0;
-            Check(cr_topology_slot_shard(&shard, self.t, U32(slot, "slot")));
+            Check(cr_topology_get_slot_shard(&shard, self.t, U32(slot, "slot")));
             return shard;
           },
           py::arg("slot"), "The index of the shard serving slot. Raises SlotUncoveredError when none.")
       .def_property_readonly(
           "shards",
           [](const Topology &self) {
-            const size_t shards = cr_topology_shard_count(self.t);
+            const size_t shards = cr_topology_get_shard_count(self.t);
             std::vector<py::list> members(shards);
-            const size_t nodes = cr_topology_node_count(self.t);
+            const size_t nodes = cr_topology_get_node_count(self.t);
             for (size_t i = 0; i < nodes; ++i) {
               cr_node_info info = CR_NODE_INFO_INIT;
-              Check(cr_topology_node(&info, self.t, i));
+              Check(cr_topology_get_node(&info, self.t, i));
               if (info.shard < shards) members[info.shard].append(MakeNode(info));
             }
             py::list out;
             for (size_t s = 0; s < shards; ++s) {
               const char *id = nullptr;
-              Check(cr_topology_shard_id(&id, self.t, s));
+              Check(cr_topology_get_shard_id(&id, self.t, s));
               out.append(MakeShard(s, id, Ranges(self, s), members[s]));
             }
             return out;
           },
           "Every shard: Shard(number, id, ranges, nodes).")
       .def("__repr__", [](const Topology &self) {
-        return "<cloudroute.Topology shards=" + std::to_string(cr_topology_shard_count(self.t)) +
-               " nodes=" + std::to_string(cr_topology_node_count(self.t)) + ">";
+        return "<cloudroute.Topology shards=" + std::to_string(cr_topology_get_shard_count(self.t)) +
+               " nodes=" + std::to_string(cr_topology_get_node_count(self.t)) + ">";
       });
 
   const auto kw = [](const char *name) { return py::arg(name) = py::none(); };
@@ -176,7 +176,7 @@ void InitTopology(py::module_ &m) {
       "parse_cluster_slots",
       [](py::handle reply, py::handle default_host, py::handle me, py::handle md, py::handle mb,
          py::handle mt) {
-        return ParseReply(reply, CR_REPLY_CLUSTER_SLOTS, default_host, me, md, mb, mt);
+        return ParseReply(reply, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, default_host, me, md, mb, mt);
       },
       py::arg("reply"), py::kw_only(), kw("default_host"), kw("max_elements"), kw("max_depth"),
       kw("max_bulk_len"), kw("max_total_bytes"), ParseDoc("CLUSTER SLOTS").c_str());
@@ -184,7 +184,7 @@ void InitTopology(py::module_ &m) {
       "parse_cluster_shards",
       [](py::handle reply, py::handle default_host, py::handle me, py::handle md, py::handle mb,
          py::handle mt) {
-        return ParseReply(reply, CR_REPLY_CLUSTER_SHARDS, default_host, me, md, mb, mt);
+        return ParseReply(reply, CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS, default_host, me, md, mb, mt);
       },
       py::arg("reply"), py::kw_only(), kw("default_host"), kw("max_elements"), kw("max_depth"),
       kw("max_bulk_len"), kw("max_total_bytes"), ParseDoc("CLUSTER SHARDS").c_str());

@@ -38,7 +38,7 @@ class NodeRegistry {
   NodeRegistry &operator=(const NodeRegistry &) = delete;
 
   Result<NodeEntry *> Intern(const std::string &host, uint16_t port);
-  NodeEntry *Find(const std::string &address);
+  NodeEntry *Find(const std::string &address) const;
   NodeEntry *Get(uint32_t handle) const {
     if (handle >= size_.load(std::memory_order_acquire)) return nullptr;
     return &chunks_[handle / kChunk].load(std::memory_order_acquire)[handle % kChunk];
@@ -67,7 +67,7 @@ class NodeRegistry {
   const HealthConfig health_;
   const ClockFn clock_;
   std::atomic<uint64_t> rng_;
-  std::mutex mu_;
+  mutable std::mutex mu_;  // Intern/Find; Find is logically const
   std::unordered_map<std::string, uint32_t> by_address_;
   std::atomic<NodeEntry *> chunks_[kMaxChunks];
   std::atomic<uint32_t> size_{0};

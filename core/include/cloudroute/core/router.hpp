@@ -71,6 +71,7 @@ class Router {
   bool refresh_needed() const { return refresh_needed_.load(std::memory_order_relaxed); }
 
   NodeRegistry &registry() { return *registry_; }
+  const NodeRegistry &registry() const { return *registry_; }
   const RouterConfig &config() const { return cfg_; }
 
  private:

@@ -1,0 +1,65 @@
+// Internal to capi/: every handle struct behind the opaque typedefs of
+// cloudroute.h, in one place.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cloudroute.h"
+#include "cloudroute/core/ring.hpp"
+#include "cloudroute/core/router.hpp"
+#include "cloudroute/core/shard_group.hpp"
+#include "cloudroute/core/topology.hpp"
+#include "cloudroute/net/client.hpp"
+#include "cloudroute/net/sentinel.hpp"
+
+// Reference-counted and immutable (cr_topology_ref / _free).
+struct cr_topology {
+  std::atomic<int> refs{1};
+  std::shared_ptr<const cloudroute::Topology> t;
+};
+
+struct cr_config {
+  cloudroute::RouterConfig cfg;
+};
+
+struct cr_router {
+  explicit cr_router(cloudroute::RouterConfig cfg) : router(std::move(cfg)) {}
+  cloudroute::Router router;
+};
+
+struct cr_snapshot {
+  std::shared_ptr<const cloudroute::Snapshot> s;
+};
+
+struct cr_ring {
+  explicit cr_ring(cloudroute::RingOptions opts) : builder(opts) {}
+  cloudroute::RingBuilder builder;
+  std::shared_ptr<const cloudroute::Ring> built;  // set by cr_ring_build; immutable after
+};
+
+struct cr_shard_groups {
+  explicit cr_shard_groups(cloudroute::RouterConfig cfg) : groups(std::move(cfg)) {}
+  cloudroute::ShardGroups groups;
+};
+
+// A reply tree owned by the caller (cr_reply_free frees the top level).
+struct cr_reply {
+  cr_reply_type type = CR_REPLY_TYPE_NIL;
+  int64_t integer = 0;
+  std::string str;
+  std::vector<cr_reply> elements;
+};
+
+struct cr_client {
+  std::unique_ptr<cr_router> router;  // declared first: outlives the client
+  std::unique_ptr<cloudroute::net::Client> client;
+};
+
+struct cr_sentinel_client {
+  std::unique_ptr<cr_shard_groups> groups;  // declared first: outlives the client
+  std::unique_ptr<cloudroute::net::SentinelClient> client;
+};
