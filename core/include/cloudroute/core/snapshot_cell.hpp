@@ -22,6 +22,7 @@
 #pragma once
 
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <memory>
 
@@ -84,6 +85,10 @@ class SnapshotCell {
     const int i = asymmetric_ ? snapshot_cell_internal::ThreadSlot() : -1;
     if (i >= 0) {
       Slot *s = &slots_[i];
+      // The one precondition of the fast path: the writer waits for a slot
+      // to leave its read, so a nested Read() on one thread would let the
+      // outer read's snapshot be freed under it.
+      assert(s->depth.load(std::memory_order_relaxed) == 0 && "nested SnapshotCell::Read() on one thread");
       s->entries.store(s->entries.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       s->depth.store(1, std::memory_order_relaxed);
       // Keeps the compiler from hoisting the pointer load above the stores;
