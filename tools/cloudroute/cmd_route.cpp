@@ -25,8 +25,6 @@ std::vector<cr_candidate> Candidates(cr_router *r, const std::string *key, uint3
   }
 }
 
-const char *RoleName(cr_role r) { return r == CR_ROLE_MASTER ? "master" : "replica"; }
-
 }  // namespace
 
 int CmdTopology(const std::vector<std::string> &args) {
@@ -65,7 +63,7 @@ int CmdTopology(const std::vector<std::string> &args) {
     for (size_t i = 0; i < cands.size(); ++i) {
       const cr_candidate &c = cands[i];
       std::printf("    %zu. %-22s %-7s tier=%-11s rank=%u weight=%u\n", i + 1,
-                  Address(c.host, c.port).c_str(), RoleName(c.role), cr_tier_name(c.tier), c.rank,
+                  Address(c.host, c.port).c_str(), cr_role_name(c.role), cr_tier_name(c.tier), c.rank,
                   c.weight);
     }
   }

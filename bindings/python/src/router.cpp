@@ -16,7 +16,7 @@ struct Snapshot {
   ~Snapshot() { cr_snapshot_free(s); }
 };
 
-using RouteFn = cr_status (*)(cr_route *, cr_router *, const void *, size_t);
+using RouteFn = cr_status (*)(cr_route *, const cr_router *, const void *, size_t);
 using SnapRouteFn = cr_status (*)(cr_route *, const cr_snapshot *, const void *, size_t);
 
 py::object RouteKey(Router &self, RouteFn fn, py::handle key) {

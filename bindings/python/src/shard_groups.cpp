@@ -30,7 +30,7 @@ uint32_t Group(const ShardGroups &self, py::handle group) {
   return U32(group, "group");
 }
 
-using RouteFn = cr_status (*)(cr_route *, cr_shard_groups *, const void *, size_t);
+using RouteFn = cr_status (*)(cr_route *, const cr_shard_groups *, const void *, size_t);
 
 py::object RouteKey(ShardGroups &self, RouteFn fn, py::handle key) {
   KeyArg k;
