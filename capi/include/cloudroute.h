@@ -40,9 +40,11 @@
  *    cr_router, cr_shard_groups, cr_client and cr_sentinel_client (safe for
  *    concurrent use by any number of threads, except their _free) and
  *    cr_topology / cr_snapshot / a built cr_ring / cr_reply (immutable: safe
- *    to read from any thread; topologies and snapshots are reference-counted
- *    and stay valid after the router that produced them is freed, so
- *    garbage-collected bindings may finalize in any order). Functions
+ *    to read from any thread; a topology is reference-counted
+ *    (cr_topology_ref), a snapshot handle is one reference of its own (each
+ *    cr_router_get_snapshot returns a new one); both stay valid after the
+ *    router that produced them is freed, so garbage-collected bindings may
+ *    finalize in any order). Functions
  *    without a handle are pure and thread-safe.
  *  - Versioned structs begin with `uint32_t struct_size` (the caller's
  *    sizeof). Initialise option structs with the _INIT macro or
