@@ -7,6 +7,7 @@
 // PingIdle on the refresher thread only.
 #include <thread>
 
+#include "cloudroute/core/info_text.hpp"
 #include "cloudroute/net/client.hpp"
 #include "cloudroute/net/errors.hpp"
 
@@ -25,19 +26,6 @@ std::string ZoneFromHello(const Reply &r) {
   for (size_t i = 0; i + 1 < r.elements.size(); i += 2) {
     const Reply *k = r.elements[i].get(), *v = r.elements[i + 1].get();
     if (k != nullptr && v != nullptr && k->str == "availability_zone" && v->is_string()) return v->str;
-  }
-  return "";
-}
-
-// INFO server: "availability_zone:use1-az1\r\n" among the other lines.
-std::string ZoneFromInfo(const Reply &r) {
-  if (!r.is_string()) return "";
-  static const std::string kField = "availability_zone:";
-  for (size_t at = r.str.find(kField); at != std::string::npos; at = r.str.find(kField, at + 1)) {
-    if (at != 0 && r.str[at - 1] != '\n') continue;
-    const size_t begin = at + kField.size();
-    const size_t end = r.str.find_first_of("\r\n", begin);
-    return r.str.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
   }
   return "";
 }
@@ -65,7 +53,10 @@ void Client::ProbeZone(const std::string &host, uint16_t port, Connection *conn,
   // the fallback source. Error replies (HELLO before Redis 6) are answers.
   if (!conn->Pipeline({&kHello, &kInfo}, timeout_ms, &replies).ok() || replies.size() != 2) return;
   std::string zone = ZoneFromHello(*replies[0]);
-  if (zone.empty()) zone = ZoneFromInfo(*replies[1]);
+  if (zone.empty() && replies[1]->is_string()) {
+    // INFO server: "availability_zone:use1-az1" among the other lines.
+    if (const std::string *z = InfoText::Parse(replies[1]->str).Find("availability_zone")) zone = *z;
+  }
   if (NodeEntry *e = router_->registry().Find(address)) {
     std::lock_guard<std::mutex> lock(zone_mu_);
     zone_dialed_[e->handle] = true;

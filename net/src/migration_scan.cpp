@@ -12,7 +12,7 @@
 // its slots' marks as they were (the marks' TTL bounds them).
 #include <memory>
 
-#include "cloudroute/core/slot_migrations.hpp"
+#include "cloudroute/core/cluster_nodes_text.hpp"
 #include "cloudroute/net/client.hpp"
 
 namespace cloudroute {

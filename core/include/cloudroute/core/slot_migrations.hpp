@@ -23,7 +23,6 @@
 #include <bitset>
 #include <cstdint>
 #include <mutex>
-#include <string_view>
 #include <vector>
 
 #include "cloudroute/core/health.hpp"
@@ -75,10 +74,5 @@ class SlotMigrations {
   std::atomic<uint64_t> bits_[kSlotCount / 64] = {};
   std::atomic<int64_t> armed_ns_[kSlotCount] = {};
 };
-
-// The slots the answering node marks as migrating away ("[slot->-nodeid]")
-// on its "myself" line of a CLUSTER NODES reply. Malformed markers are
-// skipped; slots outside 0-16383 are ignored.
-std::vector<uint16_t> ParseMigratingSlots(std::string_view cluster_nodes);
 
 }  // namespace cloudroute
