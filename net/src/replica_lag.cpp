@@ -1,30 +1,25 @@
-// Replica lag: bounding stale reads instead of only accepting them.
-//
-// On each refresh, when a bound is configured, every master is asked
-// INFO replication. Its master_repl_offset and, per replica, the replica's
-// acknowledged offset, state and seconds since the last ack tell how far
-// behind each replica is; a replica past either bound (or not listed as
-// online) is marked lagging in the router, which reads it only after every
-// other candidate. A master that does not answer leaves its replicas' marks
-// as they were (the next refresh asks again).
+// Replica lag and readiness (see replica_lag.hpp).
+#include "cloudroute/net/replica_lag.hpp"
+
 #include <algorithm>
 
 #include "cloudroute/core/info_text.hpp"
-#include "cloudroute/net/client.hpp"
 
 namespace cloudroute {
 namespace net {
 
-void Client::CheckReplicaLag(const Topology &t) {
-  if (opts_.replica_max_lag_bytes == 0 && opts_.replica_max_lag_s == 0) return;
+void CheckReplicaLag(ClientContext *ctx, NodePools *pools, const Topology &t) {
+  const ClientOptions &opts = ctx->opts;
+  if (opts.replica_max_lag_bytes == 0 && opts.replica_max_lag_s == 0) return;
   static const Args kInfo{"INFO", "replication"};
-  const uint32_t timeout = TimeoutFor(Tier::kUnknown);
+  Router *const router = ctx->router;
+  const uint32_t timeout = ctx->TimeoutFor(Tier::kUnknown);
   for (const TopoShard &shard : t.shards) {
     if (shard.replicas.empty()) continue;
     const TopoNode &m = t.nodes[shard.master];
-    NodeEntry *master = m.endpoint_known() ? router_->registry().Find(m.address()) : nullptr;
+    NodeEntry *master = m.endpoint_known() ? router->registry().Find(m.address()) : nullptr;
     if (master == nullptr) continue;
-    NodePool &pool = PoolFor(master);
+    NodePool &pool = pools->For(master);
     auto conn = pool.Acquire(timeout);
     if (!conn.ok()) continue;
     auto reply = (*conn)->Command(kInfo, timeout);
@@ -40,20 +35,20 @@ void Client::CheckReplicaLag(const Topology &t) {
         if (l.port == r.port && (l.ip == r.host || l.ip == r.ip)) found = &l;
       }
       bool lagging = found == nullptr || found->state != "online";
-      if (!lagging && opts_.replica_max_lag_bytes != 0 && info.master_repl_offset >= 0 &&
+      if (!lagging && opts.replica_max_lag_bytes != 0 && info.master_repl_offset >= 0 &&
           found->offset >= 0) {
         lagging = static_cast<uint64_t>(std::max<int64_t>(0, info.master_repl_offset - found->offset)) >
-                  opts_.replica_max_lag_bytes;
+                  opts.replica_max_lag_bytes;
       }
-      if (!lagging && opts_.replica_max_lag_s != 0 && found->lag_s >= 0) {
-        lagging = static_cast<uint64_t>(found->lag_s) > opts_.replica_max_lag_s;
+      if (!lagging && opts.replica_max_lag_s != 0 && found->lag_s >= 0) {
+        lagging = static_cast<uint64_t>(found->lag_s) > opts.replica_max_lag_s;
       }
-      (void)router_->SetReplicaLagging(r.host, r.port, lagging);
+      (void)router->SetReplicaLagging(r.host, r.port, lagging);
     }
   }
 }
 
-Status Client::CheckReplicaReady(Connection *conn, uint32_t timeout_ms) {
+Status CheckReplicaReady(Connection *conn, uint32_t timeout_ms) {
   static const Args kInfo{"INFO", "replication"};
   auto reply = conn->Command(kInfo, timeout_ms);
   if (!reply.ok()) return reply.status();

@@ -22,74 +22,39 @@
 // changed, or a replica still loading, is followed by more at the triggered
 // pace until the reply settles (a failover is read mid-way otherwise).
 //
-// Zones: a node's availability zone comes from the cheapest source that has
-// it — the topology reply (CLUSTER SHARDS/SLOTS metadata, free), else what
-// the node says about itself on a new connection (HELLO's availability_zone,
-// Valkey 8.1+, else INFO server's availability_zone, Valkey 8.0+: both asked
-// in one pipelined round trip), else nothing (the static configuration
-// decides). It is asked once per new connection, only when the locality
-// configuration uses zones and the topology did not carry one, and fed to
-// Router::SetNodeZone. After a refresh, read candidates the client has no
-// connection to yet are dialed once (in parallel) so that their zones are
-// known before a read needs the order; nodes are never re-asked on refresh.
-//
-// Idle RTT: about once a second the refresher thread PINGs (on a pooled
-// connection, bounded by the node's tier timeout) each node that has an idle
-// connection but no round-trip sample for idle_ping_ms, so NEAREST keeps
-// fresh RTTs for nodes without traffic.
+// Zones (zone_probe.hpp), idle RTT PINGs (rtt_probe.hpp), replica lag and
+// readiness (replica_lag.hpp), migration scans (migration_scan.hpp) and the
+// refresh episodes (refresh_episode.hpp) belong to the ClusterObserver
+// (cluster_observer.hpp); the commands, redirects and retries to the
+// CommandExecutor (command_executor.hpp). The Client owns both, the node
+// pools they share (node_pools.hpp) and the refresher thread.
 //
 // Multi-key commands (MGET, MSET, DEL, EXISTS) are split by slot: one
 // command per slot, every node's share pipelined on one connection, all
-// nodes in flight at once — about one round trip whatever the key count.
+// nodes in flight at once — about one round trip whatever the key count
+// (fan_out.hpp).
 //
 // Thread-safety: safe for concurrent use by any number of threads. The
 // Router must outlive the client.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "cloudroute/core/router.hpp"
-#include "cloudroute/net/connection.hpp"
+#include "cloudroute/net/client_context.hpp"
+#include "cloudroute/net/cluster_observer.hpp"
+#include "cloudroute/net/command_executor.hpp"
 #include "cloudroute/net/discovery.hpp"
-#include "cloudroute/net/pool.hpp"
+#include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/refresher.hpp"
 #include "cloudroute/net/stats.hpp"
 
 namespace cloudroute {
 namespace net {
-
-struct ClientOptions {
-  ConnectOptions conn;
-  uint32_t timeout_ms[kTierCount] = {500, 1000, 1000, 2000, 2000};  // per Tier
-  PoolOptions pool;
-  uint32_t refresh_interval_ms = 30000;  // 0: no periodic refresh
-  uint32_t refresh_min_gap_ms = 1000;    // at most one triggered refresh per gap
-  uint32_t max_redirects = 5;
-  uint32_t max_retries = 3;
-  uint32_t retry_base_ms = 50;
-  uint32_t retry_cap_ms = 1000;
-  uint32_t failures_before_refresh = 3;
-  uint64_t replica_max_lag_bytes = 0;  // read a replica last past this lag; 0 = off
-  uint32_t replica_max_lag_s = 0;      // ... or past this many seconds without an ack
-  uint32_t idle_ping_ms = 5000;  // PING nodes without a sample for this long; 0 = never
-};
-
-enum class Access : uint8_t { kRead, kWrite };
-
-struct NodeStatsValues {
-  const NodeEntry *node = nullptr;
-  uint64_t reads = 0, writes = 0, errors = 0, connections = 0;
-  uint32_t latency_us = 0;  // EWMA of round trips; 0 = none yet
-  size_t open = 0, idle = 0;
-};
 
 class Client {
  public:
@@ -120,82 +85,19 @@ class Client {
 
   // A synchronous refresh (the background thread does the same).
   Status Refresh();
-  void TriggerRefresh() { refresher_->Trigger(); }
+  void TriggerRefresh() { ctx_.TriggerRefresh(); }
 
-  StatsValues stats() const { return stats_.Snapshot(); }
-  std::vector<NodeStatsValues> node_stats() const;
-  Router &router() { return *router_; }
+  StatsValues stats() const { return ctx_.stats.Snapshot(); }
+  std::vector<NodeStatsValues> node_stats() const { return pools_.node_stats(); }
+  Router &router() { return *ctx_.router; }
 
  private:
-  enum class Kind : uint8_t { kDone, kServerError, kMoved, kAsk, kRetry, kNodeFailed };
-  struct Outcome {
-    Kind kind = Kind::kNodeFailed;
-    ReplyPtr reply;
-    Status status;
-    bool maybe_sent = false;  // kNodeFailed: the command may have reached the server
-    uint16_t slot = 0;        // kMoved / kAsk
-    std::string host;
-    uint16_t port = 0;
-  };
-  struct Batch {
-    uint16_t slot = 0;
-    Args args;
-    std::vector<size_t> idx;  // positions of this batch's keys in the caller's list
-    ReplyPtr reply;
-    Status status;
-    bool redo = false;
-  };
-
   Client(Router *router, std::vector<Seed> seeds, ClientOptions opts);
-  Result<ReplyPtr> ExecuteSlot(Access access, uint16_t slot, const Args &args);
-  Outcome TryNode(NodeEntry *node, Tier tier, Access access, const Args &args, bool asking);
-  Outcome TryRead(const CandidateSet &set, const Args &args, uint16_t slot);
-  Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access) const;
-  void NoteFailure(NodeEntry *node, NodePool *pool, const Status &s);
-  void NoteSuccess(NodeEntry *node);
-  NodePool &PoolFor(NodeEntry *node);
-  uint32_t TimeoutFor(Tier tier) const;
-  // Runs one command per batch (see Batch), fanned out; failed or
-  // redirected batches are redone one by one through ExecuteSlot.
-  Status FanOut(Access access, std::vector<Batch> *batches);
-  std::vector<Batch> SplitBySlot(const std::vector<std::string> &keys, const std::string &cmd,
-                                 const std::vector<std::string> *values);
-  void RefreshInBackground();
-  void PublishRtt();
-  void PingIdle();
-  // Replica lag (replica_lag.cpp): INFO replication from every master of t;
-  // replicas behind a bound are read last. No-op when both bounds are 0.
-  void CheckReplicaLag(const Topology &t);
-  // On each new connection: a replica that holds no replicated data yet (a
-  // restarted, empty replica whose sync has not started or finished) would
-  // answer nil for every key; refusing the connection makes reads move on to
-  // the next candidate. Masters and synced replicas pass.
-  static Status CheckReplicaReady(Connection *conn, uint32_t timeout_ms);
-  // Slot migrations (migration_scan.cpp): CLUSTER NODES from every master of
-  // t, in parallel, bounded by one refresh timeout; the "[slot->-id]" markers
-  // on each master's own line mark its slots migrating (reads go to the
-  // master), and a master that answers clears its other slots.
-  void ScanMigrations(const Topology &t);
-  // Zones (see above). ZonesMatter(): the locality configuration can use a
-  // reported zone at all.
-  bool ZonesMatter() const;
-  void ProbeZone(const std::string &host, uint16_t port, Connection *conn, uint32_t timeout_ms);
-  void LearnZones();
 
-  Router *const router_;
-  const std::vector<Seed> seeds_;
-  const ClientOptions opts_;
-  Stats stats_;
-  std::atomic<uint32_t> consecutive_failures_{0};
-  mutable std::mutex pools_mu_;
-  std::unordered_map<uint32_t, std::unique_ptr<NodePool>> pools_;  // by node handle
-  std::mutex refresh_mu_;  // serializes refreshes
-  std::string topo_signature_;  // of the last installed topology; under refresh_mu_
-  uint32_t settle_left_ = 0;    // follow-up refreshes left in this episode; under refresh_mu_
-  bool settling_ = false;       // an episode is running; under refresh_mu_
-  std::unordered_set<std::string> settled_nodes_;  // addresses when last settled; under refresh_mu_
-  std::mutex zone_mu_;
-  std::unordered_map<uint32_t, bool> zone_dialed_;  // node handle -> a zone probe was attempted
+  ClientContext ctx_;
+  ClusterObserver observer_;
+  NodePools pools_;
+  CommandExecutor executor_;
   std::unique_ptr<Refresher> refresher_;  // last: its thread stops first
 };
 
