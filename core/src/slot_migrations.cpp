@@ -46,12 +46,4 @@ bool SlotMigrations::Sync(const SlotSet &scanned, const SlotSet &migrating, int6
   return changed;
 }
 
-std::vector<uint16_t> SlotMigrations::ActiveSlots() const {
-  std::vector<uint16_t> out;
-  for (uint32_t s = 0; s < kSlotCount; ++s) {
-    if (Active(static_cast<uint16_t>(s))) out.push_back(static_cast<uint16_t>(s));
-  }
-  return out;
-}
-
 }  // namespace cloudroute

@@ -1,23 +1,8 @@
 // Client: the façade that owns the pieces (see client.hpp).
 #include "cloudroute/net/client.hpp"
 
-#include "cloudroute/net/fan_out.hpp"
-
 namespace cloudroute {
 namespace net {
-
-namespace {
-
-Result<int64_t> IntegerReply(Result<ReplyPtr> r) {
-  if (!r.ok()) return r.status();
-  if ((*r)->type != RespType::kInteger) {
-    return Error(Code::kParse, std::string("expected an integer reply, got ") +
-                                   RespTypeName((*r)->type));
-  }
-  return (*r)->integer;
-}
-
-}  // namespace
 
 Client::Client(Router *router, std::vector<Seed> seeds, ClientOptions opts)
     : ctx_(router, std::move(opts)),
@@ -71,31 +56,6 @@ Status Client::Set(const std::string &key, const std::string &value, uint64_t tt
   return r.ok() ? Status::Ok() : r.status();
 }
 
-Result<int64_t> Client::Incr(const std::string &key, int64_t by) {
-  return IntegerReply(Execute(Access::kWrite, key, {"INCRBY", key, std::to_string(by)}));
-}
-
-Result<int64_t> Client::Expire(const std::string &key, int64_t seconds) {
-  return IntegerReply(Execute(Access::kWrite, key, {"EXPIRE", key, std::to_string(seconds)}));
-}
-
-Result<int64_t> Client::Ttl(const std::string &key) {
-  return IntegerReply(Execute(Access::kRead, key, {"TTL", key}));
-}
-
-Result<ReplyPtr> Client::HGet(const std::string &key, const std::string &field) {
-  return Execute(Access::kRead, key, {"HGET", key, field});
-}
-
-Result<int64_t> Client::HSet(const std::string &key, const std::string &field,
-                             const std::string &value) {
-  return IntegerReply(Execute(Access::kWrite, key, {"HSET", key, field, value}));
-}
-
-Result<ReplyPtr> Client::HGetAll(const std::string &key) {
-  return Execute(Access::kRead, key, {"HGETALL", key});
-}
-
 Result<ReplyPtr> Client::MGet(const std::vector<std::string> &keys) { return executor_.MGet(keys); }
 
 Status Client::MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values) {
@@ -103,16 +63,6 @@ Status Client::MSet(const std::vector<std::string> &keys, const std::vector<std:
 }
 
 Result<int64_t> Client::Del(const std::vector<std::string> &keys) { return executor_.Del(keys); }
-
-Result<int64_t> Client::Exists(const std::vector<std::string> &keys) {
-  if (keys.empty()) return Error(Code::kInvalid, "EXISTS needs at least one key");
-  std::vector<Batch> batches = SplitBySlot(keys, "EXISTS", nullptr);
-  Status s = FanOut(&ctx_, &pools_, &executor_, Access::kRead, &batches).Run();
-  if (!s.ok()) return s;
-  int64_t n = 0;
-  for (Batch &b : batches) n += b.reply->integer;
-  return n;
-}
 
 }  // namespace net
 }  // namespace cloudroute

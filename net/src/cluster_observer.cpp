@@ -37,16 +37,17 @@ Status ClusterObserver::Refresh() {
     ctx_->stats.Add(&Stats::refresh_failures);
     return d.status();
   }
-  Status s = ctx_->router->Update(d->topology);
+  const std::shared_ptr<const Topology> topology = std::move(*d);
+  Status s = ctx_->router->Update(topology);
   if (!s.ok()) {
     ctx_->stats.Add(&Stats::refresh_failures);
     return s;
   }
   ctx_->stats.Add(&Stats::refreshes);
   ctx_->NoteRefreshed();
-  if (episode_.Observe(*d->topology)) ctx_->TriggerRefresh();
-  ScanMigrations(ctx_, pools_, *d->topology);
-  CheckReplicaLag(ctx_, pools_, *d->topology);
+  if (episode_.Observe(*topology)) ctx_->TriggerRefresh();
+  ScanMigrations(ctx_, pools_, *topology);
+  CheckReplicaLag(ctx_, pools_, *topology);
   zones_.LearnZones(pools_);
   return Status::Ok();
 }

@@ -38,7 +38,6 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
   if (!s.ok()) {
     pools_->NoteFailure(node, &pool, s);
     o.status = s;
-    o.maybe_sent = true;
     return o;
   }
   pools_->NoteSuccess(node);

@@ -23,7 +23,6 @@
 #include <bitset>
 #include <cstdint>
 #include <mutex>
-#include <vector>
 
 #include "cloudroute/core/health.hpp"
 #include "cloudroute/core/keyslot.hpp"
@@ -62,7 +61,6 @@ class SlotMigrations {
   // True when any slot's mark appeared or went.
   bool Sync(const SlotSet &scanned, const SlotSet &migrating, int64_t started_ns);
 
-  std::vector<uint16_t> ActiveSlots() const;
   ClockFn clock() const { return clock_; }
 
  private:

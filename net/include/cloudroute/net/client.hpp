@@ -29,7 +29,7 @@
 // CommandExecutor (command_executor.hpp). The Client owns both, the node
 // pools they share (node_pools.hpp) and the refresher thread.
 //
-// Multi-key commands (MGET, MSET, DEL, EXISTS) are split by slot: one
+// Multi-key commands (MGET, MSET, DEL) are split by slot: one
 // command per slot, every node's share pipelined on one connection, all
 // nodes in flight at once — about one round trip whatever the key count
 // (fan_out.hpp).
@@ -70,22 +70,14 @@ class Client {
 
   Result<ReplyPtr> Get(const std::string &key);
   Status Set(const std::string &key, const std::string &value, uint64_t ttl_ms = 0);
-  Result<int64_t> Incr(const std::string &key, int64_t by = 1);
-  Result<int64_t> Expire(const std::string &key, int64_t seconds);
-  Result<int64_t> Ttl(const std::string &key);
-  Result<ReplyPtr> HGet(const std::string &key, const std::string &field);
-  Result<int64_t> HSet(const std::string &key, const std::string &field, const std::string &value);
-  Result<ReplyPtr> HGetAll(const std::string &key);
 
   // Multi-key, split by slot and fanned out (see above).
   Result<ReplyPtr> MGet(const std::vector<std::string> &keys);  // array in key order
   Status MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values);
   Result<int64_t> Del(const std::vector<std::string> &keys);
-  Result<int64_t> Exists(const std::vector<std::string> &keys);
 
   // A synchronous refresh (the background thread does the same).
   Status Refresh();
-  void TriggerRefresh() { ctx_.TriggerRefresh(); }
 
   StatsValues stats() const { return ctx_.stats.Snapshot(); }
   std::vector<NodeStatsValues> node_stats() const { return pools_.node_stats(); }

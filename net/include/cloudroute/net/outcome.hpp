@@ -23,7 +23,6 @@ struct Outcome {
   OutcomeKind kind = OutcomeKind::kNodeFailed;
   ReplyPtr reply;
   Status status;
-  bool maybe_sent = false;  // kNodeFailed: the command may have reached the server
   uint16_t slot = 0;        // kMoved / kAsk
   std::string host;
   uint16_t port = 0;
