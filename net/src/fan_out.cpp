@@ -5,14 +5,11 @@
 #include <unordered_map>
 
 #include "cloudroute/core/keyslot.hpp"
+#include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 
 namespace cloudroute {
 namespace net {
-
-namespace {
-constexpr int64_t kNsPerMs = 1000000;
-}  // namespace
 
 std::vector<Batch> SplitBySlot(const std::vector<std::string> &keys, const std::string &cmd,
                                const std::vector<std::string> *values) {
@@ -87,7 +84,7 @@ void FanOut::Send(Leg *leg) {
   }
   leg->conn = std::move(*conn);
   leg->t0 = SteadyNowNs();
-  leg->deadline = leg->t0 + static_cast<int64_t>(timeout) * kNsPerMs;
+  leg->deadline = DeadlineAfter(timeout, leg->t0);
   std::vector<const Args *> cmds;
   for (Batch *b : leg->batches) cmds.push_back(&b->args);
   Status s = leg->conn->Send(cmds, leg->deadline);

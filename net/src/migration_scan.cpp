@@ -5,17 +5,16 @@
 #include <vector>
 
 #include "cloudroute/core/cluster_nodes_text.hpp"
+#include "cloudroute/net/deadline.hpp"
 
 namespace cloudroute {
 namespace net {
 
 void ScanMigrations(ClientContext *ctx, NodePools *pools, const Topology &t) {
   static const Args kNodes{"CLUSTER", "NODES"};
-  constexpr int64_t kNsPerMs = 1000000;
   Router *const router = ctx->router;
   const int64_t started = router->migrations().clock()();
-  const int64_t deadline =
-      SteadyNowNs() + static_cast<int64_t>(ctx->TimeoutFor(Tier::kUnknown)) * kNsPerMs;
+  const int64_t deadline = DeadlineAfter(ctx->TimeoutFor(Tier::kUnknown));
   struct Probe {
     const TopoShard *shard;
     NodePool *pool;
@@ -27,10 +26,10 @@ void ScanMigrations(ClientContext *ctx, NodePools *pools, const Topology &t) {
     const TopoNode &m = t.nodes[shard.master];
     NodeEntry *master = m.endpoint_known() ? router->registry().Find(m.address()) : nullptr;
     if (master == nullptr) continue;
-    const int64_t left_ms = (deadline - SteadyNowNs()) / kNsPerMs;
-    if (left_ms <= 0) break;
+    const uint32_t left_ms = MsLeft(deadline);
+    if (left_ms == 0) break;
     NodePool &pool = pools->For(master);
-    auto conn = pool.Acquire(static_cast<uint32_t>(left_ms));
+    auto conn = pool.Acquire(left_ms);
     if (!conn.ok()) continue;
     if (!(*conn)->Send({&kNodes}, deadline).ok()) {
       pool.Release(std::move(*conn));

@@ -4,11 +4,12 @@
 #include <utility>
 #include <vector>
 
+#include "cloudroute/net/deadline.hpp"
+
 namespace cloudroute {
 namespace net {
 
 namespace {
-constexpr int64_t kNsPerMs = 1000000;
 constexpr size_t kPingsPerTick = 8;  // PingIdle: nodes pinged per tick at most
 }  // namespace
 
@@ -26,7 +27,7 @@ void PublishRtt(ClientContext *ctx, NodePools *pools) {
 void PingIdle(ClientContext *ctx, NodePools *pools) {
   if (ctx->opts.idle_ping_ms == 0) return;
   static const Args kPing{"PING"};
-  const int64_t stale_ns = static_cast<int64_t>(ctx->opts.idle_ping_ms) * kNsPerMs;
+  const int64_t stale_ns = MsToNs(ctx->opts.idle_ping_ms);
   size_t pinged = 0;
   for (auto &p : pools->List()) {
     NodeCounters &nc = p.second->counters();
