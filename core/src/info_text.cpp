@@ -56,8 +56,8 @@ InfoText InfoText::Parse(std::string_view text) {
       while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
       section = std::string(line);
     } else if (const size_t colon = line.find(':'); colon != std::string_view::npos && colon > 0) {
-      out.fields_.push_back(
-          InfoField{section, std::string(line.substr(0, colon)), std::string(line.substr(colon + 1))});
+      out.fields_.push_back(InfoField{section, std::string(line.substr(0, colon)),
+                                      std::string(line.substr(colon + 1))});
     }
     if (nl == std::string_view::npos) break;
     text.remove_prefix(nl + 1);

@@ -23,10 +23,9 @@ Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed>
   Status s = c->Refresh();
   if (!s.ok()) return s;
   Client *raw = c.get();
-  c->refresher_ = std::make_unique<Refresher>([raw] { (void)raw->observer_.Refresh(); },
-                                              [raw] { raw->observer_.Tick(); },
-                                              c->ctx_.opts.refresh_interval_ms,
-                                              c->ctx_.opts.refresh_min_gap_ms);
+  c->refresher_ = std::make_unique<Refresher>(
+      [raw] { (void)raw->observer_.Refresh(); }, [raw] { raw->observer_.Tick(); },
+      c->ctx_.opts.refresh_interval_ms, c->ctx_.opts.refresh_min_gap_ms);
   c->ctx_.refresher.store(c->refresher_.get(), std::memory_order_release);
   return c;
 }

@@ -74,10 +74,9 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
     result.status = Error(Code::kUnavailable, "every read candidate of slot " +
                                                   std::to_string(slot) + " is marked down");
   } else if (result.kind == OutcomeKind::kNodeFailed) {
-    result.status = Error(result.status.code(), "all " + std::to_string(tried) +
-                                                    " reachable read candidates of slot " +
-                                                    std::to_string(slot) +
-                                                    " failed; last: " + result.status.message());
+    result.status = Error(result.status.code(),
+                          "all " + std::to_string(tried) + " reachable read candidates of slot " +
+                              std::to_string(slot) + " failed; last: " + result.status.message());
   }
   return result;
 }
@@ -103,12 +102,13 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
       const CandidateSet *set = snap->SetForSlot(slot);
       if (set == nullptr) {
         ctx_->TriggerRefresh();
-        return Error(Code::kSlotUncovered, "slot " + std::to_string(slot) + " is served by no shard");
+        return Error(Code::kSlotUncovered,
+                     "slot " + std::to_string(slot) + " is served by no shard");
       }
       if (access == Access::kWrite) {
         if (set->master == nullptr) {
-          return Error(Code::kUnavailable, "the master of slot " + std::to_string(slot) +
-                                               " has no known endpoint");
+          return Error(Code::kUnavailable,
+                       "the master of slot " + std::to_string(slot) + " has no known endpoint");
         }
         o = TryNode(set->master, set->master_tier, access, args, false);
       } else {
@@ -168,10 +168,11 @@ Result<ReplyPtr> CommandExecutor::MGet(const std::vector<std::string> &keys) {
   out->elements.resize(keys.size());
   for (Batch &b : batches) {
     if (b.reply->type != RespType::kArray || b.reply->elements.size() != b.idx.size()) {
-      return Error(Code::kParse, "MGET reply for slot " + std::to_string(b.slot) +
-                                     " has the wrong shape");
+      return Error(Code::kParse,
+                   "MGET reply for slot " + std::to_string(b.slot) + " has the wrong shape");
     }
-    for (size_t j = 0; j < b.idx.size(); ++j) out->elements[b.idx[j]] = std::move(b.reply->elements[j]);
+    for (size_t j = 0; j < b.idx.size(); ++j)
+      out->elements[b.idx[j]] = std::move(b.reply->elements[j]);
   }
   return out;
 }

@@ -49,7 +49,8 @@ Result<std::vector<Seed>> ParseSeeds(const std::string &text) {
 
 namespace {
 
-Result<std::shared_ptr<const Topology>> AskOne(const Seed &seed, const ConnectOptions &opts, uint32_t timeout_ms) {
+Result<std::shared_ptr<const Topology>> AskOne(const Seed &seed, const ConnectOptions &opts,
+                                               uint32_t timeout_ms) {
   ConnectOptions o = opts;
   o.readonly = false;
   auto conn = Connection::Open(seed.host, seed.port, o, timeout_ms);
@@ -77,8 +78,8 @@ Result<std::shared_ptr<const Topology>> AskOne(const Seed &seed, const ConnectOp
 
 }  // namespace
 
-Result<std::shared_ptr<const Topology>> Discover(const std::vector<Seed> &seeds, const ConnectOptions &opts,
-                            uint32_t timeout_ms) {
+Result<std::shared_ptr<const Topology>> Discover(const std::vector<Seed> &seeds,
+                                                 const ConnectOptions &opts, uint32_t timeout_ms) {
   if (seeds.empty()) return Error(Code::kInvalid, "no seed nodes given");
   std::string why;
   Code last = kConnError;

@@ -51,7 +51,8 @@ Status FanOut::Plan() {
   std::unordered_map<uint32_t, size_t> leg_of;  // node handle -> index in legs_
   for (Batch &b : *batches_) {
     Route r;
-    const Code c = access_ == Access::kRead ? snap->RouteRead(b.slot, &r) : snap->RouteWrite(b.slot, &r);
+    const Code c =
+        access_ == Access::kRead ? snap->RouteRead(b.slot, &r) : snap->RouteWrite(b.slot, &r);
     if (c != Code::kOk) {
       b.redo = true;  // the single-key path produces the precise error
       continue;
@@ -69,8 +70,10 @@ Status FanOut::Plan() {
 }
 
 void FanOut::Unfinished(Batch *b, const Status &s) const {
-  if (access_ == Access::kRead) b->redo = true;
-  else b->status = s;  // a write that may have arrived is never re-sent
+  if (access_ == Access::kRead)
+    b->redo = true;
+  else
+    b->status = s;  // a write that may have arrived is never re-sent
 }
 
 void FanOut::Send(Leg *leg) {
@@ -101,8 +104,10 @@ void FanOut::Receive(Leg *leg) {
   Status s = leg->conn->Receive(leg->batches.size(), leg->deadline, &replies);
   const int64_t t1 = SteadyNowNs();
   leg->pool->Release(std::move(leg->conn));
-  if (!s.ok()) pools_->NoteFailure(leg->node, leg->pool, s);
-  else pools_->NoteSuccess(leg->node);
+  if (!s.ok())
+    pools_->NoteFailure(leg->node, leg->pool, s);
+  else
+    pools_->NoteSuccess(leg->node);
   if (!replies.empty()) leg->pool->counters().AddSample(leg->t0, t1);
   for (size_t i = 0; i < leg->batches.size(); ++i) {
     Batch *b = leg->batches[i];
@@ -133,8 +138,10 @@ void FanOut::Redo() {
   for (Batch &b : *batches_) {
     if (!b.redo) continue;
     Result<ReplyPtr> r = exec_->ExecuteSlot(access_, b.slot, b.args);
-    if (r.ok()) b.reply = std::move(*r);
-    else b.status = r.status();
+    if (r.ok())
+      b.reply = std::move(*r);
+    else
+      b.status = r.status();
   }
 }
 

@@ -31,7 +31,8 @@ NodePool &NodePools::For(NodeEntry *node) {
     const std::string id_host = node->host;  // the identity zones are reported under
     const uint16_t id_port = node->port;
     p = std::make_unique<NodePool>(
-        [this, host, port, id_host, id_port, conn, timeout]() -> Result<std::unique_ptr<Connection>> {
+        [this, host, port, id_host, id_port, conn,
+         timeout]() -> Result<std::unique_ptr<Connection>> {
           auto c = Connection::Open(host, port, conn, timeout);
           if (!c.ok()) return c;
           ctx_->stats.Add(&Stats::connections);

@@ -27,7 +27,8 @@ void NodePool::EvictIdleLocked(int64_t now_ns) {
 Result<std::unique_ptr<Connection>> NodePool::Acquire(uint32_t wait_ms) {
   std::unique_lock<std::mutex> lock(mu_);
   // SteadyNowNs() counts steady_clock's epoch: the deadline is one of its points.
-  const std::chrono::steady_clock::time_point deadline{std::chrono::nanoseconds(DeadlineAfter(wait_ms))};
+  const std::chrono::steady_clock::time_point deadline{
+      std::chrono::nanoseconds(DeadlineAfter(wait_ms))};
   for (;;) {
     EvictIdleLocked(SteadyNowNs());
     if (!idle_.empty()) {

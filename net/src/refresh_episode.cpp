@@ -9,7 +9,8 @@ namespace net {
 std::string TopologySignature(const Topology &t) {
   std::string out;
   for (const TopoShard &sh : t.shards) {
-    for (const SlotRange &r : sh.ranges) out += std::to_string(r.start) + "-" + std::to_string(r.end) + ",";
+    for (const SlotRange &r : sh.ranges)
+      out += std::to_string(r.start) + "-" + std::to_string(r.end) + ",";
     std::vector<uint32_t> members = sh.replicas;
     if (sh.master != kNoNode) members.insert(members.begin(), sh.master);
     for (uint32_t i : members) {

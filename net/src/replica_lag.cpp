@@ -37,8 +37,8 @@ void CheckReplicaLag(ClientContext *ctx, NodePools *pools, const Topology &t) {
       bool lagging = found == nullptr || found->state != "online";
       if (!lagging && opts.replica_max_lag_bytes != 0 && info.master_repl_offset >= 0 &&
           found->offset >= 0) {
-        lagging = static_cast<uint64_t>(std::max<int64_t>(0, info.master_repl_offset - found->offset)) >
-                  opts.replica_max_lag_bytes;
+        lagging = static_cast<uint64_t>(std::max<int64_t>(
+                      0, info.master_repl_offset - found->offset)) > opts.replica_max_lag_bytes;
       }
       if (!lagging && opts.replica_max_lag_s != 0 && found->lag_s >= 0) {
         lagging = static_cast<uint64_t>(found->lag_s) > opts.replica_max_lag_s;
@@ -57,9 +57,10 @@ Status CheckReplicaReady(Connection *conn, uint32_t timeout_ms) {
   if (info.role != "slave") return Status::Ok();
   if (info.master_sync_in_progress == "1" ||
       (info.master_link_status != "up" && info.master_repl_offset == 0)) {
-    return Error(Code::kConnError, "replica has no replicated data yet (master_link_status:" +
-                                       info.master_link_status + ", master_sync_in_progress:" +
-                                       info.master_sync_in_progress + "); reading elsewhere");
+    return Error(
+        Code::kConnError,
+        "replica has no replicated data yet (master_link_status:" + info.master_link_status +
+            ", master_sync_in_progress:" + info.master_sync_in_progress + "); reading elsewhere");
   }
   return Status::Ok();
 }

@@ -20,7 +20,8 @@ void PublishRtt(ClientContext *ctx, NodePools *pools) {
     const uint32_t pub = c.published_rtt_us.load(std::memory_order_relaxed);
     // Only changes of more than 10% rebuild the NEAREST order.
     if (now == 0 || (pub != 0 && (now > pub ? now - pub : pub - now) * 10 <= pub)) continue;
-    if (ctx->router->SetRtt(p.first, now).ok()) c.published_rtt_us.store(now, std::memory_order_relaxed);
+    if (ctx->router->SetRtt(p.first, now).ok())
+      c.published_rtt_us.store(now, std::memory_order_relaxed);
   }
 }
 
@@ -52,7 +53,8 @@ void PingIdle(ClientContext *ctx, NodePools *pools) {
     if (reply.ok() && !(*reply)->is_error()) {
       nc.AddSample(t0, t1);
     } else if (!reply.ok()) {
-      if (NodeEntry *e = ctx->router->registry().Get(p.first)) pools->NoteFailure(e, p.second, reply.status());
+      if (NodeEntry *e = ctx->router->registry().Get(p.first))
+        pools->NoteFailure(e, p.second, reply.status());
     }
   }
 }

@@ -18,7 +18,8 @@ std::string ZoneFromHello(const Reply &r) {
   if (r.type != RespType::kMap && r.type != RespType::kArray) return "";
   for (size_t i = 0; i + 1 < r.elements.size(); i += 2) {
     const Reply *k = r.elements[i].get(), *v = r.elements[i + 1].get();
-    if (k != nullptr && v != nullptr && k->str == "availability_zone" && v->is_string()) return v->str;
+    if (k != nullptr && v != nullptr && k->str == "availability_zone" && v->is_string())
+      return v->str;
   }
   return "";
 }
@@ -49,7 +50,8 @@ void ZoneProbe::Probe(const std::string &host, uint16_t port, Connection *conn,
   std::string zone = ZoneFromHello(*replies[0]);
   if (zone.empty() && replies[1]->is_string()) {
     // INFO server: "availability_zone:use1-az1" among the other lines.
-    if (const std::string *z = InfoText::Parse(replies[1]->str).Find("availability_zone")) zone = *z;
+    if (const std::string *z = InfoText::Parse(replies[1]->str).Find("availability_zone"))
+      zone = *z;
   }
   if (NodeEntry *e = router->registry().Find(address)) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -40,8 +40,8 @@ TEST(ClusterNodesText, SlotBounds) {
   const std::string head = "4df5 127.0.1.1:7661@17661 myself,master - 0 0 1 connected ";
   EXPECT_EQ(ParseMigratingSlots(head + "[0->-b] [16383->-b] [16384->-b]"), (Slots{0, 16383}));
   // Too many digits to be a slot, digits that overflow, a sign, nothing.
-  EXPECT_TRUE(
-      ParseMigratingSlots(head + "[123456->-b] [99999999999999999999->-b] [-1->-b] [->-b]").empty());
+  EXPECT_TRUE(ParseMigratingSlots(head + "[123456->-b] [99999999999999999999->-b] [-1->-b] [->-b]")
+                  .empty());
 }
 
 TEST(ClusterNodesText, MissingFieldsAndGarbage) {

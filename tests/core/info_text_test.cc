@@ -109,12 +109,12 @@ TEST(InfoText, ReplicationMissingFieldsAndBadReplicaLines) {
 
   const ReplicationInfo r = ParseReplicationInfo(
       "master_repl_offset:99999999999999999999\n"
-      "slave0:ip=10.0.0.1,state=online\n"                       // no port
-      "slave1:port=7001,state=online\n"                         // no ip
-      "slave2:ip=10.0.0.3,port=70000,state=online\n"            // port out of range
-      "slave3:ip=10.0.0.4,port=0\n"                             // port 0
+      "slave0:ip=10.0.0.1,state=online\n"             // no port
+      "slave1:port=7001,state=online\n"               // no ip
+      "slave2:ip=10.0.0.3,port=70000,state=online\n"  // port out of range
+      "slave3:ip=10.0.0.4,port=0\n"                   // port 0
       "slave4:ip=10.0.0.5,port=7005,offset=x,lag=99999999999999999999\n"
-      "slavex:ip=10.0.0.6,port=7006\n"                          // not slave<N>
+      "slavex:ip=10.0.0.6,port=7006\n"  // not slave<N>
       "slave:ip=10.0.0.7,port=7007\n"
       "slave6:garbage,,=,ip=10.0.0.8,port=7008\n");
   EXPECT_EQ(r.master_repl_offset, -1);  // overflows: unknown, not clamped

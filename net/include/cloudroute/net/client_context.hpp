@@ -35,7 +35,7 @@ struct ClientOptions {
   uint32_t failures_before_refresh = 3;
   uint64_t replica_max_lag_bytes = 0;  // read a replica last past this lag; 0 = off
   uint32_t replica_max_lag_s = 0;      // ... or past this many seconds without an ack
-  uint32_t idle_ping_ms = 5000;  // PING nodes without a sample for this long; 0 = never
+  uint32_t idle_ping_ms = 5000;        // PING nodes without a sample for this long; 0 = never
 };
 
 enum class Access : uint8_t { kRead, kWrite };

@@ -53,8 +53,8 @@ class ClusterObserver {
   const std::vector<Seed> seeds_;
   NodePools *pools_ = nullptr;
   ZoneProbe zones_;
-  std::mutex refresh_mu_;    // serializes refreshes
-  RefreshEpisode episode_;   // under refresh_mu_
+  std::mutex refresh_mu_;   // serializes refreshes
+  RefreshEpisode episode_;  // under refresh_mu_
 };
 
 }  // namespace net

@@ -23,7 +23,7 @@ struct Outcome {
   OutcomeKind kind = OutcomeKind::kNodeFailed;
   ReplyPtr reply;
   Status status;
-  uint16_t slot = 0;        // kMoved / kAsk
+  uint16_t slot = 0;  // kMoved / kAsk
   std::string host;
   uint16_t port = 0;
 };

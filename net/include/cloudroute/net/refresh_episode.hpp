@@ -30,9 +30,9 @@ class RefreshEpisode {
   bool Observe(const Topology &t);
 
  private:
-  std::string signature_;  // of the last installed topology
-  uint32_t left_ = 0;      // follow-up refreshes left in this episode
-  bool running_ = false;   // an episode is running
+  std::string signature_;                          // of the last installed topology
+  uint32_t left_ = 0;                              // follow-up refreshes left in this episode
+  bool running_ = false;                           // an episode is running
   std::unordered_set<std::string> settled_nodes_;  // addresses when last settled
 };
 
