@@ -2,9 +2,10 @@
 // path needs: a slot index per thread, and the expedited membarrier.
 #include "cloudroute/core/snapshot_cell.hpp"
 
+#include <sched.h>
+
 #include <mutex>
 #include <new>
-#include <thread>
 #include <vector>
 
 #if defined(__linux__)
@@ -113,7 +114,7 @@ void SnapshotCell::Publish(std::shared_ptr<const Snapshot> next) {
       const uint32_t entries = s.entries.load(std::memory_order_acquire);
       while (s.depth.load(std::memory_order_acquire) != 0 &&
              s.entries.load(std::memory_order_acquire) == entries) {
-        std::this_thread::yield();
+        sched_yield();
       }
     }
   }
@@ -122,7 +123,7 @@ void SnapshotCell::Publish(std::shared_ptr<const Snapshot> next) {
     epoch_.fetch_add(1, std::memory_order_seq_cst);
     for (unsigned s = 0; s < kStripes; ++s) {
       while (readers_[drained][s].n.load(std::memory_order_seq_cst) != 0) {
-        std::this_thread::yield();
+        sched_yield();
       }
     }
   }

@@ -350,24 +350,6 @@ TEST(Router, MigratingSlotReadsGoToTheMaster) {
   EXPECT_EQ(r.ReportAsk(slot, "", 7101).status().code(), Code::kInvalid);
 }
 
-// What Redis 7.0 prints, by hand against the harness: the marker is on the
-// source master's own line only; the importing side's "<-" is not a migration
-// away.
-TEST(SlotMigrations, ParseClusterNodesMarkers) {
-  const std::string src =
-      "b8a5 127.0.2.4:7664@17664 master - 0 1795970174000 2 connected 5461-10922\n"
-      "4df5 127.0.1.1:7661@17661 myself,master - 0 1795970174000 1 connected 0-5460 "
-      "[4748->-b8a5122726a835ca4d29345ef47f933ca8ee7a08] [12->-b8a5] [x->-b] [99999->-b]\n";
-  EXPECT_EQ(ParseMigratingSlots(src), (std::vector<uint16_t>{4748, 12}));
-  const std::string dst =
-      "b8a5 127.0.2.4:7664@17664 myself,master - 0 1795970174000 2 connected 5461-10922 "
-      "[4748-<-4df51106c7599e22397e2b8fc861f4fd4cbd7221]\n"
-      "4df5 127.0.1.1:7661@17661 master - 0 1795970174000 1 connected 0-5460 [7->-b8a5]\n";
-  EXPECT_TRUE(ParseMigratingSlots(dst).empty());
-  EXPECT_TRUE(ParseMigratingSlots("").empty());
-  EXPECT_TRUE(ParseMigratingSlots("garbage\n[1->-x]").empty());
-}
-
 TEST(Router, ExplainNamesTierRoleHealthWeight) {
   Router r(Cfg(Policy::kLocal), &FakeNow);
   ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());

@@ -1,4 +1,5 @@
-// NodePool bounds and reuse, backoff bounds, and the refresher's rate limit.
+// NodePool bounds and reuse, and backoff bounds. (The refresher's rate
+// limit and schedule: refresher_test.cc, on an injected clock.)
 #include "cloudroute/net/pool.hpp"
 
 #include <gtest/gtest.h>
@@ -9,7 +10,6 @@
 
 #include "cloudroute/net/backoff.hpp"
 #include "cloudroute/net/errors.hpp"
-#include "cloudroute/net/refresher.hpp"
 #include "fake_server.hpp"
 
 namespace cloudroute {
@@ -106,28 +106,6 @@ TEST(Backoff, GrowsExponentiallyWithJitterUpToTheCap) {
     EXPECT_LE(BackoffMs(63, 50, 1000, r), 1000u);  // no overflow
   }
   EXPECT_EQ(BackoffMs(3, 0, 1000, 7), 0u);
-}
-
-TEST(Refresher, AStormOfTriggersCostsOneRefresh) {
-  std::atomic<int> runs{0};
-  Refresher r([&] { ++runs; }, nullptr, /*interval_ms=*/0, /*min_gap_ms=*/200, 50);
-  for (int i = 0; i < 10000; ++i) r.Trigger();
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  EXPECT_EQ(runs.load(), 1);
-  r.Trigger();
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
-  EXPECT_EQ(runs.load(), 2);
-}
-
-TEST(Refresher, RunsPeriodicallyAndTicks) {
-  std::atomic<int> runs{0}, ticks{0};
-  {
-    Refresher r([&] { ++runs; }, [&] { ++ticks; }, /*interval_ms=*/100, 50, /*tick_ms=*/20);
-    std::this_thread::sleep_for(std::chrono::milliseconds(450));
-  }  // the destructor stops the thread promptly
-  EXPECT_GE(runs.load(), 3);
-  EXPECT_LE(runs.load(), 5);
-  EXPECT_GE(ticks.load(), 5);
 }
 
 }  // namespace

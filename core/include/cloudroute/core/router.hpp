@@ -67,7 +67,6 @@ class Router {
   // Marks a replica as lagging past the configured bound (read after every
   // other candidate) or clears the mark. Rebuilds only on a change.
   Status SetReplicaLagging(const std::string &host, uint16_t port, bool lagging);
-  void RequestRefresh() { refresh_needed_.store(true, std::memory_order_relaxed); }
   bool refresh_needed() const { return refresh_needed_.load(std::memory_order_relaxed); }
 
   NodeRegistry &registry() { return *registry_; }

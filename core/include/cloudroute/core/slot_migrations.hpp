@@ -23,8 +23,6 @@
 #include <bitset>
 #include <cstdint>
 #include <mutex>
-#include <string_view>
-#include <vector>
 
 #include "cloudroute/core/health.hpp"
 #include "cloudroute/core/keyslot.hpp"
@@ -63,7 +61,6 @@ class SlotMigrations {
   // True when any slot's mark appeared or went.
   bool Sync(const SlotSet &scanned, const SlotSet &migrating, int64_t started_ns);
 
-  std::vector<uint16_t> ActiveSlots() const;
   ClockFn clock() const { return clock_; }
 
  private:
@@ -75,10 +72,5 @@ class SlotMigrations {
   std::atomic<uint64_t> bits_[kSlotCount / 64] = {};
   std::atomic<int64_t> armed_ns_[kSlotCount] = {};
 };
-
-// The slots the answering node marks as migrating away ("[slot->-nodeid]")
-// on its "myself" line of a CLUSTER NODES reply. Malformed markers are
-// skipped; slots outside 0-16383 are ignored.
-std::vector<uint16_t> ParseMigratingSlots(std::string_view cluster_nodes);
 
 }  // namespace cloudroute

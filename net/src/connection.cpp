@@ -11,10 +11,13 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "cloudroute/core/health.hpp"
 #include "cloudroute/core/topology.hpp"
+#include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/tls.hpp"
 
@@ -23,21 +26,14 @@ namespace net {
 
 namespace {
 
-constexpr int64_t kNsPerMs = 1000000;
-
-int64_t DeadlineAfter(uint32_t timeout_ms) {
-  return SteadyNowNs() + static_cast<int64_t>(timeout_ms) * kNsPerMs;
-}
-
 // Waits until fd is ready for events or the deadline passes. 1 ready,
 // 0 deadline passed, -1 error (errno).
 int WaitFd(int fd, short events, int64_t deadline_ns) {
   for (;;) {
-    const int64_t left_ns = deadline_ns - SteadyNowNs();
-    if (left_ns <= 0) return 0;
+    const uint32_t ms = MsLeft(deadline_ns);
+    if (ms == 0) return 0;
     pollfd p{fd, events, 0};
-    const int ms = static_cast<int>((left_ns + kNsPerMs - 1) / kNsPerMs);
-    const int rc = poll(&p, 1, ms);
+    const int rc = poll(&p, 1, static_cast<int>(std::min<uint32_t>(ms, INT_MAX)));
     if (rc > 0) return 1;
     if (rc == 0) continue;  // re-check the clock: poll may round down
     if (errno != EINTR) return -1;

@@ -28,15 +28,9 @@ struct Seed {
 // kInvalid with the offending entry when one does not parse.
 Result<std::vector<Seed>> ParseSeeds(const std::string &text);
 
-struct Discovered {
-  std::shared_ptr<const Topology> topology;
-  std::string from;  // "host:port" that answered
-  bool shards = false;  // true: CLUSTER SHARDS, false: CLUSTER SLOTS
-};
-
-// Errors: the last seed's error (kConnError, kTimeout, kServerError, kParse,
+// The first topology a seed answers with. Errors: the last seed's error (kConnError, kTimeout, kServerError, kParse,
 // kLimit), its message naming every seed that was tried and why it failed.
-Result<Discovered> Discover(const std::vector<Seed> &seeds, const ConnectOptions &opts,
+Result<std::shared_ptr<const Topology>> Discover(const std::vector<Seed> &seeds, const ConnectOptions &opts,
                             uint32_t timeout_ms);
 
 }  // namespace net

@@ -6,6 +6,7 @@
 
 #include "cloudroute/core/health.hpp"
 #include "cloudroute/net/backoff.hpp"
+#include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/sentinel.hpp"
 
@@ -14,7 +15,6 @@ namespace net {
 
 namespace {
 
-constexpr int64_t kNsPerMs = 1000000;
 constexpr uint32_t kPushSliceMs = 100;  // how often the thread looks at its clock and stop flag
 
 const char *const kChannels[] = {"+switch-master", "+sdown", "-sdown", "+odown", "-odown",
@@ -214,7 +214,7 @@ Status SentinelWatcher::Reask(uint32_t group, uint32_t min_gap_ms) {
   if (group >= names_.size()) return Error(Code::kInvalid, "no such group");
   // Someone asked while we waited for the lock, or very recently: use that.
   if (asked_ns_[group] >= asked_before ||
-      SteadyNowNs() - asked_ns_[group] < static_cast<int64_t>(min_gap_ms) * kNsPerMs) {
+      SteadyNowNs() - asked_ns_[group] < MsToNs(min_gap_ms)) {
     return Status::Ok();
   }
   return AskGroupLocked(group);
@@ -226,7 +226,7 @@ bool SentinelWatcher::Subscribe(size_t sentinel) {
   if (!c.ok()) return false;
   Args sub{"SUBSCRIBE"};
   for (const char *ch : kChannels) sub.push_back(ch);
-  const int64_t deadline = SteadyNowNs() + static_cast<int64_t>(opts_.sentinel_timeout_ms) * kNsPerMs;
+  const int64_t deadline = DeadlineAfter(opts_.sentinel_timeout_ms);
   std::vector<ReplyPtr> confirmations;
   if (!(*c)->Send({&sub}, deadline).ok()) return false;
   if (!(*c)->Receive(sub.size() - 1, deadline, &confirmations).ok()) return false;
@@ -271,7 +271,7 @@ void SentinelWatcher::HandlePush(const Reply &push) {
 void SentinelWatcher::Run() {
   size_t next = sub_index_;
   uint32_t round = 0;  // failed subscription rounds in a row
-  int64_t next_reask = SteadyNowNs() + static_cast<int64_t>(opts_.reask_interval_ms) * kNsPerMs;
+  int64_t next_reask = DeadlineAfter(opts_.reask_interval_ms);
   uint64_t jitter = static_cast<uint64_t>(SteadyNowNs());
   for (;;) {
     {
@@ -301,10 +301,10 @@ void SentinelWatcher::Run() {
       counters_->subscriptions.fetch_add(1, std::memory_order_relaxed);
       subscribed_.store(true, std::memory_order_relaxed);
       (void)AskAll();  // events may have been missed while unsubscribed
-      next_reask = SteadyNowNs() + static_cast<int64_t>(opts_.reask_interval_ms) * kNsPerMs;
+      next_reask = DeadlineAfter(opts_.reask_interval_ms);
     }
     ReplyPtr push;
-    Status s = sub_->WaitPush(SteadyNowNs() + kPushSliceMs * kNsPerMs, &push);
+    Status s = sub_->WaitPush(DeadlineAfter(kPushSliceMs), &push);
     if (!s.ok()) {
       sub_.reset();
       subscribed_.store(false, std::memory_order_relaxed);
@@ -314,7 +314,7 @@ void SentinelWatcher::Run() {
     if (push != nullptr) HandlePush(*push);
     if (opts_.reask_interval_ms > 0 && SteadyNowNs() >= next_reask) {
       (void)AskAll();
-      next_reask = SteadyNowNs() + static_cast<int64_t>(opts_.reask_interval_ms) * kNsPerMs;
+      next_reask = DeadlineAfter(opts_.reask_interval_ms);
     }
   }
   sub_.reset();

@@ -45,6 +45,12 @@ struct NodeCounters {
                                 : static_cast<uint32_t>((7ull * old + us) / 8);
     latency_us.store(std::max<uint32_t>(v, 1), std::memory_order_relaxed);
   }
+  // A round trip from t0_ns to t1_ns (SteadyNowNs clock): its latency, and
+  // t1_ns as the time of the last sample.
+  void AddSample(int64_t t0_ns, int64_t t1_ns) {
+    AddLatency(static_cast<uint32_t>(std::min<int64_t>((t1_ns - t0_ns) / 1000, UINT32_MAX)));
+    last_sample_ns.store(t1_ns, std::memory_order_relaxed);
+  }
 };
 
 class NodePool {

@@ -49,45 +49,43 @@ Result<std::vector<Seed>> ParseSeeds(const std::string &text) {
 
 namespace {
 
-Result<Discovered> AskOne(const Seed &seed, const ConnectOptions &opts, uint32_t timeout_ms) {
+Result<std::shared_ptr<const Topology>> AskOne(const Seed &seed, const ConnectOptions &opts,
+                                               uint32_t timeout_ms) {
   ConnectOptions o = opts;
   o.readonly = false;
   auto conn = Connection::Open(seed.host, seed.port, o, timeout_ms);
   if (!conn.ok()) return conn.status();
-  Discovered d;
-  d.from = (*conn)->address();
+  const std::string from = (*conn)->address();
   auto reply = (*conn)->Command({"CLUSTER", "SHARDS"}, timeout_ms);
   if (!reply.ok()) return reply.status();
   Result<std::shared_ptr<const Topology>> topo = Error(Code::kInternal, "unset");
   if (!(*reply)->is_error()) {
-    d.shards = true;
     topo = ClusterShardsToTopology(ToRespValue(**reply), seed.host);
   } else {
     // Redis < 7 ("unknown subcommand"): the older, still supported reply.
     reply = (*conn)->Command({"CLUSTER", "SLOTS"}, timeout_ms);
     if (!reply.ok()) return reply.status();
     if ((*reply)->is_error()) {
-      return Error(kServerError, d.from + ": CLUSTER SLOTS refused: " + (*reply)->str);
+      return Error(kServerError, from + ": CLUSTER SLOTS refused: " + (*reply)->str);
     }
     topo = ClusterSlotsToTopology(ToRespValue(**reply), seed.host);
   }
   if (!topo.ok()) {
-    return Error(topo.status().code(), d.from + ": " + topo.status().message());
+    return Error(topo.status().code(), from + ": " + topo.status().message());
   }
-  d.topology = std::move(*topo);
-  return d;
+  return topo;
 }
 
 }  // namespace
 
-Result<Discovered> Discover(const std::vector<Seed> &seeds, const ConnectOptions &opts,
-                            uint32_t timeout_ms) {
+Result<std::shared_ptr<const Topology>> Discover(const std::vector<Seed> &seeds,
+                                                 const ConnectOptions &opts, uint32_t timeout_ms) {
   if (seeds.empty()) return Error(Code::kInvalid, "no seed nodes given");
   std::string why;
   Code last = kConnError;
   for (const Seed &s : seeds) {
-    Result<Discovered> d = AskOne(s, opts, timeout_ms);
-    if (d.ok() && opts.tls != nullptr) d->topology = WithTlsPorts(std::move(d->topology));
+    Result<std::shared_ptr<const Topology>> d = AskOne(s, opts, timeout_ms);
+    if (d.ok() && opts.tls != nullptr) *d = WithTlsPorts(std::move(*d));
     if (d.ok()) return d;
     last = d.status().code();
     why += (why.empty() ? "" : "; ") + d.status().message();

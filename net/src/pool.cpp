@@ -4,21 +4,18 @@
 #include <chrono>
 
 #include "cloudroute/core/health.hpp"
+#include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 
 namespace cloudroute {
 namespace net {
-
-namespace {
-constexpr int64_t kNsPerMs = 1000000;
-}
 
 NodePool::NodePool(Dialer dial, PoolOptions opts) : dial_(std::move(dial)), opts_(opts) {
   if (opts_.max_size == 0) const_cast<PoolOptions &>(opts_).max_size = 1;
 }
 
 void NodePool::EvictIdleLocked(int64_t now_ns) {
-  const int64_t max_idle = static_cast<int64_t>(opts_.idle_ms) * kNsPerMs;
+  const int64_t max_idle = MsToNs(opts_.idle_ms);
   size_t n = 0;
   while (n < idle_.size() && now_ns - idle_[n]->last_used_ns > max_idle) ++n;
   if (n == 0) return;
@@ -29,7 +26,9 @@ void NodePool::EvictIdleLocked(int64_t now_ns) {
 
 Result<std::unique_ptr<Connection>> NodePool::Acquire(uint32_t wait_ms) {
   std::unique_lock<std::mutex> lock(mu_);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  // SteadyNowNs() counts steady_clock's epoch: the deadline is one of its points.
+  const std::chrono::steady_clock::time_point deadline{
+      std::chrono::nanoseconds(DeadlineAfter(wait_ms))};
   for (;;) {
     EvictIdleLocked(SteadyNowNs());
     if (!idle_.empty()) {

@@ -1,0 +1,97 @@
+// Client: a thread-safe Redis Cluster client that routes every command
+// through the Router — reads to the key's read candidates in order, writes
+// to the master — over pooled connections, and keeps the topology fresh.
+//
+// Redirects and errors:
+//  - MOVED: the slot is patched at once (Router::ReportMoved), a refresh is
+//    triggered, and the command is sent again to the new owner (it was not
+//    executed), up to max_redirects.
+//  - ASK: ASKING + the command, once, to the target; the slot is marked
+//    migrating, so its reads go to the master (replicas of a migrating
+//    source answer nil for keys already moved) until a MOVED, a refresh
+//    whose CLUSTER NODES scan no longer lists it, or the mark's TTL.
+//  - TRYAGAIN / CLUSTERDOWN / LOADING: bounded retries with backoff
+//    (a replica still LOADING is skipped for a read instead).
+//  - A read that hits a connection error or a timeout reports the node's
+//    failure (its breaker opens after failure_threshold) and moves on to the
+//    next candidate. A write is never re-sent once it may have reached the
+//    server: the error is returned (CR_ECONN / CR_ETIMEOUT).
+//  - Any other error reply is returned as kServerError with its text.
+// Consecutive connection failures (failures_before_refresh) trigger a
+// refresh, as does a slot no shard serves. A refresh that finds the topology
+// changed, or a replica still loading, is followed by more at the triggered
+// pace until the reply settles (a failover is read mid-way otherwise).
+//
+// Zones (zone_probe.hpp), idle RTT PINGs (rtt_probe.hpp), replica lag and
+// readiness (replica_lag.hpp), migration scans (migration_scan.hpp) and the
+// refresh episodes (refresh_episode.hpp) belong to the ClusterObserver
+// (cluster_observer.hpp); the commands, redirects and retries to the
+// CommandExecutor (command_executor.hpp). The Client owns both, the node
+// pools they share (node_pools.hpp) and the refresher thread.
+//
+// Multi-key commands (MGET, MSET, DEL) are split by slot: one
+// command per slot, every node's share pipelined on one connection, all
+// nodes in flight at once — about one round trip whatever the key count
+// (fan_out.hpp).
+//
+// Thread-safety: safe for concurrent use by any number of threads. The
+// Router must outlive the client.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cloudroute/core/router.hpp"
+#include "cloudroute/net/client_context.hpp"
+#include "cloudroute/net/cluster_observer.hpp"
+#include "cloudroute/net/command_executor.hpp"
+#include "cloudroute/net/discovery.hpp"
+#include "cloudroute/net/node_pools.hpp"
+#include "cloudroute/net/refresher.hpp"
+#include "cloudroute/net/stats.hpp"
+
+namespace cloudroute {
+namespace net {
+
+class Client {
+ public:
+  // Discovers the topology from the seeds and installs it before returning.
+  static Result<std::unique_ptr<Client>> Create(Router *router, std::vector<Seed> seeds,
+                                                ClientOptions opts);
+  ~Client();
+  Client(const Client &) = delete;
+  Client &operator=(const Client &) = delete;
+
+  // Any command on one key (args is the whole command, binary-safe).
+  Result<ReplyPtr> Execute(Access access, std::string_view key, const Args &args);
+
+  Result<ReplyPtr> Get(const std::string &key);
+  Status Set(const std::string &key, const std::string &value, uint64_t ttl_ms = 0);
+
+  // Multi-key, split by slot and fanned out (see above).
+  Result<ReplyPtr> MGet(const std::vector<std::string> &keys);  // array in key order
+  Status MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values);
+  Result<int64_t> Del(const std::vector<std::string> &keys);
+
+  // A synchronous refresh (the background thread does the same).
+  Status Refresh();
+
+  StatsValues stats() const { return ctx_.stats.Snapshot(); }
+  std::vector<NodeStatsValues> node_stats() const { return pools_.node_stats(); }
+  Router &router() { return *ctx_.router; }
+
+ private:
+  Client(Router *router, std::vector<Seed> seeds, ClientOptions opts);
+
+  ClientContext ctx_;
+  ClusterObserver observer_;
+  NodePools pools_;
+  CommandExecutor executor_;
+  std::unique_ptr<Refresher> refresher_;  // last: its thread stops first
+};
+
+}  // namespace net
+}  // namespace cloudroute

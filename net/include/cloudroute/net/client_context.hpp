@@ -1,0 +1,69 @@
+// ClientContext: what the pieces of a Client share — the router, the
+// options, the statistics and the background refresher — so that the
+// command executor, the cluster observer and the node pools each take one
+// pointer instead of a bundle. The Client owns it; it outlives every piece.
+//
+// Thread-safety: the router and the statistics are safe for concurrent use,
+// the options are read-only, the refresher pointer is atomic (null until the
+// refresher exists and again once it is being stopped).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <utility>
+
+#include "cloudroute/core/locality.hpp"
+#include "cloudroute/core/router.hpp"
+#include "cloudroute/net/connection.hpp"
+#include "cloudroute/net/pool.hpp"
+#include "cloudroute/net/refresher.hpp"
+#include "cloudroute/net/stats.hpp"
+
+namespace cloudroute {
+namespace net {
+
+struct ClientOptions {
+  ConnectOptions conn;
+  uint32_t timeout_ms[kTierCount] = {500, 1000, 1000, 2000, 2000};  // per Tier
+  PoolOptions pool;
+  uint32_t refresh_interval_ms = 30000;  // 0: no periodic refresh
+  uint32_t refresh_min_gap_ms = 1000;    // at most one triggered refresh per gap
+  uint32_t max_redirects = 5;
+  uint32_t max_retries = 3;
+  uint32_t retry_base_ms = 50;
+  uint32_t retry_cap_ms = 1000;
+  uint32_t failures_before_refresh = 3;
+  uint64_t replica_max_lag_bytes = 0;  // read a replica last past this lag; 0 = off
+  uint32_t replica_max_lag_s = 0;      // ... or past this many seconds without an ack
+  uint32_t idle_ping_ms = 5000;        // PING nodes without a sample for this long; 0 = never
+};
+
+enum class Access : uint8_t { kRead, kWrite };
+
+struct ClientContext {
+  ClientContext(Router *r, ClientOptions o) : router(r), opts(std::move(o)) {}
+  ClientContext(const ClientContext &) = delete;
+  ClientContext &operator=(const ClientContext &) = delete;
+
+  // The command timeout for a node of this tier.
+  uint32_t TimeoutFor(Tier tier) const {
+    const int t = static_cast<int>(tier);
+    return opts.timeout_ms[t >= 0 && t < kTierCount ? t : kTierCount - 1];
+  }
+  // Asks the refresher for a refresh (rate-limited there); a no-op before it
+  // runs (during Create's first, synchronous refresh) and while it stops.
+  void TriggerRefresh() {
+    if (Refresher *r = refresher.load(std::memory_order_acquire)) r->Trigger();
+  }
+  void NoteRefreshed() {
+    if (Refresher *r = refresher.load(std::memory_order_acquire)) r->NoteRefreshed();
+  }
+
+  Router *const router;
+  const ClientOptions opts;
+  Stats stats;
+  std::atomic<Refresher *> refresher{nullptr};
+};
+
+}  // namespace net
+}  // namespace cloudroute

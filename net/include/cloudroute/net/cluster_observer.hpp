@@ -1,0 +1,61 @@
+// ClusterObserver: everything the client learns about the cluster rather
+// than about keys, and when.
+//
+//  - Refresh(): discover the topology (known nodes, healthy ones first, then
+//    the seeds), install it in the router, follow a change with more
+//    refreshes until it settles (refresh_episode.hpp), then scan for
+//    migrating slots (migration_scan.hpp), check replica lag
+//    (replica_lag.hpp) and dial nodes whose zone is unknown
+//    (zone_probe.hpp). Serialized: one refresh at a time.
+//  - Tick(): the refresher's cheap periodic work — idle PINGs and RTT
+//    publishing (rtt_probe.hpp).
+//  - OnConnect(): each new pooled connection — the zone probe, then the
+//    replica readiness check; a failure refuses the connection.
+//
+// Thread-safety: Refresh from any thread (serialized inside); Tick on the
+// refresher thread; OnConnect on whichever thread dials.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cloudroute/net/client_context.hpp"
+#include "cloudroute/net/discovery.hpp"
+#include "cloudroute/net/node_pools.hpp"
+#include "cloudroute/net/refresh_episode.hpp"
+#include "cloudroute/net/zone_probe.hpp"
+
+namespace cloudroute {
+namespace net {
+
+class ClusterObserver {
+ public:
+  // pools may be set later (SetPools), before the first Refresh or Tick:
+  // the pools call OnConnect, so the two are made one after the other.
+  ClusterObserver(ClientContext *ctx, std::vector<Seed> seeds)
+      : ctx_(ctx), seeds_(std::move(seeds)), zones_(ctx) {}
+  ClusterObserver(const ClusterObserver &) = delete;
+  ClusterObserver &operator=(const ClusterObserver &) = delete;
+  void SetPools(NodePools *pools) { pools_ = pools; }
+
+  Status Refresh();
+  void Tick();
+  Status OnConnect(const std::string &host, uint16_t port, Connection *conn, uint32_t timeout_ms);
+
+ private:
+  // The nodes to ask for the topology: the known ones (up first), then the
+  // seeds not among them.
+  std::vector<Seed> AskOrder() const;
+
+  ClientContext *const ctx_;
+  const std::vector<Seed> seeds_;
+  NodePools *pools_ = nullptr;
+  ZoneProbe zones_;
+  std::mutex refresh_mu_;   // serializes refreshes
+  RefreshEpisode episode_;  // under refresh_mu_
+};
+
+}  // namespace net
+}  // namespace cloudroute

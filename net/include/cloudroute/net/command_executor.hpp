@@ -1,0 +1,51 @@
+// CommandExecutor: runs commands through the router — reads to the key's
+// read candidates in order, writes to the master — and deals with what the
+// nodes answer (see client.hpp for the rules): MOVED / ASK redirects,
+// TRYAGAIN / CLUSTERDOWN / LOADING retries with backoff, a failed read
+// moving on to the next candidate, a write never re-sent once it may have
+// arrived. Multi-key commands are split by slot and fanned out (fan_out.hpp).
+//
+// Thread-safety: safe for concurrent use; the context and pools it is given
+// must outlive it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cloudroute/net/client_context.hpp"
+#include "cloudroute/net/node_pools.hpp"
+#include "cloudroute/net/outcome.hpp"
+
+namespace cloudroute {
+namespace net {
+
+class CommandExecutor {
+ public:
+  CommandExecutor(ClientContext *ctx, NodePools *pools) : ctx_(ctx), pools_(pools) {}
+  CommandExecutor(const CommandExecutor &) = delete;
+  CommandExecutor &operator=(const CommandExecutor &) = delete;
+
+  // Any command on one key (args is the whole command, binary-safe).
+  Result<ReplyPtr> Execute(Access access, std::string_view key, const Args &args);
+  // The same for a slot: follows redirects, retries, falls back.
+  Result<ReplyPtr> ExecuteSlot(Access access, uint16_t slot, const Args &args);
+
+  // Multi-key, split by slot and fanned out.
+  Result<ReplyPtr> MGet(const std::vector<std::string> &keys);  // array in key order
+  Status MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values);
+  Result<int64_t> Del(const std::vector<std::string> &keys);
+
+ private:
+  // One attempt on one node (asking: ASKING first, in the same round trip).
+  Outcome TryNode(NodeEntry *node, Tier tier, Access access, const Args &args, bool asking);
+  // The read candidates of the slot in poll order until one answers.
+  Outcome TryRead(const CandidateSet &set, const Args &args, uint16_t slot);
+
+  ClientContext *const ctx_;
+  NodePools *const pools_;
+};
+
+}  // namespace net
+}  // namespace cloudroute

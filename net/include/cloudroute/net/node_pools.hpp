@@ -1,0 +1,69 @@
+// NodePools: the client's connection pools, one per node (by registry
+// handle, created on first use), and the per-node bookkeeping of every round
+// trip — failures (the node's breaker; a refresh after
+// failures_before_refresh in a row), successes, answered commands, RTT
+// samples — shared by the command executor and the cluster observer.
+//
+// A pool dials the node's announced address, or where the configuration
+// re-points it (connect_via: NAT, a proxy, a cloud's private endpoint), with
+// READONLY; each new connection is handed to the on-connect hook (the
+// observer's zone probe and replica readiness check), which may refuse it.
+//
+// Thread-safety: safe for concurrent use. Pools are never removed, so a
+// NodePool reference stays valid for the NodePools' lifetime.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "cloudroute/net/client_context.hpp"
+
+namespace cloudroute {
+namespace net {
+
+struct NodeStatsValues {
+  const NodeEntry *node = nullptr;
+  uint64_t reads = 0, writes = 0, errors = 0, connections = 0;
+  uint32_t latency_us = 0;  // EWMA of round trips; 0 = none yet
+  size_t open = 0, idle = 0;
+};
+
+class NodePools {
+ public:
+  // host/port: the node's identity (its announced address), not where it was
+  // dialed. A non-OK status refuses the connection (the dial fails with it).
+  using OnConnect = std::function<Status(const std::string &host, uint16_t port, Connection *conn,
+                                         uint32_t timeout_ms)>;
+
+  NodePools(ClientContext *ctx, OnConnect on_connect);
+  NodePools(const NodePools &) = delete;
+  NodePools &operator=(const NodePools &) = delete;
+
+  NodePool &For(NodeEntry *node);
+  // Every pool so far, by node handle.
+  std::vector<std::pair<uint32_t, NodePool *>> List() const;
+  std::vector<NodeStatsValues> node_stats() const;
+
+  // A connection error or timeout with node (pool: its pool, or null).
+  void NoteFailure(NodeEntry *node, NodePool *pool, const Status &s);
+  void NoteSuccess(NodeEntry *node);
+  // A command the node answered (a reply or an error reply) for the caller.
+  void NoteServed(Access access, Tier tier, NodePool *pool);
+
+ private:
+  ClientContext *const ctx_;
+  const OnConnect on_connect_;
+  std::atomic<uint32_t> consecutive_failures_{0};
+  mutable std::mutex mu_;
+  std::unordered_map<uint32_t, std::unique_ptr<NodePool>> pools_;  // by node handle
+};
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,41 @@
+// Outcome: what one node's answer to one command means for the caller —
+// done, an error reply to return, a redirect to follow (MOVED / ASK), a
+// retry to wait for (TRYAGAIN / CLUSTERDOWN, LOADING / MASTERDOWN for a
+// write), or a node that failed (LOADING / MASTERDOWN for a read: it moves
+// on to the next candidate; a connection error or timeout).
+//
+// Thread-safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cloudroute/core/node_registry.hpp"
+#include "cloudroute/net/client_context.hpp"
+#include "cloudroute/net/reply.hpp"
+
+namespace cloudroute {
+namespace net {
+
+enum class OutcomeKind : uint8_t { kDone, kServerError, kMoved, kAsk, kRetry, kNodeFailed };
+
+struct Outcome {
+  OutcomeKind kind = OutcomeKind::kNodeFailed;
+  ReplyPtr reply;
+  Status status;
+  uint16_t slot = 0;  // kMoved / kAsk
+  std::string host;
+  uint16_t port = 0;
+};
+
+// node: the node that answered (an empty or "?" host in a redirect means it).
+// REQUIRES: reply != nullptr
+Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access);
+
+// "MOVED 3999 127.0.0.1:6381" / "ASK 3999 :6381" / "MOVED 1 [::1]:6381"
+// (empty or "?" host: from_host). False when the text does not parse.
+bool ParseRedirect(const std::string &text, const std::string &from_host, uint16_t *slot,
+                   std::string *host, uint16_t *port);
+
+}  // namespace net
+}  // namespace cloudroute

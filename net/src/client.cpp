@@ -1,0 +1,67 @@
+// Client: the façade that owns the pieces (see client.hpp).
+#include "cloudroute/net/client.hpp"
+
+namespace cloudroute {
+namespace net {
+
+Client::Client(Router *router, std::vector<Seed> seeds, ClientOptions opts)
+    : ctx_(router, std::move(opts)),
+      observer_(&ctx_, std::move(seeds)),
+      pools_(&ctx_,
+             [this](const std::string &host, uint16_t port, Connection *conn, uint32_t timeout_ms) {
+               return observer_.OnConnect(host, port, conn, timeout_ms);
+             }),
+      executor_(&ctx_, &pools_) {
+  observer_.SetPools(&pools_);
+}
+
+Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed> seeds,
+                                               ClientOptions opts) {
+  if (router == nullptr) return Error(Code::kInvalid, "router is NULL");
+  if (seeds.empty()) return Error(Code::kInvalid, "no seed nodes given");
+  std::unique_ptr<Client> c(new Client(router, std::move(seeds), std::move(opts)));
+  Status s = c->Refresh();
+  if (!s.ok()) return s;
+  Client *raw = c.get();
+  c->refresher_ = std::make_unique<Refresher>(
+      [raw] { (void)raw->observer_.Refresh(); }, [raw] { raw->observer_.Tick(); },
+      c->ctx_.opts.refresh_interval_ms, c->ctx_.opts.refresh_min_gap_ms);
+  c->ctx_.refresher.store(c->refresher_.get(), std::memory_order_release);
+  return c;
+}
+
+Client::~Client() {
+  ctx_.refresher.store(nullptr, std::memory_order_release);
+  refresher_.reset();
+}
+
+Status Client::Refresh() { return observer_.Refresh(); }
+
+Result<ReplyPtr> Client::Execute(Access access, std::string_view key, const Args &args) {
+  return executor_.Execute(access, key, args);
+}
+
+Result<ReplyPtr> Client::Get(const std::string &key) {
+  return executor_.Execute(Access::kRead, key, {"GET", key});
+}
+
+Status Client::Set(const std::string &key, const std::string &value, uint64_t ttl_ms) {
+  Args args{"SET", key, value};
+  if (ttl_ms > 0) {
+    args.push_back("PX");
+    args.push_back(std::to_string(ttl_ms));
+  }
+  Result<ReplyPtr> r = executor_.Execute(Access::kWrite, key, args);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Result<ReplyPtr> Client::MGet(const std::vector<std::string> &keys) { return executor_.MGet(keys); }
+
+Status Client::MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values) {
+  return executor_.MSet(keys, values);
+}
+
+Result<int64_t> Client::Del(const std::vector<std::string> &keys) { return executor_.Del(keys); }
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,68 @@
+// Refreshes and what follows them; periodic probes (see cluster_observer.hpp).
+#include "cloudroute/net/cluster_observer.hpp"
+
+#include <unordered_set>
+
+#include "cloudroute/net/errors.hpp"
+#include "cloudroute/net/migration_scan.hpp"
+#include "cloudroute/net/replica_lag.hpp"
+#include "cloudroute/net/rtt_probe.hpp"
+
+namespace cloudroute {
+namespace net {
+
+std::vector<Seed> ClusterObserver::AskOrder() const {
+  std::vector<Seed> ask, down;
+  std::unordered_set<std::string> seen;
+  if (std::shared_ptr<const Snapshot> snap = ctx_->router->Current()) {
+    NodeRegistry &reg = ctx_->router->registry();
+    for (const TopoNode &n : snap->topology->nodes) {
+      if (!n.endpoint_known() || !seen.insert(n.address()).second) continue;
+      NodeEntry *e = reg.Find(n.address());
+      const bool up = e == nullptr || e->health.State(reg.clock()()) == HealthState::kUp;
+      (up ? ask : down).push_back(Seed{n.host, n.port});
+    }
+  }
+  ask.insert(ask.end(), down.begin(), down.end());
+  for (const Seed &s : seeds_) {
+    if (seen.insert(FormatAddress(s.host, s.port)).second) ask.push_back(s);
+  }
+  return ask;
+}
+
+Status ClusterObserver::Refresh() {
+  std::lock_guard<std::mutex> lock(refresh_mu_);
+  auto d = Discover(AskOrder(), ctx_->opts.conn, ctx_->TimeoutFor(Tier::kUnknown));
+  if (!d.ok()) {
+    ctx_->stats.Add(&Stats::refresh_failures);
+    return d.status();
+  }
+  const std::shared_ptr<const Topology> topology = std::move(*d);
+  Status s = ctx_->router->Update(topology);
+  if (!s.ok()) {
+    ctx_->stats.Add(&Stats::refresh_failures);
+    return s;
+  }
+  ctx_->stats.Add(&Stats::refreshes);
+  ctx_->NoteRefreshed();
+  if (episode_.Observe(*topology)) ctx_->TriggerRefresh();
+  ScanMigrations(ctx_, pools_, *topology);
+  CheckReplicaLag(ctx_, pools_, *topology);
+  zones_.LearnZones(pools_);
+  return Status::Ok();
+}
+
+void ClusterObserver::Tick() {
+  PingIdle(ctx_, pools_);
+  PublishRtt(ctx_, pools_);
+}
+
+Status ClusterObserver::OnConnect(const std::string &host, uint16_t port, Connection *conn,
+                                  uint32_t timeout_ms) {
+  zones_.Probe(host, port, conn, timeout_ms);
+  if (conn->broken()) return Error(kConnError, "zone probe failed");
+  return CheckReplicaReady(conn, timeout_ms);
+}
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,111 @@
+// The client's per-node pools and bookkeeping (see node_pools.hpp).
+#include "cloudroute/net/node_pools.hpp"
+
+#include <algorithm>
+
+#include "cloudroute/net/errors.hpp"
+
+namespace cloudroute {
+namespace net {
+
+NodePools::NodePools(ClientContext *ctx, OnConnect on_connect)
+    : ctx_(ctx), on_connect_(std::move(on_connect)) {}
+
+NodePool &NodePools::For(NodeEntry *node) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_ptr<NodePool> &p = pools_[node->handle];
+  if (p == nullptr) {
+    // Dial the announced address, or where the configuration re-points it
+    // (NAT, a proxy, a cloud's private endpoint): routing keeps the identity.
+    std::string host = node->host;
+    uint16_t port = node->port;
+    const auto &remap = ctx_->router->config().connect_via;
+    if (auto it = remap.find(node->address); it != remap.end()) {
+      host = it->second.first;
+      port = it->second.second;
+    }
+    ConnectOptions conn = ctx_->opts.conn;
+    conn.readonly = true;  // once per connection; harmless on a master
+    const uint32_t timeout =
+        std::max(ctx_->opts.conn.connect_timeout_ms, ctx_->TimeoutFor(Tier::kUnknown));
+    const std::string id_host = node->host;  // the identity zones are reported under
+    const uint16_t id_port = node->port;
+    p = std::make_unique<NodePool>(
+        [this, host, port, id_host, id_port, conn,
+         timeout]() -> Result<std::unique_ptr<Connection>> {
+          auto c = Connection::Open(host, port, conn, timeout);
+          if (!c.ok()) return c;
+          ctx_->stats.Add(&Stats::connections);
+          Status s = on_connect_(id_host, id_port, c->get(), timeout);
+          if (!s.ok()) return Error(s.code(), FormatAddress(host, port) + ": " + s.message());
+          return c;
+        },
+        ctx_->opts.pool);
+  }
+  return *p;
+}
+
+std::vector<std::pair<uint32_t, NodePool *>> NodePools::List() const {
+  std::vector<std::pair<uint32_t, NodePool *>> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto &p : pools_) out.emplace_back(p.first, p.second.get());
+  return out;
+}
+
+std::vector<NodeStatsValues> NodePools::node_stats() const {
+  std::vector<NodeStatsValues> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto &p : pools_) {
+    NodeStatsValues v;
+    v.node = ctx_->router->registry().Get(p.first);
+    NodeCounters &c = p.second->counters();
+    v.reads = c.reads.load(std::memory_order_relaxed);
+    v.writes = c.writes.load(std::memory_order_relaxed);
+    v.errors = c.errors.load(std::memory_order_relaxed);
+    v.connections = c.connections.load(std::memory_order_relaxed);
+    v.latency_us = c.latency_us.load(std::memory_order_relaxed);
+    v.open = p.second->open();
+    v.idle = p.second->idle();
+    out.push_back(v);
+  }
+  std::sort(out.begin(), out.end(), [](const NodeStatsValues &a, const NodeStatsValues &b) {
+    return a.node->handle < b.node->handle;
+  });
+  return out;
+}
+
+void NodePools::NoteFailure(NodeEntry *node, NodePool *pool, const Status &s) {
+  NodeRegistry &reg = ctx_->router->registry();
+  node->health.Failure(reg.clock()(), reg.health_config());
+  if (pool != nullptr) {
+    pool->DropIdle();  // sockets to a failing node are suspect
+    pool->counters().errors.fetch_add(1, std::memory_order_relaxed);
+  }
+  ctx_->stats.Add(s.code() == kTimeout ? &Stats::timeouts : &Stats::conn_errors);
+  if (consecutive_failures_.fetch_add(1, std::memory_order_relaxed) + 1 >=
+      ctx_->opts.failures_before_refresh) {
+    consecutive_failures_.store(0, std::memory_order_relaxed);
+    ctx_->TriggerRefresh();
+  }
+}
+
+void NodePools::NoteSuccess(NodeEntry *node) {
+  if (node->health.consecutive_failures() != 0) node->health.Success();
+  if (consecutive_failures_.load(std::memory_order_relaxed) != 0) {
+    consecutive_failures_.store(0, std::memory_order_relaxed);
+  }
+}
+
+void NodePools::NoteServed(Access access, Tier tier, NodePool *pool) {
+  NodeCounters &nc = pool->counters();
+  if (access == Access::kRead) {
+    ctx_->stats.AddRead(static_cast<int>(tier));
+    nc.reads.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    ctx_->stats.Add(&Stats::writes);
+    nc.writes.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace net
+}  // namespace cloudroute

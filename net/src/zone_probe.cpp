@@ -1,0 +1,93 @@
+// Zones reported by the nodes themselves (see zone_probe.hpp).
+#include "cloudroute/net/zone_probe.hpp"
+
+#include <thread>
+#include <vector>
+
+#include "cloudroute/core/info_text.hpp"
+
+namespace cloudroute {
+namespace net {
+
+namespace {
+
+constexpr size_t kParallelDials = 16;  // LearnZones: dials in flight at once
+
+// HELLO's reply is a map (RESP3) or a flat key/value array (RESP2).
+std::string ZoneFromHello(const Reply &r) {
+  if (r.type != RespType::kMap && r.type != RespType::kArray) return "";
+  for (size_t i = 0; i + 1 < r.elements.size(); i += 2) {
+    const Reply *k = r.elements[i].get(), *v = r.elements[i + 1].get();
+    if (k != nullptr && v != nullptr && k->str == "availability_zone" && v->is_string())
+      return v->str;
+  }
+  return "";
+}
+
+}  // namespace
+
+bool ZoneProbe::ZonesMatter() const {
+  const LocalityConfig &loc = ctx_->router->config().locality;
+  return !loc.by_zone.empty() || !loc.client.zone.empty();
+}
+
+void ZoneProbe::Probe(const std::string &host, uint16_t port, Connection *conn,
+                      uint32_t timeout_ms) {
+  if (!ZonesMatter()) return;
+  Router *const router = ctx_->router;
+  const std::string address = FormatAddress(host, port);
+  if (std::shared_ptr<const Snapshot> snap = router->Current()) {
+    for (const TopoNode &n : snap->topology->nodes) {
+      if (n.port == port && n.host == host && !n.zone.empty()) return;  // the topology's is free
+    }
+  }
+  static const Args kHello{"HELLO"};
+  static const Args kInfo{"INFO", "server"};
+  std::vector<ReplyPtr> replies;
+  // One round trip for both: HELLO (no protocol switch) first, INFO only as
+  // the fallback source. Error replies (HELLO before Redis 6) are answers.
+  if (!conn->Pipeline({&kHello, &kInfo}, timeout_ms, &replies).ok() || replies.size() != 2) return;
+  std::string zone = ZoneFromHello(*replies[0]);
+  if (zone.empty() && replies[1]->is_string()) {
+    // INFO server: "availability_zone:use1-az1" among the other lines.
+    if (const std::string *z = InfoText::Parse(replies[1]->str).Find("availability_zone"))
+      zone = *z;
+  }
+  if (NodeEntry *e = router->registry().Find(address)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    dialed_[e->handle] = true;
+  }
+  if (!zone.empty()) (void)router->SetNodeZone(host, port, zone);  // a no-op when unchanged
+}
+
+void ZoneProbe::LearnZones(NodePools *pools) {
+  if (!ZonesMatter()) return;
+  std::shared_ptr<const Snapshot> snap = ctx_->router->Current();
+  if (snap == nullptr) return;
+  std::vector<NodeEntry *> todo;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const TopoNode &n : snap->topology->nodes) {
+      if (!n.endpoint_known() || !n.zone.empty() || n.health != ReportedHealth::kOnline) continue;
+      NodeEntry *e = ctx_->router->registry().Find(n.address());
+      if (e == nullptr || dialed_.count(e->handle) != 0) continue;
+      todo.push_back(e);
+    }
+  }
+  // Dialing is the probe (see NodePools::For); the connection stays pooled.
+  const uint32_t timeout = ctx_->TimeoutFor(Tier::kUnknown);
+  for (size_t i = 0; i < todo.size(); i += kParallelDials) {
+    std::vector<std::thread> dials;
+    for (size_t j = i; j < todo.size() && j < i + kParallelDials; ++j) {
+      dials.emplace_back([pools, e = todo[j], timeout] {
+        NodePool &pool = pools->For(e);
+        auto c = pool.Acquire(timeout);
+        if (c.ok()) pool.Release(std::move(*c));
+      });
+    }
+    for (std::thread &t : dials) t.join();
+  }
+}
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,79 @@
+// When a refresh is followed by more (RefreshEpisode): no server needed.
+#include "cloudroute/net/refresh_episode.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace cloudroute {
+namespace net {
+namespace {
+
+// One shard over every slot: a master on port 7001 and replicas on the
+// given ports, each online unless listed in loading.
+Topology Shard(const std::vector<uint16_t> &replicas, const std::vector<uint16_t> &loading = {}) {
+  Topology t;
+  TopoShard sh;
+  sh.ranges.push_back(SlotRange{0, 16383});
+  TopoNode m;
+  m.host = "127.0.0.1";
+  m.port = 7001;
+  sh.master = 0;
+  t.nodes.push_back(m);
+  for (uint16_t port : replicas) {
+    TopoNode r;
+    r.host = "127.0.0.1";
+    r.port = port;
+    r.role = Role::kReplica;
+    for (uint16_t l : loading) {
+      if (l == port) r.health = ReportedHealth::kLoading;
+    }
+    sh.replicas.push_back(static_cast<uint32_t>(t.nodes.size()));
+    t.nodes.push_back(r);
+  }
+  t.shards.push_back(sh);
+  return t;
+}
+
+TEST(RefreshEpisode, AStableTopologyWantsNoFollowUp) {
+  RefreshEpisode e;
+  EXPECT_FALSE(e.Observe(Shard({7002, 7003})));
+  EXPECT_FALSE(e.Observe(Shard({7002, 7003})));
+}
+
+TEST(RefreshEpisode, AMissingNodeIsFollowedUpAtMostTenTimes) {
+  RefreshEpisode e;
+  EXPECT_FALSE(e.Observe(Shard({7002, 7003})));
+  // A failover mid-way: 7003 is listed under no shard yet.
+  for (uint32_t i = 0; i < RefreshEpisode::kMaxFollowUps; ++i) {
+    EXPECT_TRUE(e.Observe(Shard({7002}))) << i;
+  }
+  EXPECT_FALSE(e.Observe(Shard({7002})));  // the episode ends; this is settled now
+  EXPECT_FALSE(e.Observe(Shard({7002})));
+  EXPECT_TRUE(e.Observe(Shard({7002, 7003})));   // a change again: a new episode
+  EXPECT_FALSE(e.Observe(Shard({7002, 7003})));  // settled at once
+}
+
+TEST(RefreshEpisode, ALoadingReplicaIsFollowedUp) {
+  RefreshEpisode e;
+  EXPECT_TRUE(e.Observe(Shard({7002}, {7002})));
+  EXPECT_TRUE(e.Observe(Shard({7002}, {7002})));
+  EXPECT_TRUE(e.Observe(Shard({7002})));  // its health changed: one more look
+  EXPECT_FALSE(e.Observe(Shard({7002})));
+}
+
+TEST(RefreshEpisode, SignatureSeesRolesHealthAndRanges) {
+  const std::string base = TopologySignature(Shard({7002}));
+  EXPECT_EQ(TopologySignature(Shard({7002})), base);
+  EXPECT_NE(TopologySignature(Shard({7002}, {7002})), base);
+  Topology moved = Shard({7002});
+  moved.shards[0].ranges[0].end = 100;
+  EXPECT_NE(TopologySignature(moved), base);
+  Topology promoted = Shard({7002});
+  promoted.nodes[1].role = Role::kMaster;
+  EXPECT_NE(TopologySignature(promoted), base);
+}
+
+}  // namespace
+}  // namespace net
+}  // namespace cloudroute
