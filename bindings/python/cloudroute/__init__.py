@@ -61,6 +61,7 @@ from .errors import (
     OutOfMemoryError,
     ParseError,
     ResponseError,
+    VersionError,
     RoutingError,
     SlotUncoveredError,
     TimeoutError,
@@ -118,6 +119,7 @@ __all__ = [
     "ConnectionError",
     "TimeoutError",
     "ResponseError",
+    "VersionError",
 ]
 
 #: The version of the linked libcloudroute (the CR_VERSION_* macros of

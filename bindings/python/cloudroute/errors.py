@@ -23,7 +23,8 @@ Wrong argument *types* (``keyslot(None)``) raise the built-in TypeError.
     ├── InternalError                         CR_EINTERNAL, CR_EBUFS
     ├── ConnectionError (ConnectionError)     CR_ECONN      (the live client)
     ├── TimeoutError (TimeoutError)           CR_ETIMEOUT   (the live client)
-    └── ResponseError                         CR_EREDIS     (the live client)
+    ├── ResponseError                         CR_EREDIS     (the live client)
+    └── VersionError                          CR_EVERSION
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ __all__ = [
     "ConnectionError",
     "TimeoutError",
     "ResponseError",
+    "VersionError",
 ]
 
 
@@ -147,6 +149,12 @@ class ResponseError(Error):
     STATUS = -14
 
 
+class VersionError(Error):
+    """A struct from a newer cloudroute.h than the loaded library: upgrade the library."""
+
+    STATUS = -15
+
+
 # The one status -> exception mapping of the Python binding (the extension
 # raises the class found here). CR_EBUFS never escapes the binding: it is an
 # internal error if it does.
@@ -165,4 +173,5 @@ _BY_STATUS: Dict[int, Type[Error]] = {
     -12: ConnectionError,
     -13: TimeoutError,
     -14: ResponseError,
+    -15: VersionError,
 }
