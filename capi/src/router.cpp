@@ -37,6 +37,22 @@ cr_status CheckRouteArgs(const cr_route *out, const void *key, size_t len, const
   return CR_OK;
 }
 
+// RouteEntry's way out — bad arguments, or a routing code other than kOk —
+// out of line and cold, so the fast path keeps a small frame and none of the
+// message-building code.
+template <typename Handle>
+[[gnu::noinline, gnu::cold]] cr_status RouteEntryFail(const cr_route *out, const Handle *h, const void *key,
+                                                      size_t len, cloudroute::Code c, const char *fn,
+                                                      const char *what) noexcept {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = CheckRouteArgs(out, key, len, fn); s != CR_OK) return s;
+    if (h == nullptr) {
+      return Fail(CR_EINVAL, std::string(fn) + ": " + (std::is_same_v<Handle, cr_router> ? "router" : "snapshot") + " is NULL");
+    }
+    return RouteFail(c, cloudroute::KeySlot(key, len), what);
+  });
+}
+
 // The shape of every single-key routing entry point. The fast path — valid
 // arguments, a successful decision — neither allocates nor throws, so it runs
 // outside Guard; only the error paths build messages (inside Guard).
@@ -44,19 +60,16 @@ cr_status CheckRouteArgs(const cr_route *out, const void *key, size_t len, const
 template <typename Handle, typename RouteFn>
 cr_status RouteEntry(cr_route *out, const Handle *h, const void *key, size_t len, const char *fn,
                      const char *what, RouteFn &&route) noexcept {
-  if (h != nullptr && SizeOk(out) && (key != nullptr || len == 0)) {
+  cloudroute::Code c = cloudroute::Code::kInvalid;
+  if (__builtin_expect(h != nullptr && SizeOk(out) && (key != nullptr || len == 0), 1)) {
     cloudroute::Route r;
-    const cloudroute::Code c = route(&r);
-    if (c == cloudroute::Code::kOk) {
+    c = route(&r);
+    if (__builtin_expect(c == cloudroute::Code::kOk, 1)) {
       FillRoute(out, r);
       return CR_OK;
     }
-    return Guard([&] { return RouteFail(c, cloudroute::KeySlot(key, len), what); });
   }
-  return Guard([&]() -> cr_status {
-    if (cr_status s = CheckRouteArgs(out, key, len, fn); s != CR_OK) return s;
-    return Fail(CR_EINVAL, std::string(fn) + ": " + (std::is_same_v<Handle, cr_router> ? "router" : "snapshot") + " is NULL");
-  });
+  return RouteEntryFail(out, h, key, len, c, fn, what);
 }
 
 }  // namespace
