@@ -1,9 +1,9 @@
 // SnapshotCell: publishes immutable snapshots to lock-free readers.
 //
 // Fast path (Linux with membarrier(2), for the first kSlots threads of the
-// process): every thread owns a slot in each cell (its ThreadSlot() index); entering a read is two
-// plain stores to that slot (depth 0→1 and a bumped entry count), leaving is
-// one. No locked instruction, nothing shared is written. The writer pays
+// process): every thread owns a slot in each cell (its ThreadSlot() index);
+// entering a read is two plain stores to that slot (depth 0→1 and a bumped
+// entry count), leaving is one. No locked instruction, nothing shared is written. The writer pays
 // instead: it swaps the pointer, calls membarrier(MEMBARRIER_CMD_PRIVATE_
 // EXPEDITED) — which makes every running thread pass a full memory barrier,
 // so a reader's slot store that preceded its (old) pointer load is visible —
