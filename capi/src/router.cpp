@@ -50,30 +50,39 @@ auto OnSnapshot(const cr_snapshot *s, F &&f) {
   return f(s->s.get());
 }
 
-// Every single-route entry point (router or snapshot, key or slot, read or
-// write). The fast path — valid arguments, a successful decision — neither
-// allocates nor throws, so it runs outside Guard; only the error paths build
-// messages (inside Guard).
-template <bool kWrite, typename Handle>
-cr_status RouteEntry(cr_route *out, const Handle *h, const Target &t, const char *fn) noexcept {
-  if (h != nullptr && OutputOk(out) && t.ok()) {
-    const uint16_t slot = t.Slot();
-    cloudroute::Route route;
-    const cloudroute::Code c = OnSnapshot(h, [&](const cloudroute::Snapshot *s) {
-      if (s == nullptr) return cloudroute::Code::kNoTopology;
-      return kWrite ? s->RouteWrite(slot, &route) : s->RouteRead(slot, &route);
-    });
-    if (c == cloudroute::Code::kOk) {
-      FillRoute(out, route);
-      return CR_OK;
-    }
-    return Guard([&] { return RouteFail(c, slot, fn); });
-  }
+// RouteEntry's way out — bad arguments, or a routing code other than kOk —
+// out of line and cold, so the fast path keeps a small frame and none of the
+// message-building code.
+template <typename Handle>
+[[gnu::noinline, gnu::cold]] cr_status RouteEntryFail(const cr_route *out, const Handle *h, const Target &t,
+                                                      cloudroute::Code c, const char *fn) noexcept {
   return Guard([&]() -> cr_status {
     if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
     if (cr_status s = NotNull(h, fn, std::is_same_v<Handle, cr_router> ? "router" : "snapshot"); s != CR_OK) return s;
-    return TargetCheck(t, fn);
+    if (cr_status s = TargetCheck(t, fn); s != CR_OK) return s;
+    return RouteFail(c, t.Slot(), fn);
   });
+}
+
+// Every single-route entry point (router or snapshot, key or slot, read or
+// write). The fast path — valid arguments, a successful decision — neither
+// allocates nor throws, so it runs outside Guard.
+template <bool kWrite, typename Handle>
+cr_status RouteEntry(cr_route *out, const Handle *h, const Target &t, const char *fn) noexcept {
+  cloudroute::Code c = cloudroute::Code::kInvalid;
+  if (__builtin_expect(h != nullptr && OutputOk(out) && t.ok(), 1)) {
+    const uint16_t slot = t.Slot();
+    cloudroute::Route route;
+    c = OnSnapshot(h, [&](const cloudroute::Snapshot *s) {
+      if (s == nullptr) return cloudroute::Code::kNoTopology;
+      return kWrite ? s->RouteWrite(slot, &route) : s->RouteRead(slot, &route);
+    });
+    if (__builtin_expect(c == cloudroute::Code::kOk, 1)) {
+      FillRoute(out, route);
+      return CR_OK;
+    }
+  }
+  return RouteEntryFail(out, h, t, c, fn);
 }
 
 // The read candidates of a slot's shard, as (out, cap, needed).

@@ -7,19 +7,13 @@ namespace cloudroute {
 namespace {
 
 void Group(CandidateSet *set, const std::vector<uint64_t> &keys) {
-  set->group_end.clear();
-  set->group_weight.clear();
-  uint32_t rank = 0;
+  set->ranks.clear();
   for (size_t i = 0; i < set->list.size(); ++i) {
-    if (i > 0 && keys[i] != keys[i - 1]) {
-      set->group_end.push_back(static_cast<uint32_t>(i));
-      ++rank;
-    }
-    if (set->group_weight.size() <= rank) set->group_weight.push_back(0);
-    set->list[i].rank = rank;
-    set->group_weight[rank] += set->list[i].weight;
+    if (i == 0 || keys[i] != keys[i - 1]) set->ranks.push_back(CandidateRank{0, 0});
+    set->list[i].rank = static_cast<uint32_t>(set->ranks.size() - 1);
+    set->ranks.back().end = static_cast<uint32_t>(i + 1);
+    set->ranks.back().weight += set->list[i].weight;
   }
-  if (!set->list.empty()) set->group_end.push_back(static_cast<uint32_t>(set->list.size()));
 }
 
 }  // namespace

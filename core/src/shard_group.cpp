@@ -174,14 +174,11 @@ Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
     return a.node->address < b.node->address;
   });
   for (size_t i = 0; i < set.list.size(); ++i) {
-    if (i > 0 && set.list[i].tier != set.list[i - 1].tier) {
-      set.group_end.push_back(static_cast<uint32_t>(i));
-    }
-    if (set.group_weight.size() == set.group_end.size()) set.group_weight.push_back(0);
-    set.list[i].rank = static_cast<uint32_t>(set.group_end.size());
-    set.group_weight.back() += set.list[i].weight;
+    if (i == 0 || set.list[i].tier != set.list[i - 1].tier) set.ranks.push_back(CandidateRank{0, 0});
+    set.list[i].rank = static_cast<uint32_t>(set.ranks.size() - 1);
+    set.ranks.back().end = static_cast<uint32_t>(i + 1);
+    set.ranks.back().weight += set.list[i].weight;
   }
-  if (!set.list.empty()) set.group_end.push_back(static_cast<uint32_t>(set.list.size()));
   return set;
 }
 

@@ -1,12 +1,8 @@
-// SnapshotCell's writer side and the two process-wide resources its fast
-// path needs: a slot index per thread, and the expedited membarrier.
+// SnapshotCell's writer side and the process-wide resource its fast path
+// needs besides ThreadSlot(): the expedited membarrier.
 #include "cloudroute/core/snapshot_cell.hpp"
 
 #include <sched.h>
-
-#include <mutex>
-#include <new>
-#include <vector>
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -19,67 +15,11 @@ namespace snapshot_cell_internal {
 
 namespace {
 
-// Free slot indexes; a thread takes one on its first read and gives it back
-// when it exits, so long-running processes that churn threads never run out.
-struct SlotPool {
-  std::mutex mu;
-  std::vector<int> free;
-  int next = 0;
-};
-
-SlotPool &Pool() {
-  // Built in static storage and never destroyed: threads may exit (and give
-  // their slot back) after static destructors have run.
-  alignas(SlotPool) static unsigned char storage[sizeof(SlotPool)];
-  static SlotPool *pool = new (storage) SlotPool;
-  return *pool;
-}
-
-thread_local int t_slot = -2;  // -2: not asked yet, -1: none free
-
-struct SlotReturner {
-  ~SlotReturner() {
-    if (t_slot < 0) return;
-    SlotPool &p = Pool();
-    std::lock_guard<std::mutex> lock(p.mu);
-    p.free.push_back(t_slot);
-    t_slot = -1;
-  }
-};
-
-// Never throws: a thread that cannot get a slot (out of memory, all taken)
-// reads through the fallback counters instead.
-int TakeSlot() noexcept try {
-  SlotPool &p = Pool();
-  int slot = -1;
-  {
-    std::lock_guard<std::mutex> lock(p.mu);
-    if (!p.free.empty()) {
-      slot = p.free.back();
-      p.free.pop_back();
-    } else if (p.next < static_cast<int>(SnapshotCell::kSlots)) {
-      slot = p.next++;
-    }
-  }
-  if (slot >= 0) {
-    thread_local SlotReturner returner;
-    (void)returner;
-  }
-  return slot;
-} catch (...) {
-  return -1;
-}
-
 #if defined(__linux__) && defined(__NR_membarrier)
 long Membarrier(int cmd) { return syscall(__NR_membarrier, cmd, 0, 0); }
 #endif
 
 }  // namespace
-
-int ThreadSlot() {
-  if (t_slot == -2) t_slot = TakeSlot();
-  return t_slot;
-}
 
 bool AsymmetricFenceAvailable() {
 #if defined(__linux__) && defined(__NR_membarrier)

@@ -82,8 +82,11 @@ TEST_F(CandidatesTest, GroupsAndWeights) {
   facts_[1].weight = 3;
   facts_[2].weight = 0;
   CandidateSet s = BuildCandidates(*topo_, 0, facts_, CandidateOptions{Policy::kLocal, 1000});
-  ASSERT_EQ(s.group_end, (std::vector<uint32_t>{2, 3, 4}));
-  EXPECT_EQ(s.group_weight[0], 3u);
+  ASSERT_EQ(s.ranks.size(), 3u);
+  EXPECT_EQ(s.ranks[0].end, 2u);
+  EXPECT_EQ(s.ranks[1].end, 3u);
+  EXPECT_EQ(s.ranks[2].end, 4u);
+  EXPECT_EQ(s.ranks[0].weight, 3u);
   EXPECT_EQ(s.master, facts_[0].entry);
 }
 

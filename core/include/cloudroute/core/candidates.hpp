@@ -27,14 +27,21 @@ struct Candidate {
   bool lagging = false;
 };
 
-struct CandidateSet {
-  std::string shard_id;
-  NodeEntry *master = nullptr;  // nullptr when the master's endpoint is unknown
+struct CandidateRank {
+  uint32_t end;     // exclusive end in `list` of the rank
+  uint64_t weight;  // sum of the weights of the rank's candidates
+};
+
+// What a routed read or write touches comes first, on one cache line (the
+// sets of a 100-shard snapshot do not all stay in L1): the list, the ranks
+// (one array, not two: one line less per read), the master.
+struct alignas(64) CandidateSet {
+  std::vector<Candidate> list;       // in order; equal rank are adjacent
+  std::vector<CandidateRank> ranks;  // one per rank, in order
+  NodeEntry *master = nullptr;       // nullptr when the master's endpoint is unknown
   uint32_t master_topo = kNoNode;
   Tier master_tier = Tier::kUnknown;
-  std::vector<Candidate> list;        // in order; equal rank are adjacent
-  std::vector<uint32_t> group_end;    // exclusive end in `list` of each rank
-  std::vector<uint64_t> group_weight; // sum of weights of each rank
+  std::string shard_id;
 };
 
 // Per topology node, what ranking needs; index-aligned with Topology::nodes.

@@ -17,17 +17,21 @@
 #include <unordered_map>
 
 #include "cloudroute/core/health.hpp"
+#include "cloudroute/core/random_streams.hpp"
 #include "cloudroute/core/status.hpp"
 
 namespace cloudroute {
 
-struct NodeEntry {
-  std::string host;
-  std::string address;  // "host:port"
-  uint16_t port = 0;
-  uint32_t handle = 0;
+// What a routed read touches (health) and what the C API returns of it
+// (handle, port, host's pointer) share the first cache line: the entries of a
+// large cluster do not all stay in L1, and two lines per read cost one miss.
+struct alignas(64) NodeEntry {
   NodeHealth health;
   std::atomic<uint32_t> rtt_us{0};  // 0 = not measured
+  uint32_t handle = 0;
+  uint16_t port = 0;
+  std::string host;
+  std::string address;  // "host:port"
 };
 
 class NodeRegistry {
@@ -47,18 +51,10 @@ class NodeRegistry {
 
   const HealthConfig &health_config() const { return health_; }
   ClockFn clock() const { return clock_; }
-  // A well-mixed 64-bit random value: splitmix64 over a per-thread counter,
-  // seeded once per thread from the registry's sequence. A shared atomic
-  // counter here made every read a locked RMW on one cache line that all
-  // reader threads write (reads did not scale past one core).
-  uint64_t NextRandom() {
-    static thread_local uint64_t state = 0;  // constant-initialised: no TLS guard
-    if (state == 0) state = rng_.fetch_add(0x9E3779B97F4A7C15ull, std::memory_order_relaxed) | 1;
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+  // A well-mixed 64-bit random value from this registry's streams (see
+  // RandomStreams): the registry is the router's (or the shard-group
+  // table's), so its seed reproduces that router's choices.
+  uint64_t NextRandom() { return random_.Next(); }
 
  private:
   static constexpr uint32_t kChunk = 256;
@@ -66,7 +62,7 @@ class NodeRegistry {
 
   const HealthConfig health_;
   const ClockFn clock_;
-  std::atomic<uint64_t> rng_;
+  RandomStreams random_;
   mutable std::mutex mu_;  // Intern/Find; Find is logically const
   std::unordered_map<std::string, uint32_t> by_address_;
   std::atomic<NodeEntry *> chunks_[kMaxChunks];

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "cloudroute/core/candidates.hpp"
+#include "cloudroute/core/random_streams.hpp"
 #include "cloudroute/core/ring.hpp"
 #include "cloudroute/core/selector.hpp"
 #include "cloudroute/core/snapshot.hpp"
@@ -143,12 +144,7 @@ Code ShardGroups::VisitReadOrder(const void *key, size_t len, uint32_t *group, E
     uint64_t state = seed;
     VisitInPollOrder(
         set,
-        [&state]() {  // splitmix64, replayed from the same seed by each pass
-          uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-          z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-          z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-          return z ^ (z >> 31);
-        },
+        [&state]() { return SplitMix64Next(&state); },  // replayed from one seed by each pass
         [&](const Candidate &c) {
           const bool down = c.node->health.State(now) == HealthState::kDown;
           if (down == want_down) emit(c, down);

@@ -1,9 +1,9 @@
 // SnapshotCell: publishes immutable snapshots to lock-free readers.
 //
 // Fast path (Linux with membarrier(2), for the first kSlots threads of the
-// process): every thread owns a slot in each cell; entering a read is two
-// plain stores to that slot (depth 0→1 and a bumped entry count), leaving is
-// one. No locked instruction, nothing shared is written. The writer pays
+// process): every thread owns a slot in each cell (its ThreadSlot() index);
+// entering a read is two plain stores to that slot (depth 0→1 and a bumped
+// entry count), leaving is one. No locked instruction, nothing shared is written. The writer pays
 // instead: it swaps the pointer, calls membarrier(MEMBARRIER_CMD_PRIVATE_
 // EXPEDITED) — which makes every running thread pass a full memory barrier,
 // so a reader's slot store that preceded its (old) pointer load is visible —
@@ -27,13 +27,11 @@
 #include <memory>
 
 #include "cloudroute/core/snapshot.hpp"
+#include "cloudroute/core/thread_slot.hpp"
 
 namespace cloudroute {
 
 namespace snapshot_cell_internal {
-// This thread's slot index in [0, kSlots), or -1 when none is free. Slots are
-// returned when the thread exits.
-int ThreadSlot();
 // Registers the process for expedited membarrier once; true when usable.
 bool AsymmetricFenceAvailable();
 // Makes every running thread of the process execute a full memory barrier.
@@ -42,7 +40,7 @@ void AsymmetricFence();
 
 class SnapshotCell {
  public:
-  static constexpr unsigned kSlots = 128;
+  static constexpr unsigned kSlots = kThreadSlots;
   static constexpr unsigned kStripes = 16;
 
  private:
@@ -82,7 +80,7 @@ class SnapshotCell {
   SnapshotCell &operator=(const SnapshotCell &) = delete;
 
   Guard Read() const {
-    const int i = asymmetric_ ? snapshot_cell_internal::ThreadSlot() : -1;
+    const int i = asymmetric_ ? ThreadSlot() : -1;
     if (i >= 0) {
       Slot *s = &slots_[i];
       // The one precondition of the fast path: the writer waits for a slot
