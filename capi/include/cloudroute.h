@@ -344,7 +344,9 @@ typedef struct cr_router_options {
   uint32_t nearest_margin_us;    /* NEAREST: nodes within this of the fastest are equal; default 1000 */
   uint32_t failure_threshold;    /* consecutive failures that open the breaker; default 3 */
   uint32_t down_cooldown_ms;     /* how long a node is skipped before a probe; default 2000 */
-  uint64_t seed;                 /* seed of the weighted choice; 0 = from the clock */
+  uint64_t seed;                 /* seed of the weighted choice: reproduces this router's picks per
+                                    thread (its first 128 threads), whatever other routers the
+                                    thread uses; 0 = from the clock */
 } cr_router_options;
 
 #define CR_ROUTER_OPTIONS_INIT \
