@@ -65,7 +65,7 @@ Status ReadShardNode(const RespValue &v, const std::string &where,
   if (!have_role) return Error(Code::kParse, where + ": node has no role");
   if (role == "master" || role == "primary") out->master = true;
   else if (role != "replica" && role != "slave") {
-    return Error(Code::kParse, where + ": unknown role '" + role.substr(0, 32) + "'");
+    return Error(Code::kParse, where + ": unknown role " + Quote(role));
   }
   if (!have_port && out->spec.tls_port == 0) return Error(Code::kParse, where + ": node has no port");
   if (!have_port) out->spec.port = out->spec.tls_port;
