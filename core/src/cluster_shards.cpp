@@ -113,8 +113,8 @@ Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue 
     if (!reply::IsArray(*nodes)) return Error(Code::kParse, where + ": 'nodes' is not a list");
 
     std::vector<ShardNode> parsed(nodes->elements.size());
-    int master = -1;
-    int failed_master = -1;  // only used when no master is healthy
+    const ShardNode *master = nullptr;
+    const ShardNode *failed_master = nullptr;  // used when no master is healthy
     for (size_t n = 0; n < nodes->elements.size(); ++n) {
       Status s = ReadShardNode(nodes->elements[n], where + " node " + std::to_string(n),
                                default_host, &parsed[n]);
@@ -123,24 +123,25 @@ Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue 
       // During a failover the failed old master may still be listed; the
       // healthy one owns the shard. Two healthy masters, or two failed ones
       // and no healthy one, leave the owner unknown.
-      int &slot = parsed[n].spec.health == ReportedHealth::kFailed ? failed_master : master;
-      if (slot >= 0) {
-        return Error(Code::kParse, where + ": two masters, " + Address(parsed[slot]) + " and " +
-                                       Address(parsed[n]));
+      const ShardNode *&slot =
+          parsed[n].spec.health == ReportedHealth::kFailed ? failed_master : master;
+      if (slot != nullptr) {
+        return Error(Code::kParse,
+                     where + ": two masters, " + Address(*slot) + " and " + Address(parsed[n]));
       }
-      slot = static_cast<int>(n);
+      slot = &parsed[n];
     }
-    if (master < 0) master = failed_master;
-    if (master < 0) {
+    if (master == nullptr) master = failed_master;
+    if (master == nullptr) {
       if (slots->elements.empty()) continue;  // nothing routes there
       return Error(Code::kParse, where + ": owns slots but lists no master");
     }
     const size_t shards_before = b.shard_count();
-    auto idx = b.AddShard(parsed[master].spec);
+    auto idx = b.AddShard(master->spec);
     if (!idx.ok()) return idx.status();
     if (*idx < shards_before) {
-      return Error(Code::kParse, where + ": master " + Address(parsed[master]) +
-                                     " already heads shard " + std::to_string(*idx));
+      return Error(Code::kParse, where + ": master " + Address(*master) + " already heads shard " +
+                                     std::to_string(*idx));
     }
     for (size_t i = 0; i < slots->elements.size(); i += 2) {
       int64_t start, end;
