@@ -178,11 +178,14 @@ typedef enum cr_reported_health {
 } cr_reported_health;
 
 /* Safety caps of the RESP parser. A CLUSTER SLOTS/SHARDS reply is at most a
- * few MB; the defaults refuse anything far beyond that in milliseconds. */
+ * few MB; the defaults refuse anything far beyond that in milliseconds.
+ * Whatever the caps, the parser also holds each reply to its shape (nesting,
+ * fields per node, replicas per shard) and to at most 16 bytes of memory per
+ * byte of reply plus 1 MiB (CR_ELIMIT beyond). */
 typedef struct cr_parse_options {
   uint32_t struct_size;
   uint32_t max_elements;    /* per aggregate (array/map/set); default 1048576 */
-  uint32_t max_depth;       /* nesting; default 8 */
+  uint32_t max_depth;       /* nesting; default 8, at most 64 (CR_EINVAL) */
   uint64_t max_bulk_len;    /* per bulk/verbatim string; default 65536 */
   uint64_t max_total_bytes; /* whole reply; default 64 MiB */
   const char *default_host; /* used where a node's endpoint is "" (the address
@@ -213,7 +216,9 @@ CR_API cr_status cr_topology_parse(cr_topology **out, const void *reply, size_t 
  * One shard per line; '#' starts a comment:
  *   shard slots=0-8191,10000 master=10.0.0.1:6379 replicas=10.1.0.1:6379,10.2.0.1:6379 [id=NAME]
  * `slots=` may be omitted on a single-shard file (then it owns every slot).
- * Hosts may be IPv6 in brackets: [::1]:6379. text is len bytes (no NUL
+ * Hosts are IP literals (IPv6 in brackets: [::1]:6379) or RFC 1123 hostnames
+ * without a trailing dot. A key given twice on a line, a master on two lines
+ * and an address in two roles are errors. text is len bytes (no NUL
  * needed). out: a new topology (refcount 1) on CR_OK, NULL otherwise.
  * Errors: CR_EPARSE (naming the line), CR_EINVAL (NULL arguments). */
 CR_API cr_status cr_topology_parse_static(cr_topology **out, const char *text, size_t len);
@@ -334,7 +339,8 @@ CR_API cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t
  * "host:port" as announced → "host:port" to connect to (NAT, a TCP proxy, a
  * private endpoint). Routing, statistics and MOVED handling keep using the
  * announced address; only the live client's connections are re-pointed.
- * IPv6 hosts in brackets. CR_EPARSE on a malformed address. */
+ * IPv6 hosts in brackets. CR_EPARSE on a malformed address (hosts are IP
+ * literals or RFC 1123 hostnames without a trailing dot). */
 CR_API cr_status cr_config_add_address_remap(cr_config *cfg, const char *announced,
                                              const char *dial);
 

@@ -45,6 +45,11 @@ cr_status cr_topology_parse(cr_topology **out, const void *reply, size_t len, cr
     if (o.max_elements == 0 || o.max_depth == 0 || o.max_total_bytes == 0) {
       return Fail(CR_EINVAL, std::string(fn) + ": caps must be non-zero");
     }
+    if (o.max_depth > cloudroute::kRespMaxDepthBound) {
+      return Fail(CR_EINVAL, std::string(fn) + ": max_depth " + std::to_string(o.max_depth) +
+                                 " is above the bound of " +
+                                 std::to_string(cloudroute::kRespMaxDepthBound));
+    }
     cloudroute::ClusterReplyOptions co;
     co.limits.max_elements = o.max_elements;
     co.limits.max_depth = o.max_depth;

@@ -8,7 +8,9 @@ namespace cloudroute {
 
 bool ParseIp(std::string_view text, IpAddress *out) {
   char buf[64];
-  if (text.empty() || text.size() >= sizeof buf) return false;
+  // inet_pton would stop at a NUL and read "10.0.0.1\0junk" as 10.0.0.1.
+  if (text.empty() || text.size() >= sizeof buf || text.find('\0') != std::string_view::npos)
+    return false;
   std::memcpy(buf, text.data(), text.size());
   buf[text.size()] = '\0';
   IpAddress ip;

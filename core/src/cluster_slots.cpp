@@ -3,6 +3,8 @@
 // or flat key/value array (RESP2) of hostname / ip / availability-zone.
 // A master with several ranges appears in several entries, each time with
 // its replicas; they are merged into one shard.
+#include <algorithm>
+
 #include "cloudroute/core/cluster_reply.hpp"
 #include "reply_fields.hpp"
 
@@ -13,7 +15,7 @@ namespace {
 Status NodeFromSlotsEntry(const RespValue &v, const std::string &default_host, size_t entry,
                           NodeSpec *out) {
   const std::string where = "CLUSTER SLOTS entry " + std::to_string(entry);
-  if (v.type != RespType::kArray || v.elements.size() < 2) {
+  if (!reply::IsArray(v) || v.elements.size() < 2) {
     return Error(Code::kParse, where + ": a node is not an array of at least [host, port]");
   }
   const RespValue &host = v.elements[0];
@@ -28,11 +30,14 @@ Status NodeFromSlotsEntry(const RespValue &v, const std::string &default_host, s
   if (v.elements.size() >= 3) {
     if (!v.elements[2].is_string()) return Error(Code::kParse, where + ": node id is not a string");
     out->id = v.elements[2].str;
+    s = reply::IdField(out->id, where);
+    if (!s.ok()) return s;
   }
   std::string hostname;
   if (v.elements.size() >= 4) {
     const RespValue &meta = v.elements[3];
-    if (!meta.is_map_like()) return Error(Code::kParse, where + ": node metadata is not a map");
+    if (!meta.is_map_like() || meta.wire == '~' || meta.wire == '>')
+      return Error(Code::kParse, where + ": node metadata is not a map");
     for (size_t i = 0; i + 1 < meta.elements.size(); i += 2) {
       const RespValue &k = meta.elements[i];
       const RespValue &val = meta.elements[i + 1];
@@ -43,6 +48,11 @@ Status NodeFromSlotsEntry(const RespValue &v, const std::string &default_host, s
       else if (k.str == "availability-zone" || k.str == "availability_zone") out->zone = val.str;
     }
   }
+  s = reply::HostField(endpoint, where, "endpoint", false);
+  if (s.ok()) s = reply::HostField(out->ip, where, "ip", true);
+  if (s.ok()) s = reply::HostField(hostname, where, "hostname", false);
+  if (s.ok()) s = reply::ZoneField(out->zone, where);
+  if (!s.ok()) return s;
   reply::ResolveEndpoint(endpoint, out->ip, hostname, default_host, &out->host);
   return Status::Ok();
 }
@@ -54,15 +64,15 @@ Result<std::shared_ptr<const Topology>> ClusterSlotsToTopology(const RespValue &
   if (v.type == RespType::kError) {
     return Error(Code::kParse, "CLUSTER SLOTS: the server replied with an error: " + v.str);
   }
-  if (v.type != RespType::kArray) {
-    return Error(Code::kParse, std::string("CLUSTER SLOTS: reply is a ") + RespTypeName(v.type) +
-                                   ", not an array");
+  if (!reply::IsArray(v)) {
+    return Error(Code::kParse,
+                 std::string("CLUSTER SLOTS: reply is a ") + reply::KindName(v) + ", not an array");
   }
   TopologyBuilder b;
   for (size_t e = 0; e < v.elements.size(); ++e) {
     const RespValue &entry = v.elements[e];
     const std::string where = "CLUSTER SLOTS entry " + std::to_string(e);
-    if (entry.type != RespType::kArray || entry.elements.size() < 3) {
+    if (!reply::IsArray(entry) || entry.elements.size() < 3) {
       return Error(Code::kParse, where + ": not an array of [start, end, master, …]");
     }
     int64_t start, end;
@@ -90,7 +100,18 @@ Result<std::shared_ptr<const Topology>> ClusterSlotsToTopology(const RespValue &
 
 Result<std::shared_ptr<const Topology>> ParseClusterSlots(std::string_view reply,
                                                           const ClusterReplyOptions &opts) {
-  auto v = ParseResp(reply, opts.limits);
+  // The shape: reply > entries [start, end, master, replicas…] > nodes
+  // [endpoint, port, id, metadata, future fields] > metadata map > values >
+  // the elements of a future field that is itself a list.
+  RespLimits limits = opts.limits;
+  limits.max_depth = std::min(limits.max_depth, reply::kClusterReplyDepth);
+  limits.max_elements_at_depth = {0,
+                                  kSlotCount,
+                                  3 + reply::kMaxReplicas,
+                                  reply::kMaxNodeFields,
+                                  reply::kMaxNodeFields * 2,
+                                  reply::kMaxNodeFields * 2};
+  auto v = ParseResp(reply, limits);
   if (!v.ok()) return v.status();
   return ClusterSlotsToTopology(*v, opts.default_host);
 }

@@ -31,6 +31,7 @@ class Framer {
     }
     if (pos_ >= in_.size()) return Fail(Code::kIncomplete, "reply ends before a value");
     const char type = in_[pos_++];
+    out->wire = type;
     switch (type) {
       case '+':
         out->type = RespType::kSimpleString;
@@ -119,11 +120,16 @@ class Framer {
     Status s = Line(&text);
     if (!s.ok()) return s;
     size_t i = 0;
-    bool neg = false;
-    if (i < text.size() && (text[i] == '-' || text[i] == '+')) neg = text[i++] == '-';
+    const bool neg = !text.empty() && text[0] == '-';
+    if (neg) ++i;
     if (i == text.size()) {
       pos_ = at;
       return Fail(Code::kParse, "empty integer");
+    }
+    // One spelling per number: no '+', no "-0", no leading zeros.
+    if (text[0] == '+' || (text[i] == '0' && (neg || text.size() > i + 1))) {
+      pos_ = at;
+      return Fail(Code::kParse, "integer with a sign or leading zero '" + text.substr(0, 32) + "'");
     }
     uint64_t v = 0;
     for (; i < text.size(); ++i) {
@@ -177,7 +183,7 @@ class Framer {
       out->str.assign(in_.data() + pos_, n);
     }
     pos_ += n + 2;
-    return Status::Ok();
+    return Charge(out->str.size() > 15 ? out->str.capacity() + 1 : 0);
   }
 
   Status ParseAggregate(RespValue *out, RespType type, uint32_t depth) {
@@ -200,22 +206,54 @@ class Framer {
     }
     uint64_t n = static_cast<uint64_t>(count);
     if (type == RespType::kMap) n *= 2;
+    if (depth < lim_.max_elements_at_depth.size() && lim_.max_elements_at_depth[depth] != 0 &&
+        n > lim_.max_elements_at_depth[depth]) {
+      pos_ = at;
+      return Fail(Code::kLimit, std::to_string(n) + " elements at depth " + std::to_string(depth) +
+                                    " where this reply has at most " +
+                                    std::to_string(lim_.max_elements_at_depth[depth]));
+    }
     out->type = type;
     // Every element takes at least 3 bytes ("_\r\n"), so never reserve more
-    // than the remaining input can hold: a declared count costs nothing.
+    // than the remaining input can hold, nor more than kReserve up front: a
+    // declared count costs nothing, and the rest is paid for as it arrives.
     const uint64_t can_hold = (in_.size() - pos_) / 3;
-    out->elements.reserve(static_cast<size_t>(std::min(n, can_hold)));
+    out->elements.reserve(static_cast<size_t>(std::min({n, can_hold, kReserve})));
+    size_t paid = out->elements.capacity();
+    s = Charge(paid * sizeof(RespValue));
+    if (!s.ok()) return s;
     for (uint64_t i = 0; i < n; ++i) {
       out->elements.emplace_back();
+      if (out->elements.capacity() != paid) {
+        s = Charge(out->elements.capacity() * sizeof(RespValue));
+        if (!s.ok()) return s;
+        paid = out->elements.capacity();
+      }
       s = Parse(&out->elements.back(), depth + 1);
       if (!s.ok()) return s;
     }
     return Status::Ok();
   }
 
+  // Adds `bytes` to what the tree costs and refuses content that costs more
+  // than kRespMemoryPerInputByte per byte read (see resp.hpp). Vectors that
+  // grew count every buffer they had, as the allocator saw them.
+  Status Charge(uint64_t bytes) {
+    cost_ += bytes;
+    if (cost_ > kRespMemoryPerInputByte * pos_ + kRespMemoryFloor) {
+      return Fail(Code::kLimit, "reply costs " + std::to_string(cost_) + " bytes of memory after " +
+                                    std::to_string(pos_) + " bytes of input (more than " +
+                                    std::to_string(kRespMemoryPerInputByte) + " per byte)");
+    }
+    return Status::Ok();
+  }
+
+  static constexpr uint64_t kReserve = 1024;
+
   std::string_view in_;
   const RespLimits &lim_;
   size_t pos_ = 0;
+  uint64_t cost_ = 0;
 };
 
 }  // namespace
@@ -237,6 +275,11 @@ const char *RespTypeName(RespType type) {
 }
 
 Result<RespValue> ParseResp(std::string_view bytes, const RespLimits &limits) {
+  if (limits.max_depth > kRespMaxDepthBound) {
+    return Error(Code::kInvalid, "RESP max_depth " + std::to_string(limits.max_depth) +
+                                     " is above the bound of " +
+                                     std::to_string(kRespMaxDepthBound));
+  }
   if (bytes.size() > limits.max_total_bytes) {
     return Error(Code::kLimit, "RESP reply of " + std::to_string(bytes.size()) +
                                    " bytes exceeds the cap of " +

@@ -7,6 +7,8 @@
 // One shard per line; `slots=` may be left out when the file has a single
 // shard (it then owns all 16384 slots). Every error names its line.
 
+#include <unordered_map>
+
 #include "cloudroute/core/topology.hpp"
 
 namespace cloudroute {
@@ -37,6 +39,7 @@ bool ParseSlot(std::string_view s, uint32_t *out) {
 }
 
 struct Line {
+  size_t number = 0;
   std::string id;
   std::vector<std::pair<uint32_t, uint32_t>> ranges;
   bool has_slots = false;
@@ -44,6 +47,8 @@ struct Line {
   bool has_master = false;
   std::vector<NodeSpec> replicas;
 };
+
+std::string LineName(const Line &l) { return "static topology line " + std::to_string(l.number); }
 
 Status ParseLine(std::string_view text, const std::string &where, Line *line) {
   std::vector<std::string_view> words;
@@ -54,16 +59,26 @@ Status ParseLine(std::string_view text, const std::string &where, Line *line) {
   }
   if (words.empty()) return Status::Ok();
   if (words[0] != "shard") {
-    return Error(Code::kParse, where + ": expected 'shard', got '" + std::string(words[0]) + "'");
+    return Error(Code::kParse, where + ": expected 'shard', got " + Quote(words[0]));
   }
+  std::vector<std::string_view> keys;
   for (size_t i = 1; i < words.size(); ++i) {
     const std::string_view w = words[i];
     const size_t eq = w.find('=');
     if (eq == std::string_view::npos) {
-      return Error(Code::kParse, where + ": expected key=value, got '" + std::string(w) + "'");
+      return Error(Code::kParse, where + ": expected key=value, got " + Quote(w));
     }
     const std::string_view key = w.substr(0, eq), val = w.substr(eq + 1);
+    // A repeated key would silently keep one of its values.
+    for (std::string_view seen : keys) {
+      if (seen == key) return Error(Code::kParse, where + ": " + Quote(key) + " is given twice");
+    }
+    keys.push_back(key);
     if (key == "id") {
+      if (!IsValidNodeId(val)) {
+        return Error(Code::kParse,
+                     where + ": id " + Quote(val) + " is not printable ASCII without spaces");
+      }
       line->id.assign(val);
     } else if (key == "slots") {
       line->has_slots = true;
@@ -74,8 +89,8 @@ Status ParseLine(std::string_view text, const std::string &where, Line *line) {
                       ? ParseSlot(r, &a) && (b = a, true)
                       : ParseSlot(r.substr(0, dash), &a) && ParseSlot(r.substr(dash + 1), &b);
         if (!ok || a > b || b >= kSlotCount) {
-          return Error(Code::kParse, where + ": bad slot range '" + std::string(r) +
-                                         "' (want N or N-M within 0-16383)");
+          return Error(Code::kParse,
+                       where + ": bad slot range " + Quote(r) + " (want N or N-M within 0-16383)");
         }
         line->ranges.emplace_back(a, b);
       }
@@ -91,7 +106,7 @@ Status ParseLine(std::string_view text, const std::string &where, Line *line) {
         line->replicas.push_back(std::move(n));
       }
     } else {
-      return Error(Code::kParse, where + ": unknown key '" + std::string(key) + "'");
+      return Error(Code::kParse, where + ": unknown key " + Quote(key));
     }
   }
   if (!line->has_master) return Error(Code::kParse, where + ": shard has no master=");
@@ -112,6 +127,7 @@ Result<std::shared_ptr<const Topology>> ParseStaticTopology(std::string_view tex
     if (hash != std::string_view::npos) raw = raw.substr(0, hash);
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
     Line line;
+    line.number = lineno;
     Status s = ParseLine(raw, "static topology line " + std::to_string(lineno), &line);
     if (!s.ok()) return s;
     if (line.has_master) lines.push_back(std::move(line));
@@ -119,6 +135,7 @@ Result<std::shared_ptr<const Topology>> ParseStaticTopology(std::string_view tex
   if (lines.empty()) return Error(Code::kParse, "static topology: no shard lines");
   TopologyBuilder b;
   std::vector<std::string> ids;
+  std::unordered_map<std::string, size_t> master_line;
   for (size_t i = 0; i < lines.size(); ++i) {
     Line &l = lines[i];
     if (!l.id.empty()) {
@@ -134,16 +151,24 @@ Result<std::shared_ptr<const Topology>> ParseStaticTopology(std::string_view tex
       }
       l.ranges.emplace_back(0, kSlotCount - 1);
     }
+    // Two lines with one master would merge into one shard without a word.
+    const std::string master = FormatAddress(l.master.host, l.master.port);
+    auto [seen, fresh] = master_line.emplace(master, l.number);
+    if (!fresh) {
+      return Error(Code::kParse, "static topology: master " + master + " is on lines " +
+                                     std::to_string(seen->second) + " and " +
+                                     std::to_string(l.number));
+    }
     l.master.id = l.id;
     auto shard = b.AddShard(l.master);
-    if (!shard.ok()) return shard.status();
+    if (!shard.ok()) return Error(Code::kParse, LineName(l) + ": " + shard.status().message());
     for (auto [a, z] : l.ranges) {
       Status s = b.AddRange(*shard, a, z);
       if (!s.ok()) return s;
     }
     for (const NodeSpec &r : l.replicas) {
       Status s = b.AddReplica(*shard, r);
-      if (!s.ok()) return s;
+      if (!s.ok()) return Error(Code::kParse, LineName(l) + ": " + s.message());
     }
   }
   return b.Build();

@@ -3,8 +3,76 @@
 #include "cloudroute/core/topology.hpp"
 
 #include <algorithm>
+#include <cstdio>
+
+#include "cloudroute/core/cidr.hpp"
 
 namespace cloudroute {
+
+namespace {
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// What a node is, for messages: "master abc" or "replica (no id)".
+std::string Describe(Role role, const std::string &id) {
+  return std::string(role == Role::kMaster ? "master " : "replica ") +
+         (id.empty() ? std::string("(no id)") : Quote(id));
+}
+
+}  // namespace
+
+bool IsValidHost(std::string_view host) {
+  IpAddress ip;
+  if (ParseIp(host, &ip)) return true;
+  if (host.empty() || host.size() > 253) return false;
+  bool all_digits = true;
+  size_t label = 0;
+  for (size_t i = 0; i <= host.size(); ++i) {
+    if (i == host.size() || host[i] == '.') {
+      // Empty labels (a leading, doubled or trailing dot) and labels ending
+      // in '-' are refused.
+      if (label == 0 || label > 63 || host[i - 1] == '-') return false;
+      label = 0;
+      continue;
+    }
+    const char c = host[i];
+    if (c == '-') {
+      if (label == 0) return false;
+    } else if (!IsAlnum(c)) {
+      return false;
+    }
+    if (c < '0' || c > '9') all_digits = false;
+    ++label;
+  }
+  return !all_digits;  // all digits and dots, yet not an IPv4 literal
+}
+
+bool IsValidNodeId(std::string_view id) {
+  if (id.empty() || id.size() > 256) return false;
+  for (char c : id) {
+    if (c <= ' ' || c > '~') return false;
+  }
+  return true;
+}
+
+std::string Quote(std::string_view text) {
+  std::string out = "'";
+  const size_t n = std::min<size_t>(text.size(), 64);
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (text.size() > n) out += "...";
+  return out + "'";
+}
 
 std::string FormatAddress(const std::string &host, uint16_t port) {
   if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);
@@ -12,36 +80,44 @@ std::string FormatAddress(const std::string &host, uint16_t port) {
 }
 
 Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port) {
+  const std::string quoted = Quote(text);
   std::string_view h, p;
   if (!text.empty() && text.front() == '[') {
     const size_t close = text.find(']');
     if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
-      return Error(Code::kParse, "bad address '" + std::string(text) + "' (want [v6]:port)");
+      return Error(Code::kParse, "bad address " + quoted + " (want [v6]:port)");
     }
     h = text.substr(1, close - 1);
     p = text.substr(close + 2);
+    IpAddress ip;
+    if (!ParseIp(h, &ip) || !ip.v6) {
+      return Error(Code::kParse, "bad address " + quoted + " (brackets hold an IPv6 literal)");
+    }
   } else {
     const size_t colon = text.rfind(':');
     if (colon == std::string_view::npos) {
-      return Error(Code::kParse, "bad address '" + std::string(text) + "' (want host:port)");
+      return Error(Code::kParse, "bad address " + quoted + " (want host:port)");
     }
     h = text.substr(0, colon);
     p = text.substr(colon + 1);
     if (h.find(':') != std::string_view::npos) {
-      return Error(Code::kParse,
-                   "bad address '" + std::string(text) + "' (put IPv6 hosts in brackets)");
+      return Error(Code::kParse, "bad address " + quoted + " (put IPv6 hosts in brackets)");
     }
   }
-  if (h.empty()) return Error(Code::kParse, "bad address '" + std::string(text) + "' (no host)");
+  if (h.empty()) return Error(Code::kParse, "bad address " + quoted + " (no host)");
+  if (!IsValidHost(h)) {
+    return Error(Code::kParse,
+                 "bad address " + quoted + " (the host is neither an IP address nor a hostname)");
+  }
   uint32_t v = 0;
   if (p.empty() || p.size() > 5) {
-    return Error(Code::kParse, "bad port in '" + std::string(text) + "'");
+    return Error(Code::kParse, "bad port in " + quoted);
   }
   for (char c : p) {
-    if (c < '0' || c > '9') return Error(Code::kParse, "bad port in '" + std::string(text) + "'");
+    if (c < '0' || c > '9') return Error(Code::kParse, "bad port in " + quoted);
     v = v * 10 + static_cast<uint32_t>(c - '0');
   }
-  if (v == 0 || v > 65535) return Error(Code::kParse, "port out of range in '" + std::string(text) + "'");
+  if (v == 0 || v > 65535) return Error(Code::kParse, "port out of range in " + quoted);
   host->assign(h);
   *port = static_cast<uint16_t>(v);
   return Status::Ok();
@@ -51,14 +127,42 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   if (spec.host.empty() && spec.id.empty()) {
     return Error(Code::kParse, "a node has neither an endpoint nor an id");
   }
-  const std::string key = !spec.id.empty() ? "id:" + spec.id : "addr:" + FormatAddress(spec.host, spec.port);
+  if (!spec.id.empty() && !IsValidNodeId(spec.id)) {
+    return Error(Code::kParse,
+                 "node id " + Quote(spec.id) + " is not printable ASCII without spaces");
+  }
+  const bool known = !spec.host.empty() && spec.host != "?";
+  if (known && !IsValidHost(spec.host)) {
+    return Error(Code::kParse,
+                 "node host " + Quote(spec.host) + " is neither an IP address nor a hostname");
+  }
+  IpAddress ip;
+  if (!spec.ip.empty() && spec.ip != "?" && !ParseIp(spec.ip, &ip)) {
+    return Error(Code::kParse, "node ip " + Quote(spec.ip) + " is not an IP address");
+  }
+  const std::string address = FormatAddress(spec.host, spec.port);
+  const std::string key = !spec.id.empty() ? "id:" + spec.id : "addr:" + address;
   auto it = by_key_.find(key);
   if (it != by_key_.end()) {
     TopoNode &n = t_.nodes[it->second];
+    if (n.host != spec.host || n.port != spec.port) {
+      return Error(Code::kParse,
+                   "node id " + Quote(spec.id) + " at " + n.address() + " and " + address);
+    }
     if (n.role != role) {
       return Error(Code::kParse, "node " + n.address() + " is listed as both master and replica");
     }
     return it->second;
+  }
+  // A second node at a known address: two masters, a master that is also
+  // another shard's replica, or a replica at its own master's address.
+  if (known) {
+    auto a = by_address_.find(address);
+    if (a != by_address_.end()) {
+      const TopoNode &n = t_.nodes[a->second];
+      return Error(Code::kParse, "address " + address + " is given to two nodes: " +
+                                     Describe(n.role, n.id) + " and " + Describe(role, spec.id));
+    }
   }
   if (t_.nodes.size() >= 0xFFFFu) return Error(Code::kLimit, "more than 65535 nodes");
   TopoNode n;
@@ -73,6 +177,7 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   const uint32_t index = static_cast<uint32_t>(t_.nodes.size());
   t_.nodes.push_back(std::move(n));
   by_key_.emplace(key, index);
+  if (known) by_address_.emplace(address, index);
   return index;
 }
 
@@ -142,6 +247,7 @@ Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
   auto out = std::make_shared<const Topology>(std::move(t_));
   t_ = Topology();
   by_key_.clear();
+  by_address_.clear();
   return std::shared_ptr<const Topology>(std::move(out));
 }
 

@@ -121,11 +121,49 @@ static void static_topology(void **state) {
   assert_int_equal(cr_topology_parse_static(&t, NULL, 3), CR_EINVAL);
 }
 
+/* Issue 10: contradictions and non-hosts are refused through the C API too,
+ * and max_depth has a bound (the framer recurses once per level). */
+static void refused_replies_and_depth_bound(void **state) {
+  (void)state;
+  cr_topology *t = NULL;
+  static const char nul_host[] =
+      "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n$10\r\n10.0.0.1\0a\r\n:7000\r\n$1\r\nm\r\n";
+  assert_int_equal(
+      cr_topology_parse(&t, nul_host, sizeof nul_host - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+      CR_EPARSE);
+  assert_null(t);
+  assert_error_mentions("endpoint '10.0.0.1\\x00a'");
+  static const char id_twice[] =
+      "*2\r\n*3\r\n:0\r\n:99\r\n*3\r\n$8\r\n10.0.0.1\r\n:7000\r\n$1\r\nm\r\n"
+      "*3\r\n:100\r\n:16383\r\n*3\r\n$8\r\n10.0.0.2\r\n:7000\r\n$1\r\nm\r\n";
+  assert_int_equal(
+      cr_topology_parse(&t, id_twice, sizeof id_twice - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+      CR_EPARSE);
+  assert_error_mentions("node id 'm' at 10.0.0.1:7000 and 10.0.0.2:7000");
+  const char twice[] = "shard master=127.0.0.1:6379 replicas=127.0.0.1:6379 id=a\n";
+  assert_int_equal(cr_topology_parse_static(&t, twice, sizeof twice - 1), CR_EPARSE);
+  assert_error_mentions("is given to two nodes");
+
+  cr_parse_options o = CR_PARSE_OPTIONS_INIT;
+  o.max_depth = 65;
+  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1,
+                                     CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o),
+                   CR_EINVAL);
+  assert_error_mentions("above the bound of 64");
+  o.max_depth = 64;
+  char deep[4 * 4000 + 5];
+  for (int i = 0; i < 4000; ++i) memcpy(deep + 4 * i, "*1\r\n", 4);
+  memcpy(deep + 4 * 4000, ":1\r\n", 4);
+  assert_int_equal(cr_topology_parse(&t, deep, 4 * 4000 + 4, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o),
+                   CR_ELIMIT);
+  assert_error_mentions("nesting deeper than");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(parse_and_inspect), cmocka_unit_test(hostile_and_truncated_replies),
-      cmocka_unit_test(bad_arguments), cmocka_unit_test(default_host_and_empty_topology),
-      cmocka_unit_test(static_topology),
+      cmocka_unit_test(bad_arguments),     cmocka_unit_test(default_host_and_empty_topology),
+      cmocka_unit_test(static_topology),   cmocka_unit_test(refused_replies_and_depth_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

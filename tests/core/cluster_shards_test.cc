@@ -50,6 +50,51 @@ TEST(ClusterShards, FailedOldMasterDoesNotOwnTheShard) {
   EXPECT_EQ((*t)->shards[0].id, "new");
 }
 
+TEST(ClusterShards, ContradictoryOrMalformedRepliesAreRefusedByName) {
+  struct Case {
+    const char *file;
+    const char *needle;
+  };
+  const Case cases[] = {
+      {"nul-in-endpoint.resp", "endpoint 'redis-a\\x00x'"},
+      {"nul-in-node-id.resp", "node id 'm1\\x00x'"},
+      {"nul-in-ip.resp", "ip '10.0.0.1\\x00x' is not an IP address"},
+      {"nul-in-hostname.resp", "hostname 'redis-1\\x00x'"},
+      {"crlf-in-hostname.resp", "hostname 'redis-1\\x0d\\x0aINJECTED'"},
+      {"bracketed-not-an-ip-endpoint.resp", "endpoint '[not-an-ip]'"},
+      {"two-masters-in-one-shard.resp", "shard 0: two masters, 10.0.0.1:7000 and 10.0.0.2:7000"},
+      {"node-id-at-two-addresses.resp", "node id 'r1' at 10.0.0.3:7000 and 10.0.0.3:7001"},
+      {"master-listed-as-replica-of-another-shard.resp",
+       "address 10.0.0.1:7000 is given to two nodes: master 'm1' and replica 'r9'"},
+      {"replica-at-its-masters-address.resp",
+       "address 10.0.0.1:7000 is given to two nodes: master 'm1' and replica 'r1'"},
+      {"one-master-heads-two-shards.resp", "shard 1: master 10.0.0.1:7000 already heads shard 0"},
+      {"port-zero.resp", "port 0 is outside 1-65535"},
+      {"tls-port-zero.resp", "tls-port: port 0 is outside 1-65535"},
+      {"bulk-string-slot.resp", "slot is a bulk string"},
+      {"resp3-set-as-reply.resp", "reply is a set"},
+      {"resp3-push-as-reply.resp", "reply is a push"},
+      {"plus-sign-port.resp", "'+7000'"},
+  };
+  for (const Case &c : cases) {
+    const std::string bytes = crtest::Regression("cluster_shards", c.file);
+    ASSERT_FALSE(bytes.empty()) << c.file;
+    auto t = ParseClusterShards(bytes, ClusterReplyOptions());
+    ASSERT_FALSE(t.ok()) << c.file;
+    EXPECT_NE(t.status().message().find(c.needle), std::string::npos)
+        << c.file << " → " << t.status().message();
+  }
+}
+
+TEST(ClusterShards, TwoFailedMastersAndNoHealthyOneAreRefused) {
+  R reply{R{"slots", R{0, 16383}, "nodes",
+            R{ShardNode("a", "10.0.0.1", 7000, "master", "fail"),
+              ShardNode("b", "10.0.0.2", 7000, "master", "fail")}}};
+  auto t = Parse(reply);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("two masters"), std::string::npos) << t.status().message();
+}
+
 TEST(ClusterShards, ShardWithoutSlotsOrMaster) {
   R reply{R{"slots", R::Arr({}), "nodes", R{ShardNode("x", "10.0.0.9", 7000, "replica")}},
           R{"slots", R{0, 16383}, "nodes", R{ShardNode("m", "10.0.0.1", 7000, "master")}}};
@@ -79,12 +124,15 @@ TEST(ClusterShards, Errors) {
   const Case cases[] = {
       {R{R{"slots", R{0}, "nodes", R::Arr({})}}, "start/end pairs"},
       {R{R{"slots", R{0, 10}}}, "missing"},
-      {R{R{"slots", R{0, 10}, "nodes", R{ShardNode("r", "a", 1, "replica")}}}, "no master"},
+      {R{R{"slots", R{0, 10}, "nodes", R{ShardNode("r", "10.0.0.1", 1, "replica")}}}, "no master"},
       {R{R{"slots", R{0, 10}, "nodes", R{R{"id", "m", "port", 1}}}}, "no role"},
-      {R{R{"slots", R{0, 10}, "nodes", R{ShardNode("m", "a", 1, "boss")}}}, "unknown role"},
-      {R{R{"slots", R{0, 99999}, "nodes", R{ShardNode("m", "a", 1, "master")}}}, "outside 0-16383"},
-      {R{R{"slots", R{0, 10}, "nodes", R{R{"id", "m", "role", "master", "port", "x"}}}}, "not an integer"},
-      {R{R{"slots", R{0, 10}, "nodes", R{R{"id", R{1}, "role", "master", "port", 1}}}}, "field 'id'"},
+      {R{R{"slots", R{0, 10}, "nodes", R{ShardNode("m", "10.0.0.1", 1, "boss")}}}, "unknown role"},
+      {R{R{"slots", R{0, 99999}, "nodes", R{ShardNode("m", "10.0.0.1", 1, "master")}}},
+       "outside 0-16383"},
+      {R{R{"slots", R{0, 10}, "nodes", R{R{"id", "m", "role", "master", "port", "x"}}}},
+       "not an integer"},
+      {R{R{"slots", R{0, 10}, "nodes", R{R{"id", R{1}, "role", "master", "port", 1}}}},
+       "field 'id'"},
   };
   for (const Case &c : cases) {
     auto t = Parse(c.reply);

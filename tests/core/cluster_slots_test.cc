@@ -123,6 +123,69 @@ TEST(ClusterSlots, Errors) {
   EXPECT_NE(e.status().message().find("cluster support disabled"), std::string::npos);
 }
 
+// Replies that were accepted and then routed wrongly (issue 10); the bytes
+// live in tests/fuzz/regressions/cluster_slots/ for the fuzzers to replay.
+TEST(ClusterSlots, ContradictoryOrMalformedRepliesAreRefusedByName) {
+  struct Case {
+    const char *file;
+    const char *needle;
+  };
+  const Case cases[] = {
+      {"nul-in-endpoint.resp", "endpoint '10.0.0.1\\x00a' is neither an IP address nor a hostname"},
+      {"nul-in-node-id.resp", "node id 'm1\\x00x'"},
+      {"nul-in-metadata-ip.resp", "ip '10.0.0.1\\x00x' is not an IP address"},
+      {"nul-in-metadata-hostname.resp", "hostname 'redis-1\\x00x'"},
+      {"crlf-in-endpoint.resp", "endpoint '10.0.0.1\\x0d\\x0arouted to attacker'"},
+      {"space-in-endpoint.resp", "endpoint 'redis 1'"},
+      {"control-byte-in-endpoint.resp", "endpoint '\\x1b[31mredis'"},
+      {"bracketed-not-an-ip-endpoint.resp", "endpoint '[not-an-ip]'"},
+      {"trailing-dot-endpoint.resp", "endpoint 'redis.example.'"},
+      {"bad-ipv4-endpoint.resp", "endpoint '10.0.0.256'"},
+      {"master-listed-as-replica-of-another-shard.resp",
+       "address 10.0.0.1:7000 is given to two nodes: master 'm1' and replica 'r9'"},
+      {"replica-at-its-masters-address.resp",
+       "address 10.0.0.1:7000 is given to two nodes: master 'm1' and replica 'r1'"},
+      {"two-masters-at-one-address.resp",
+       "address 10.0.0.1:7000 is given to two nodes: master 'm1' and master 'm2'"},
+      {"node-id-at-two-addresses.resp", "node id 'r1' at 10.0.0.3:7000 and 10.0.0.3:7001"},
+      {"plus-sign-port.resp", "'+7000'"},
+      {"plus-sign-bulk-length.resp", "'+8'"},
+      {"plus-sign-array-count.resp", "'+1'"},
+      {"leading-zero-port.resp", "'07000'"},
+      {"negative-zero-bulk-length.resp", "'-0'"},
+      {"simple-string-port.resp", "port is a simple string"},
+      {"verbatim-string-port.resp", "port is a verbatim string"},
+      {"bulk-string-slot.resp", "slot is a bulk string"},
+      {"simple-string-slot.resp", "slot is a simple string"},
+      {"resp3-push-as-reply.resp", "reply is a push"},
+      {"resp3-set-as-reply.resp", "reply is a set"},
+      {"port-zero.resp", "port 0 is outside 1-65535"},
+      {"nesting-4000-levels.resp", "nesting deeper than 6"},
+      {"arrays-of-resp3-nulls.resp", "slot is a null"},
+  };
+  for (const Case &c : cases) {
+    const std::string bytes = crtest::Regression("cluster_slots", c.file);
+    ASSERT_FALSE(bytes.empty()) << c.file;
+    auto t = ParseClusterSlots(bytes, ClusterReplyOptions());
+    ASSERT_FALSE(t.ok()) << c.file;
+    EXPECT_NE(t.status().message().find(c.needle), std::string::npos)
+        << c.file << " → " << t.status().message();
+  }
+}
+
+TEST(ClusterSlots, RealHostsStillParse) {
+  // A hostname, an IPv6 literal, a bulk-string port (some proxies send one),
+  // and one master listed with the same replica in two entries.
+  R m = R{"redis-0.redis.svc.cluster.local", "7000", "m"};
+  R r = Node("fd00::1", 7001, "r");
+  auto t = Parse(R{R{0, 100, m, r}, R{101, 16383, m, r}});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ((*t)->nodes.size(), 2u);
+  EXPECT_EQ((*t)->nodes[0].host, "redis-0.redis.svc.cluster.local");
+  EXPECT_EQ((*t)->nodes[0].port, 7000);
+  EXPECT_EQ((*t)->nodes[1].address(), "[fd00::1]:7001");
+}
+
 TEST(ClusterSlots, EmptyReplyIsAnEmptyTopology) {
   auto t = Parse(R::Arr({}));
   ASSERT_TRUE(t.ok());

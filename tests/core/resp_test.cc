@@ -86,6 +86,59 @@ TEST(Resp, DepthCap) {
   EXPECT_NE(v.status().message().find("nesting"), std::string::npos);
 }
 
+TEST(Resp, IntegersHaveOneSpelling) {
+  for (const char *b : {":+6379\r\n", "$+2\r\nab\r\n", "*+1\r\n:1\r\n", "$-0\r\n\r\n", ":-0\r\n",
+                        ":007\r\n", "*01\r\n:1\r\n"}) {
+    auto v = P(b);
+    ASSERT_FALSE(v.ok()) << b;
+    EXPECT_EQ(v.status().code(), Code::kParse) << b;
+    EXPECT_NE(v.status().message().find("sign or leading zero"), std::string::npos)
+        << v.status().message();
+  }
+  auto zero = P(":0\r\n");
+  ASSERT_TRUE(zero.ok());
+  auto neg = P(":-12\r\n");
+  ASSERT_TRUE(neg.ok());
+  EXPECT_EQ(neg->integer, -12);
+}
+
+TEST(Resp, KeepsTheWireTypeOfMergedKinds) {
+  auto v = P("*4\r\n~1\r\n:1\r\n>1\r\n:1\r\n=7\r\ntxt:abc\r\n+s\r\n");
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->wire, '*');
+  EXPECT_EQ(v->elements[0].wire, '~');
+  EXPECT_EQ(v->elements[1].wire, '>');
+  EXPECT_EQ(v->elements[2].wire, '=');
+  EXPECT_EQ(v->elements[2].type, RespType::kBulkString);
+  EXPECT_EQ(v->elements[3].wire, '+');
+}
+
+TEST(Resp, DepthHasAHardBound) {
+  RespLimits lim;
+  lim.max_depth = kRespMaxDepthBound + 1;
+  auto v = P(":1\r\n", lim);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), Code::kInvalid);
+  lim.max_depth = kRespMaxDepthBound;
+  std::string deep;
+  for (int i = 0; i < 4000; ++i) deep += "*1\r\n";
+  deep += ":1\r\n";
+  v = P(deep, lim);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), Code::kLimit);
+}
+
+TEST(Resp, PerDepthCaps) {
+  RespLimits lim;
+  lim.max_elements_at_depth[2] = 2;
+  EXPECT_TRUE(P("*3\r\n*2\r\n:1\r\n:2\r\n:3\r\n:4\r\n", lim).ok());
+  auto v = P("*1\r\n*3\r\n:1\r\n:2\r\n:3\r\n", lim);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), Code::kLimit);
+  EXPECT_NE(v.status().message().find("3 elements at depth 2"), std::string::npos)
+      << v.status().message();
+}
+
 TEST(Resp, MalformedInputs) {
   const char *bad[] = {"?\r\n", ":12x\r\n", ":\r\n", "$3\r\nabcd\r\n", "*-2\r\n", "$-5\r\n",
                        "+ok\rX", "#x\r\n", "_x\r\n", ":1\r\n:2\r\n", "=2\r\nab\r\n",

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "cloudroute/core/topology.hpp"
+#include "test_util.hpp"
 
 namespace cloudroute {
 namespace {
@@ -56,6 +57,46 @@ TEST(StaticTopology, ErrorsNameTheLine) {
   auto nul = ParseStaticTopology(std::string_view("shard master=a:1\0", 17));
   ASSERT_FALSE(nul.ok());
   EXPECT_NE(nul.status().message().find("NUL"), std::string::npos);
+}
+
+TEST(StaticTopology, ContradictionsAndNonHostsAreRefusedByName) {
+  struct Case {
+    const char *file;
+    const char *needle;
+  };
+  const Case cases[] = {
+      {"repeated-master.txt", "line 1: 'master' is given twice"},
+      {"repeated-slots.txt", "line 1: 'slots' is given twice"},
+      {"same-master-on-two-lines.txt", "master 10.0.0.1:6379 is on lines 1 and 2"},
+      {"id-bypass-master-listed-as-replica.txt",
+       "line 2: address 10.0.0.1:6379 is given to two nodes: master 'a' and replica (no id)"},
+      {"id-bypass-replica-at-its-masters-address.txt",
+       "line 1: address 10.0.0.1:6379 is given to two nodes: master 'a' and replica (no id)"},
+      {"control-byte-in-host.txt", "'\\x1b[31mred:6379' (the host is neither"},
+      {"carriage-return-in-host.txt", "'redis\\x0d1:6379'"},
+      {"bracketed-not-an-ip.txt", "'[not-an-ip]:6379' (brackets hold an IPv6 literal)"},
+      {"bad-ipv4-host.txt", "'10.0.0.256:6379'"},
+      {"trailing-dot-host.txt", "'redis.example.:6379'"},
+      {"control-byte-in-id.txt", "id 'a\\x07b'"},
+      {"nul-in-host.txt", "NUL byte"},
+  };
+  for (const Case &c : cases) {
+    const std::string text = crtest::Regression("static_topology", c.file);
+    ASSERT_FALSE(text.empty()) << c.file;
+    auto t = ParseStaticTopology(text);
+    ASSERT_FALSE(t.ok()) << c.file;
+    EXPECT_EQ(t.status().code(), Code::kParse);
+    EXPECT_NE(t.status().message().find(c.needle), std::string::npos)
+        << c.file << " → " << t.status().message();
+  }
+}
+
+TEST(StaticTopology, HostnamesAndIpv6StillParse) {
+  auto t = ParseStaticTopology(
+      "shard master=redis-0.redis.svc:6379 replicas=[fd00::2]:6379,10.0.0.3:6379 id=a\n");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->nodes.size(), 3u);
+  EXPECT_EQ((*t)->nodes[1].host, "fd00::2");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -34,6 +35,25 @@ struct R {
     return "";
   }
 };
+
+// The whole file as bytes ("" when it cannot be read; callers assert on it).
+inline std::string ReadFile(const std::string &path) {
+  std::string bytes;
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return bytes;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+  std::fclose(f);
+  return bytes;
+}
+
+#ifdef CR_REGRESSIONS_DIR
+// A saved bad input: tests/fuzz/regressions/<target>/<name>.
+inline std::string Regression(const std::string &target, const std::string &name) {
+  return ReadFile(std::string(CR_REGRESSIONS_DIR) + "/" + target + "/" + name);
+}
+#endif
 
 // A CLUSTER SLOTS node entry [ip, port, id].
 inline R Node(const std::string &ip, int port, const std::string &id) { return R{ip, port, id}; }

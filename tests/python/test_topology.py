@@ -164,11 +164,16 @@ def test_parse_static_errors(text: str | bytes) -> None:
 
 
 def test_non_utf8_text_from_the_library_never_fails_to_decode() -> None:
-    # The library keeps host bytes as given; Python sees them backslash-escaped.
-    t = cloudroute.parse_static(b"shard master=\xff\xfe:1")
-    assert t.nodes[0].host == "\\xff\\xfe"
-    r = cloudroute.Router(topology=t)
-    assert r.route_write("k").host == "\\xff\\xfe"
+    # Hosts must be IP literals or hostnames (0.2.0), but a reported zone is
+    # free text kept as given; Python sees its bytes backslash-escaped.
+    with pytest.raises(cloudroute.ParseError):
+        cloudroute.parse_static(b"shard master=\xff\xfe:1")
+    reply = (
+        b"*1\r\n*3\r\n:0\r\n:16383\r\n*4\r\n$8\r\n10.0.0.1\r\n:6379\r\n$1\r\nm\r\n"
+        b"*2\r\n$17\r\navailability-zone\r\n$2\r\n\xff\xfe\r\n"
+    )
+    t = cloudroute.parse_cluster_slots(reply)
+    assert t.nodes[0].zone == "\\xff\\xfe"
 
 
 def test_topology_index_errors(two_clouds_reply: bytes) -> None:

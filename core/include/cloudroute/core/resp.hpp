@@ -10,6 +10,7 @@
 // Thread-safety: pure functions; values are plain data.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,6 +35,10 @@ enum class RespType : uint8_t {
 
 struct RespValue {
   RespType type = RespType::kNull;
+  // The type byte as framed here ('=' verbatim, '~' set, '>' push, '+', '$',
+  // '*' …), so a parser can refuse a kind the type merges; 0 when the value
+  // was framed elsewhere (the net layer's hiredis reader).
+  char wire = 0;
   int64_t integer = 0;
   std::string str;
   std::vector<RespValue> elements;
@@ -47,18 +52,35 @@ struct RespValue {
   }
 };
 
+// The framer recurses once per level, so the depth has a hard bound whatever
+// a caller asks for (kInvalid above it).
+constexpr uint32_t kRespMaxDepthBound = 64;
+
+// The parsed tree costs at most this many bytes per input byte read so far,
+// plus kRespMemoryFloor: content that would cost more (thousands of 3-byte
+// nulls, each a 72-byte RespValue) is refused as soon as it outgrows the
+// ratio, so memory stays within a small multiple of the input.
+constexpr uint64_t kRespMemoryPerInputByte = 16;
+constexpr uint64_t kRespMemoryFloor = 1u << 20;
+
 struct RespLimits {
   uint32_t max_elements = 1u << 20;
   uint32_t max_depth = 8;
   uint64_t max_bulk_len = 64u * 1024;
   uint64_t max_total_bytes = 64u * 1024 * 1024;
+  // Per-depth element caps for replies of a known shape (index 1 = the reply
+  // itself, 2 = its elements, …; a map counts keys and values); 0 = no cap
+  // beyond max_elements.
+  std::array<uint32_t, 8> max_elements_at_depth{};
 };
 
 const char *RespTypeName(RespType type);
 
 // Parses exactly one reply that spans all of `bytes` (trailing bytes are an
-// error). Errors: kParse (malformed), kLimit (a cap), kIncomplete (the bytes
-// end inside the reply).
+// error). Integers are strict: an optional '-', then digits without leading
+// zeros ("+1", "-0" and "007" are refused). Errors: kParse (malformed),
+// kLimit (a cap, or the memory ratio above), kIncomplete (the bytes end
+// inside the reply), kInvalid (max_depth above kRespMaxDepthBound).
 Result<RespValue> ParseResp(std::string_view bytes, const RespLimits &limits);
 
 }  // namespace cloudroute

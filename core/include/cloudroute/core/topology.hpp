@@ -80,14 +80,17 @@ struct NodeSpec {
 
 // Assembles a Topology from entries in any order. Nodes are de-duplicated by
 // id (or by address when ids are absent); ranges of the same shard are
-// merged; a slot claimed by two shards, or a node that is master of one shard
-// and replica of another, is an error.
+// merged. Errors: a slot claimed by two shards; a node that is master of one
+// shard and replica of another; one node id at two addresses; one known
+// address (host other than "?") given to two nodes, whatever their roles; a
+// host, ip or id that fails IsValidHost / IsValidNodeId.
 class TopologyBuilder {
  public:
   // Returns the shard index for a master (creating it on first sight).
   Result<uint32_t> AddShard(const NodeSpec &master);
   Status AddRange(uint32_t shard, uint32_t start, uint32_t end);
   Status AddReplica(uint32_t shard, const NodeSpec &replica);
+  size_t shard_count() const { return t_.shards.size(); }
   // Validates and produces the immutable result.
   Result<std::shared_ptr<const Topology>> Build();
 
@@ -96,12 +99,30 @@ class TopologyBuilder {
 
   Topology t_;
   std::unordered_map<std::string, uint32_t> by_key_;
+  std::unordered_map<std::string, uint32_t> by_address_;  // known endpoints only
 };
 
 // Parses the static text form (see cr_topology_parse_static in cloudroute.h).
 Result<std::shared_ptr<const Topology>> ParseStaticTopology(std::string_view text);
 
-// "host:port" or "[v6]:port" → host, port. kParse on anything else.
+// "host:port" or "[v6]:port" → host, port, where host passes IsValidHost and
+// port is 1-65535. kParse on anything else.
 Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port);
+
+// True for an IPv4 or IPv6 literal (no brackets, no zone index) or an RFC 1123
+// hostname: dot-separated labels of ASCII letters, digits and '-' (not first
+// or last in a label), 1-63 bytes each, at most 253 in all. A trailing dot is
+// refused, so one host has one spelling ("a.example" and "a.example." would
+// otherwise be two addresses of one node), and a name whose labels are all
+// digits must be a valid IPv4 literal ("10.0.0.256" is refused).
+bool IsValidHost(std::string_view host);
+
+// Node ids (and static shard ids): 1-256 bytes of printable ASCII, no spaces.
+bool IsValidNodeId(std::string_view id);
+
+// `text` quoted for an error message: at most 64 bytes, bytes outside
+// printable ASCII as \xNN, so a hostile reply cannot inject lines or
+// terminal escapes into whatever prints the message.
+std::string Quote(std::string_view text);
 
 }  // namespace cloudroute
