@@ -101,7 +101,7 @@ Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue 
     if (nodes->type != RespType::kArray) return Error(Code::kParse, where + ": 'nodes' is not a list");
 
     std::vector<ShardNode> parsed(nodes->elements.size());
-    int master = -1;
+    const ShardNode *master = nullptr;
     for (size_t n = 0; n < nodes->elements.size(); ++n) {
       Status s = ReadShardNode(nodes->elements[n], where + " node " + std::to_string(n),
                                default_host, &parsed[n]);
@@ -109,16 +109,16 @@ Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue 
       if (!parsed[n].master) continue;
       // During a failover a failed old master may still be listed; the
       // healthy one owns the shard.
-      if (master < 0 || (parsed[master].spec.health == ReportedHealth::kFailed &&
-                         parsed[n].spec.health != ReportedHealth::kFailed)) {
-        master = static_cast<int>(n);
+      if (master == nullptr || (master->spec.health == ReportedHealth::kFailed &&
+                                parsed[n].spec.health != ReportedHealth::kFailed)) {
+        master = &parsed[n];
       }
     }
-    if (master < 0) {
+    if (master == nullptr) {
       if (slots->elements.empty()) continue;  // nothing routes there
       return Error(Code::kParse, where + ": owns slots but lists no master");
     }
-    auto idx = b.AddShard(parsed[master].spec);
+    auto idx = b.AddShard(master->spec);
     if (!idx.ok()) return idx.status();
     for (size_t i = 0; i < slots->elements.size(); i += 2) {
       int64_t start, end;
@@ -130,7 +130,7 @@ Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue 
       if (!s.ok()) return Error(s.code(), where + ": " + s.message());
     }
     for (size_t n = 0; n < parsed.size(); ++n) {
-      if (static_cast<int>(n) == master || parsed[n].master) continue;
+      if (parsed[n].master) continue;  // the chosen master, or a failed old one
       Status s = b.AddReplica(*idx, parsed[n].spec);
       if (!s.ok()) return s;
     }

@@ -81,13 +81,13 @@ Md5Digest Md5::Final() {
   unsigned char pad[72] = {0x80};
   // Pad to 56 mod 64, then the bit length, little-endian.
   const size_t pad_len = buffered_ < 56 ? 56 - buffered_ : 120 - buffered_;
-  for (int i = 0; i < 8; ++i) pad[pad_len + i] = static_cast<unsigned char>(bits >> (8 * i));
+  for (size_t i = 0; i < 8; ++i) pad[pad_len + i] = static_cast<unsigned char>(bits >> (8 * i));
   const uint64_t saved = length_;
   Update(pad, pad_len + 8);
   length_ = saved;
   Md5Digest out;
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<uint8_t>(state_[i] >> (8 * j));
+  for (size_t i = 0; i < 4; ++i) {
+    for (size_t j = 0; j < 4; ++j) out[4 * i + j] = static_cast<uint8_t>(state_[i] >> (8 * j));
   }
   return out;
 }
