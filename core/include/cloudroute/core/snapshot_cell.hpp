@@ -16,6 +16,9 @@
 // increments); the writer flips the epoch and waits each epoch's stripes
 // down to zero, twice, so it never starves.
 //
+// Under ThreadSanitizer every reader takes the fallback (see
+// AsymmetricFenceAvailable): TSan cannot see the ordering membarrier gives.
+//
 // Thread-safety: Read() from any thread; Publish() from one thread at a time
 // (the router serializes writers). A thread must not nest Read() on the same
 // cell.
