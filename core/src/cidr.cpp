@@ -36,10 +36,12 @@ Result<Cidr> Cidr::Parse(std::string_view text) {
   c.prefix_ = max;
   if (slash != std::string_view::npos) {
     const std::string_view p = text.substr(slash + 1);
-    if (p.empty() || p.size() > 3) return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
+    if (p.empty() || p.size() > 3)
+      return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
     unsigned v = 0;  // at most 3 digits (checked above): no overflow
     for (char ch : p) {
-      if (ch < '0' || ch > '9') return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
+      if (ch < '0' || ch > '9')
+        return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
       v = v * 10 + static_cast<unsigned>(ch - '0');  // a digit: 0..9
     }
     if (v > max) {

@@ -40,10 +40,22 @@ void Md5::Block(const unsigned char *p) {
     uint32_t f;
     int g;
     switch (round) {
-      case 0: f = (b & c) | (~b & d); g = i; break;
-      case 1: f = (b & d) | (c & ~d); g = (5 * i + 1) & 15; break;
-      case 2: f = b ^ c ^ d; g = (3 * i + 5) & 15; break;
-      default: f = c ^ (b | ~d); g = (7 * i) & 15; break;
+      case 0:
+        f = (b & c) | (~b & d);
+        g = i;
+        break;
+      case 1:
+        f = (b & d) | (c & ~d);
+        g = (5 * i + 1) & 15;
+        break;
+      case 2:
+        f = b ^ c ^ d;
+        g = (3 * i + 5) & 15;
+        break;
+      default:
+        f = c ^ (b | ~d);
+        g = (7 * i) & 15;
+        break;
     }
     const uint32_t next = b + Rotl(a + f + kT[i] + x[g], kS[round][i & 3]);
     a = d;

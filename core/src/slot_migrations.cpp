@@ -72,7 +72,8 @@ std::vector<uint16_t> ParseMigratingSlots(std::string_view text) {
     if (sp3 == std::string_view::npos) continue;
     const std::string_view flags = line.substr(sp2 + 1, sp3 - sp2 - 1);
     if (flags.find("myself") == std::string_view::npos) continue;
-    for (size_t at = line.find('[', sp3); at != std::string_view::npos; at = line.find('[', at + 1)) {
+    for (size_t at = line.find('[', sp3); at != std::string_view::npos;
+         at = line.find('[', at + 1)) {
       const size_t close = line.find(']', at);
       if (close == std::string_view::npos) break;
       const std::string_view marker = line.substr(at + 1, close - at - 1);  // "123->-id"
@@ -82,8 +83,10 @@ std::vector<uint16_t> ParseMigratingSlots(std::string_view text) {
       bool digits = true;
       for (size_t i = 0; i < arrow; ++i) {
         const char ch = marker[i];
-        if (ch < '0' || ch > '9') digits = false;
-        else slot = slot * 10 + static_cast<uint32_t>(ch - '0');
+        if (ch < '0' || ch > '9')
+          digits = false;
+        else
+          slot = slot * 10 + static_cast<uint32_t>(ch - '0');
       }
       if (digits && slot < kSlotCount) out.push_back(static_cast<uint16_t>(slot));
     }

@@ -41,7 +41,8 @@ Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port) {
     if (c < '0' || c > '9') return Error(Code::kParse, "bad port in '" + std::string(text) + "'");
     v = v * 10 + static_cast<uint32_t>(c - '0');
   }
-  if (v == 0 || v > 65535) return Error(Code::kParse, "port out of range in '" + std::string(text) + "'");
+  if (v == 0 || v > 65535)
+    return Error(Code::kParse, "port out of range in '" + std::string(text) + "'");
   host->assign(h);
   *port = static_cast<uint16_t>(v);
   return Status::Ok();
@@ -51,7 +52,8 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   if (spec.host.empty() && spec.id.empty()) {
     return Error(Code::kParse, "a node has neither an endpoint nor an id");
   }
-  const std::string key = !spec.id.empty() ? "id:" + spec.id : "addr:" + FormatAddress(spec.host, spec.port);
+  const std::string key =
+      !spec.id.empty() ? "id:" + spec.id : "addr:" + FormatAddress(spec.host, spec.port);
   auto it = by_key_.find(key);
   if (it != by_key_.end()) {
     TopoNode &n = t_.nodes[it->second];

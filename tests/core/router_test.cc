@@ -27,10 +27,13 @@ std::shared_ptr<const Topology> Topo(const R &r) {
 
 // Two shards; cloud A is 127.0.1.0/24 (local), cloud B 127.0.2.0/24.
 R TwoShards(bool failed_over = false) {
-  R m1 = Node("127.0.1.1", 7001, "m1"), r1a = Node("127.0.1.2", 7002, "r1a"), r1b = Node("127.0.2.2", 7102, "r1b");
-  R m2 = Node("127.0.2.1", 7101, "m2"), r2a = Node("127.0.1.3", 7003, "r2a"), r2b = Node("127.0.2.3", 7103, "r2b");
+  R m1 = Node("127.0.1.1", 7001, "m1"), r1a = Node("127.0.1.2", 7002, "r1a"),
+    r1b = Node("127.0.2.2", 7102, "r1b");
+  R m2 = Node("127.0.2.1", 7101, "m2"), r2a = Node("127.0.1.3", 7003, "r2a"),
+    r2b = Node("127.0.2.3", 7103, "r2b");
   if (failed_over) {  // r1b was promoted: shard 1's master now lives in cloud B
-    return R{R{0, 8191, Node("127.0.2.2", 7102, "r1b"), r1a, Node("127.0.1.1", 7001, "m1")}, R{8192, 16383, m2, r2a, r2b}};
+    return R{R{0, 8191, Node("127.0.2.2", 7102, "r1b"), r1a, Node("127.0.1.1", 7001, "m1")},
+             R{8192, 16383, m2, r2a, r2b}};
   }
   return R{R{0, 8191, m1, r1a, r1b}, R{8192, 16383, m2, r2a, r2b}};
 }
@@ -222,7 +225,8 @@ TEST(Router, ServerZoneFromTheNetLayerReorders) {
   Route out;
   ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
   EXPECT_EQ(out.node->address, "127.0.2.2:7102");
-  EXPECT_NE(r.Current()->Explain(KeySlot(k0.data(), k0.size())).find("server zone a"), std::string::npos);
+  EXPECT_NE(r.Current()->Explain(KeySlot(k0.data(), k0.size())).find("server zone a"),
+            std::string::npos);
 }
 
 TEST(Router, LaggingReplicaIsReadLast) {
@@ -373,7 +377,9 @@ TEST(Router, ExplainNamesTierRoleHealthWeight) {
   ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
   const std::string text = r.Current()->Explain(0);
   EXPECT_NE(text.find("policy local write 127.0.1.1:7001"), std::string::npos) << text;
-  EXPECT_NE(text.find("1. 127.0.1.1:7001 master tier=local rank=0 weight=1 health=up"), std::string::npos) << text;
+  EXPECT_NE(text.find("1. 127.0.1.1:7001 master tier=local rank=0 weight=1 health=up"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("from=cidr 127.0.2.0/24"), std::string::npos) << text;
 }
 
@@ -397,7 +403,8 @@ TEST(Router, ReadersNeverSeeAHalfBuiltSnapshot) {
           if (r.RouteRead(key.data(), key.size(), &out) != Code::kOk) ++bad;
           const bool shard0 = KeySlot(key.data(), key.size()) < 8192;
           const std::string &addr = out.node->address;
-          const bool in0 = addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
+          const bool in0 =
+              addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
           if (shard0 != in0) ++bad;
           ++reads;
         }
@@ -405,7 +412,8 @@ TEST(Router, ReadersNeverSeeAHalfBuiltSnapshot) {
     });
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (reads.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  while (reads.load() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
   for (int i = 0; i < 2000; ++i) ASSERT_TRUE(r.Update(i % 2 ? a : b).ok());
   stop = true;
   for (auto &t : readers) t.join();
@@ -432,7 +440,8 @@ TEST(Router, MoreReaderThreadsThanFastSlots) {
         if (r.RouteRead(key.data(), key.size(), &out) != Code::kOk) ++bad;
         const bool shard0 = KeySlot(key.data(), key.size()) < 8192;
         const std::string &addr = out.node->address;
-        const bool in0 = addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
+        const bool in0 =
+            addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
         if (shard0 != in0) ++bad;
         ++reads;
         if (i > 100000) break;  // bounded even if stop never comes

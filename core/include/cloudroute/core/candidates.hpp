@@ -32,9 +32,9 @@ struct CandidateSet {
   NodeEntry *master = nullptr;  // nullptr when the master's endpoint is unknown
   uint32_t master_topo = kNoNode;
   Tier master_tier = Tier::kUnknown;
-  std::vector<Candidate> list;        // in order; equal rank are adjacent
-  std::vector<uint32_t> group_end;    // exclusive end in `list` of each rank
-  std::vector<uint64_t> group_weight; // sum of weights of each rank
+  std::vector<Candidate> list;         // in order; equal rank are adjacent
+  std::vector<uint32_t> group_end;     // exclusive end in `list` of each rank
+  std::vector<uint64_t> group_weight;  // sum of weights of each rank
 };
 
 // Per topology node, what ranking needs; index-aligned with Topology::nodes.
