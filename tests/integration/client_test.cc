@@ -14,10 +14,10 @@
 #include <fstream>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cloudroute.h"
+#include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
 namespace {
@@ -95,10 +95,18 @@ TEST_F(LiveClient, ReadsFromCloudAAreServedByCloudANodesOnly) {
   }
   ASSERT_EQ(cr_client_mset(f.c, kp.data(), kl.data(), vp.data(), vl.data(), keys.size()), CR_OK)
       << cr_last_error();
-  // Replicas acknowledge asynchronously: WAIT is per connection, so wait for
-  // replication by polling the value back below (reads may hit replicas).
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(f.Get(keys[i]), values[i]);
+  // Replicas acknowledge asynchronously and WAIT is per connection, so poll
+  // until every value reads back (reads may hit replicas).
+  ASSERT_TRUE(crtest::WaitUntil(
+      [&] {
+        for (size_t i = 0; i < keys.size(); ++i) {
+          cr_status s = CR_OK;
+          if (f.Get(keys[i], &s) != values[i]) return false;
+        }
+        return true;
+      },
+      std::chrono::seconds(10)))
+      << "the written values did not all read back within 10 s";
   cr_reply *r = nullptr;
   ASSERT_EQ(cr_client_mget(&r, f.c, kp.data(), kl.data(), keys.size()), CR_OK) << cr_last_error();
   ASSERT_EQ(cr_reply_get_type(r), CR_REPLY_ARRAY);
@@ -208,10 +216,8 @@ TEST_F(LiveClient, StaleSlotIsCorrectedByMovedAndARefresh) {
   ASSERT_EQ(cr_router_route_write(&route, f.router, key.data(), key.size()), CR_OK);
   EXPECT_EQ(std::string(route.host) + ":" + std::to_string(route.port), env_["SHARD1_MASTER"]);
   // The MOVED triggered a background refresh (rate-limited, 200 ms here).
-  for (int i = 0; i < 50 && f.Stats().refreshes < 2; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  EXPECT_GE(f.Stats().refreshes, 2u);
+  EXPECT_TRUE(crtest::WaitUntil([&] { return f.Stats().refreshes >= 2; }, std::chrono::seconds(10)))
+      << f.Stats().refreshes << " refreshes";
   // Slot 4078 of the non-contiguous range is served too.
   EXPECT_EQ(f.Get(key), "moved-ok");
 }
@@ -234,7 +240,10 @@ TEST_F(LiveClient, AStormOfMovedCostsOneRefresh) {
     }
     ASSERT_EQ(cr_client_set(f.c, key.data(), key.size(), "x", 1, 0), CR_OK) << cr_last_error();
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // The refresh the storm asked for has run once the router no longer asks.
+  ASSERT_TRUE(crtest::WaitUntil([&] { return cr_router_refresh_needed(f.router) == 0; },
+                                std::chrono::seconds(10)))
+      << "the refresh the MOVED storm asked for never ran";
   const cr_client_stats st = f.Stats();
   EXPECT_GT(st.moved, 50u);
   EXPECT_LE(st.refreshes - before, 6u) << "MOVED storm caused " << st.refreshes - before << " refreshes";

@@ -4,6 +4,7 @@
 // caught up — stale reads are bounded by cr_client_options'
 // replica_max_lag_s. Only the C API (plus raw redis-cli for the fault).
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "cloudroute.h"
+#include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
 namespace {
@@ -138,25 +140,28 @@ TEST(ReplicaLag, ARestartedEmptyReplicaIsNotRead) {
   };
   ASSERT_EQ(cr_client_set(c, key.data(), key.size(), value.data(), value.size(), 0), CR_OK) << cr_last_error();
   std::string got;
-  for (int i = 0; i < 50 && got != value; ++i) {  // replicated to the local replica
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_EQ(read(&got), CR_OK) << cr_last_error();
-  }
-  ASSERT_EQ(got, value);
+  ASSERT_TRUE(crtest::WaitUntil([&] { return read(&got) == CR_OK && got == value; },
+                                std::chrono::seconds(10)))
+      << "not replicated to the local replica: read '" << got << "', " << cr_last_error();
 
   const std::string mhost = master.substr(0, master.find(':')), mport = master.substr(master.find(':') + 1);
   ASSERT_EQ(std::system(("redis-cli -h " + mhost + " -p " + mport + " CLIENT PAUSE 3000 ALL >/dev/null").c_str()), 0);
-  ASSERT_EQ(std::system(("kill -9 " + env["NODE2_PID"]).c_str()), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const pid_t old_pid = static_cast<pid_t>(std::stol(env["NODE2_PID"]));
+  ASSERT_EQ(kill(old_pid, SIGKILL), 0);
+  // Its port is free once the process is gone (the harness daemonized it, so
+  // init reaps it).
+  ASSERT_TRUE(crtest::WaitUntil([&] { return kill(old_pid, 0) != 0; }, std::chrono::seconds(5)))
+      << "redis-server " << old_pid << " outlived kill -9";
   std::remove((nd + "/redis.pid").c_str());
   ASSERT_EQ(std::system(("redis-server " + nd + "/redis.conf >/dev/null 2>&1").c_str()), 0);
   std::string pid;
-  for (int i = 0; i < 50 && pid.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::ifstream f(nd + "/redis.pid");
-    f >> pid;
-  }
-  ASSERT_FALSE(pid.empty());
+  ASSERT_TRUE(crtest::WaitUntil(
+      [&] {
+        std::ifstream f(nd + "/redis.pid");
+        return static_cast<bool>(f >> pid);
+      },
+      std::chrono::seconds(5)))
+      << "the restarted replica wrote no " << nd << "/redis.pid";
   std::ofstream(dir + "/pids", std::ios::app) << "cluster n2 " << pid << " " << env["NODE2_IP"] << " "
                                               << env["NODE2_PORT"] << "\n";
 

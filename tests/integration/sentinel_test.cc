@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
 namespace {
@@ -233,6 +235,46 @@ std::pair<long long, long long> AwaitNewMaster(Fixture &f, const std::string &pr
 
 int Shell(const std::string &cmd) { return std::system(cmd.c_str()); }
 
+// What redis-cli prints for `args` sent to addr ("" when it cannot run).
+std::string RedisCli(const std::string &addr, const std::string &args) {
+  const size_t colon = addr.rfind(':');
+  const std::string cmd = "timeout 5 redis-cli -h " + addr.substr(0, colon) + " -p " +
+                          addr.substr(colon + 1) + " " + args + " 2>/dev/null";
+  std::string out;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+// True when every replica of the keys' group (its read order less the
+// master) holds "v:<key>" for each key.
+bool ReplicasHoldValues(Fixture &f, const std::vector<std::string> &keys) {
+  cr_candidate cand[8];
+  for (auto &x : cand) {
+    x = cr_candidate{};
+    x.struct_size = sizeof x;
+  }
+  size_t n = 0;
+  if (cr_shard_groups_read_order(cand, 8, &n, f.groups, keys[0].data(), keys[0].size()) != CR_OK) {
+    return false;
+  }
+  std::string mget = "MGET", expected;
+  for (const std::string &k : keys) {
+    mget += " " + k;
+    expected += "v:" + k + "\n";
+  }
+  const std::string master = f.Master(keys[0]);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string addr = std::string(cand[i].host) + ":" + std::to_string(cand[i].port);
+    if (addr != master && RedisCli(addr, mget) != expected) return false;
+  }
+  return n > 1;
+}
+
 TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
   Fixture f;
   ASSERT_NE(f.c, nullptr);
@@ -241,10 +283,15 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
       ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"SET", k, "v:" + k}), CR_OK) << cr_last_error();
     }
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // replicas catch up (loopback)
+  for (int g = 0; g < 2; ++g) {
+    ASSERT_TRUE(crtest::WaitUntil([&] { return ReplicasHoldValues(f, f.keys[g]); },
+                                  std::chrono::seconds(10), std::chrono::milliseconds(50)))
+        << "the replicas of group" << g << " did not catch up";
+  }
 
   Reader reader(&f);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(crtest::WaitUntil([&] { return reader.ok.load() > 0; }, std::chrono::seconds(10)))
+      << "the reader read nothing: " << reader.failed.load() << " failed reads";
 
   // 1. SENTINEL FAILOVER of group0 (a planned move).
   const std::string sentinel = Env()["SENTINEL1_ADDR"];
@@ -262,7 +309,9 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
               sw0, wr0, f.Master(f.keys[0][0]).c_str(),
               static_cast<unsigned long long>(reader.ok.load() + reader.failed.load() - reads_before),
               static_cast<unsigned long long>(reader.failed.load()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the old master rejoins as a replica
+  EXPECT_TRUE(crtest::WaitUntil([&] { return RedisCli(old0, "ROLE").rfind("slave\n", 0) == 0; },
+                                std::chrono::seconds(15), std::chrono::milliseconds(100)))
+      << "the old master of group0 did not rejoin as a replica";
 
   // 2. kill -9 of the sentinel the client is subscribed to (the first that
   // answers: sentinel 1), then of group1's master (an unplanned move): the
@@ -284,7 +333,11 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
               sw1, wr1, f.Master(f.keys[1][0]).c_str(),
               static_cast<unsigned long long>(reader.ok.load() + reader.failed.load() - reads_before),
               static_cast<unsigned long long>(reader.failed.load()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Reads go on being served after both moves.
+  const uint64_t ok_after = reader.ok.load();
+  EXPECT_TRUE(crtest::WaitUntil([&] { return reader.ok.load() >= ok_after + 20; },
+                                std::chrono::seconds(10)))
+      << "reads stopped after the moves";
   reader.Stop();
 
   const cr_sentinel_stats st = f.Stats();

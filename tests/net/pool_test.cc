@@ -10,6 +10,7 @@
 #include "cloudroute/net/backoff.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/refresher.hpp"
+#include "common/wait_until.hpp"
 #include "fake_server.hpp"
 
 namespace cloudroute {
@@ -112,22 +113,29 @@ TEST(Refresher, AStormOfTriggersCostsOneRefresh) {
   std::atomic<int> runs{0};
   Refresher r([&] { ++runs; }, nullptr, /*interval_ms=*/0, /*min_gap_ms=*/200, 50);
   for (int i = 0; i < 10000; ++i) r.Trigger();
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_TRUE(crtest::WaitUntil([&] { return runs.load() >= 1; }, std::chrono::seconds(10)));
+  // No second run may follow: give one past the 200 ms gap the chance to
+  // (absence cannot be polled for; a slow machine can only hide a failure).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(runs.load(), 1);
   r.Trigger();
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  ASSERT_TRUE(crtest::WaitUntil([&] { return runs.load() >= 2; }, std::chrono::seconds(10)));
   EXPECT_EQ(runs.load(), 2);
 }
 
 TEST(Refresher, RunsPeriodicallyAndTicks) {
   std::atomic<int> runs{0}, ticks{0};
+  const auto t0 = std::chrono::steady_clock::now();
   {
     Refresher r([&] { ++runs; }, [&] { ++ticks; }, /*interval_ms=*/100, 50, /*tick_ms=*/20);
-    std::this_thread::sleep_for(std::chrono::milliseconds(450));
+    ASSERT_TRUE(crtest::WaitUntil([&] { return runs.load() >= 3 && ticks.load() >= 5; },
+                                  std::chrono::seconds(10)))
+        << runs.load() << " runs, " << ticks.load() << " ticks";
   }  // the destructor stops the thread promptly
-  EXPECT_GE(runs.load(), 3);
-  EXPECT_LE(runs.load(), 5);
-  EXPECT_GE(ticks.load(), 5);
+  const long long ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+          .count();
+  EXPECT_LE(runs.load(), ms / 100 + 1) << "more than one run per 100 ms interval in " << ms << " ms";
 }
 
 }  // namespace
