@@ -5,7 +5,10 @@
 namespace cloudroute {
 
 NodeRegistry::NodeRegistry(HealthConfig health, ClockFn clock_fn, uint64_t seed)
-    : health_(health), clock_(clock_fn != nullptr ? clock_fn : &SteadyNowNs), rng_(seed) {
+    : health_(health),
+      clock_(clock_fn != nullptr ? clock_fn : &SteadyNowNs),
+      id_(next_id_.fetch_add(1, std::memory_order_relaxed)),
+      rng_(seed) {
   for (auto &c : chunks_) c.store(nullptr, std::memory_order_relaxed);
 }
 

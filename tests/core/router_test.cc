@@ -5,7 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "cloudroute/core/cluster_reply.hpp"
 #include "test_util.hpp"
@@ -124,6 +127,45 @@ TEST(Router, WeightedChoiceAmongEqualRank) {
   const double ratio = static_cast<double>(hits["127.0.1.2:7002"]) / hits["127.0.2.2:7102"];
   EXPECT_GT(ratio, 2.6);
   EXPECT_LT(ratio, 3.4);
+}
+
+// The seed belongs to the router: two routers with one seed make the same
+// picks among equal candidates, even on one thread and even interleaved.
+TEST(Router, ASeedReproducesTheRoutersPicks) {
+  RouterConfig cfg = Cfg(Policy::kPreferReplica);
+  cfg.locality.rules.clear();  // every replica of a shard ranks equal: the seed picks
+  // The addresses n reads of key:0, key:1, ... went to.
+  auto picks = [](Router &r, int n) {
+    std::vector<std::string> seq;
+    for (int i = 0; i < n; ++i) {
+      const std::string k = "key:" + std::to_string(i);
+      Route out;
+      const Code c = r.RouteRead(k.data(), k.size(), &out);
+      EXPECT_EQ(c, Code::kOk) << k;
+      seq.push_back(c == Code::kOk ? out.node->address : std::string());
+    }
+    return seq;
+  };
+  Router a(cfg, &FakeNow), b(cfg, &FakeNow);
+  ASSERT_TRUE(a.Update(Topo(TwoShards())).ok());
+  ASSERT_TRUE(b.Update(Topo(TwoShards())).ok());
+  const std::vector<std::string> first = picks(a, 200);
+  EXPECT_EQ(picks(b, 200), first);  // b after a on this thread
+  const std::set<std::string> seen(first.begin(), first.end());
+  EXPECT_EQ(seen.size(), 4u) << "the seed did not pick among each shard's two replicas";
+
+  cfg.seed = 8;
+  Router c(cfg, &FakeNow), d(cfg, &FakeNow), e(cfg, &FakeNow);
+  ASSERT_TRUE(c.Update(Topo(TwoShards())).ok());
+  ASSERT_TRUE(d.Update(Topo(TwoShards())).ok());
+  ASSERT_TRUE(e.Update(Topo(TwoShards())).ok());
+  std::vector<std::string> cs, ds;
+  for (int i = 0; i < 50; ++i) {  // interleaved on one thread
+    for (std::string &s : picks(c, 4)) cs.push_back(std::move(s));
+    for (std::string &s : picks(d, 4)) ds.push_back(std::move(s));
+  }
+  EXPECT_EQ(cs, ds);
+  EXPECT_NE(picks(e, 200), first);  // another seed, other picks
 }
 
 TEST(Router, DownNodeIsSkippedRoundRobinThenProbed) {

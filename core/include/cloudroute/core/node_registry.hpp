@@ -48,13 +48,23 @@ class NodeRegistry {
   const HealthConfig &health_config() const { return health_; }
   ClockFn clock() const { return clock_; }
   // A well-mixed 64-bit random value: splitmix64 over a per-thread counter,
-  // seeded once per thread from the registry's sequence. A shared atomic
-  // counter here made every read a locked RMW on one cache line that all
-  // reader threads write (reads did not scale past one core).
+  // seeded from this registry's sequence when the thread first draws from
+  // this registry (id_ tells registries apart and is never reused; a thread
+  // that alternates registries reseeds at each switch). So a router's seed
+  // reproduces its choices even when one thread drives several routers. A
+  // shared atomic counter here made every read a locked RMW on one cache line
+  // that all reader threads write (reads did not scale past one core).
   uint64_t NextRandom() {
-    static thread_local uint64_t state = 0;  // constant-initialised: no TLS guard
-    if (state == 0) state = rng_.fetch_add(0x9E3779B97F4A7C15ull, std::memory_order_relaxed) | 1;
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    struct Stream {
+      uint64_t owner = 0;  // id_ of the registry the state was seeded from
+      uint64_t state = 0;
+    };
+    static thread_local Stream t;  // constant-initialised: no TLS guard
+    if (t.owner != id_) {
+      t.owner = id_;
+      t.state = rng_.fetch_add(0x9E3779B97F4A7C15ull, std::memory_order_relaxed) | 1;
+    }
+    uint64_t z = (t.state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
@@ -64,8 +74,11 @@ class NodeRegistry {
   static constexpr uint32_t kChunk = 256;
   static constexpr uint32_t kMaxChunks = 4096;
 
+  static inline std::atomic<uint64_t> next_id_{1};
+
   const HealthConfig health_;
   const ClockFn clock_;
+  const uint64_t id_;
   std::atomic<uint64_t> rng_;
   std::mutex mu_;
   std::unordered_map<std::string, uint32_t> by_address_;
