@@ -2,8 +2,9 @@
 // prove a hot path allocates nothing. Include it from exactly one file of a
 // test binary. Every replaceable form is covered (plain, nothrow, sized
 // delete) so that allocations and deallocations always pair with malloc/free,
-// also under AddressSanitizer. Outside sanitizer builds malloc itself is
-// counted too.
+// also under AddressSanitizer and ThreadSanitizer. Outside sanitizer builds
+// malloc itself is counted too (a sanitizer's runtime owns malloc: handing
+// its callers glibc's allocator instead crashes the process).
 #pragma once
 
 #include <atomic>
@@ -41,7 +42,7 @@ void operator delete[](void *p, size_t) noexcept { std::free(p); }
 void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
 void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
 
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 extern "C" void *__libc_malloc(size_t);
 extern "C" void *__libc_calloc(size_t, size_t);
 extern "C" void *__libc_realloc(void *, size_t);
