@@ -83,7 +83,12 @@ Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed>
   return c;
 }
 
-Client::~Client() { refresher_.reset(); }
+// refresher_ is the last member, so it is destroyed first, and ~unique_ptr
+// deletes the Refresher (stopping and joining its thread) while the pointer
+// still holds it: the thread reads refresher_ inside Refresh() until it is
+// joined. (refresher_.reset() here cleared the pointer before the join: a data
+// race, and a null dereference at the Trigger() in Refresh().)
+Client::~Client() = default;
 
 uint32_t Client::TimeoutFor(Tier tier) const {
   const int t = static_cast<int>(tier);
