@@ -51,8 +51,8 @@ uint64_t Count(const char *what, int rounds, F &&f) {
   for (int i = 0; i < rounds; ++i) f();
   g_counting.store(false);
   const uint64_t n = g_news.load();
-  std::printf("%-44s %8llu allocations in %d x %zu keys\n", what, static_cast<unsigned long long>(n), rounds,
-              KeySet::kKeys);
+  std::printf("%-44s %8llu allocations in %d x %zu keys\n", what,
+              static_cast<unsigned long long>(n), rounds, KeySet::kKeys);
   return n;
 }
 
@@ -72,7 +72,9 @@ int main() {
   cr_router *cr = nullptr;
   crbench::Must(cr_router_new(&cr, cfg), "cr_router_new");
   cr_topology *t = nullptr;
-  crbench::Must(cr_topology_parse(&t, resp.data(), resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr), "parse");
+  crbench::Must(
+      cr_topology_parse(&t, resp.data(), resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr),
+      "parse");
   crbench::Must(cr_router_update(cr, t), "update");
   cr_snapshot *snap = nullptr;
   crbench::Must(cr_router_get_snapshot(&snap, cr), "snapshot");
@@ -82,8 +84,9 @@ int main() {
     for (size_t i = 0; i < KeySet::kKeys; ++i) (void)cr_keyslot(ks.ptrs[i], ks.lens[i]);
   });
   static uint16_t slots[KeySet::kKeys];
-  hot += Count("cr_keyslot_batch (batch)", kRounds,
-               [&] { (void)cr_keyslot_batch(slots, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys); });
+  hot += Count("cr_keyslot_batch (batch)", kRounds, [&] {
+    (void)cr_keyslot_batch(slots, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys);
+  });
   hot += Count("Router::RouteRead", kRounds, [&] {
     for (size_t i = 0; i < KeySet::kKeys; ++i) {
       cloudroute::Route r;
@@ -111,8 +114,9 @@ int main() {
   static cr_route out[KeySet::kKeys];
   static cr_status st[KeySet::kKeys];
   for (auto &o : out) o = CR_ROUTE_INIT;
-  hot += Count("cr_router_route_read_batch (batch)", kRounds,
-               [&] { (void)cr_router_route_read_batch(out, st, cr, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys); });
+  hot += Count("cr_router_route_read_batch (batch)", kRounds, [&] {
+    (void)cr_router_route_read_batch(out, st, cr, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys);
+  });
 
   // A reader thread that is new to the router: its first call included.
   uint64_t first = 0;
@@ -124,14 +128,15 @@ int main() {
   }).join();
   g_counting.store(false);
   first = g_news.load();
-  std::printf("%-44s %8llu (includes std::thread's own state)\n", "first route_read on a new thread",
-              static_cast<unsigned long long>(first));
+  std::printf("%-44s %8llu (includes std::thread's own state)\n",
+              "first route_read on a new thread", static_cast<unsigned long long>(first));
 
   // Not the hot path, for contrast: the error path builds a message.
   cr_route bad = CR_ROUTE_INIT;
   bad.struct_size = 0;
   Count("error path (bad struct_size), for contrast", 1, [&] {
-    for (size_t i = 0; i < KeySet::kKeys; ++i) (void)cr_router_route_read(&bad, cr, ks.ptrs[i], ks.lens[i]);
+    for (size_t i = 0; i < KeySet::kKeys; ++i)
+      (void)cr_router_route_read(&bad, cr, ks.ptrs[i], ks.lens[i]);
   });
 
   cr_snapshot_free(snap);

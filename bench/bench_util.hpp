@@ -26,9 +26,12 @@ enum KeyKind : int { kShort = 0, kLong64 = 1, kTagged = 2 };
 
 inline const char *KeyKindName(int kind) {
   switch (kind) {
-    case kShort: return "short";
-    case kLong64: return "long64";
-    case kTagged: return "tagged";
+    case kShort:
+      return "short";
+    case kLong64:
+      return "long64";
+    case kTagged:
+      return "tagged";
   }
   return "?";
 }
@@ -97,8 +100,8 @@ inline constexpr ClassicTable kClassic{};
 inline uint16_t TableCrc16(const char *buf, int len) {
   uint16_t crc = 0;
   for (int i = 0; i < len; ++i) {
-    crc = static_cast<uint16_t>((crc << 8) ^
-                                kClassic.t[((crc >> 8) ^ static_cast<unsigned char>(*buf++)) & 0x00FF]);
+    crc = static_cast<uint16_t>(
+        (crc << 8) ^ kClassic.t[((crc >> 8) ^ static_cast<unsigned char>(*buf++)) & 0x00FF]);
   }
   return crc;
 }
@@ -128,7 +131,9 @@ __attribute__((noinline)) inline unsigned TableKeySlot(const char *key, int keyl
 // moved clouds; the two local replicas still share rank 0, so reads keep
 // drawing a random number) — the alternate topology of the update loops.
 inline std::string MakeClusterSlots(int shards, bool failover = false) {
-  auto bulk = [](const std::string &s) { return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n"; };
+  auto bulk = [](const std::string &s) {
+    return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+  };
   auto integer = [](long v) { return ":" + std::to_string(v) + "\r\n"; };
   auto node = [&](const std::string &ip, int port, int shard, int idx) {
     char id[41];
@@ -163,8 +168,8 @@ inline cloudroute::RouterConfig MakeCoreConfig(cloudroute::Policy policy) {
   RouterConfig c;
   c.locality.client = *ParseLocation(kClientLocation);
   c.locality.rules.push_back(LocationRule{*Cidr::Parse("127.0.2.0/25"), Location{}, true});
-  c.locality.rules.push_back(
-      LocationRule{*Cidr::Parse("127.0.2.128/25"), *ParseLocation("gcp/us-central1/zone-c"), false});
+  c.locality.rules.push_back(LocationRule{*Cidr::Parse("127.0.2.128/25"),
+                                          *ParseLocation("gcp/us-central1/zone-c"), false});
   c.locality.rules.push_back(
       LocationRule{*Cidr::Parse("127.0.1.0/24"), *ParseLocation("aws/us-east-1/use1-az1"), false});
   c.policy = policy;

@@ -27,7 +27,9 @@ CWorld &GetCWorld(int shards) {
   Must(cr_router_new(&w.r, cfg), "cr_router_new");
   cr_config_free(cfg);
   cr_topology *t = nullptr;
-  Must(cr_topology_parse(&t, w.resp.data(), w.resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr), "parse");
+  Must(cr_topology_parse(&t, w.resp.data(), w.resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS,
+                         nullptr),
+       "parse");
   Must(cr_router_update(w.r, t), "update");
   cr_topology_free(t);
   Must(cr_router_get_snapshot(&w.snap, w.r), "snapshot");
@@ -42,7 +44,8 @@ const KeySet &ShortKeys() {
 void BM_Shared_KeySlot_CApi(benchmark::State &state) {
   const KeySet &ks = ShortKeys();
   for (auto _ : state) {
-    for (size_t i = 0; i < KeySet::kKeys; ++i) benchmark::DoNotOptimize(cr_keyslot(ks.ptrs[i], ks.lens[i]));
+    for (size_t i = 0; i < KeySet::kKeys; ++i)
+      benchmark::DoNotOptimize(cr_keyslot(ks.ptrs[i], ks.lens[i]));
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * KeySet::kKeys);
   state.SetLabel("short");
@@ -81,7 +84,8 @@ void BM_Shared_RouteReads_CApiBatch(benchmark::State &state) {
   static cr_status st[KeySet::kKeys];
   for (auto &o : out) o = CR_ROUTE_INIT;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(cr_router_route_read_batch(out, st, w.r, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys));
+    benchmark::DoNotOptimize(
+        cr_router_route_read_batch(out, st, w.r, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys));
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * KeySet::kKeys);

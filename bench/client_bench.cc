@@ -37,19 +37,25 @@ int main(int argc, char **argv) {
   double seconds = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--seeds") seeds = v;
-    else if (a == "--mode") mode = v;
-    else if (a == "--threads") threads = std::max(1, std::atoi(v.c_str()));
-    else if (a == "--seconds") seconds = std::atof(v.c_str());
-    else if (a == "--local-cidr") cidr = v;
+    if (a == "--seeds")
+      seeds = v;
+    else if (a == "--mode")
+      mode = v;
+    else if (a == "--threads")
+      threads = std::max(1, std::atoi(v.c_str()));
+    else if (a == "--seconds")
+      seconds = std::atof(v.c_str());
+    else if (a == "--local-cidr")
+      cidr = v;
     else {
       std::fprintf(stderr, "client_bench: unknown option %s\n", a.c_str());
       return 2;
     }
   }
   if (seeds.empty() || (mode != "get" && mode != "mget" && mode != "mget-tag")) {
-    std::fprintf(stderr, "usage: cloudroute_client_bench --seeds HOST:PORT[,...] --mode get|mget|mget-tag "
-                         "[--threads N] [--seconds S] [--local-cidr CIDR]\n");
+    std::fprintf(stderr,
+                 "usage: cloudroute_client_bench --seeds HOST:PORT[,...] --mode get|mget|mget-tag "
+                 "[--threads N] [--seconds S] [--local-cidr CIDR]\n");
     return 2;
   }
   cr_config *cfg = nullptr;
@@ -79,7 +85,8 @@ int main(int argc, char **argv) {
         kp.push_back(ks[i].data()), kl.push_back(ks[i].size());
         vp.push_back(vs[i].data()), vl.push_back(vs[i].size());
       }
-      if ((s = cr_client_cmd_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), ks.size())) != CR_OK) {
+      if ((s = cr_client_cmd_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), ks.size())) !=
+          CR_OK) {
         return Fail("populate", s);
       }
     }

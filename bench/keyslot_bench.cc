@@ -17,7 +17,8 @@ namespace {
 using crbench::KeySet;
 
 const KeySet &Keys(int kind) {
-  static const KeySet sets[3] = {crbench::MakeKeys(crbench::kShort), crbench::MakeKeys(crbench::kLong64),
+  static const KeySet sets[3] = {crbench::MakeKeys(crbench::kShort),
+                                 crbench::MakeKeys(crbench::kLong64),
                                  crbench::MakeKeys(crbench::kTagged)};
   return sets[kind];
 }
@@ -48,7 +49,8 @@ void BM_KeySlot_Table(benchmark::State &state) {
   const size_t *l = ks.lens.data();
   for (auto _ : state) {
     for (size_t i = 0; i < KeySet::kKeys; ++i) {
-      benchmark::DoNotOptimize(crbench::TableKeySlot(static_cast<const char *>(p[i]), static_cast<int>(l[i])));
+      benchmark::DoNotOptimize(
+          crbench::TableKeySlot(static_cast<const char *>(p[i]), static_cast<int>(l[i])));
     }
   }
   Finish(state, kind);
@@ -117,7 +119,8 @@ void BM_Crc16_Core(benchmark::State &state) {
   Finish(state, kind);
 }
 
-#define KEY_KINDS ArgName("keys")->Arg(crbench::kShort)->Arg(crbench::kLong64)->Arg(crbench::kTagged)
+#define KEY_KINDS \
+  ArgName("keys")->Arg(crbench::kShort)->Arg(crbench::kLong64)->Arg(crbench::kTagged)
 
 BENCHMARK(BM_KeySlot_Table)->KEY_KINDS;
 BENCHMARK(BM_KeySlot_Core)->KEY_KINDS;

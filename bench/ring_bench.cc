@@ -45,7 +45,8 @@ const Fixture &Ring(int shards) {
     const std::string name = "redis-" + std::to_string(i);
     if (!b.AddShard(name.data(), name.size(), 1).ok()) std::abort();
     for (uint32_t n = 0; n < cloudroute::kJedisPointsPerWeight; ++n) {
-      const std::string p = cloudroute::JedisPointName(cloudroute::JedisNaming::kJedis3, 0, &name, 1, n);
+      const std::string p =
+          cloudroute::JedisPointName(cloudroute::JedisNaming::kJedis3, 0, &name, 1, n);
       f.tree[cloudroute::JedisMurmurHash(p.data(), p.size())] = static_cast<uint32_t>(i);
     }
   }
@@ -72,7 +73,8 @@ inline uint32_t TreeLookup(const std::map<int64_t, uint32_t> &tree, int64_t h) {
 
 void Finish(benchmark::State &state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * KeySet::kKeys);
-  state.counters["points"] = static_cast<double>(Ring(static_cast<int>(state.range(0))).ring->point_count());
+  state.counters["points"] =
+      static_cast<double>(Ring(static_cast<int>(state.range(0))).ring->point_count());
 }
 
 void BM_RingLookup_Core(benchmark::State &state) {
@@ -97,7 +99,8 @@ void BM_RingLocate_Core(benchmark::State &state) {
   const cloudroute::Ring &ring = *f.ring;
   const KeySet &ks = ShortKeys();
   for (auto _ : state) {
-    for (size_t i = 0; i < KeySet::kKeys; ++i) benchmark::DoNotOptimize(ring.Locate(ks.ptrs[i], ks.lens[i]));
+    for (size_t i = 0; i < KeySet::kKeys; ++i)
+      benchmark::DoNotOptimize(ring.Locate(ks.ptrs[i], ks.lens[i]));
   }
   Finish(state);
 }
@@ -107,7 +110,8 @@ void BM_RingLocate_StdMap(benchmark::State &state) {
   const KeySet &ks = ShortKeys();
   for (auto _ : state) {
     for (size_t i = 0; i < KeySet::kKeys; ++i) {
-      benchmark::DoNotOptimize(TreeLookup(f.tree, cloudroute::JedisMurmurHash(ks.ptrs[i], ks.lens[i])));
+      benchmark::DoNotOptimize(
+          TreeLookup(f.tree, cloudroute::JedisMurmurHash(ks.ptrs[i], ks.lens[i])));
     }
   }
   Finish(state);

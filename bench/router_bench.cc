@@ -54,8 +54,8 @@ void DescribeOnce(World &w, int shards) {
   std::fprintf(stderr, "[fixture] %d shards, %zu nodes; slot 0 candidates:", shards,
                w.topo->nodes.size());
   for (size_t i = 0; i < n; ++i) {
-    std::fprintf(stderr, " %s:%u/%s/%s/r%u", c[i].host, c[i].port, c[i].role == CR_ROLE_MASTER ? "M" : "R",
-                 cr_tier_name(c[i].tier), c[i].rank);
+    std::fprintf(stderr, " %s:%u/%s/%s/r%u", c[i].host, c[i].port,
+                 c[i].role == CR_ROLE_MASTER ? "M" : "R", cr_tier_name(c[i].tier), c[i].rank);
   }
   std::fprintf(stderr, "\n");
 }
@@ -82,7 +82,8 @@ World &GetWorld(int shards, Policy policy = Policy::kLocal, int instance = 0) {
   Must(cr_router_new(&w->crouter, cfg), "cr_router_new");
   cr_config_free(cfg);
   cr_topology *t = nullptr;
-  Must(cr_topology_parse(&t, w->resp.data(), w->resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr),
+  Must(cr_topology_parse(&t, w->resp.data(), w->resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS,
+                         nullptr),
        "cr_topology_parse");
   Must(cr_router_update(w->crouter, t), "cr_router_update");
   cr_topology_free(t);
@@ -127,7 +128,8 @@ void BM_RouteRead_CoreSnapshot(benchmark::State &state) {
   for (auto _ : state) {
     for (size_t i = 0; i < KeySet::kKeys; ++i) {
       cloudroute::Route route;
-      benchmark::DoNotOptimize(snap->RouteRead(cloudroute::KeySlot(ks.ptrs[i], ks.lens[i]), &route));
+      benchmark::DoNotOptimize(
+          snap->RouteRead(cloudroute::KeySlot(ks.ptrs[i], ks.lens[i]), &route));
       benchmark::DoNotOptimize(route.node);
     }
   }
@@ -167,7 +169,8 @@ void BM_RouteReads_CApiBatch(benchmark::State &state) {
   static thread_local cr_status st[KeySet::kKeys];
   for (auto &o : out) o = CR_ROUTE_INIT;
   for (auto _ : state) {
-    cr_status s = cr_router_route_read_batch(out, st, w.crouter, ks.ptrs.data(), ks.lens.data(), KeySet::kKeys);
+    cr_status s = cr_router_route_read_batch(out, st, w.crouter, ks.ptrs.data(), ks.lens.data(),
+                                             KeySet::kKeys);
     benchmark::DoNotOptimize(s);
     benchmark::ClobberMemory();
   }
@@ -242,7 +245,8 @@ void BM_Rebuild_ParseAndUpdate(benchmark::State &state) {
   bool alt = false;
   for (auto _ : state) {
     alt = !alt;
-    auto t = cloudroute::ParseClusterSlots(alt ? w.resp_alt : w.resp, cloudroute::ClusterReplyOptions{});
+    auto t =
+        cloudroute::ParseClusterSlots(alt ? w.resp_alt : w.resp, cloudroute::ClusterReplyOptions{});
     benchmark::DoNotOptimize(w.router->Update(std::move(*t)).ok());
   }
 }
@@ -254,7 +258,8 @@ void BM_Rebuild_CApi_ParseAndUpdate(benchmark::State &state) {
     alt = !alt;
     const std::string &resp = alt ? w.resp_alt : w.resp;
     cr_topology *t = nullptr;
-    cr_status s = cr_topology_parse(&t, resp.data(), resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr);
+    cr_status s =
+        cr_topology_parse(&t, resp.data(), resp.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr);
     if (s == CR_OK) s = cr_router_update(w.crouter, t);
     cr_topology_free(t);
     benchmark::DoNotOptimize(s);
@@ -327,7 +332,8 @@ void BM_RouteRead_MT_WithUpdater(benchmark::State &state) {
     updater = std::thread([&w] {
       const auto start = std::chrono::steady_clock::now();
       bool alt = false;
-      while (!stop.load(std::memory_order_relaxed) && updates.load(std::memory_order_relaxed) < kMaxUpdates &&
+      while (!stop.load(std::memory_order_relaxed) &&
+             updates.load(std::memory_order_relaxed) < kMaxUpdates &&
              std::chrono::steady_clock::now() - start < kMaxSeconds) {
         alt = !alt;
         if (!w.router->Update(alt ? w.topo_alt : w.topo).ok()) std::abort();
@@ -349,7 +355,8 @@ void BM_RouteRead_MT_WithUpdater(benchmark::State &state) {
   }
   if (failures != 0) state.SkipWithError("a read failed during updates");
   if (state.thread_index() == 0) {
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stop.store(true);
     updater.join();
     state.counters["updates"] = static_cast<double>(updates.load());
@@ -358,10 +365,15 @@ void BM_RouteRead_MT_WithUpdater(benchmark::State &state) {
   PerKey(state);
 }
 
-BENCHMARK(BM_RouteRead_MT)->ArgName("policy")->Arg(0)->Arg(1)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_RouteRead_MT)
+    ->ArgName("policy")
+    ->Arg(0)
+    ->Arg(1)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime();
 BENCHMARK(BM_SnapshotRouteRead_MT)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_RouteRead_MT_WithUpdater)->Threads(1)->Threads(2)->UseRealTime();
-
 
 // One reader while another thread reports success for every node in a loop,
 // as the net layer does after each reply. Arg guarded: 0 = ReportSuccess on

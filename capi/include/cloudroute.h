@@ -97,21 +97,21 @@ extern "C" {
 /* Values are pinned forever; new codes are only ever appended. */
 typedef enum cr_status {
   CR_OK = 0,
-  CR_EINVAL = -1,            /* an argument is invalid (NULL, out of range, bad option) */
-  CR_ENOMEM = -2,            /* allocation failed */
-  CR_EBUFS = -3,             /* caller buffer too small; the needed size was reported */
-  CR_EPARSE = -4,            /* malformed input: RESP reply, config text, CIDR, address */
-  CR_ELIMIT = -5,            /* input exceeds a safety cap (elements, bulk length, size) */
-  CR_EINCOMPLETE = -6,       /* input ends before the reply does */
-  CR_ENOTOPOLOGY = -7,       /* the router has not been given a topology yet */
-  CR_ESLOT_UNCOVERED = -8,   /* the key's slot is served by no shard (like CLUSTERDOWN) */
-  CR_EUNAVAILABLE = -9,      /* every candidate is marked down or has no known endpoint */
-  CR_ENOTFOUND = -10,        /* the named node or shard is not known */
-  CR_EINTERNAL = -11,        /* a bug in libcloudroute: please report it */
-  CR_ECONN = -12,            /* a Redis node could not be reached or dropped the connection */
-  CR_ETIMEOUT = -13,         /* a connect or command deadline passed */
-  CR_EREDIS = -14,           /* the server answered with an error (its text in cr_last_error) */
-  CR_EVERSION = -15          /* a struct from a newer header sets fields this library lacks */
+  CR_EINVAL = -1,          /* an argument is invalid (NULL, out of range, bad option) */
+  CR_ENOMEM = -2,          /* allocation failed */
+  CR_EBUFS = -3,           /* caller buffer too small; the needed size was reported */
+  CR_EPARSE = -4,          /* malformed input: RESP reply, config text, CIDR, address */
+  CR_ELIMIT = -5,          /* input exceeds a safety cap (elements, bulk length, size) */
+  CR_EINCOMPLETE = -6,     /* input ends before the reply does */
+  CR_ENOTOPOLOGY = -7,     /* the router has not been given a topology yet */
+  CR_ESLOT_UNCOVERED = -8, /* the key's slot is served by no shard (like CLUSTERDOWN) */
+  CR_EUNAVAILABLE = -9,    /* every candidate is marked down or has no known endpoint */
+  CR_ENOTFOUND = -10,      /* the named node or shard is not known */
+  CR_EINTERNAL = -11,      /* a bug in libcloudroute: please report it */
+  CR_ECONN = -12,          /* a Redis node could not be reached or dropped the connection */
+  CR_ETIMEOUT = -13,       /* a connect or command deadline passed */
+  CR_EREDIS = -14,         /* the server answered with an error (its text in cr_last_error) */
+  CR_EVERSION = -15        /* a struct from a newer header sets fields this library lacks */
 } cr_status;
 
 /* Static text naming a status ("CR_EPARSE: malformed input"); "CR_?: unknown
@@ -239,9 +239,11 @@ typedef struct cr_node_info {
   uint32_t shard;   /* index of the node's shard */
 } cr_node_info;
 
-#define CR_NODE_INFO_INIT                                                                \
-  { (uint32_t)sizeof(cr_node_info), NULL, NULL, NULL, 0, 0, CR_ROLE_MASTER,              \
-    CR_REPORTED_HEALTH_ONLINE, NULL, 0 }
+#define CR_NODE_INFO_INIT                                                   \
+  {                                                                         \
+    (uint32_t)sizeof(cr_node_info), NULL, NULL, NULL, 0, 0, CR_ROLE_MASTER, \
+        CR_REPORTED_HEALTH_ONLINE, NULL, 0                                  \
+  }
 
 /* Adds a reference (for another owner, e.g. another thread); drops one.
  * The last cr_topology_free frees it. NULL is a no-op for both.
@@ -269,8 +271,7 @@ CR_API cr_status cr_topology_get_shard_id(const char **out_id, const cr_topology
  * pairs starts[i]..ends[i]. Errors: CR_EINVAL (NULL with cap > 0),
  * CR_ENOTFOUND (shard out of range), CR_EBUFS. */
 CR_API cr_status cr_topology_get_shard_ranges(uint16_t *starts, uint16_t *ends, size_t cap,
-                                              size_t *needed, const cr_topology *t,
-                                              uint32_t shard);
+                                              size_t *needed, const cr_topology *t, uint32_t shard);
 
 /* The shard serving a slot. Errors: CR_EINVAL (NULL, slot > 16383),
  * CR_ESLOT_UNCOVERED (no shard serves it). */
@@ -346,13 +347,14 @@ CR_API cr_status cr_config_add_address_remap(cr_config *cfg, const char *announc
 
 typedef struct cr_router_options {
   uint32_t struct_size;
-  cr_policy policy;              /* default CR_POLICY_LOCAL */
-  uint32_t nearest_margin_us;    /* NEAREST: nodes within this of the fastest are equal; default 1000 */
-  uint32_t failure_threshold;    /* consecutive failures that open the breaker; default 3 */
-  uint32_t down_cooldown_ms;     /* how long a node is skipped before a probe; default 2000 */
-  uint64_t seed;                 /* seed of the weighted choice: reproduces this router's picks per
-                                    thread (its first 128 threads), whatever other routers the
-                                    thread uses; 0 = from the clock */
+  cr_policy policy; /* default CR_POLICY_LOCAL */
+  uint32_t
+      nearest_margin_us; /* NEAREST: nodes within this of the fastest are equal; default 1000 */
+  uint32_t failure_threshold; /* consecutive failures that open the breaker; default 3 */
+  uint32_t down_cooldown_ms;  /* how long a node is skipped before a probe; default 2000 */
+  uint64_t seed;              /* seed of the weighted choice: reproduces this router's picks per
+                                 thread (its first 128 threads), whatever other routers the
+                                 thread uses; 0 = from the clock */
 } cr_router_options;
 
 #define CR_ROUTER_OPTIONS_INIT \
@@ -444,9 +446,8 @@ CR_API cr_status cr_router_route_write_slot(cr_route *out, const cr_router *r, u
  * key (out laid out with stride out[0].struct_size). statuses may be NULL:
  * then the first failure stops the batch and is returned (its message names
  * the key's index). One crossing for bindings. */
-CR_API cr_status cr_router_route_read_batch(cr_route *out, cr_status *statuses,
-                                            const cr_router *r, const void *const *keys,
-                                            const size_t *lens, size_t n);
+CR_API cr_status cr_router_route_read_batch(cr_route *out, cr_status *statuses, const cr_router *r,
+                                            const void *const *keys, const size_t *lens, size_t n);
 
 /* A candidate of a shard's ordered read set (an output struct:
  * CR_CANDIDATE_INIT). */
@@ -457,7 +458,7 @@ typedef struct cr_candidate {
   uint16_t port;
   cr_role role;
   cr_tier tier;
-  uint32_t rank;   /* equal rank = chosen among by weight; lower is tried first */
+  uint32_t rank; /* equal rank = chosen among by weight; lower is tried first */
   uint32_t weight;
   uint32_t rtt_us; /* measured RTT, 0 when none */
   int down;        /* 1 when the health breaker currently skips this node */
@@ -503,8 +504,8 @@ CR_API cr_status cr_router_report_moved(cr_router *r, uint16_t slot, const char 
  * CR_ROLE_MASTER and tier CR_TIER_UNKNOWN. It also marks slot as migrating
  * (see cr_router_set_slot_migrating): later reads of it go to its master.
  * Errors: as cr_router_report_moved. */
-CR_API cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint16_t slot,
-                                      const char *host, uint16_t port);
+CR_API cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint16_t slot, const char *host,
+                                      uint16_t port);
 
 /* Slot migration feedback, for clients that do their own I/O. During a slot
  * migration (CLUSTER SETSLOT MIGRATING + MIGRATE) the source master answers
@@ -631,8 +632,8 @@ typedef enum cr_ring_naming {
 
 typedef struct cr_ring_options {
   uint32_t struct_size;
-  cr_ring_algo algo;     /* default CR_RING_ALGO_JEDIS */
-  cr_hash_algo hash;     /* default CR_HASH_ALGO_DEFAULT; CR_HASH_ALGO_MURMUR with KETAMA is refused */
+  cr_ring_algo algo; /* default CR_RING_ALGO_JEDIS */
+  cr_hash_algo hash; /* default CR_HASH_ALGO_DEFAULT; CR_HASH_ALGO_MURMUR with KETAMA is refused */
   cr_ring_naming naming; /* CR_RING_ALGO_JEDIS only; default CR_RING_NAMING_JEDIS3 */
   int key_tags;          /* 1: hash only the key tag of Jedis's default pattern \{(.+?)\}
                             (first match, group 1). Unlike Redis Cluster's hash tag the tag may
@@ -640,9 +641,11 @@ typedef struct cr_ring_options {
                             terminator. Jedis applies tags to String keys only. Default 0. */
 } cr_ring_options;
 
-#define CR_RING_OPTIONS_INIT                                                       \
-  { (uint32_t)sizeof(cr_ring_options), CR_RING_ALGO_JEDIS, CR_HASH_ALGO_DEFAULT, \
-    CR_RING_NAMING_JEDIS3, 0 }
+#define CR_RING_OPTIONS_INIT                                                     \
+  {                                                                              \
+    (uint32_t)sizeof(cr_ring_options), CR_RING_ALGO_JEDIS, CR_HASH_ALGO_DEFAULT, \
+        CR_RING_NAMING_JEDIS3, 0                                                 \
+  }
 /* Defaults into the caller's struct, as cr_parse_options_init. */
 CR_API cr_status cr_ring_options_init(cr_ring_options *opts, size_t size);
 
@@ -836,9 +839,9 @@ typedef struct cr_client_options {
   uint32_t connect_timeout_ms;                /* default 1000 */
   uint32_t command_timeout_ms[CR_TIER_COUNT]; /* by the node's cr_tier; default
                                                  500, 1000, 1000, 2000, 2000 */
-  uint32_t pool_size;               /* connections per node at most; default 8 */
-  uint32_t pool_idle_ms;            /* idle connections closed after; default 60000 */
-  uint32_t refresh_interval_ms;     /* periodic refresh; default 30000; 0 = none */
+  uint32_t pool_size;                         /* connections per node at most; default 8 */
+  uint32_t pool_idle_ms;                      /* idle connections closed after; default 60000 */
+  uint32_t refresh_interval_ms;               /* periodic refresh; default 30000; 0 = none */
   uint32_t refresh_min_gap_ms;      /* at most one triggered refresh per gap; default 1000 */
   uint32_t max_redirects;           /* MOVED/ASK followed per command; default 5 */
   uint32_t max_retries;             /* TRYAGAIN/CLUSTERDOWN/LOADING; default 3 */
@@ -849,20 +852,20 @@ typedef struct cr_client_options {
   uint32_t max_reply_elements;      /* per aggregate; default 16777216 */
   uint64_t max_bulk_len;            /* per string; default 536870912 (512 MiB) */
   uint64_t max_reply_bytes;         /* per reply; default 1073741824 (1 GiB) */
-  const char *username;    /* AUTH username (ACL); NULL = the default user */
-  const char *password;    /* AUTH password; NULL = no AUTH. Copied; never logged,
-                              printed or put in an error message */
-  const char *client_name; /* CLIENT SETNAME; NULL = none */
+  const char *username;             /* AUTH username (ACL); NULL = the default user */
+  const char *password;             /* AUTH password; NULL = no AUTH. Copied; never logged,
+                                       printed or put in an error message */
+  const char *client_name;          /* CLIENT SETNAME; NULL = none */
   /* --- TLS (OpenSSL). A caller built against a header without these
    * fields passes a smaller struct_size: TLS stays off. */
-  int tls;             /* 1 = every connection uses TLS; default 0. Nodes are
-                          dialed on the tls-port CLUSTER SHARDS reports (over
-                          TLS, CLUSTER SLOTS and MOVED already give TLS ports);
-                          the seeds must be TLS ports */
-  int tls_verify;      /* default 1: the chain must lead to a trusted CA AND the
-                          certificate must name the host dialed (an IP against
-                          its IP SANs, a name against its DNS SANs). 0 turns
-                          every check off — for tests only */
+  int tls;                     /* 1 = every connection uses TLS; default 0. Nodes are
+                                  dialed on the tls-port CLUSTER SHARDS reports (over
+                                  TLS, CLUSTER SLOTS and MOVED already give TLS ports);
+                                  the seeds must be TLS ports */
+  int tls_verify;              /* default 1: the chain must lead to a trusted CA AND the
+                                  certificate must name the host dialed (an IP against
+                                  its IP SANs, a name against its DNS SANs). 0 turns
+                                  every check off — for tests only */
   const char *tls_ca_file;     /* PEM bundle of trusted CAs; NULL with tls_ca_dir
                                   NULL = the system store */
   const char *tls_ca_dir;      /* OpenSSL hashed directory of CAs; may be NULL */
@@ -880,10 +883,12 @@ typedef struct cr_client_options {
   uint32_t replica_max_lag_s;     /* seconds since the replica's last ack; 0 = no bound */
 } cr_client_options;
 
-#define CR_CLIENT_OPTIONS_INIT                                                          \
-  { (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, \
-    60000u, 30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u,          \
-    1073741824u, NULL, NULL, NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u }
+#define CR_CLIENT_OPTIONS_INIT                                                                  \
+  {                                                                                             \
+    (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u, \
+        30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u, 1073741824u, NULL,  \
+        NULL, NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u                                  \
+  }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */
 CR_API cr_status cr_client_options_init(cr_client_options *opts, size_t size);
@@ -900,8 +905,8 @@ CR_API cr_status cr_client_options_init(cr_client_options *opts, size_t size);
  * for a refused certificate).
  * CR_EVERSION (opts from a newer header).
  * Ownership: free with cr_client_free. */
-CR_API cr_status cr_client_new(cr_client **out, const cr_config *cfg,
-                               const cr_client_options *opts, const char *seeds);
+CR_API cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_options *opts,
+                               const char *seeds);
 /* Stops the refresh thread and closes every connection. NULL is a no-op.
  * REQUIRES: no other call on c is running or will run. */
 CR_API void cr_client_free(cr_client *c);
@@ -918,29 +923,28 @@ typedef enum cr_access { CR_ACCESS_READ = 0, CR_ACCESS_WRITE = 1 } cr_access;
  * error, including an error reply (CR_EREDIS, its text in cr_last_error()).
  * Errors: CR_EINVAL (NULL pointers, argc 0, key_index >= argc), and those of
  * the section above. */
-CR_API cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access,
-                                   size_t key_index, size_t argc, const void *const *argv,
-                                   const size_t *argvlen);
+CR_API cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access, size_t key_index,
+                                   size_t argc, const void *const *argv, const size_t *argvlen);
 
 /* GET: out receives a CR_REPLY_TYPE_STRING, or CR_REPLY_TYPE_NIL when the key does not
  * exist. */
 CR_API cr_status cr_client_cmd_get(cr_reply **out, cr_client *c, const void *key, size_t len);
 /* SET, with a time to live when ttl_ms > 0 (SET … PX ttl_ms). */
 CR_API cr_status cr_client_cmd_set(cr_client *c, const void *key, size_t key_len, const void *value,
-                               size_t value_len, uint64_t ttl_ms);
+                                   size_t value_len, uint64_t ttl_ms);
 /* MGET of n >= 1 keys in any slots: split by slot, one MGET per slot, every
  * node's share pipelined and all nodes asked at once. out receives an
  * CR_REPLY_TYPE_ARRAY of n elements in key order (STRING or NIL). */
 CR_API cr_status cr_client_cmd_mget(cr_reply **out, cr_client *c, const void *const *keys,
-                                const size_t *lens, size_t n);
+                                    const size_t *lens, size_t n);
 /* MSET of n >= 1 pairs, split by slot like cr_client_cmd_mget. Not atomic across
  * slots: on an error some slots may have been written. */
 CR_API cr_status cr_client_cmd_mset(cr_client *c, const void *const *keys, const size_t *key_lens,
-                                const void *const *values, const size_t *value_lens, size_t n);
+                                    const void *const *values, const size_t *value_lens, size_t n);
 /* DEL of n >= 1 keys, split by slot; out_deleted (may be NULL) receives how
  * many existed. */
 CR_API cr_status cr_client_cmd_del(int64_t *out_deleted, cr_client *c, const void *const *keys,
-                               const size_t *lens, size_t n);
+                                   const size_t *lens, size_t n);
 
 /* Re-read the topology now, on the calling thread (the background thread
  * does the same on its own schedule). Errors as for cr_client_new. */
@@ -954,23 +958,26 @@ CR_API cr_router *cr_client_get_router(cr_client *c);
 
 typedef struct cr_client_stats {
   uint32_t struct_size;
-  uint64_t reads;                       /* read commands a node answered */
+  uint64_t reads;                        /* read commands a node answered */
   uint64_t reads_by_tier[CR_TIER_COUNT]; /* … by the serving node's cr_tier */
-  uint64_t writes;                      /* write commands a master answered */
-  uint64_t fallbacks;        /* reads served by a later candidate after one failed */
-  uint64_t moved;            /* MOVED redirects followed */
-  uint64_t ask;              /* ASK redirects followed */
-  uint64_t retries;          /* TRYAGAIN / CLUSTERDOWN / LOADING retries */
-  uint64_t conn_errors;      /* failed connects and broken connections */
-  uint64_t timeouts;         /* connect and command deadlines that passed */
-  uint64_t server_errors;    /* error replies returned to the caller */
-  uint64_t refreshes;        /* topology refreshes that succeeded */
+  uint64_t writes;                       /* write commands a master answered */
+  uint64_t fallbacks;                    /* reads served by a later candidate after one failed */
+  uint64_t moved;                        /* MOVED redirects followed */
+  uint64_t ask;                          /* ASK redirects followed */
+  uint64_t retries;                      /* TRYAGAIN / CLUSTERDOWN / LOADING retries */
+  uint64_t conn_errors;                  /* failed connects and broken connections */
+  uint64_t timeouts;                     /* connect and command deadlines that passed */
+  uint64_t server_errors;                /* error replies returned to the caller */
+  uint64_t refreshes;                    /* topology refreshes that succeeded */
   uint64_t refresh_failures;
-  uint64_t connections;      /* connections opened */
+  uint64_t connections; /* connections opened */
 } cr_client_stats;
 
-#define CR_CLIENT_STATS_INIT \
-  { (uint32_t)sizeof(cr_client_stats), 0u, {0u, 0u, 0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }
+#define CR_CLIENT_STATS_INIT                                                                     \
+  {                                                                                              \
+    (uint32_t)sizeof(cr_client_stats), 0u, {0u, 0u, 0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, \
+        0u, 0u, 0u                                                                               \
+  }
 
 /* Counters since the client was created (an output struct:
  * CR_CLIENT_STATS_INIT). Errors: CR_EINVAL (NULL, struct_size below the
@@ -980,11 +987,11 @@ CR_API cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c);
 typedef struct cr_client_node_stats {
   uint32_t struct_size;
   uint32_t node_handle; /* stable node handle (as in cr_route.node_handle) */
-  const char *host;  /* valid until cr_client_free */
+  const char *host;     /* valid until cr_client_free */
   uint16_t port;
-  uint64_t reads;    /* read commands this node answered */
+  uint64_t reads; /* read commands this node answered */
   uint64_t writes;
-  uint64_t errors;   /* connection errors and timeouts */
+  uint64_t errors;      /* connection errors and timeouts */
   uint64_t connections; /* connections opened */
   uint32_t latency_us;  /* moving average of round trips; 0 = none yet */
   uint32_t open_connections;
@@ -1003,16 +1010,16 @@ CR_API cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap,
 
 /* The type of a reply. Values are pinned. */
 typedef enum cr_reply_type {
-  CR_REPLY_TYPE_STRING = 0,  /* bulk string (binary-safe) */
-  CR_REPLY_TYPE_STATUS = 1,  /* simple string: "OK" */
+  CR_REPLY_TYPE_STRING = 0, /* bulk string (binary-safe) */
+  CR_REPLY_TYPE_STATUS = 1, /* simple string: "OK" */
   CR_REPLY_TYPE_INTEGER = 2,
   CR_REPLY_TYPE_NIL = 3,
-  CR_REPLY_TYPE_ARRAY = 4,   /* also RESP3 sets and pushes */
-  CR_REPLY_TYPE_ERROR = 5,   /* only inside an array (e.g. EXEC); a top-level error is CR_EREDIS */
-  CR_REPLY_TYPE_MAP = 6,     /* RESP3 map: elements are key, value, key, value, … */
-  CR_REPLY_TYPE_DOUBLE = 7,  /* RESP3 double, as text */
-  CR_REPLY_TYPE_BOOL = 8,    /* RESP3 boolean: cr_reply_get_integer gives 0 or 1 */
-  CR_REPLY_TYPE_BIGNUM = 9   /* RESP3 big number, as text */
+  CR_REPLY_TYPE_ARRAY = 4,  /* also RESP3 sets and pushes */
+  CR_REPLY_TYPE_ERROR = 5,  /* only inside an array (e.g. EXEC); a top-level error is CR_EREDIS */
+  CR_REPLY_TYPE_MAP = 6,    /* RESP3 map: elements are key, value, key, value, … */
+  CR_REPLY_TYPE_DOUBLE = 7, /* RESP3 double, as text */
+  CR_REPLY_TYPE_BOOL = 8,   /* RESP3 boolean: cr_reply_get_integer gives 0 or 1 */
+  CR_REPLY_TYPE_BIGNUM = 9  /* RESP3 big number, as text */
 } cr_reply_type;
 
 /* Reply accessors never fail: on NULL or a reply of another type they give
@@ -1068,10 +1075,10 @@ typedef struct cr_sentinel_options {
   uint32_t connect_timeout_ms;                /* default 1000 */
   uint32_t command_timeout_ms[CR_TIER_COUNT]; /* by the instance's cr_tier; default
                                                  500, 1000, 1000, 2000, 2000 */
-  uint32_t sentinel_timeout_ms;  /* each question to a sentinel; default 1000 */
-  uint32_t reask_interval_ms;    /* every group re-asked; default 5000; 0 = never */
-  uint32_t pool_size;            /* connections per instance at most; default 8 */
-  uint32_t pool_idle_ms;         /* default 60000 */
+  uint32_t sentinel_timeout_ms;               /* each question to a sentinel; default 1000 */
+  uint32_t reask_interval_ms;                 /* every group re-asked; default 5000; 0 = never */
+  uint32_t pool_size;                         /* connections per instance at most; default 8 */
+  uint32_t pool_idle_ms;                      /* default 60000 */
   uint32_t max_retries;          /* writes not executed (READONLY, not dialed); default 5 */
   uint32_t retry_backoff_ms;     /* first backoff, doubling up to 1 s, jittered; default 50 */
   uint32_t tcp_keepalive_s;      /* default 15; 0 = off */
@@ -1080,12 +1087,14 @@ typedef struct cr_sentinel_options {
   const char *password;          /* data nodes' AUTH password; NULL = none. Copied, never logged */
   const char *sentinel_username; /* the sentinels' own AUTH; NULL = none */
   const char *sentinel_password;
-  const char *client_name;       /* CLIENT SETNAME on data nodes; NULL = none */
+  const char *client_name; /* CLIENT SETNAME on data nodes; NULL = none */
 } cr_sentinel_options;
 
-#define CR_SENTINEL_OPTIONS_INIT                                                          \
-  { (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u},      \
-    1000u, 5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL }
+#define CR_SENTINEL_OPTIONS_INIT                                                             \
+  {                                                                                          \
+    (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 1000u, \
+        5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL                \
+  }
 /* Defaults into the caller's struct, as cr_parse_options_init. */
 CR_API cr_status cr_sentinel_options_init(cr_sentinel_options *opts, size_t size);
 
@@ -1108,9 +1117,9 @@ CR_API cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_confi
 CR_API void cr_sentinel_client_free(cr_sentinel_client *c);
 
 /* Any command on one key, as cr_client_command: argv[key_index] places it. */
-CR_API cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c,
-                                            cr_access access, size_t key_index, size_t argc,
-                                            const void *const *argv, const size_t *argvlen);
+CR_API cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_access access,
+                                            size_t key_index, size_t argc, const void *const *argv,
+                                            const size_t *argvlen);
 
 /* Asks the sentinels about every group now, on the calling thread. */
 CR_API cr_status cr_sentinel_client_refresh(cr_sentinel_client *c);
@@ -1123,19 +1132,19 @@ CR_API cr_shard_groups *cr_sentinel_client_get_groups(cr_sentinel_client *c);
 
 typedef struct cr_sentinel_stats {
   uint32_t struct_size;
-  int subscribed;           /* 1 while subscribed to a sentinel's events */
-  uint64_t reads;           /* read commands an instance answered */
-  uint64_t writes;          /* write commands a master answered */
-  uint64_t fallbacks;       /* reads served by a later instance after one failed */
-  uint64_t retries;         /* writes tried again (not executed the first time) */
+  int subscribed;     /* 1 while subscribed to a sentinel's events */
+  uint64_t reads;     /* read commands an instance answered */
+  uint64_t writes;    /* write commands a master answered */
+  uint64_t fallbacks; /* reads served by a later instance after one failed */
+  uint64_t retries;   /* writes tried again (not executed the first time) */
   uint64_t conn_errors;
   uint64_t timeouts;
-  uint64_t server_errors;   /* error replies returned to the caller */
-  uint64_t master_changes;  /* a group's master moved */
-  uint64_t switch_events;   /* +switch-master messages received */
-  uint64_t asks;            /* groups asked about */
-  uint64_t ask_failures;    /* … when no sentinel answered */
-  uint64_t subscriptions;   /* successful (re)subscriptions */
+  uint64_t server_errors;  /* error replies returned to the caller */
+  uint64_t master_changes; /* a group's master moved */
+  uint64_t switch_events;  /* +switch-master messages received */
+  uint64_t asks;           /* groups asked about */
+  uint64_t ask_failures;   /* … when no sentinel answered */
+  uint64_t subscriptions;  /* successful (re)subscriptions */
 } cr_sentinel_stats;
 
 #define CR_SENTINEL_STATS_INIT \

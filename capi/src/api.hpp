@@ -40,7 +40,9 @@ const char *LastError();
 
 // Records msg as this thread's last error and returns status.
 cr_status Fail(cr_status status, const std::string &msg);
-inline cr_status Fail(const Status &s) { return Fail(static_cast<cr_status>(s.code()), s.message()); }
+inline cr_status Fail(const Status &s) {
+  return Fail(static_cast<cr_status>(s.code()), s.message());
+}
 inline cr_status Check(const Status &s) { return s.ok() ? CR_OK : Fail(s); }
 
 // Runs an entry point's body: no exception ever crosses the C boundary.
@@ -106,8 +108,8 @@ template <typename E>
 cr_status EnumInRange(const E &e, int max, const char *fn, const char *what) {
   const int v = RawEnum(e);
   if (v < 0 || v > max) {
-    return Fail(CR_EINVAL, std::string(fn) + ": " + what + " " + std::to_string(v) + " is not one of 0-" +
-                               std::to_string(max));
+    return Fail(CR_EINVAL, std::string(fn) + ": " + what + " " + std::to_string(v) +
+                               " is not one of 0-" + std::to_string(max));
   }
   return CR_OK;
 }
@@ -115,27 +117,31 @@ cr_status EnumInRange(const E &e, int max, const char *fn, const char *what) {
 // A boolean argument or field: 0 or 1.
 inline cr_status Boolean(int v, const char *fn, const char *what) {
   if (v != 0 && v != 1) {
-    return Fail(CR_EINVAL, std::string(fn) + ": " + what + " must be 0 or 1, not " + std::to_string(v));
+    return Fail(CR_EINVAL,
+                std::string(fn) + ": " + what + " must be 0 or 1, not " + std::to_string(v));
   }
   return CR_OK;
 }
 
 inline bool SlotOk(uint32_t slot) { return slot < CR_SLOT_COUNT; }
 inline cr_status Slot(uint32_t slot, const char *fn) {
-  if (!SlotOk(slot)) return Fail(CR_EINVAL, std::string(fn) + ": slot " + std::to_string(slot) + " is outside 0-16383");
+  if (!SlotOk(slot))
+    return Fail(CR_EINVAL,
+                std::string(fn) + ": slot " + std::to_string(slot) + " is outside 0-16383");
   return CR_OK;
 }
 
 // (out, cap, needed) output: needed must be there, and out when cap > 0.
 inline cr_status OutBuffer(const void *out, size_t cap, const size_t *needed, const char *fn) {
   if (needed == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": needed is NULL");
-  if (out == nullptr && cap > 0) return Fail(CR_EINVAL, std::string(fn) + ": out is NULL with cap > 0");
+  if (out == nullptr && cap > 0)
+    return Fail(CR_EINVAL, std::string(fn) + ": out is NULL with cap > 0");
   return CR_OK;
 }
 
 inline cr_status TooSmall(size_t needed, size_t cap, const char *fn, const char *what) {
-  return Fail(CR_EBUFS, std::string(fn) + ": needs room for " + std::to_string(needed) + " " + what +
-                            ", cap is " + std::to_string(cap));
+  return Fail(CR_EBUFS, std::string(fn) + ": needs room for " + std::to_string(needed) + " " +
+                            what + ", cap is " + std::to_string(cap));
 }
 
 // ---------------------------------------------------------- versioned structs
@@ -143,9 +149,9 @@ inline cr_status TooSmall(size_t needed, size_t cap, const char *fn, const char 
 // struct_size any call accepts. These never change as the structs grow.
 template <typename T>
 struct FirstLayout;
-#define CR_FIRST_LAYOUT(T, last_field) \
-  template <>                          \
-  struct FirstLayout<T> {              \
+#define CR_FIRST_LAYOUT(T, last_field)                                              \
+  template <>                                                                       \
+  struct FirstLayout<T> {                                                           \
     static constexpr size_t kEnd = offsetof(T, last_field) + sizeof(T::last_field); \
   }
 CR_FIRST_LAYOUT(cr_parse_options, default_host);
@@ -187,8 +193,10 @@ cr_status ReadInput(T *dst, const T *in, const T &defaults, const char *fn, cons
     for (size_t i = 0; i < size - sizeof(T); ++i) {
       if (tail[i] != 0) {
         return Fail(CR_EVERSION, std::string(fn) + ": " + what + " is " + std::to_string(size) +
-                                     " bytes and sets fields past this library's " + std::to_string(sizeof(T)) +
-                                     " (libcloudroute " CR_VERSION_STRING " is older than the header it was "
+                                     " bytes and sets fields past this library's " +
+                                     std::to_string(sizeof(T)) +
+                                     " (libcloudroute " CR_VERSION_STRING
+                                     " is older than the header it was "
                                      "compiled with)");
       }
     }
@@ -204,8 +212,9 @@ template <typename T>
 cr_status InitOptions(T *opts, size_t size, const T &defaults, const char *fn) {
   if (opts == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": opts is NULL");
   if (size < kFirstLayout<T> || size > UINT32_MAX) {
-    return Fail(CR_EINVAL, std::string(fn) + ": size " + std::to_string(size) + " is below the first layout (" +
-                               std::to_string(kFirstLayout<T>) + " bytes); pass sizeof *opts");
+    return Fail(CR_EINVAL, std::string(fn) + ": size " + std::to_string(size) +
+                               " is below the first layout (" + std::to_string(kFirstLayout<T>) +
+                               " bytes); pass sizeof *opts");
   }
   unsigned char *p = reinterpret_cast<unsigned char *>(opts);
   std::memcpy(p, &defaults, size < sizeof(T) ? size : sizeof(T));

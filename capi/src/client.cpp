@@ -21,16 +21,36 @@ constexpr cr_client_options kClientDefaults = CR_CLIENT_OPTIONS_INIT;
 void Convert(net::Reply &from, cr_reply *to) {
   using cloudroute::RespType;
   switch (from.type) {
-    case RespType::kBulkString: to->type = CR_REPLY_TYPE_STRING; break;
-    case RespType::kSimpleString: to->type = CR_REPLY_TYPE_STATUS; break;
-    case RespType::kInteger: to->type = CR_REPLY_TYPE_INTEGER; break;
-    case RespType::kNull: to->type = CR_REPLY_TYPE_NIL; break;
-    case RespType::kArray: to->type = CR_REPLY_TYPE_ARRAY; break;
-    case RespType::kError: to->type = CR_REPLY_TYPE_ERROR; break;
-    case RespType::kMap: to->type = CR_REPLY_TYPE_MAP; break;
-    case RespType::kDouble: to->type = CR_REPLY_TYPE_DOUBLE; break;
-    case RespType::kBoolean: to->type = CR_REPLY_TYPE_BOOL; break;
-    case RespType::kBigNumber: to->type = CR_REPLY_TYPE_BIGNUM; break;
+    case RespType::kBulkString:
+      to->type = CR_REPLY_TYPE_STRING;
+      break;
+    case RespType::kSimpleString:
+      to->type = CR_REPLY_TYPE_STATUS;
+      break;
+    case RespType::kInteger:
+      to->type = CR_REPLY_TYPE_INTEGER;
+      break;
+    case RespType::kNull:
+      to->type = CR_REPLY_TYPE_NIL;
+      break;
+    case RespType::kArray:
+      to->type = CR_REPLY_TYPE_ARRAY;
+      break;
+    case RespType::kError:
+      to->type = CR_REPLY_TYPE_ERROR;
+      break;
+    case RespType::kMap:
+      to->type = CR_REPLY_TYPE_MAP;
+      break;
+    case RespType::kDouble:
+      to->type = CR_REPLY_TYPE_DOUBLE;
+      break;
+    case RespType::kBoolean:
+      to->type = CR_REPLY_TYPE_BOOL;
+      break;
+    case RespType::kBigNumber:
+      to->type = CR_REPLY_TYPE_BIGNUM;
+      break;
   }
   to->integer = from.integer;
   to->str = std::move(from.str);
@@ -60,13 +80,14 @@ cr_status NeedClient(const cr_client *c, const char *fn) { return NotNull(c, fn,
 net::Args cloudroute::capi::ArgsFrom(const void *const *argv, const size_t *argvlen, size_t argc) {
   net::Args args;
   args.reserve(argc);
-  for (size_t i = 0; i < argc; ++i) args.emplace_back(argv[i] == nullptr ? "" : static_cast<const char *>(argv[i]), argvlen[i]);
+  for (size_t i = 0; i < argc; ++i)
+    args.emplace_back(argv[i] == nullptr ? "" : static_cast<const char *>(argv[i]), argvlen[i]);
   return args;
 }
 
-cr_status cloudroute::capi::CheckCommand(cr_reply **out, const void *client, cr_access access, size_t key_index,
-                                         size_t argc, const void *const *argv, const size_t *argvlen,
-                                         const char *fn) {
+cr_status cloudroute::capi::CheckCommand(cr_reply **out, const void *client, cr_access access,
+                                         size_t key_index, size_t argc, const void *const *argv,
+                                         const size_t *argvlen, const char *fn) {
   if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
   *out = nullptr;
   if (cr_status s = NotNull(client, fn, "client"); s != CR_OK) return s;
@@ -154,14 +175,16 @@ void cr_client_free(cr_client *c) { delete c; }
 cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access, size_t key_index,
                             size_t argc, const void *const *argv, const size_t *argvlen) {
   return Guard([&]() -> cr_status {
-    if (cr_status s = CheckCommand(out, c, access, key_index, argc, argv, argvlen, "cr_client_command");
+    if (cr_status s =
+            CheckCommand(out, c, access, key_index, argc, argv, argvlen, "cr_client_command");
         s != CR_OK) {
       return s;
     }
     net::Args args = ArgsFrom(argv, argvlen, argc);
     const std::string key = args[key_index];
     const bool read = RawEnum(access) == CR_ACCESS_READ;
-    return ReplyOut(out, c->client->Execute(read ? net::Access::kRead : net::Access::kWrite, key, args));
+    return ReplyOut(out,
+                    c->client->Execute(read ? net::Access::kRead : net::Access::kWrite, key, args));
   });
 }
 
@@ -177,7 +200,7 @@ cr_status cr_client_cmd_get(cr_reply **out, cr_client *c, const void *key, size_
 }
 
 cr_status cr_client_cmd_set(cr_client *c, const void *key, size_t key_len, const void *value,
-                        size_t value_len, uint64_t ttl_ms) {
+                            size_t value_len, uint64_t ttl_ms) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_cmd_set";
     if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;
@@ -187,8 +210,8 @@ cr_status cr_client_cmd_set(cr_client *c, const void *key, size_t key_len, const
   });
 }
 
-cr_status cr_client_cmd_mget(cr_reply **out, cr_client *c, const void *const *keys, const size_t *lens,
-                         size_t n) {
+cr_status cr_client_cmd_mget(cr_reply **out, cr_client *c, const void *const *keys,
+                             const size_t *lens, size_t n) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_cmd_mget";
     if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
@@ -201,7 +224,7 @@ cr_status cr_client_cmd_mget(cr_reply **out, cr_client *c, const void *const *ke
 }
 
 cr_status cr_client_cmd_mset(cr_client *c, const void *const *keys, const size_t *key_lens,
-                         const void *const *values, const size_t *value_lens, size_t n) {
+                             const void *const *values, const size_t *value_lens, size_t n) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_cmd_mset";
     if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;
@@ -213,7 +236,7 @@ cr_status cr_client_cmd_mset(cr_client *c, const void *const *keys, const size_t
 }
 
 cr_status cr_client_cmd_del(int64_t *out_deleted, cr_client *c, const void *const *keys,
-                        const size_t *lens, size_t n) {
+                            const size_t *lens, size_t n) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_cmd_del";
     if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;
@@ -260,7 +283,8 @@ cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c) {
   });
 }
 
-cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed, cr_client *c) {
+cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
+                                   cr_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_get_node_stats";
     if (cr_status s = OutBuffer(out, cap, needed, fn); s != CR_OK) return s;
@@ -288,26 +312,34 @@ cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t
   });
 }
 
-cr_reply_type cr_reply_get_type(const cr_reply *r) { return r == nullptr ? CR_REPLY_TYPE_NIL : r->type; }
+cr_reply_type cr_reply_get_type(const cr_reply *r) {
+  return r == nullptr ? CR_REPLY_TYPE_NIL : r->type;
+}
 
 const char *cr_reply_get_string(const cr_reply *r, size_t *len) {
-  const bool has = r != nullptr && (r->type == CR_REPLY_TYPE_STRING || r->type == CR_REPLY_TYPE_STATUS ||
-                                    r->type == CR_REPLY_TYPE_ERROR || r->type == CR_REPLY_TYPE_DOUBLE ||
-                                    r->type == CR_REPLY_TYPE_BIGNUM);
+  const bool has =
+      r != nullptr && (r->type == CR_REPLY_TYPE_STRING || r->type == CR_REPLY_TYPE_STATUS ||
+                       r->type == CR_REPLY_TYPE_ERROR || r->type == CR_REPLY_TYPE_DOUBLE ||
+                       r->type == CR_REPLY_TYPE_BIGNUM);
   if (len != nullptr) *len = has ? r->str.size() : 0;
   return has ? r->str.c_str() : nullptr;
 }
 
 int64_t cr_reply_get_integer(const cr_reply *r) {
-  return r != nullptr && (r->type == CR_REPLY_TYPE_INTEGER || r->type == CR_REPLY_TYPE_BOOL) ? r->integer : 0;
+  return r != nullptr && (r->type == CR_REPLY_TYPE_INTEGER || r->type == CR_REPLY_TYPE_BOOL)
+             ? r->integer
+             : 0;
 }
 
 size_t cr_reply_get_count(const cr_reply *r) {
-  return r != nullptr && (r->type == CR_REPLY_TYPE_ARRAY || r->type == CR_REPLY_TYPE_MAP) ? r->elements.size() : 0;
+  return r != nullptr && (r->type == CR_REPLY_TYPE_ARRAY || r->type == CR_REPLY_TYPE_MAP)
+             ? r->elements.size()
+             : 0;
 }
 
 const cr_reply *cr_reply_get_element(const cr_reply *r, size_t i) {
-  if (r == nullptr || (r->type != CR_REPLY_TYPE_ARRAY && r->type != CR_REPLY_TYPE_MAP)) return nullptr;
+  if (r == nullptr || (r->type != CR_REPLY_TYPE_ARRAY && r->type != CR_REPLY_TYPE_MAP))
+    return nullptr;
   return i < r->elements.size() ? &r->elements[i] : nullptr;
 }
 

@@ -110,7 +110,8 @@ cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight
 cr_status cr_config_add_address_remap(cr_config *cfg, const char *announced, const char *dial) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_add_address_remap"); s != CR_OK) return s;
-    if (cr_status s = NotNull(announced, "cr_config_add_address_remap", "announced"); s != CR_OK) return s;
+    if (cr_status s = NotNull(announced, "cr_config_add_address_remap", "announced"); s != CR_OK)
+      return s;
     if (cr_status s = NotNull(dial, "cr_config_add_address_remap", "dial"); s != CR_OK) return s;
     std::string from_host, to_host;
     uint16_t from_port = 0, to_port = 0;
@@ -133,8 +134,10 @@ cr_status cr_config_set_router_options(cr_config *cfg, const cr_router_options *
     if (cr_status s = NotNull(opts, fn, "opts"); s != CR_OK) return s;
     cr_router_options o;
     if (cr_status s = ReadInput(&o, opts, kRouterDefaults, fn, "opts"); s != CR_OK) return s;
-    if (cr_status s = EnumInRange(o.policy, cloudroute::kPolicyCount - 1, fn, "policy"); s != CR_OK) return s;
-    if (o.failure_threshold == 0) return Fail(CR_EINVAL, std::string(fn) + ": failure_threshold must be at least 1");
+    if (cr_status s = EnumInRange(o.policy, cloudroute::kPolicyCount - 1, fn, "policy"); s != CR_OK)
+      return s;
+    if (o.failure_threshold == 0)
+      return Fail(CR_EINVAL, std::string(fn) + ": failure_threshold must be at least 1");
     cfg->cfg.policy = static_cast<cloudroute::Policy>(RawEnum(o.policy));
     cfg->cfg.nearest_margin_us = o.nearest_margin_us;
     cfg->cfg.health.failure_threshold = o.failure_threshold;
@@ -150,8 +153,9 @@ cr_status cr_policy_from_name(cr_policy *out, const char *name) {
     if (cr_status s = NotNull(name, "cr_policy_from_name", "name"); s != CR_OK) return s;
     cloudroute::Policy p;
     if (!cloudroute::PolicyFromName(name, &p)) {
-      return Fail(CR_EINVAL, std::string("unknown policy '") + name +
-                                 "' (want master, prefer-replica, local, local-replicas-first or nearest)");
+      return Fail(CR_EINVAL,
+                  std::string("unknown policy '") + name +
+                      "' (want master, prefer-replica, local, local-replicas-first or nearest)");
     }
     *out = static_cast<cr_policy>(p);
     return CR_OK;
@@ -172,9 +176,12 @@ const char *cr_tier_name(cr_tier tier) {
 
 const char *cr_role_name(cr_role role) {
   switch (RawEnum(role)) {
-    case CR_ROLE_MASTER: return "master";
-    case CR_ROLE_REPLICA: return "replica";
-    default: return "?";
+    case CR_ROLE_MASTER:
+      return "master";
+    case CR_ROLE_REPLICA:
+      return "replica";
+    default:
+      return "?";
   }
 }
 

@@ -26,22 +26,38 @@ extern "C" {
 
 const char *cr_status_str(cr_status status) {
   switch (cloudroute::capi::RawEnum(status)) {
-    case CR_OK: return "CR_OK: success";
-    case CR_EINVAL: return "CR_EINVAL: invalid argument";
-    case CR_ENOMEM: return "CR_ENOMEM: out of memory";
-    case CR_EBUFS: return "CR_EBUFS: buffer too small";
-    case CR_EPARSE: return "CR_EPARSE: malformed input";
-    case CR_ELIMIT: return "CR_ELIMIT: input exceeds a safety limit";
-    case CR_EINCOMPLETE: return "CR_EINCOMPLETE: input ends early";
-    case CR_ENOTOPOLOGY: return "CR_ENOTOPOLOGY: no topology installed";
-    case CR_ESLOT_UNCOVERED: return "CR_ESLOT_UNCOVERED: slot served by no shard";
-    case CR_EUNAVAILABLE: return "CR_EUNAVAILABLE: no reachable node";
-    case CR_ENOTFOUND: return "CR_ENOTFOUND: not found";
-    case CR_EINTERNAL: return "CR_EINTERNAL: internal error";
-    case CR_ECONN: return "CR_ECONN: connection failed";
-    case CR_ETIMEOUT: return "CR_ETIMEOUT: timed out";
-    case CR_EREDIS: return "CR_EREDIS: the server answered with an error";
-    case CR_EVERSION: return "CR_EVERSION: a struct from a newer header than this library";
+    case CR_OK:
+      return "CR_OK: success";
+    case CR_EINVAL:
+      return "CR_EINVAL: invalid argument";
+    case CR_ENOMEM:
+      return "CR_ENOMEM: out of memory";
+    case CR_EBUFS:
+      return "CR_EBUFS: buffer too small";
+    case CR_EPARSE:
+      return "CR_EPARSE: malformed input";
+    case CR_ELIMIT:
+      return "CR_ELIMIT: input exceeds a safety limit";
+    case CR_EINCOMPLETE:
+      return "CR_EINCOMPLETE: input ends early";
+    case CR_ENOTOPOLOGY:
+      return "CR_ENOTOPOLOGY: no topology installed";
+    case CR_ESLOT_UNCOVERED:
+      return "CR_ESLOT_UNCOVERED: slot served by no shard";
+    case CR_EUNAVAILABLE:
+      return "CR_EUNAVAILABLE: no reachable node";
+    case CR_ENOTFOUND:
+      return "CR_ENOTFOUND: not found";
+    case CR_EINTERNAL:
+      return "CR_EINTERNAL: internal error";
+    case CR_ECONN:
+      return "CR_ECONN: connection failed";
+    case CR_ETIMEOUT:
+      return "CR_ETIMEOUT: timed out";
+    case CR_EREDIS:
+      return "CR_EREDIS: the server answered with an error";
+    case CR_EVERSION:
+      return "CR_EVERSION: a struct from a newer header than this library";
   }
   return "CR_?: unknown status";
 }

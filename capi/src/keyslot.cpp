@@ -1,6 +1,6 @@
 // C API: key slots.
-#include "api.hpp"
 #include "cloudroute/core/keyslot.hpp"
+#include "api.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 
@@ -16,7 +16,8 @@ uint16_t cr_crc16(const void *data, size_t len) {
   return cloudroute::Crc16(data, len);
 }
 
-cr_status cr_keyslot_batch(uint16_t *out_slots, const void *const *keys, const size_t *lens, size_t n) {
+cr_status cr_keyslot_batch(uint16_t *out_slots, const void *const *keys, const size_t *lens,
+                           size_t n) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_keyslot_batch";
     if (n == 0) return CR_OK;

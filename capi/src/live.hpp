@@ -30,9 +30,11 @@ net::ConnectOptions NodeConnectOptions(const O &o) {
 template <typename O>
 cr_status CheckLiveOptions(const O &o, const char *fn) {
   if (o.pool_size == 0) return Fail(CR_EINVAL, std::string(fn) + ": pool_size must be at least 1");
-  if (o.connect_timeout_ms == 0) return Fail(CR_EINVAL, std::string(fn) + ": connect_timeout_ms must be > 0");
+  if (o.connect_timeout_ms == 0)
+    return Fail(CR_EINVAL, std::string(fn) + ": connect_timeout_ms must be > 0");
   for (uint32_t t : o.command_timeout_ms) {
-    if (t == 0) return Fail(CR_EINVAL, std::string(fn) + ": command_timeout_ms entries must be > 0");
+    if (t == 0)
+      return Fail(CR_EINVAL, std::string(fn) + ": command_timeout_ms entries must be > 0");
   }
   return CR_OK;
 }
@@ -42,8 +44,8 @@ net::Args ArgsFrom(const void *const *argv, const size_t *argvlen, size_t argc);
 
 // The checks of cr_client_command and cr_sentinel_client_command: out,
 // access, argc/key_index and argv. *out is cleared first.
-cr_status CheckCommand(cr_reply **out, const void *client, cr_access access, size_t key_index, size_t argc,
-                       const void *const *argv, const size_t *argvlen, const char *fn);
+cr_status CheckCommand(cr_reply **out, const void *client, cr_access access, size_t key_index,
+                       size_t argc, const void *const *argv, const size_t *argvlen, const char *fn);
 
 // *out gets the converted reply on success; a failed r is recorded with
 // Fail() and its status returned. REQUIRES: out != NULL.

@@ -41,11 +41,13 @@ cr_status cr_ring_new(cr_ring **out, const cr_ring_options *opts) {
     const int algo = RawEnum(o.algo), hash = RawEnum(o.hash), naming = RawEnum(o.naming);
     if (algo < 0 || algo >= cloudroute::kRingAlgoCount) {
       return Fail(CR_EINVAL, "cr_ring_new: unknown ring algorithm " + std::to_string(algo) +
-                                 " (want CR_RING_ALGO_JEDIS, CR_RING_ALGO_KETAMA, CR_RING_ALGO_JUMP or CR_RING_ALGO_MODULO)");
+                                 " (want CR_RING_ALGO_JEDIS, CR_RING_ALGO_KETAMA, "
+                                 "CR_RING_ALGO_JUMP or CR_RING_ALGO_MODULO)");
     }
     if (hash < 0 || hash >= cloudroute::kRingHashCount) {
-      return Fail(CR_EINVAL, "cr_ring_new: unknown hash algorithm " + std::to_string(hash) +
-                                 " (want CR_HASH_ALGO_DEFAULT, CR_HASH_ALGO_MURMUR or CR_HASH_ALGO_MD5)");
+      return Fail(CR_EINVAL,
+                  "cr_ring_new: unknown hash algorithm " + std::to_string(hash) +
+                      " (want CR_HASH_ALGO_DEFAULT, CR_HASH_ALGO_MURMUR or CR_HASH_ALGO_MD5)");
     }
     if (naming != CR_RING_NAMING_JEDIS3 && naming != CR_RING_NAMING_JEDIS2) {
       return Fail(CR_EINVAL, "cr_ring_new: unknown naming " + std::to_string(naming) +
@@ -70,9 +72,12 @@ cr_status cr_ring_add_shard(cr_ring *ring, const char *name, uint32_t weight) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NotNull(ring, "cr_ring_add_shard", "ring"); s != CR_OK) return s;
     if (ring->built != nullptr) {
-      return Fail(CR_EINVAL, "cr_ring_add_shard: the ring is already built (make a new ring to change shards)");
+      return Fail(
+          CR_EINVAL,
+          "cr_ring_add_shard: the ring is already built (make a new ring to change shards)");
     }
-    cloudroute::Status s = ring->builder.AddShard(name, name == nullptr ? 0 : std::strlen(name), weight);
+    cloudroute::Status s =
+        ring->builder.AddShard(name, name == nullptr ? 0 : std::strlen(name), weight);
     if (!s.ok()) return Fail(static_cast<cr_status>(s.code()), "cr_ring_add_shard: " + s.message());
     return CR_OK;
   });
@@ -84,7 +89,8 @@ cr_status cr_ring_build(cr_ring *ring) {
     if (ring->built != nullptr) return CR_OK;
     auto built = ring->builder.Build();
     if (!built.ok()) {
-      return Fail(static_cast<cr_status>(built.status().code()), "cr_ring_build: " + built.status().message());
+      return Fail(static_cast<cr_status>(built.status().code()),
+                  "cr_ring_build: " + built.status().message());
     }
     ring->built = std::move(*built);
     return CR_OK;
@@ -102,7 +108,7 @@ cr_status cr_ring_locate(uint32_t *out_shard, const cr_ring *ring, const void *k
 }
 
 cr_status cr_ring_locate_batch(uint32_t *out_shards, const cr_ring *ring, const void *const *keys,
-                              const size_t *lens, size_t n) {
+                               const size_t *lens, size_t n) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_ring_locate_batch";
     if (n == 0) return CR_OK;
@@ -144,7 +150,8 @@ cr_status cr_jump_hash(uint32_t *out_bucket, uint64_t key, uint32_t num_buckets)
       return Fail(CR_EINVAL, "cr_jump_hash: num_buckets " + std::to_string(num_buckets) +
                                  " is outside 1..2147483647");
     }
-    *out_bucket = static_cast<uint32_t>(cloudroute::JumpConsistentHash(key, static_cast<int32_t>(num_buckets)));
+    *out_bucket = static_cast<uint32_t>(
+        cloudroute::JumpConsistentHash(key, static_cast<int32_t>(num_buckets)));
     return CR_OK;
   });
 }

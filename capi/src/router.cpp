@@ -11,7 +11,8 @@ namespace {
 cr_status RouteFail(cloudroute::Code c, uint16_t slot, const char *fn) {
   switch (c) {
     case cloudroute::Code::kNoTopology:
-      return Fail(CR_ENOTOPOLOGY, std::string(fn) + ": no topology installed (call cr_router_update first)");
+      return Fail(CR_ENOTOPOLOGY,
+                  std::string(fn) + ": no topology installed (call cr_router_update first)");
     case cloudroute::Code::kSlotUncovered:
       return Fail(CR_ESLOT_UNCOVERED, std::string(fn) + ": slot " + std::to_string(slot) +
                                           " is served by no shard (cluster down for this slot)");
@@ -30,7 +31,9 @@ struct Target {
   uint32_t slot;  // for by_slot
   bool by_slot;
   bool ok() const { return by_slot ? SlotOk(slot) : (key != nullptr || len == 0); }
-  uint16_t Slot() const { return by_slot ? static_cast<uint16_t>(slot) : cloudroute::KeySlot(key, len); }
+  uint16_t Slot() const {
+    return by_slot ? static_cast<uint16_t>(slot) : cloudroute::KeySlot(key, len);
+  }
 };
 
 inline Target KeyTarget(const void *key, size_t len) { return Target{key, len, 0, false}; }
@@ -54,11 +57,14 @@ auto OnSnapshot(const cr_snapshot *s, F &&f) {
 // out of line and cold, so the fast path keeps a small frame and none of the
 // message-building code.
 template <typename Handle>
-[[gnu::noinline, gnu::cold]] cr_status RouteEntryFail(const cr_route *out, const Handle *h, const Target &t,
-                                                      cloudroute::Code c, const char *fn) noexcept {
+[[gnu::noinline, gnu::cold]] cr_status RouteEntryFail(const cr_route *out, const Handle *h,
+                                                      const Target &t, cloudroute::Code c,
+                                                      const char *fn) noexcept {
   return Guard([&]() -> cr_status {
     if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
-    if (cr_status s = NotNull(h, fn, std::is_same_v<Handle, cr_router> ? "router" : "snapshot"); s != CR_OK) return s;
+    if (cr_status s = NotNull(h, fn, std::is_same_v<Handle, cr_router> ? "router" : "snapshot");
+        s != CR_OK)
+      return s;
     if (cr_status s = TargetCheck(t, fn); s != CR_OK) return s;
     return RouteFail(c, t.Slot(), fn);
   });
@@ -86,8 +92,8 @@ cr_status RouteEntry(cr_route *out, const Handle *h, const Target &t, const char
 }
 
 // The read candidates of a slot's shard, as (out, cap, needed).
-cr_status Candidates(cr_candidate *out, size_t cap, size_t *needed, const cr_router *r, const Target &t,
-                     const char *fn) {
+cr_status Candidates(cr_candidate *out, size_t cap, size_t *needed, const cr_router *r,
+                     const Target &t, const char *fn) {
   if (cr_status s = OutBuffer(out, cap, needed, fn); s != CR_OK) return s;
   if (cr_status s = NotNull(r, fn, "router"); s != CR_OK) return s;
   if (cr_status s = TargetCheck(t, fn); s != CR_OK) return s;
@@ -122,7 +128,8 @@ cr_status Candidates(cr_candidate *out, size_t cap, size_t *needed, const cr_rou
 // (host, port) naming a node in feedback calls.
 cr_status Address(const char *host, uint16_t port, const char *fn) {
   if (cr_status s = NotNull(host, fn, "host"); s != CR_OK) return s;
-  if (*host == '\0' || port == 0) return Fail(CR_EINVAL, std::string(fn) + ": the address needs a host and a port");
+  if (*host == '\0' || port == 0)
+    return Fail(CR_EINVAL, std::string(fn) + ": the address needs a host and a port");
   return CR_OK;
 }
 
@@ -180,14 +187,16 @@ cr_status cr_router_route_read_batch(cr_route *out, cr_status *statuses, const c
       for (size_t i = 0; i < n; ++i) {
         cr_status st;
         if (keys[i] == nullptr && lens[i] != 0) {
-          st = Fail(CR_EINVAL, std::string(fn) + ": keys[" + std::to_string(i) + "] is NULL with a non-zero length");
+          st = Fail(CR_EINVAL, std::string(fn) + ": keys[" + std::to_string(i) +
+                                   "] is NULL with a non-zero length");
         } else if (snap == nullptr) {
           st = RouteFail(cloudroute::Code::kNoTopology, 0, fn);
         } else {
           cloudroute::Route route;
           const uint16_t slot = cloudroute::KeySlot(keys[i], lens[i]);
           const cloudroute::Code c = snap->RouteRead(slot, &route);
-          st = c == cloudroute::Code::kOk ? (FillRoute(arr.Element(i), route), CR_OK) : RouteFail(c, slot, fn);
+          st = c == cloudroute::Code::kOk ? (FillRoute(arr.Element(i), route), CR_OK)
+                                          : RouteFail(c, slot, fn);
         }
         if (statuses != nullptr) {
           statuses[i] = st;
@@ -203,16 +212,19 @@ cr_status cr_router_route_read_batch(cr_route *out, cr_status *statuses, const c
 
 cr_status cr_router_candidates(cr_candidate *out, size_t cap, size_t *needed, const cr_router *r,
                                const void *key, size_t len) {
-  return Guard([&] { return Candidates(out, cap, needed, r, KeyTarget(key, len), "cr_router_candidates"); });
+  return Guard(
+      [&] { return Candidates(out, cap, needed, r, KeyTarget(key, len), "cr_router_candidates"); });
 }
 
-cr_status cr_router_candidates_slot(cr_candidate *out, size_t cap, size_t *needed, const cr_router *r,
-                                    uint16_t slot) {
-  return Guard([&] { return Candidates(out, cap, needed, r, SlotTarget(slot), "cr_router_candidates_slot"); });
+cr_status cr_router_candidates_slot(cr_candidate *out, size_t cap, size_t *needed,
+                                    const cr_router *r, uint16_t slot) {
+  return Guard([&] {
+    return Candidates(out, cap, needed, r, SlotTarget(slot), "cr_router_candidates_slot");
+  });
 }
 
-cr_status cr_router_explain(char *buf, size_t cap, size_t *needed, const cr_router *r, const void *key,
-                            size_t len) {
+cr_status cr_router_explain(char *buf, size_t cap, size_t *needed, const cr_router *r,
+                            const void *key, size_t len) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_router_explain";
     if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
@@ -243,7 +255,8 @@ cr_status cr_router_report_moved(cr_router *r, uint16_t slot, const char *host, 
   });
 }
 
-cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint16_t slot, const char *host, uint16_t port) {
+cr_status cr_router_report_ask(cr_route *out, cr_router *r, uint16_t slot, const char *host,
+                               uint16_t port) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_router_report_ask";
     if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
@@ -308,7 +321,8 @@ cr_status cr_router_set_node_zone(cr_router *r, const char *host, uint16_t port,
   });
 }
 
-cr_status cr_router_set_replica_lagging(cr_router *r, const char *host, uint16_t port, int lagging) {
+cr_status cr_router_set_replica_lagging(cr_router *r, const char *host, uint16_t port,
+                                        int lagging) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_router_set_replica_lagging";
     if (cr_status s = NotNull(r, fn, "router"); s != CR_OK) return s;
@@ -318,9 +332,12 @@ cr_status cr_router_set_replica_lagging(cr_router *r, const char *host, uint16_t
   });
 }
 
-int cr_router_get_refresh_needed(const cr_router *r) { return r != nullptr && r->router.refresh_needed() ? 1 : 0; }
+int cr_router_get_refresh_needed(const cr_router *r) {
+  return r != nullptr && r->router.refresh_needed() ? 1 : 0;
+}
 
-cr_status cr_router_find_node(uint32_t *out_node_handle, const cr_router *r, const char *host, uint16_t port) {
+cr_status cr_router_find_node(uint32_t *out_node_handle, const cr_router *r, const char *host,
+                              uint16_t port) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_router_find_node";
     if (cr_status s = NotNull(out_node_handle, fn, "out_node_handle"); s != CR_OK) return s;
@@ -328,7 +345,9 @@ cr_status cr_router_find_node(uint32_t *out_node_handle, const cr_router *r, con
     if (cr_status s = NotNull(host, fn, "host"); s != CR_OK) return s;
     const std::string address = cloudroute::FormatAddress(host, port);
     const cloudroute::NodeEntry *e = r->router.registry().Find(address);
-    if (e == nullptr) return Fail(CR_ENOTFOUND, std::string(fn) + ": node " + address + " is not known to this router");
+    if (e == nullptr)
+      return Fail(CR_ENOTFOUND,
+                  std::string(fn) + ": node " + address + " is not known to this router");
     *out_node_handle = e->handle;
     return CR_OK;
   });
@@ -349,13 +368,16 @@ cr_status cr_router_get_snapshot(cr_snapshot **out, const cr_router *r) {
 
 void cr_snapshot_free(cr_snapshot *s) { delete s; }
 
-uint64_t cr_snapshot_get_generation(const cr_snapshot *s) { return s == nullptr ? 0 : s->s->generation; }
+uint64_t cr_snapshot_get_generation(const cr_snapshot *s) {
+  return s == nullptr ? 0 : s->s->generation;
+}
 
 cr_status cr_snapshot_route_read(cr_route *out, const cr_snapshot *s, const void *key, size_t len) {
   return RouteEntry<false>(out, s, KeyTarget(key, len), "cr_snapshot_route_read");
 }
 
-cr_status cr_snapshot_route_write(cr_route *out, const cr_snapshot *s, const void *key, size_t len) {
+cr_status cr_snapshot_route_write(cr_route *out, const cr_snapshot *s, const void *key,
+                                  size_t len) {
   return RouteEntry<true>(out, s, KeyTarget(key, len), "cr_snapshot_route_write");
 }
 

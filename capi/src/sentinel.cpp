@@ -17,7 +17,8 @@ constexpr cr_sentinel_options kSentinelDefaults = CR_SENTINEL_OPTIONS_INIT;
 extern "C" {
 
 cr_status cr_sentinel_options_init(cr_sentinel_options *opts, size_t size) {
-  return Guard([&] { return InitOptions(opts, size, kSentinelDefaults, "cr_sentinel_options_init"); });
+  return Guard(
+      [&] { return InitOptions(opts, size, kSentinelDefaults, "cr_sentinel_options_init"); });
 }
 
 cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
@@ -35,14 +36,17 @@ cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
     cr_sentinel_options o;
     if (cr_status s = ReadInput(&o, opts, kSentinelDefaults, fn, "opts"); s != CR_OK) return s;
     if (cr_status s = CheckLiveOptions(o, fn); s != CR_OK) return s;
-    if (o.sentinel_timeout_ms == 0) return Fail(CR_EINVAL, std::string(fn) + ": sentinel_timeout_ms must be > 0");
+    if (o.sentinel_timeout_ms == 0)
+      return Fail(CR_EINVAL, std::string(fn) + ": sentinel_timeout_ms must be > 0");
     auto parsed = net::ParseSeeds(sentinels);
     if (!parsed.ok()) return Fail(CR_EINVAL, std::string(fn) + ": " + parsed.status().message());
 
-    auto groups = std::make_unique<cr_shard_groups>(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{});
+    auto groups =
+        std::make_unique<cr_shard_groups>(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{});
     std::vector<std::string> group_names;
     for (size_t i = 0; i < n_groups; ++i) {
-      if (names[i] == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": names[" + std::to_string(i) + "] is NULL");
+      if (names[i] == nullptr)
+        return Fail(CR_EINVAL, std::string(fn) + ": names[" + std::to_string(i) + "] is NULL");
       auto g = groups->groups.AddGroup(names[i]);
       if (!g.ok()) return Fail(CR_EINVAL, std::string(fn) + ": " + g.status().message());
       group_names.emplace_back(names[i]);
@@ -82,7 +86,8 @@ cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_a
                                      size_t key_index, size_t argc, const void *const *argv,
                                      const size_t *argvlen) {
   return Guard([&]() -> cr_status {
-    if (cr_status s = CheckCommand(out, c, access, key_index, argc, argv, argvlen, "cr_sentinel_client_command");
+    if (cr_status s = CheckCommand(out, c, access, key_index, argc, argv, argvlen,
+                                   "cr_sentinel_client_command");
         s != CR_OK) {
       return s;
     }

@@ -18,15 +18,16 @@ cr_status Prefixed(const cloudroute::Status &s, const char *fn) {
 cr_status RouteFail(cloudroute::Code c, const char *fn) {
   switch (c) {
     case cloudroute::Code::kNoTopology:
-      return Fail(CR_ENOTOPOLOGY, std::string(fn) + ": no ring set (call cr_shard_groups_set_ring first)");
+      return Fail(CR_ENOTOPOLOGY,
+                  std::string(fn) + ": no ring set (call cr_shard_groups_set_ring first)");
     case cloudroute::Code::kUnavailable:
-      return Fail(CR_EUNAVAILABLE, std::string(fn) + ": the key's group has no master known"
-                                                     " (writes) or no instance that is up (reads)");
+      return Fail(CR_EUNAVAILABLE, std::string(fn) +
+                                       ": the key's group has no master known"
+                                       " (writes) or no instance that is up (reads)");
     default:
       return Fail(static_cast<cr_status>(c), std::string(fn) + ": routing failed");
   }
 }
-
 
 cr_status Route(cr_route *out, const cr_shard_groups *g, const void *key, size_t len, bool write,
                 const char *fn) {
@@ -34,7 +35,8 @@ cr_status Route(cr_route *out, const cr_shard_groups *g, const void *key, size_t
   if (cr_status s = NeedGroups(g, fn); s != CR_OK) return s;
   if (cr_status s = Bytes(key, len, fn, "key"); s != CR_OK) return s;
   cloudroute::Route r;
-  const cloudroute::Code c = write ? g->groups.RouteWrite(key, len, &r) : g->groups.RouteRead(key, len, &r);
+  const cloudroute::Code c =
+      write ? g->groups.RouteWrite(key, len, &r) : g->groups.RouteRead(key, len, &r);
   if (c != cloudroute::Code::kOk) return RouteFail(c, fn);
   FillRoute(out, r);
   return CR_OK;
@@ -66,7 +68,8 @@ cr_status cr_shard_groups_add(uint32_t *out_group, cr_shard_groups *groups, cons
   });
 }
 
-cr_status cr_shard_groups_find(uint32_t *out_group, const cr_shard_groups *groups, const char *name) {
+cr_status cr_shard_groups_find(uint32_t *out_group, const cr_shard_groups *groups,
+                               const char *name) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NotNull(out_group, "cr_shard_groups_find", "out_group"); s != CR_OK) return s;
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_find"); s != CR_OK) return s;
@@ -87,7 +90,8 @@ cr_status cr_shard_groups_set_ring(cr_shard_groups *groups, const cr_ring *ring)
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_set_ring"); s != CR_OK) return s;
     if (cr_status s = NotNull(ring, "cr_shard_groups_set_ring", "ring"); s != CR_OK) return s;
     if (ring->built == nullptr) {
-      return Fail(CR_EINVAL, "cr_shard_groups_set_ring: the ring is not built (call cr_ring_build first)");
+      return Fail(CR_EINVAL,
+                  "cr_shard_groups_set_ring: the ring is not built (call cr_ring_build first)");
     }
     return Prefixed(groups->groups.SetRing(ring->built), "cr_shard_groups_set_ring");
   });
@@ -98,25 +102,28 @@ cr_status cr_shard_groups_set_master(cr_shard_groups *groups, uint32_t group, co
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_set_master"); s != CR_OK) return s;
     if (host != nullptr && (*host == '\0' || port == 0)) {
-      return Fail(CR_EINVAL, "cr_shard_groups_set_master: the master needs a host and a non-zero port "
-                             "(pass host NULL to forget it)");
+      return Fail(CR_EINVAL,
+                  "cr_shard_groups_set_master: the master needs a host and a non-zero port "
+                  "(pass host NULL to forget it)");
     }
     return Prefixed(groups->groups.SetMaster(group, host != nullptr ? host : "", port),
                     "cr_shard_groups_set_master");
   });
 }
 
-cr_status cr_shard_groups_set_replicas(cr_shard_groups *groups, uint32_t group, const cr_address *replicas,
-                                       size_t n) {
+cr_status cr_shard_groups_set_replicas(cr_shard_groups *groups, uint32_t group,
+                                       const cr_address *replicas, size_t n) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_shard_groups_set_replicas";
     if (cr_status s = NeedGroups(groups, fn); s != CR_OK) return s;
-    if (n != 0 && replicas == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": replicas is NULL with n > 0");
+    if (n != 0 && replicas == nullptr)
+      return Fail(CR_EINVAL, std::string(fn) + ": replicas is NULL with n > 0");
     std::vector<cloudroute::GroupAddress> list;
     list.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       if (replicas[i].host == nullptr || replicas[i].host[0] == '\0' || replicas[i].port == 0) {
-        return Fail(CR_EINVAL, std::string(fn) + ": replicas[" + std::to_string(i) + "] needs a host and a port");
+        return Fail(CR_EINVAL, std::string(fn) + ": replicas[" + std::to_string(i) +
+                                   "] needs a host and a port");
       }
       list.push_back(cloudroute::GroupAddress{replicas[i].host, replicas[i].port});
     }
@@ -124,10 +131,11 @@ cr_status cr_shard_groups_set_replicas(cr_shard_groups *groups, uint32_t group, 
   });
 }
 
-cr_status cr_shard_groups_locate(uint32_t *out_group, const cr_shard_groups *groups, const void *key,
-                                 size_t len) {
+cr_status cr_shard_groups_locate(uint32_t *out_group, const cr_shard_groups *groups,
+                                 const void *key, size_t len) {
   return Guard([&]() -> cr_status {
-    if (cr_status s = NotNull(out_group, "cr_shard_groups_locate", "out_group"); s != CR_OK) return s;
+    if (cr_status s = NotNull(out_group, "cr_shard_groups_locate", "out_group"); s != CR_OK)
+      return s;
     if (cr_status s = NeedGroups(groups, "cr_shard_groups_locate"); s != CR_OK) return s;
     if (cr_status s = Bytes(key, len, "cr_shard_groups_locate", "key"); s != CR_OK) return s;
     const cloudroute::Code c = groups->groups.Locate(key, len, out_group);
@@ -135,12 +143,18 @@ cr_status cr_shard_groups_locate(uint32_t *out_group, const cr_shard_groups *gro
   });
 }
 
-cr_status cr_shard_groups_route_write(cr_route *out, const cr_shard_groups *groups, const void *key, size_t len) {
-  return Guard([&]() -> cr_status { return Route(out, groups, key, len, true, "cr_shard_groups_route_write"); });
+cr_status cr_shard_groups_route_write(cr_route *out, const cr_shard_groups *groups, const void *key,
+                                      size_t len) {
+  return Guard([&]() -> cr_status {
+    return Route(out, groups, key, len, true, "cr_shard_groups_route_write");
+  });
 }
 
-cr_status cr_shard_groups_route_read(cr_route *out, const cr_shard_groups *groups, const void *key, size_t len) {
-  return Guard([&]() -> cr_status { return Route(out, groups, key, len, false, "cr_shard_groups_route_read"); });
+cr_status cr_shard_groups_route_read(cr_route *out, const cr_shard_groups *groups, const void *key,
+                                     size_t len) {
+  return Guard([&]() -> cr_status {
+    return Route(out, groups, key, len, false, "cr_shard_groups_route_read");
+  });
 }
 
 cr_status cr_shard_groups_candidates(cr_candidate *out, size_t cap, size_t *needed,

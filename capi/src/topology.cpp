@@ -8,7 +8,8 @@ namespace {
 
 constexpr cr_parse_options kParseDefaults = CR_PARSE_OPTIONS_INIT;
 
-cr_status Wrap(cr_topology **out, cloudroute::Result<std::shared_ptr<const cloudroute::Topology>> r) {
+cr_status Wrap(cr_topology **out,
+               cloudroute::Result<std::shared_ptr<const cloudroute::Topology>> r) {
   if (!r.ok()) return Fail(r.status());
   auto *t = new cr_topology;
   t->t = std::move(*r);
@@ -18,8 +19,9 @@ cr_status Wrap(cr_topology **out, cloudroute::Result<std::shared_ptr<const cloud
 
 cr_status Shard(const cr_topology *t, uint32_t shard, const char *fn) {
   if (shard >= t->t->shards.size()) {
-    return Fail(CR_ENOTFOUND, std::string(fn) + ": no shard " + std::to_string(shard) + " (the topology has " +
-                                  std::to_string(t->t->shards.size()) + ")");
+    return Fail(CR_ENOTFOUND, std::string(fn) + ": no shard " + std::to_string(shard) +
+                                  " (the topology has " + std::to_string(t->t->shards.size()) +
+                                  ")");
   }
   return CR_OK;
 }
@@ -32,14 +34,16 @@ cr_status cr_parse_options_init(cr_parse_options *opts, size_t size) {
   return Guard([&] { return InitOptions(opts, size, kParseDefaults, "cr_parse_options_init"); });
 }
 
-cr_status cr_topology_parse(cr_topology **out, const void *reply, size_t len, cr_topology_format format,
-                            const cr_parse_options *opts) {
+cr_status cr_topology_parse(cr_topology **out, const void *reply, size_t len,
+                            cr_topology_format format, const cr_parse_options *opts) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_topology_parse";
     if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
     *out = nullptr;
     if (cr_status s = Bytes(reply, len, fn, "reply"); s != CR_OK) return s;
-    if (cr_status s = EnumInRange(format, CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS, fn, "format"); s != CR_OK) return s;
+    if (cr_status s = EnumInRange(format, CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS, fn, "format");
+        s != CR_OK)
+      return s;
     cr_parse_options o;
     if (cr_status s = ReadInput(&o, opts, kParseDefaults, fn, "opts"); s != CR_OK) return s;
     if (o.max_elements == 0 || o.max_depth == 0 || o.max_total_bytes == 0) {
@@ -57,8 +61,9 @@ cr_status cr_topology_parse(cr_topology **out, const void *reply, size_t len, cr
     co.limits.max_total_bytes = o.max_total_bytes;
     if (o.default_host != nullptr) co.default_host = o.default_host;
     std::string_view bytes(static_cast<const char *>(reply), reply == nullptr ? 0 : len);
-    return Wrap(out, RawEnum(format) == CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS ? cloudroute::ParseClusterSlots(bytes, co)
-                                                                          : cloudroute::ParseClusterShards(bytes, co));
+    return Wrap(out, RawEnum(format) == CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS
+                         ? cloudroute::ParseClusterSlots(bytes, co)
+                         : cloudroute::ParseClusterShards(bytes, co));
   });
 }
 
@@ -80,8 +85,12 @@ void cr_topology_free(cr_topology *t) {
   if (t != nullptr && t->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete t;
 }
 
-size_t cr_topology_get_shard_count(const cr_topology *t) { return t == nullptr ? 0 : t->t->shards.size(); }
-size_t cr_topology_get_node_count(const cr_topology *t) { return t == nullptr ? 0 : t->t->nodes.size(); }
+size_t cr_topology_get_shard_count(const cr_topology *t) {
+  return t == nullptr ? 0 : t->t->shards.size();
+}
+size_t cr_topology_get_node_count(const cr_topology *t) {
+  return t == nullptr ? 0 : t->t->nodes.size();
+}
 
 cr_status cr_topology_get_node(cr_node_info *info, const cr_topology *t, uint32_t node_index) {
   return Guard([&]() -> cr_status {
@@ -89,8 +98,9 @@ cr_status cr_topology_get_node(cr_node_info *info, const cr_topology *t, uint32_
     if (cr_status s = CheckOutput(info, fn, "info"); s != CR_OK) return s;
     if (cr_status s = NotNull(t, fn, "topology"); s != CR_OK) return s;
     if (node_index >= t->t->nodes.size()) {
-      return Fail(CR_ENOTFOUND, std::string(fn) + ": no node " + std::to_string(node_index) + " (the topology has " +
-                                    std::to_string(t->t->nodes.size()) + ")");
+      return Fail(CR_ENOTFOUND, std::string(fn) + ": no node " + std::to_string(node_index) +
+                                    " (the topology has " + std::to_string(t->t->nodes.size()) +
+                                    ")");
     }
     const cloudroute::TopoNode &n = t->t->nodes[node_index];
     cr_node_info v = CR_NODE_INFO_INIT;
@@ -145,7 +155,8 @@ cr_status cr_topology_get_slot_shard(uint32_t *out_shard, const cr_topology *t, 
     if (cr_status s = NotNull(t, fn, "topology"); s != CR_OK) return s;
     if (cr_status s = Slot(slot, fn); s != CR_OK) return s;
     const uint16_t s = t->t->slot_to_shard[slot];
-    if (s == cloudroute::kNoShard) return Fail(CR_ESLOT_UNCOVERED, "slot " + std::to_string(slot) + " is served by no shard");
+    if (s == cloudroute::kNoShard)
+      return Fail(CR_ESLOT_UNCOVERED, "slot " + std::to_string(slot) + " is served by no shard");
     *out_shard = s;
     return CR_OK;
   });

@@ -94,14 +94,16 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
 
 CandidateSet MasterFirstCandidates(const CandidateSet &set) {
   CandidateSet out = set;
-  auto m = std::find_if(out.list.begin(), out.list.end(),
-                        [&](const Candidate &c) { return c.node == set.master && c.role == Role::kMaster; });
+  auto m = std::find_if(out.list.begin(), out.list.end(), [&](const Candidate &c) {
+    return c.node == set.master && c.role == Role::kMaster;
+  });
   if (set.master == nullptr || m == out.list.end()) return out;
   std::rotate(out.list.begin(), m, m + 1);
   // Rank keys: the master alone first, then each node's old rank.
   std::vector<uint64_t> keys(out.list.size());
   keys[0] = 0;
-  for (size_t i = 1; i < out.list.size(); ++i) keys[i] = 1 + static_cast<uint64_t>(out.list[i].rank);
+  for (size_t i = 1; i < out.list.size(); ++i)
+    keys[i] = 1 + static_cast<uint64_t>(out.list[i].rank);
   Group(&out, keys);
   return out;
 }

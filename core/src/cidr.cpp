@@ -34,15 +34,17 @@ Result<Cidr> Cidr::Parse(std::string_view text) {
     return Error(Code::kParse, "bad CIDR '" + c.text_ + "': '" + std::string(addr) +
                                    "' is not an IPv4 or IPv6 address");
   }
-  const int max = c.net_.v6 ? 128 : 32;
+  const unsigned max = c.net_.v6 ? 128 : 32;
   c.prefix_ = max;
   if (slash != std::string_view::npos) {
     const std::string_view p = text.substr(slash + 1);
-    if (p.empty() || p.size() > 3) return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
-    int v = 0;
+    if (p.empty() || p.size() > 3)
+      return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
+    unsigned v = 0;  // at most 3 digits (checked above): no overflow
     for (char ch : p) {
-      if (ch < '0' || ch > '9') return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
-      v = v * 10 + (ch - '0');
+      if (ch < '0' || ch > '9')
+        return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix length");
+      v = v * 10 + static_cast<unsigned>(ch - '0');  // a digit: 0..9
     }
     if (v > max) {
       return Error(Code::kParse, "bad CIDR '" + c.text_ + "': prefix /" + std::to_string(v) +
@@ -51,7 +53,7 @@ Result<Cidr> Cidr::Parse(std::string_view text) {
     c.prefix_ = v;
   }
   // Clear host bits so Contains() compares whole bytes.
-  for (int bit = c.prefix_; bit < 128; ++bit) {
+  for (unsigned bit = c.prefix_; bit < 128; ++bit) {
     c.net_.bytes[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
   }
   return c;
@@ -59,9 +61,9 @@ Result<Cidr> Cidr::Parse(std::string_view text) {
 
 bool Cidr::Contains(const IpAddress &ip) const {
   if (ip.v6 != net_.v6) return false;
-  const int full = prefix_ / 8;
-  if (std::memcmp(ip.bytes.data(), net_.bytes.data(), static_cast<size_t>(full)) != 0) return false;
-  const int rest = prefix_ % 8;
+  const size_t full = prefix_ / 8;
+  if (std::memcmp(ip.bytes.data(), net_.bytes.data(), full) != 0) return false;
+  const unsigned rest = prefix_ % 8;
   if (rest == 0) return true;
   const uint8_t mask = static_cast<uint8_t>(0xFFu << (8 - rest));
   return (ip.bytes[full] & mask) == net_.bytes[full];

@@ -19,8 +19,8 @@ struct ShardNode {
 
 std::string Address(const ShardNode &n) { return FormatAddress(n.spec.host, n.spec.port); }
 
-Status ReadShardNode(const RespValue &v, const std::string &where,
-                     const std::string &default_host, ShardNode *out) {
+Status ReadShardNode(const RespValue &v, const std::string &where, const std::string &default_host,
+                     ShardNode *out) {
   if (!v.is_map_like() || v.wire == '~' || v.wire == '>')
     return Error(Code::kParse, where + ": node is not a map");
   std::string endpoint, hostname, role;
@@ -48,26 +48,37 @@ Status ReadShardNode(const RespValue &v, const std::string &where,
       if (!val.is_string()) {
         return Error(Code::kParse, where + ": field '" + f + "' is a " + RespTypeName(val.type));
       }
-      if (f == "id") out->spec.id = val.str;
-      else if (f == "ip") out->spec.ip = val.str;
-      else if (f == "endpoint") endpoint = val.str;
-      else if (f == "hostname") hostname = val.str;
-      else if (f == "role") { role = val.str; have_role = true; }
-      else if (f == "health") {
-        if (val.str == "online") out->spec.health = ReportedHealth::kOnline;
-        else if (val.str == "loading") out->spec.health = ReportedHealth::kLoading;
-        else out->spec.health = ReportedHealth::kFailed;  // "fail", "failed", anything else
+      if (f == "id")
+        out->spec.id = val.str;
+      else if (f == "ip")
+        out->spec.ip = val.str;
+      else if (f == "endpoint")
+        endpoint = val.str;
+      else if (f == "hostname")
+        hostname = val.str;
+      else if (f == "role") {
+        role = val.str;
+        have_role = true;
+      } else if (f == "health") {
+        if (val.str == "online")
+          out->spec.health = ReportedHealth::kOnline;
+        else if (val.str == "loading")
+          out->spec.health = ReportedHealth::kLoading;
+        else
+          out->spec.health = ReportedHealth::kFailed;  // "fail", "failed", anything else
       } else {
         out->spec.zone = val.str;
       }
     }
   }
   if (!have_role) return Error(Code::kParse, where + ": node has no role");
-  if (role == "master" || role == "primary") out->master = true;
+  if (role == "master" || role == "primary")
+    out->master = true;
   else if (role != "replica" && role != "slave") {
     return Error(Code::kParse, where + ": unknown role " + Quote(role));
   }
-  if (!have_port && out->spec.tls_port == 0) return Error(Code::kParse, where + ": node has no port");
+  if (!have_port && out->spec.tls_port == 0)
+    return Error(Code::kParse, where + ": node has no port");
   if (!have_port) out->spec.port = out->spec.tls_port;
   Status s = reply::IdField(out->spec.id, where);
   if (s.ok()) s = reply::HostField(endpoint, where, "endpoint", false);
@@ -101,8 +112,10 @@ Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue 
     for (size_t i = 0; i + 1 < shard.elements.size(); i += 2) {
       const RespValue &k = shard.elements[i];
       if (!k.is_string()) return Error(Code::kParse, where + ": field name is not a string");
-      if (k.str == "slots") slots = &shard.elements[i + 1];
-      else if (k.str == "nodes") nodes = &shard.elements[i + 1];
+      if (k.str == "slots")
+        slots = &shard.elements[i + 1];
+      else if (k.str == "nodes")
+        nodes = &shard.elements[i + 1];
     }
     if (slots == nullptr || nodes == nullptr) {
       return Error(Code::kParse, where + ": missing 'slots' or 'nodes'");

@@ -43,9 +43,12 @@ Status NodeFromSlotsEntry(const RespValue &v, const std::string &default_host, s
       const RespValue &val = meta.elements[i + 1];
       if (!k.is_string()) return Error(Code::kParse, where + ": metadata key is not a string");
       if (!val.is_string()) continue;  // unknown future fields may be any type
-      if (k.str == "ip") out->ip = val.str;
-      else if (k.str == "hostname") hostname = val.str;
-      else if (k.str == "availability-zone" || k.str == "availability_zone") out->zone = val.str;
+      if (k.str == "ip")
+        out->ip = val.str;
+      else if (k.str == "hostname")
+        hostname = val.str;
+      else if (k.str == "availability-zone" || k.str == "availability_zone")
+        out->zone = val.str;
     }
   }
   s = reply::HostField(endpoint, where, "endpoint", false);

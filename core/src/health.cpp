@@ -12,9 +12,12 @@ int64_t SteadyNowNs() {
 
 const char *HealthStateName(HealthState s) {
   switch (s) {
-    case HealthState::kUp: return "up";
-    case HealthState::kDown: return "down";
-    case HealthState::kProbe: return "probe-due";
+    case HealthState::kUp:
+      return "up";
+    case HealthState::kDown:
+      return "down";
+    case HealthState::kProbe:
+      return "probe-due";
   }
   return "?";
 }
@@ -47,7 +50,8 @@ void NodeHealth::Success() {
   // Runs after every reply. Store only when something changes, so a healthy
   // node's line stays shared in the cache of every reader calling Admit().
   if (failures_.load(std::memory_order_relaxed) != 0) failures_.store(0, std::memory_order_relaxed);
-  if (down_until_.load(std::memory_order_relaxed) != 0) down_until_.store(0, std::memory_order_release);
+  if (down_until_.load(std::memory_order_relaxed) != 0)
+    down_until_.store(0, std::memory_order_release);
 }
 
 }  // namespace cloudroute

@@ -22,7 +22,7 @@ constexpr Table MakeTables() {
     t[0][b] = crc;
   }
   // t[k][b]: the CRC of byte b followed by k zero bytes.
-  for (int k = 1; k < 8; ++k) {
+  for (size_t k = 1; k < 8; ++k) {
     for (uint32_t b = 0; b < 256; ++b) {
       uint16_t prev = t[k - 1][b];
       t[k][b] = static_cast<uint16_t>((prev << 8) ^ t[0][prev >> 8]);

@@ -17,7 +17,8 @@ Result<Location> ParseLocation(std::string_view text) {
   size_t level = 0, start = 0;
   while (true) {
     const size_t slash = text.find('/', start);
-    const std::string_view part = text.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    const std::string_view part = text.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     if (level >= 3) {
       return Error(Code::kParse, "location '" + std::string(text) +
                                      "' has more than three levels (cloud/region/zone)");
@@ -26,17 +27,23 @@ Result<Location> ParseLocation(std::string_view text) {
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
-  if (loc.empty()) return Error(Code::kParse, "location '" + std::string(text) + "' names no level");
+  if (loc.empty())
+    return Error(Code::kParse, "location '" + std::string(text) + "' names no level");
   return loc;
 }
 
 const char *TierName(Tier tier) {
   switch (tier) {
-    case Tier::kLocal: return "local";
-    case Tier::kSameRegion: return "same-region";
-    case Tier::kSameCloud: return "same-cloud";
-    case Tier::kOtherCloud: return "other-cloud";
-    case Tier::kUnknown: return "unknown";
+    case Tier::kLocal:
+      return "local";
+    case Tier::kSameRegion:
+      return "same-region";
+    case Tier::kSameCloud:
+      return "same-cloud";
+    case Tier::kOtherCloud:
+      return "other-cloud";
+    case Tier::kUnknown:
+      return "unknown";
   }
   return "?";
 }
@@ -51,7 +58,8 @@ void Overlay(const Location &src, Location *dst) {
 
 }  // namespace
 
-Placement Locate(const LocalityConfig &cfg, const TopoNode &node, const std::string &reported_zone) {
+Placement Locate(const LocalityConfig &cfg, const TopoNode &node,
+                 const std::string &reported_zone) {
   Placement p;
   p.source = "none";
   // 1. CIDR rules, on the separately reported IP first, then the endpoint.

@@ -40,10 +40,22 @@ void Md5::Block(const unsigned char *p) {
     uint32_t f;
     int g;
     switch (round) {
-      case 0: f = (b & c) | (~b & d); g = i; break;
-      case 1: f = (b & d) | (c & ~d); g = (5 * i + 1) & 15; break;
-      case 2: f = b ^ c ^ d; g = (3 * i + 5) & 15; break;
-      default: f = c ^ (b | ~d); g = (7 * i) & 15; break;
+      case 0:
+        f = (b & c) | (~b & d);
+        g = i;
+        break;
+      case 1:
+        f = (b & d) | (c & ~d);
+        g = (5 * i + 1) & 15;
+        break;
+      case 2:
+        f = b ^ c ^ d;
+        g = (3 * i + 5) & 15;
+        break;
+      default:
+        f = c ^ (b | ~d);
+        g = (7 * i) & 15;
+        break;
     }
     const uint32_t next = b + Rotl(a + f + kT[i] + x[g], kS[round][i & 3]);
     a = d;
@@ -81,13 +93,13 @@ Md5Digest Md5::Final() {
   unsigned char pad[72] = {0x80};
   // Pad to 56 mod 64, then the bit length, little-endian.
   const size_t pad_len = buffered_ < 56 ? 56 - buffered_ : 120 - buffered_;
-  for (int i = 0; i < 8; ++i) pad[pad_len + i] = static_cast<unsigned char>(bits >> (8 * i));
+  for (size_t i = 0; i < 8; ++i) pad[pad_len + i] = static_cast<unsigned char>(bits >> (8 * i));
   const uint64_t saved = length_;
   Update(pad, pad_len + 8);
   length_ = saved;
   Md5Digest out;
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<uint8_t>(state_[i] >> (8 * j));
+  for (size_t i = 0; i < 4; ++i) {
+    for (size_t j = 0; j < 4; ++j) out[4 * i + j] = static_cast<uint8_t>(state_[i] >> (8 * j));
   }
   return out;
 }

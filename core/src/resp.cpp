@@ -79,7 +79,8 @@ class Framer {
       default: {
         --pos_;
         char buf[64];
-        std::snprintf(buf, sizeof buf, "unknown type byte 0x%02x", static_cast<unsigned char>(type));
+        std::snprintf(buf, sizeof buf, "unknown type byte 0x%02x",
+                      static_cast<unsigned char>(type));
         return Fail(Code::kParse, buf);
       }
     }
@@ -177,7 +178,8 @@ class Framer {
     out->type = type;
     if (verbatim) {
       // "txt:" then the text.
-      if (n < 4 || in_[pos_ + 3] != ':') return Fail(Code::kParse, "verbatim string without format");
+      if (n < 4 || in_[pos_ + 3] != ':')
+        return Fail(Code::kParse, "verbatim string without format");
       out->str.assign(in_.data() + pos_ + 4, n - 4);
     } else {
       out->str.assign(in_.data() + pos_, n);
@@ -260,16 +262,26 @@ class Framer {
 
 const char *RespTypeName(RespType type) {
   switch (type) {
-    case RespType::kSimpleString: return "simple string";
-    case RespType::kError: return "error";
-    case RespType::kInteger: return "integer";
-    case RespType::kBulkString: return "bulk string";
-    case RespType::kNull: return "null";
-    case RespType::kArray: return "array";
-    case RespType::kMap: return "map";
-    case RespType::kDouble: return "double";
-    case RespType::kBoolean: return "boolean";
-    case RespType::kBigNumber: return "big number";
+    case RespType::kSimpleString:
+      return "simple string";
+    case RespType::kError:
+      return "error";
+    case RespType::kInteger:
+      return "integer";
+    case RespType::kBulkString:
+      return "bulk string";
+    case RespType::kNull:
+      return "null";
+    case RespType::kArray:
+      return "array";
+    case RespType::kMap:
+      return "map";
+    case RespType::kDouble:
+      return "double";
+    case RespType::kBoolean:
+      return "boolean";
+    case RespType::kBigNumber:
+      return "big number";
   }
   return "?";
 }

@@ -35,10 +35,14 @@ size_t Digits(uint64_t v) {
 
 const char *RingAlgoName(RingAlgo a) {
   switch (a) {
-    case RingAlgo::kJedis: return "jedis";
-    case RingAlgo::kKetama: return "ketama";
-    case RingAlgo::kJump: return "jump";
-    case RingAlgo::kModulo: return "modulo";
+    case RingAlgo::kJedis:
+      return "jedis";
+    case RingAlgo::kKetama:
+      return "ketama";
+    case RingAlgo::kJump:
+      return "jump";
+    case RingAlgo::kModulo:
+      return "modulo";
   }
   return "?";
 }
@@ -116,8 +120,9 @@ Status RingBuilder::AddShard(const char *name, size_t name_len, int64_t weight) 
   s.weight = static_cast<int32_t>(weight);
   if (name == nullptr) {
     if (opts_.algo == RingAlgo::kKetama) {
-      return Error(Code::kInvalid, which + ": a ketama shard needs a name (its twemproxy name, or "
-                                           "\"host:port\", or \"host\" when the port is 11211)");
+      return Error(Code::kInvalid, which +
+                                       ": a ketama shard needs a name (its twemproxy name, or "
+                                       "\"host:port\", or \"host\" when the port is 11211)");
     }
   } else {
     if (name_len == 0) {
@@ -205,8 +210,8 @@ Result<std::shared_ptr<const Ring>> RingBuilder::Build() const {
                                          " bytes, where twemproxy cuts them");
       }
       if (points.size() + static_cast<size_t>(groups) * kKetamaPointsPerHash > kRingMaxPoints) {
-        return Error(Code::kLimit, "the ring would have more than " +
-                                       std::to_string(kRingMaxPoints) + " points");
+        return Error(Code::kLimit,
+                     "the ring would have more than " + std::to_string(kRingMaxPoints) + " points");
       }
       for (uint32_t k = 0; k < groups; ++k) {
         const std::string point = s.name + "-" + std::to_string(k);

@@ -52,12 +52,14 @@ Status Router::ReportMoved(uint32_t slot, const std::string &host, uint16_t port
   if (slot >= kSlotCount) {
     return Error(Code::kInvalid, "slot " + std::to_string(slot) + " is outside 0-16383");
   }
-  if (host.empty() || port == 0) return Error(Code::kInvalid, "MOVED target needs a host and a port");
+  if (host.empty() || port == 0)
+    return Error(Code::kInvalid, "MOVED target needs a host and a port");
   // The migration is over for this client: the new owner's replicas serve it.
   const bool cleared = migrations_->Clear(static_cast<uint16_t>(slot));
   std::lock_guard<std::mutex> lock(mu_);
   refresh_needed_.store(true, std::memory_order_relaxed);
-  if (topology_ == nullptr) return Error(Code::kNoTopology, "MOVED before any topology was installed");
+  if (topology_ == nullptr)
+    return Error(Code::kNoTopology, "MOVED before any topology was installed");
   auto target = registry_->Intern(host, port);
   if (!target.ok()) return target.status();
   // A storm of MOVED for the same slot and target costs one rebuild.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-
 namespace cloudroute {
 
 namespace {
@@ -174,7 +173,8 @@ Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
     return a.node->address < b.node->address;
   });
   for (size_t i = 0; i < set.list.size(); ++i) {
-    if (i == 0 || set.list[i].tier != set.list[i - 1].tier) set.ranks.push_back(CandidateRank{0, 0});
+    if (i == 0 || set.list[i].tier != set.list[i - 1].tier)
+      set.ranks.push_back(CandidateRank{0, 0});
     set.list[i].rank = static_cast<uint32_t>(set.ranks.size() - 1);
     set.ranks.back().end = static_cast<uint32_t>(i + 1);
     set.ranks.back().weight += set.list[i].weight;

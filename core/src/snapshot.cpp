@@ -1,6 +1,5 @@
 #include "cloudroute/core/snapshot.hpp"
 
-
 namespace cloudroute {
 
 namespace {
@@ -18,14 +17,17 @@ std::string Why(Policy p, const Candidate &c, uint32_t margin) {
     case Policy::kMaster:
       return "the master (policy master reads from the master only)";
     case Policy::kPreferReplica:
-      return c.role == Role::kReplica ? "replica, tier " + tier + " (replicas first, nearest tier first)"
-                                      : "master, after every replica (policy prefer-replica)";
+      return c.role == Role::kReplica
+                 ? "replica, tier " + tier + " (replicas first, nearest tier first)"
+                 : "master, after every replica (policy prefer-replica)";
     case Policy::kLocal:
-      return "tier " + tier + (c.role == Role::kMaster ? ", master first in its tier"
-                                                       : ", replica (its tier's master, if any, goes first)");
+      return "tier " + tier +
+             (c.role == Role::kMaster ? ", master first in its tier"
+                                      : ", replica (its tier's master, if any, goes first)");
     case Policy::kLocalReplicasFirst:
-      return "tier " + tier + (c.role == Role::kMaster ? ", master after its tier's replicas"
-                                                       : ", replicas first in their tier");
+      return "tier " + tier +
+             (c.role == Role::kMaster ? ", master after its tier's replicas"
+                                      : ", replicas first in their tier");
     case Policy::kNearest:
       if (c.rtt_us == 0) return "no RTT measured: after measured nodes, by tier " + tier;
       return "rtt " + std::to_string(c.rtt_us) + " us, band " + std::to_string(c.rank) +
@@ -98,8 +100,9 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       if (z != in.zone_overrides->end()) zone = &z->second;
     }
     snap->placements[i] = Locate(cfg.locality, n, *zone);
-    facts[i] = NodeFacts{entry, TierOf(cfg.locality.client, snap->placements[i]), WeightOf(cfg, n),
-                         entry != nullptr && in.lagging != nullptr && in.lagging->count(entry->address) != 0};
+    facts[i] = NodeFacts{
+        entry, TierOf(cfg.locality.client, snap->placements[i]), WeightOf(cfg, n),
+        entry != nullptr && in.lagging != nullptr && in.lagging->count(entry->address) != 0};
   }
   CandidateOptions copts{cfg.policy, cfg.nearest_margin_us};
   snap->sets.reserve(t.shards.size());

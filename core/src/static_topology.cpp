@@ -140,7 +140,8 @@ Result<std::shared_ptr<const Topology>> ParseStaticTopology(std::string_view tex
     Line &l = lines[i];
     if (!l.id.empty()) {
       for (const std::string &seen : ids) {
-        if (seen == l.id) return Error(Code::kParse, "static topology: duplicate shard id '" + l.id + "'");
+        if (seen == l.id)
+          return Error(Code::kParse, "static topology: duplicate shard id '" + l.id + "'");
       }
       ids.push_back(l.id);
     }

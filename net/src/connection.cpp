@@ -70,11 +70,11 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, ui
     const std::string why = c->errstr;
     redisFree(c);
     const bool timed_out = saved_errno == ETIMEDOUT || why.find("timed out") != std::string::npos;
-    return Error(timed_out ? kTimeout : kConnError,
-                 address + ": connect " + (timed_out ? "timed out after " +
-                                                          std::to_string(opts.connect_timeout_ms) +
-                                                          " ms"
-                                                    : "failed: " + why));
+    return Error(
+        timed_out ? kTimeout : kConnError,
+        address + ": connect " +
+            (timed_out ? "timed out after " + std::to_string(opts.connect_timeout_ms) + " ms"
+                       : "failed: " + why));
   }
   std::unique_ptr<Connection> conn(new Connection());
   conn->ctx_ = c;
@@ -94,7 +94,8 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, ui
   if (opts.keepalive_idle_s > 0) {
     SetSockOpt(fd, SOL_SOCKET, SO_KEEPALIVE, 1);
     SetSockOpt(fd, IPPROTO_TCP, TCP_KEEPIDLE, static_cast<int>(opts.keepalive_idle_s));
-    const int interval = opts.keepalive_idle_s >= 3 ? static_cast<int>(opts.keepalive_idle_s / 3) : 1;
+    const int interval =
+        opts.keepalive_idle_s >= 3 ? static_cast<int>(opts.keepalive_idle_s / 3) : 1;
     SetSockOpt(fd, IPPROTO_TCP, TCP_KEEPINTVL, interval);
     SetSockOpt(fd, IPPROTO_TCP, TCP_KEEPCNT, 3);
   }
@@ -167,10 +168,18 @@ ssize_t Connection::RawSend(const char *p, size_t n, short *want) {
   if (tls_ == nullptr) return send(ctx_->fd, p, n, MSG_NOSIGNAL);
   size_t done = 0;
   switch (tls_->Write(p, n, &done, &tls_error_)) {
-    case TlsSession::Io::kOk: return static_cast<ssize_t>(done);
-    case TlsSession::Io::kWantRead: *want = POLLIN; errno = EAGAIN; return -1;
-    case TlsSession::Io::kWantWrite: errno = EAGAIN; return -1;
-    default: errno = EPROTO; return -1;
+    case TlsSession::Io::kOk:
+      return static_cast<ssize_t>(done);
+    case TlsSession::Io::kWantRead:
+      *want = POLLIN;
+      errno = EAGAIN;
+      return -1;
+    case TlsSession::Io::kWantWrite:
+      errno = EAGAIN;
+      return -1;
+    default:
+      errno = EPROTO;
+      return -1;
   }
 }
 
@@ -179,11 +188,20 @@ ssize_t Connection::RawRecv(char *p, size_t n, short *want) {
   if (tls_ == nullptr) return recv(ctx_->fd, p, n, 0);
   size_t got = 0;
   switch (tls_->Read(p, n, &got, &tls_error_)) {
-    case TlsSession::Io::kOk: return static_cast<ssize_t>(got);
-    case TlsSession::Io::kClosed: return 0;
-    case TlsSession::Io::kWantRead: errno = EAGAIN; return -1;
-    case TlsSession::Io::kWantWrite: *want = POLLOUT; errno = EAGAIN; return -1;
-    default: errno = EPROTO; return -1;
+    case TlsSession::Io::kOk:
+      return static_cast<ssize_t>(got);
+    case TlsSession::Io::kClosed:
+      return 0;
+    case TlsSession::Io::kWantRead:
+      errno = EAGAIN;
+      return -1;
+    case TlsSession::Io::kWantWrite:
+      *want = POLLOUT;
+      errno = EAGAIN;
+      return -1;
+    default:
+      errno = EPROTO;
+      return -1;
   }
 }
 
@@ -221,7 +239,8 @@ Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok) {
   for (;;) {
     void *reply = nullptr;
     if (redisReaderGetReply(ctx_->reader, &reply) != REDIS_OK) {
-      if (!state_.limit_error.empty()) return Fail(Code::kLimit, "reply refused: " + state_.limit_error);
+      if (!state_.limit_error.empty())
+        return Fail(Code::kLimit, "reply refused: " + state_.limit_error);
       return Fail(Code::kParse, std::string("protocol error: ") + ctx_->reader->errstr);
     }
     if (reply != nullptr) {
@@ -243,8 +262,9 @@ Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok) {
       continue;
     }
     if (n == 0) {
-      return Fail(kConnError, tls_ != nullptr && !tls_error_.empty() ? tls_error_
-                                                                       : "connection closed by the server");
+      return Fail(kConnError, tls_ != nullptr && !tls_error_.empty()
+                                  ? tls_error_
+                                  : "connection closed by the server");
     }
     if (errno == EINTR) continue;
     if (errno == EPROTO && tls_ != nullptr) return Fail(kConnError, tls_error_);
@@ -255,7 +275,8 @@ Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok) {
       if (w < 0) return Fail(kConnError, std::string("poll: ") + std::strerror(errno));
       continue;
     }
-    return Fail(errno == ETIMEDOUT ? kTimeout : kConnError, std::string("recv: ") + std::strerror(errno));
+    return Fail(errno == ETIMEDOUT ? kTimeout : kConnError,
+                std::string("recv: ") + std::strerror(errno));
   }
 }
 

@@ -62,10 +62,16 @@ void *CreateString(const redisReadTask *task, char *str, size_t len) {
   if (!Charge(task, len)) return nullptr;
   RespType type = RespType::kBulkString;
   switch (task->type) {
-    case REDIS_REPLY_STATUS: type = RespType::kSimpleString; break;
-    case REDIS_REPLY_ERROR: type = RespType::kError; break;
+    case REDIS_REPLY_STATUS:
+      type = RespType::kSimpleString;
+      break;
+    case REDIS_REPLY_ERROR:
+      type = RespType::kError;
+      break;
 #if HIREDIS_MAJOR >= 1
-    case REDIS_REPLY_BIGNUM: type = RespType::kBigNumber; break;
+    case REDIS_REPLY_BIGNUM:
+      type = RespType::kBigNumber;
+      break;
     case REDIS_REPLY_VERB:
       if (len >= 4) {  // "txt:" format prefix
         str += 4;
@@ -73,7 +79,8 @@ void *CreateString(const redisReadTask *task, char *str, size_t len) {
       }
       break;
 #endif
-    default: break;
+    default:
+      break;
   }
   Reply *r = NewNode(type);
   if (r == nullptr) return nullptr;

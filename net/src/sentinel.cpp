@@ -17,8 +17,9 @@ namespace {
 
 constexpr uint32_t kPushSliceMs = 100;  // how often the thread looks at its clock and stop flag
 
-const char *const kChannels[] = {"+switch-master", "+sdown", "-sdown", "+odown", "-odown",
-                                 "+slave", "+convert-to-slave", "+failover-end"};
+const char *const kChannels[] = {
+    "+switch-master",    "+sdown",       "-sdown", "+odown", "-odown", "+slave",
+    "+convert-to-slave", "+failover-end"};
 
 bool ParsePort(const std::string &text, uint16_t *port) {
   char *end = nullptr;
@@ -129,12 +130,14 @@ Result<SentinelView> SentinelWatcher::AskOne(size_t sentinel, uint32_t group) {
     return Error(kServerError, where + "SENTINEL get-master-addr-by-name refused: " + r[0]->str);
   }
   if (r[0]->type == RespType::kNull || r[0]->elements.empty()) {
-    return Error(Code::kNotFound, where + "sentinel does not monitor a master named '" + name + "'");
+    return Error(Code::kNotFound,
+                 where + "sentinel does not monitor a master named '" + name + "'");
   }
   SentinelView v;
   if (r[0]->elements.size() != 2 || r[0]->elements[0] == nullptr || r[0]->elements[1] == nullptr ||
       !ParsePort(r[0]->elements[1]->str, &v.master.port)) {
-    return Error(Code::kParse, where + "malformed get-master-addr-by-name reply for '" + name + "'");
+    return Error(Code::kParse,
+                 where + "malformed get-master-addr-by-name reply for '" + name + "'");
   }
   v.master.host = r[0]->elements[0]->str;
   if (r[1]->is_error()) {
@@ -213,8 +216,7 @@ Status SentinelWatcher::Reask(uint32_t group, uint32_t min_gap_ms) {
   std::lock_guard<std::mutex> lock(ask_mu_);
   if (group >= names_.size()) return Error(Code::kInvalid, "no such group");
   // Someone asked while we waited for the lock, or very recently: use that.
-  if (asked_ns_[group] >= asked_before ||
-      SteadyNowNs() - asked_ns_[group] < MsToNs(min_gap_ms)) {
+  if (asked_ns_[group] >= asked_before || SteadyNowNs() - asked_ns_[group] < MsToNs(min_gap_ms)) {
     return Status::Ok();
   }
   return AskGroupLocked(group);

@@ -146,7 +146,8 @@ Result<ReplyPtr> SentinelClient::Write(std::string_view key, const Args &args) {
     if (code != Code::kOk) {
       last = Error(code, "the key's group has no master known");
       uint32_t g = 0;
-      if (groups_->Locate(key.data(), key.size(), &g) == Code::kOk) (void)watcher_->Reask(g, kReaskMinGapMs);
+      if (groups_->Locate(key.data(), key.size(), &g) == Code::kOk)
+        (void)watcher_->Reask(g, kReaskMinGapMs);
       continue;
     }
     const uint32_t group = r.shard;

@@ -110,7 +110,8 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::Create(const TlsOptions &o
   std::shared_ptr<TlsContext> c(new TlsContext());
   c->opts_ = opts;
   c->ctx_ = SSL_CTX_new(TLS_client_method());
-  if (c->ctx_ == nullptr) return Error(Code::kNoMemory, "TLS: SSL_CTX_new failed: " + DrainErrors());
+  if (c->ctx_ == nullptr)
+    return Error(Code::kNoMemory, "TLS: SSL_CTX_new failed: " + DrainErrors());
   SSL_CTX *ctx = c->ctx_;
   if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) {
     return Error(Code::kInternal, "TLS: cannot require TLS 1.2: " + DrainErrors());
@@ -123,9 +124,10 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::Create(const TlsOptions &o
     const char *file = opts.ca_file.empty() ? nullptr : opts.ca_file.c_str();
     const char *dir = opts.ca_dir.empty() ? nullptr : opts.ca_dir.c_str();
     if (SSL_CTX_load_verify_locations(ctx, file, dir) != 1) {
-      return Error(Code::kInvalid, "TLS: cannot load the CA " +
-                                       (file ? "file '" + opts.ca_file + "'" : "directory '" + opts.ca_dir + "'") +
-                                       ": " + DrainErrors());
+      return Error(Code::kInvalid,
+                   "TLS: cannot load the CA " +
+                       (file ? "file '" + opts.ca_file + "'" : "directory '" + opts.ca_dir + "'") +
+                       ": " + DrainErrors());
     }
   } else if (opts.verify && SSL_CTX_set_default_verify_paths(ctx) != 1) {
     return Error(Code::kInvalid, "TLS: cannot load the system CA store: " + DrainErrors());
@@ -136,8 +138,8 @@ Result<std::shared_ptr<const TlsContext>> TlsContext::Create(const TlsOptions &o
                                        "': " + DrainErrors());
     }
     if (SSL_CTX_use_PrivateKey_file(ctx, opts.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
-      return Error(Code::kInvalid, "TLS: cannot load the client key '" + opts.key_file +
-                                       "': " + DrainErrors());
+      return Error(Code::kInvalid,
+                   "TLS: cannot load the client key '" + opts.key_file + "': " + DrainErrors());
     }
     if (SSL_CTX_check_private_key(ctx) != 1) {
       return Error(Code::kInvalid, "TLS: the key '" + opts.key_file +
@@ -185,8 +187,8 @@ Result<std::unique_ptr<TlsSession>> TlsSession::New(std::shared_ptr<const TlsCon
       ok = X509_VERIFY_PARAM_set1_host(param, s->name_.c_str(), s->name_.size());
     }
     if (ok != 1) {
-      return Error(Code::kInvalid, "TLS: cannot verify against the name '" + s->name_ + "': " +
-                                       DrainErrors());
+      return Error(Code::kInvalid,
+                   "TLS: cannot verify against the name '" + s->name_ + "': " + DrainErrors());
     }
   }
   return s;
@@ -219,8 +221,10 @@ TlsSession::Io TlsSession::Classify(int rc, const char *op, std::string *why) {
 TlsSession::Io TlsSession::ClassifyError(int rc, const char *op, std::string *why) {
   const int err = SSL_get_error(ssl_, rc);
   switch (err) {
-    case SSL_ERROR_WANT_READ: return Io::kWantRead;
-    case SSL_ERROR_WANT_WRITE: return Io::kWantWrite;
+    case SSL_ERROR_WANT_READ:
+      return Io::kWantRead;
+    case SSL_ERROR_WANT_WRITE:
+      return Io::kWantWrite;
     case SSL_ERROR_ZERO_RETURN:
       *why = "connection closed by the server (TLS close_notify)";
       return Io::kClosed;
@@ -234,7 +238,8 @@ TlsSession::Io TlsSession::ClassifyError(int rc, const char *op, std::string *wh
       *why = std::string("TLS ") + op + ": " + (q != 0 ? DrainErrors() : std::strerror(e));
       return Io::kError;
     }
-    default: break;
+    default:
+      break;
   }
   if (!handshake_done_) {
     const long v = SSL_get_verify_result(ssl_);
@@ -247,8 +252,7 @@ TlsSession::Io TlsSession::ClassifyError(int rc, const char *op, std::string *wh
   }
   if (ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
     ERR_clear_error();
-    *why = std::string("connection closed by the server during TLS ") + op +
-           " (no close_notify)";
+    *why = std::string("connection closed by the server during TLS ") + op + " (no close_notify)";
     return Io::kClosed;
   }
   *why = std::string("TLS ") + op + " failed: " + DrainErrors();

@@ -14,8 +14,7 @@
 #include "cloudroute.h"
 
 /* The last error names what was wrong. */
-#define assert_error_mentions(needle) \
-  assert_non_null(strstr(cr_last_error(), (needle)))
+#define assert_error_mentions(needle) assert_non_null(strstr(cr_last_error(), (needle)))
 
 /* A 2-shard CLUSTER SLOTS reply: cloud A = 127.0.1.x, cloud B = 127.0.2.x. */
 static const char kTwoShards[] =
@@ -31,7 +30,9 @@ static const char kTwoShards[] =
 
 static inline cr_topology *two_shards(void) {
   cr_topology *t = NULL;
-  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_OK);
+  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1,
+                                     CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+                   CR_OK);
   return t;
 }
 

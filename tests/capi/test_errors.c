@@ -2,12 +2,14 @@
 
 static void status_strings_are_static_and_distinct(void **state) {
   (void)state;
-  const cr_status all[] = {CR_OK, CR_EINVAL, CR_ENOMEM, CR_EBUFS, CR_EPARSE, CR_ELIMIT, CR_EINCOMPLETE,
-                           CR_ENOTOPOLOGY, CR_ESLOT_UNCOVERED, CR_EUNAVAILABLE, CR_ENOTFOUND, CR_EINTERNAL,
-                           CR_ECONN, CR_ETIMEOUT, CR_EREDIS};
+  const cr_status all[] = {
+      CR_OK,        CR_EINVAL,      CR_ENOMEM,      CR_EBUFS,           CR_EPARSE,
+      CR_ELIMIT,    CR_EINCOMPLETE, CR_ENOTOPOLOGY, CR_ESLOT_UNCOVERED, CR_EUNAVAILABLE,
+      CR_ENOTFOUND, CR_EINTERNAL,   CR_ECONN,       CR_ETIMEOUT,        CR_EREDIS};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
     assert_non_null(cr_status_str(all[i]));
-    for (size_t j = 0; j < i; ++j) assert_string_not_equal(cr_status_str(all[i]), cr_status_str(all[j]));
+    for (size_t j = 0; j < i; ++j)
+      assert_string_not_equal(cr_status_str(all[i]), cr_status_str(all[j]));
   }
   assert_non_null(strstr(cr_status_str((cr_status)-999), "unknown"));
 }
@@ -29,7 +31,8 @@ static void last_error_never_null_and_per_thread_message(void **state) {
   (void)state;
   assert_non_null(cr_last_error());
   cr_topology *t = NULL;
-  assert_int_equal(cr_topology_parse(&t, "x", 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_EPARSE);
+  assert_int_equal(cr_topology_parse(&t, "x", 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+                   CR_EPARSE);
   assert_null(t);
   assert_error_mentions("unknown type byte");
 }

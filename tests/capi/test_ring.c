@@ -81,7 +81,8 @@ static void ring_locate_many_and_bad_calls(void **state) {
   uint32_t out[NKEYS];
   uint32_t shard = 0;
   size_t i;
-  cr_ring *r = ring_of(CR_RING_ALGO_JEDIS, CR_HASH_ALGO_MURMUR, CR_RING_NAMING_JEDIS3, 0, abc, w112, 3);
+  cr_ring *r =
+      ring_of(CR_RING_ALGO_JEDIS, CR_HASH_ALGO_MURMUR, CR_RING_NAMING_JEDIS3, 0, abc, w112, 3);
   (void)state;
   for (i = 0; i < NKEYS; ++i) {
     ptrs[i] = kKeys[i];
@@ -243,7 +244,8 @@ static cr_shard_groups *three_groups(const cr_config *cfg, cr_ring **ring_out) {
     assert_int_equal(cr_shard_groups_add(&idx, g, names[i]), CR_OK);
     assert_int_equal(idx, i);
   }
-  *ring_out = ring_of(CR_RING_ALGO_JEDIS, CR_HASH_ALGO_MURMUR, CR_RING_NAMING_JEDIS3, 0, names, NULL, 3);
+  *ring_out =
+      ring_of(CR_RING_ALGO_JEDIS, CR_HASH_ALGO_MURMUR, CR_RING_NAMING_JEDIS3, 0, names, NULL, 3);
   assert_int_equal(cr_shard_groups_set_ring(g, *ring_out), CR_OK);
   for (i = 0; i < 3; ++i) {
     snprintf(host, sizeof host, "10.0.%u.1", i + 1);
@@ -330,7 +332,8 @@ static void groups_read_order_and_health(void **state) {
   g = three_groups(cfg, &ring);
   cr_config_free(cfg); /* the groups keep a copy */
   for (i = 0; i < 4; ++i) {
-    cr_candidate c = {sizeof(cr_candidate), 0, NULL, 0, CR_ROLE_MASTER, CR_TIER_UNKNOWN, 0, 0, 0, 0};
+    cr_candidate c = {sizeof(cr_candidate), 0, NULL, 0, CR_ROLE_MASTER,
+                      CR_TIER_UNKNOWN,      0, 0,    0, 0};
     order[i] = c;
   }
   assert_int_equal(cr_shard_groups_candidates(order, 4, &count, g, key, strlen(key)), CR_OK);
@@ -465,7 +468,8 @@ static void groups_prefer_the_local_zone(void **state) {
   g = three_groups(cfg, &ring);
   cr_config_free(cfg);
   for (i = 0; i < 3; ++i) {
-    cr_candidate c = {sizeof(cr_candidate), 0, NULL, 0, CR_ROLE_MASTER, CR_TIER_UNKNOWN, 0, 0, 0, 0};
+    cr_candidate c = {sizeof(cr_candidate), 0, NULL, 0, CR_ROLE_MASTER,
+                      CR_TIER_UNKNOWN,      0, 0,    0, 0};
     order[i] = c;
   }
   assert_int_equal(cr_shard_groups_locate(&group, g, "k", 1), CR_OK);

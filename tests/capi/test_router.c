@@ -279,9 +279,12 @@ static void errors_without_topology_or_with_bad_args(void **state) {
   assert_int_equal(cr_router_get_refresh_needed(NULL), 0);
 
   /* a topology with an uncovered slot */
-  static const char partial[] = "*1\r\n*3\r\n:0\r\n:10\r\n*3\r\n$9\r\n127.0.1.1\r\n:7001\r\n$1\r\nm\r\n";
+  static const char partial[] =
+      "*1\r\n*3\r\n:0\r\n:10\r\n*3\r\n$9\r\n127.0.1.1\r\n:7001\r\n$1\r\nm\r\n";
   cr_topology *t = NULL;
-  assert_int_equal(cr_topology_parse(&t, partial, sizeof partial - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_OK);
+  assert_int_equal(
+      cr_topology_parse(&t, partial, sizeof partial - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+      CR_OK);
   assert_int_equal(cr_router_update(r, t), CR_OK);
   assert_int_equal(cr_router_route_read(&out, r, "foo", 3), CR_ESLOT_UNCOVERED);
   assert_error_mentions("slot 12182");
@@ -290,7 +293,9 @@ static void errors_without_topology_or_with_bad_args(void **state) {
 
   /* every candidate down, and a master whose endpoint is unknown */
   static const char unknown[] = "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n$1\r\n?\r\n:7001\r\n$1\r\nm\r\n";
-  assert_int_equal(cr_topology_parse(&t, unknown, sizeof unknown - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_OK);
+  assert_int_equal(
+      cr_topology_parse(&t, unknown, sizeof unknown - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+      CR_OK);
   assert_int_equal(cr_router_update(r, t), CR_OK);
   assert_int_equal(cr_router_route_write(&out, r, "foo", 3), CR_EUNAVAILABLE);
   assert_int_equal(cr_router_route_read(&out, r, "foo", 3), CR_EUNAVAILABLE);

@@ -23,7 +23,8 @@ static void options_init_matches_the_macro(void **state) {
   memset(&b, 0xAB, sizeof b);
   cr_sentinel_options_init(&b, sizeof b);
   assert_int_equal(a.struct_size, sizeof(cr_sentinel_options));
-  assert_memory_equal(&a, &b, offsetof(cr_sentinel_options, tcp_user_timeout_ms) + sizeof(uint32_t));
+  assert_memory_equal(&a, &b,
+                      offsetof(cr_sentinel_options, tcp_user_timeout_ms) + sizeof(uint32_t));
   assert_null(b.username);
   assert_null(b.password);
   assert_null(b.sentinel_username);
@@ -58,7 +59,8 @@ static void new_refuses_invalid_arguments(void **state) {
   assert_error_mentions("names[1]");
   const char *bad_addrs[] = {"", "nohost", "h:0", "h:70000", "::1:7000"};
   for (size_t i = 0; i < sizeof bad_addrs / sizeof bad_addrs[0]; ++i) {
-    assert_int_equal(cr_sentinel_client_new(&c, NULL, NULL, ring, names, 2, bad_addrs[i]), CR_EINVAL);
+    assert_int_equal(cr_sentinel_client_new(&c, NULL, NULL, ring, names, 2, bad_addrs[i]),
+                     CR_EINVAL);
     assert_null(c);
   }
   cr_sentinel_options o = CR_SENTINEL_OPTIONS_INIT;
@@ -90,7 +92,8 @@ static void no_sentinel_is_a_connection_error_naming_each(void **state) {
   o.sentinel_timeout_ms = 300;
   o.sentinel_password = "hunter2-secret";
   /* Port 1 on loopback: nothing listens, the connect is refused at once. */
-  assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, "127.0.0.1:1,127.0.0.2:1"), CR_ECONN);
+  assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, "127.0.0.1:1,127.0.0.2:1"),
+                   CR_ECONN);
   assert_null(c);
   assert_error_mentions("127.0.0.1:1");
   assert_error_mentions("127.0.0.2:1");
@@ -104,9 +107,11 @@ static void entry_points_refuse_null(void **state) {
   cr_reply *r = (cr_reply *)0x1;
   const void *argv[] = {"GET", "k"};
   const size_t lens[] = {3, 1};
-  assert_int_equal(cr_sentinel_client_command(&r, NULL, CR_ACCESS_READ, 1, 2, argv, lens), CR_EINVAL);
+  assert_int_equal(cr_sentinel_client_command(&r, NULL, CR_ACCESS_READ, 1, 2, argv, lens),
+                   CR_EINVAL);
   assert_null(r);
-  assert_int_equal(cr_sentinel_client_command(NULL, NULL, CR_ACCESS_READ, 1, 2, argv, lens), CR_EINVAL);
+  assert_int_equal(cr_sentinel_client_command(NULL, NULL, CR_ACCESS_READ, 1, 2, argv, lens),
+                   CR_EINVAL);
   assert_int_equal(cr_sentinel_client_refresh(NULL), CR_EINVAL);
   assert_null(cr_sentinel_client_get_groups(NULL));
   cr_sentinel_stats st = CR_SENTINEL_STATS_INIT;

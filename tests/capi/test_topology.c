@@ -53,41 +53,60 @@ static void parse_and_inspect(void **state) {
 static void hostile_and_truncated_replies(void **state) {
   (void)state;
   cr_topology *t = (cr_topology *)0x1;
-  assert_int_equal(cr_topology_parse(&t, "*268435456\r\n", 12, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_ELIMIT);
+  assert_int_equal(
+      cr_topology_parse(&t, "*268435456\r\n", 12, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+      CR_ELIMIT);
   assert_null(t);
   assert_error_mentions("exceeds the cap");
-  assert_int_equal(cr_topology_parse(&t, "$9223372036854775807\r\n", 22, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_ELIMIT);
+  assert_int_equal(
+      cr_topology_parse(&t, "$9223372036854775807\r\n", 22, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+      CR_ELIMIT);
   for (size_t n = 0; n + 1 < sizeof kTwoShards - 1; ++n) {
     cr_status s = cr_topology_parse(&t, kTwoShards, n, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL);
     assert_int_equal(s, CR_EINCOMPLETE);
     assert_null(t);
   }
   static const char bad_slot[] = "*1\r\n*3\r\n:0\r\n:16384\r\n*2\r\n$1\r\na\r\n:1\r\n";
-  assert_int_equal(cr_topology_parse(&t, bad_slot, sizeof bad_slot - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_EPARSE);
+  assert_int_equal(
+      cr_topology_parse(&t, bad_slot, sizeof bad_slot - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+      CR_EPARSE);
   assert_error_mentions("outside 0-16383");
-  assert_int_equal(cr_topology_parse(&t, "-ERR unknown command\r\n", 22, CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS, NULL), CR_EPARSE);
+  assert_int_equal(cr_topology_parse(&t, "-ERR unknown command\r\n", 22,
+                                     CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS, NULL),
+                   CR_EPARSE);
   assert_error_mentions("unknown command");
 }
 
 static void bad_arguments(void **state) {
   (void)state;
   cr_topology *t = NULL;
-  assert_int_equal(cr_topology_parse(NULL, kTwoShards, 4, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_EINVAL);
-  assert_int_equal(cr_topology_parse(&t, NULL, 4, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_EINVAL);
-  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, (cr_topology_format)7, NULL), CR_EINVAL);
+  assert_int_equal(cr_topology_parse(NULL, kTwoShards, 4, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+                   CR_EINVAL);
+  assert_int_equal(cr_topology_parse(&t, NULL, 4, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+                   CR_EINVAL);
+  assert_int_equal(
+      cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, (cr_topology_format)7, NULL),
+      CR_EINVAL);
   assert_error_mentions("format 7 is not one of 0-1");
   cr_parse_options o = CR_PARSE_OPTIONS_INIT;
   o.struct_size = 3;
-  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o), CR_EINVAL);
+  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1,
+                                     CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o),
+                   CR_EINVAL);
   cr_parse_options_init(&o, sizeof o);
   o.max_elements = 0;
-  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o), CR_EINVAL);
+  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1,
+                                     CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o),
+                   CR_EINVAL);
   cr_parse_options_init(&o, sizeof o);
   o.max_elements = 2;
-  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o), CR_ELIMIT);
+  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1,
+                                     CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o),
+                   CR_ELIMIT);
   assert_int_equal(cr_parse_options_init(NULL, sizeof(cr_parse_options)), CR_EINVAL);
   /* empty reply bytes */
-  assert_int_equal(cr_topology_parse(&t, NULL, 0, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_EINCOMPLETE);
+  assert_int_equal(cr_topology_parse(&t, NULL, 0, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+                   CR_EINCOMPLETE);
 }
 
 static void default_host_and_empty_topology(void **state) {
@@ -96,12 +115,14 @@ static void default_host_and_empty_topology(void **state) {
   cr_parse_options o = CR_PARSE_OPTIONS_INIT;
   o.default_host = "10.1.2.3";
   cr_topology *t = NULL;
-  assert_int_equal(cr_topology_parse(&t, reply, sizeof reply - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o), CR_OK);
+  assert_int_equal(
+      cr_topology_parse(&t, reply, sizeof reply - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &o), CR_OK);
   cr_node_info n = CR_NODE_INFO_INIT;
   assert_int_equal(cr_topology_get_node(&n, t, 0), CR_OK);
   assert_string_equal(n.host, "10.1.2.3");
   cr_topology_free(t);
-  assert_int_equal(cr_topology_parse(&t, "*0\r\n", 4, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL), CR_OK);
+  assert_int_equal(cr_topology_parse(&t, "*0\r\n", 4, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, NULL),
+                   CR_OK);
   assert_int_equal(cr_topology_get_shard_count(t), 0);
   uint32_t shard;
   assert_int_equal(cr_topology_get_slot_shard(&shard, t, 0), CR_ESLOT_UNCOVERED);

@@ -13,16 +13,19 @@
 static void layouts_only_grew(void **state) {
   (void)state;
   assert_true(sizeof(v01_parse_options) <= sizeof(cr_parse_options));
-  assert_int_equal(offsetof(v01_parse_options, default_host), offsetof(cr_parse_options, default_host));
+  assert_int_equal(offsetof(v01_parse_options, default_host),
+                   offsetof(cr_parse_options, default_host));
   assert_int_equal(offsetof(v01_route, tier), offsetof(cr_route, tier));
   assert_int_equal(offsetof(v01_route, node), offsetof(cr_route, node_handle));
   assert_int_equal(offsetof(v01_candidate, down), offsetof(cr_candidate, down));
   assert_int_equal(offsetof(v01_node_info, shard), offsetof(cr_node_info, shard));
   assert_int_equal(offsetof(v01_router_options, seed), offsetof(cr_router_options, seed));
   assert_int_equal(offsetof(v01_ring_options, key_tags), offsetof(cr_ring_options, key_tags));
-  assert_int_equal(offsetof(v01_client_options, replica_max_lag_s), offsetof(cr_client_options, replica_max_lag_s));
+  assert_int_equal(offsetof(v01_client_options, replica_max_lag_s),
+                   offsetof(cr_client_options, replica_max_lag_s));
   assert_int_equal(offsetof(v01_client_stats, connections), offsetof(cr_client_stats, connections));
-  assert_int_equal(offsetof(v01_sentinel_options, client_name), offsetof(cr_sentinel_options, client_name));
+  assert_int_equal(offsetof(v01_sentinel_options, client_name),
+                   offsetof(cr_sentinel_options, client_name));
 }
 
 /* An old caller: parse, configure, route and inspect with 0.1.0 structs. */
@@ -30,9 +33,10 @@ static void old_caller_works(void **state) {
   (void)state;
   v01_parse_options po = {sizeof(v01_parse_options), 1048576u, 8u, 65536u, 67108864u, NULL};
   cr_topology *t = NULL;
-  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS,
-                                     (const cr_parse_options *)&po),
-                   CR_OK);
+  assert_int_equal(
+      cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS,
+                        (const cr_parse_options *)&po),
+      CR_OK);
   v01_node_info ni;
   memset(&ni, 0, sizeof ni);
   ni.struct_size = sizeof ni;
@@ -40,7 +44,8 @@ static void old_caller_works(void **state) {
   assert_string_equal(ni.host, "127.0.1.1");
   assert_int_equal(ni.struct_size, sizeof ni);
 
-  v01_router_options ro = {sizeof(v01_router_options), CR_POLICY_LOCAL_REPLICAS_FIRST, 1000u, 3u, 2000u, 42u};
+  v01_router_options ro = {
+      sizeof(v01_router_options), CR_POLICY_LOCAL_REPLICAS_FIRST, 1000u, 3u, 2000u, 42u};
   cr_config *cfg = NULL;
   assert_int_equal(cr_config_new(&cfg), CR_OK);
   assert_int_equal(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
@@ -67,7 +72,8 @@ static void old_caller_works(void **state) {
     assert_non_null(cands[i].host);
   }
 
-  v01_ring_options rio = {sizeof(v01_ring_options), CR_RING_ALGO_JEDIS, CR_HASH_ALGO_MURMUR, CR_RING_NAMING_JEDIS3, 0};
+  v01_ring_options rio = {sizeof(v01_ring_options), CR_RING_ALGO_JEDIS, CR_HASH_ALGO_MURMUR,
+                          CR_RING_NAMING_JEDIS3, 0};
   cr_ring *ring = NULL;
   assert_int_equal(cr_ring_new(&ring, (const cr_ring_options *)&rio), CR_OK);
   cr_ring_free(ring);
@@ -82,7 +88,7 @@ static void shorter_struct_keeps_defaults(void **state) {
   (void)state;
   cr_client_options o = CR_CLIENT_OPTIONS_INIT;
   o.struct_size = (uint32_t)offsetof(cr_client_options, tls); /* the first public layout */
-  o.tls = 5;        /* past struct_size: ignored, not refused as a bad boolean */
+  o.tls = 5; /* past struct_size: ignored, not refused as a bad boolean */
   o.connect_timeout_ms = 200;
   cr_client *c = NULL;
   /* Nothing listens on port 1: the options were accepted, the connect failed. */
@@ -120,18 +126,21 @@ static void newer_caller_zero_tail_or_eversion(void **state) {
   fo.added_later = 7;
   assert_int_equal(cr_config_set_router_options(cfg, &fo.base), CR_EVERSION);
   assert_error_mentions("older than the header");
-  assert_string_equal(cr_status_str(CR_EVERSION), "CR_EVERSION: a struct from a newer header than this library");
+  assert_string_equal(cr_status_str(CR_EVERSION),
+                      "CR_EVERSION: a struct from a newer header than this library");
 
   future_parse_options fp;
   memset(&fp, 0, sizeof fp);
   assert_int_equal(cr_parse_options_init(&fp.base, sizeof fp), CR_OK);
   fp.added_later = 1;
   cr_topology *t = NULL;
-  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &fp.base),
+  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1,
+                                     CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &fp.base),
                    CR_EVERSION);
   assert_null(t);
   fp.added_later = 0;
-  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &fp.base),
+  assert_int_equal(cr_topology_parse(&t, kTwoShards, sizeof kTwoShards - 1,
+                                     CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, &fp.base),
                    CR_OK);
 
   /* An output struct from a newer header: filled up to this library's
@@ -185,7 +194,8 @@ static void init_writes_only_the_callers_size(void **state) {
   for (size_t i = sizeof(cr_ring_options); i < sizeof buf; ++i) assert_int_equal(buf[i], 0xEE);
 
   memset(buf, 0xEE, sizeof buf);
-  assert_int_equal(cr_ring_options_init((cr_ring_options *)buf, 4), CR_EINVAL); /* below the first layout */
+  assert_int_equal(cr_ring_options_init((cr_ring_options *)buf, 4),
+                   CR_EINVAL); /* below the first layout */
   assert_error_mentions("first layout");
   for (size_t i = 0; i < sizeof buf; ++i) assert_int_equal(buf[i], 0xEE);
 

@@ -2,9 +2,10 @@
 // prove a hot path allocates nothing. Include it from exactly one file of a
 // test binary. Every replaceable form is covered (plain, nothrow, sized
 // delete) so that allocations and deallocations always pair with malloc/free,
-// also under AddressSanitizer. Outside sanitizer builds malloc itself is
-// counted too. g_bytes sums the sizes asked for, for tests that bound how
-// much memory a parse may take.
+// also under AddressSanitizer and ThreadSanitizer. Outside sanitizer builds
+// malloc itself is counted too (a sanitizer's runtime owns malloc: handing
+// its callers glibc's allocator instead crashes the process). g_bytes sums
+// the sizes asked for, for tests that bound how much memory a parse may take.
 #pragma once
 
 #include <atomic>
@@ -54,7 +55,7 @@ void operator delete[](void *p, size_t) noexcept { std::free(p); }
 void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
 void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
 
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 extern "C" void *__libc_malloc(size_t);
 extern "C" void *__libc_calloc(size_t, size_t);
 extern "C" void *__libc_realloc(void *, size_t);

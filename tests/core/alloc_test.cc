@@ -23,11 +23,14 @@ using crtest::Node;
 using crtest::R;
 
 TEST(Alloc, RoutingAKeyAllocatesNothing) {
-  R reply{R{0, 8191, Node("127.0.1.1", 7001, "m1"), Node("127.0.1.2", 7002, "r1"), Node("127.0.1.3", 7003, "r2")},
+  R reply{R{0, 8191, Node("127.0.1.1", 7001, "m1"), Node("127.0.1.2", 7002, "r1"),
+            Node("127.0.1.3", 7003, "r2")},
           R{8192, 16383, Node("127.0.2.1", 7101, "m2"), Node("127.0.1.4", 7004, "r3")}};
   const std::string bytes = reply.Encode();
   cr_topology *t = nullptr;
-  ASSERT_EQ(cr_topology_parse(&t, bytes.data(), bytes.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr), CR_OK);
+  ASSERT_EQ(
+      cr_topology_parse(&t, bytes.data(), bytes.size(), CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, nullptr),
+      CR_OK);
   cr_config *cfg = nullptr;
   ASSERT_EQ(cr_config_new(&cfg), CR_OK);
   ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
@@ -58,7 +61,8 @@ TEST(Alloc, RoutingAKeyAllocatesNothing) {
     routed += cr_snapshot_route_read(&out, snap, key, static_cast<size_t>(n)) == CR_OK;
     routed += cr_keyslot(key, static_cast<size_t>(n)) < 16384;
   }
-  for (int i = 0; i < 1000; ++i) routed += cr_router_route_read_batch(outs, nullptr, r, keys, lens, 64) == CR_OK;
+  for (int i = 0; i < 1000; ++i)
+    routed += cr_router_route_read_batch(outs, nullptr, r, keys, lens, 64) == CR_OK;
   g_counting = false;
   EXPECT_EQ(routed, 401000);
   EXPECT_EQ(g_allocs.load(), 0) << "heap allocations while routing";

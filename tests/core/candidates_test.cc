@@ -15,10 +15,11 @@ using crtest::R;
 class CandidatesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto t = ParseClusterSlots(R{R{0, 16383, Node("127.0.2.1", 7000, "m"), Node("127.0.1.1", 7001, "ra1"),
-                                  Node("127.0.1.2", 7002, "ra2"), Node("127.0.2.2", 7003, "rb")}}
-                                   .Encode(),
-                               ClusterReplyOptions());
+    auto t = ParseClusterSlots(
+        R{R{0, 16383, Node("127.0.2.1", 7000, "m"), Node("127.0.1.1", 7001, "ra1"),
+            Node("127.0.1.2", 7002, "ra2"), Node("127.0.2.2", 7003, "rb")}}
+            .Encode(),
+        ClusterReplyOptions());
     ASSERT_TRUE(t.ok());
     topo_ = *t;
     for (const TopoNode &n : topo_->nodes) {
@@ -70,8 +71,8 @@ TEST_F(CandidatesTest, MasterMovingClouds) {
 TEST_F(CandidatesTest, NearestBandsShareLoad) {
   facts_[0].entry->rtt_us = 5200;  // master, remote
   facts_[1].entry->rtt_us = 300;
-  facts_[2].entry->rtt_us = 900;   // within 1000 us of the fastest: same band
-  facts_[3].entry->rtt_us = 0;     // never measured: last
+  facts_[2].entry->rtt_us = 900;  // within 1000 us of the fastest: same band
+  facts_[3].entry->rtt_us = 0;    // never measured: last
   EXPECT_EQ(Order(Policy::kNearest, 1000),
             V({"127.0.1.1:7001#0", "127.0.1.2:7002#0", "127.0.2.1:7000#1", "127.0.2.2:7003#2"}));
   EXPECT_EQ(Order(Policy::kNearest, 100),
@@ -91,15 +92,17 @@ TEST_F(CandidatesTest, GroupsAndWeights) {
 }
 
 TEST_F(CandidatesTest, LoadingReplicaAndUnknownEndpointAreNotCandidates) {
-  R reply{R{"slots", R{0, 16383}, "nodes",
-            R{R{"id", "m", "port", 1, "endpoint", "10.0.0.1", "role", "master"},
-              R{"id", "r1", "port", 2, "endpoint", "10.0.0.2", "role", "replica", "health", "loading"},
-              R{"id", "r2", "port", 3, "endpoint", "?", "role", "replica"}}}};
+  R reply{
+      R{"slots", R{0, 16383}, "nodes",
+        R{R{"id", "m", "port", 1, "endpoint", "10.0.0.1", "role", "master"},
+          R{"id", "r1", "port", 2, "endpoint", "10.0.0.2", "role", "replica", "health", "loading"},
+          R{"id", "r2", "port", 3, "endpoint", "?", "role", "replica"}}}};
   auto t = ParseClusterShards(reply.Encode(), ClusterReplyOptions());
   ASSERT_TRUE(t.ok()) << t.status().message();
   std::vector<NodeFacts> facts;
   for (const TopoNode &n : (*t)->nodes) {
-    facts.push_back(NodeFacts{n.endpoint_known() ? *reg_.Intern(n.host, n.port) : nullptr, Tier::kUnknown, 1});
+    facts.push_back(
+        NodeFacts{n.endpoint_known() ? *reg_.Intern(n.host, n.port) : nullptr, Tier::kUnknown, 1});
   }
   CandidateSet s = BuildCandidates(**t, 0, facts, CandidateOptions{Policy::kPreferReplica, 0});
   ASSERT_EQ(s.list.size(), 1u);

@@ -35,8 +35,8 @@ TEST(Cidr, V6AndFamiliesNeverMix) {
 }
 
 TEST(Cidr, Errors) {
-  const char *bad[] = {"", "10.0.0.0/33", "10.0.0/24", "10.0.0.0/", "10.0.0.0/x", "host/24",
-                       "::/129", "10.0.0.0/-1", "10.0.0.0/0024"};
+  const char *bad[] = {"",        "10.0.0.0/33", "10.0.0/24",   "10.0.0.0/",    "10.0.0.0/x",
+                       "host/24", "::/129",      "10.0.0.0/-1", "10.0.0.0/0024"};
   for (const char *b : bad) {
     auto c = Cidr::Parse(b);
     EXPECT_FALSE(c.ok()) << b;

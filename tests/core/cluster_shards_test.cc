@@ -10,16 +10,32 @@ using crtest::R;
 
 R ShardNode(const std::string &id, const std::string &ip, int port, const std::string &role,
             const std::string &health = "online", const std::string &endpoint = "") {
-  return R{"id", id, "port", port, "ip", ip, "endpoint", endpoint.empty() ? ip : endpoint, "role", role,
-           "replication-offset", 72156, "health", health};
+  return R{"id",
+           id,
+           "port",
+           port,
+           "ip",
+           ip,
+           "endpoint",
+           endpoint.empty() ? ip : endpoint,
+           "role",
+           role,
+           "replication-offset",
+           72156,
+           "health",
+           health};
 }
 
-Result<std::shared_ptr<const Topology>> Parse(const R &r) { return ParseClusterShards(r.Encode(), ClusterReplyOptions()); }
+Result<std::shared_ptr<const Topology>> Parse(const R &r) {
+  return ParseClusterShards(r.Encode(), ClusterReplyOptions());
+}
 
 TEST(ClusterShards, Basic) {
   R reply{R{"slots", R{0, 3096, 4078, 5460}, "nodes",
-            R{ShardNode("m1", "10.0.0.1", 7000, "master"), ShardNode("r1", "10.0.1.1", 7001, "replica")}},
-          R{"slots", R{3097, 4077, 5461, 16383}, "nodes", R{ShardNode("m2", "10.0.0.2", 7000, "master")}}};
+            R{ShardNode("m1", "10.0.0.1", 7000, "master"),
+              ShardNode("r1", "10.0.1.1", 7001, "replica")}},
+          R{"slots", R{3097, 4077, 5461, 16383}, "nodes",
+            R{ShardNode("m2", "10.0.0.2", 7000, "master")}}};
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ((*t)->shards.size(), 2u);
@@ -30,8 +46,24 @@ TEST(ClusterShards, Basic) {
 }
 
 TEST(ClusterShards, HealthZoneTlsPortAndUnknownFields) {
-  R node{"id", "r", "port", 7001, "tls-port", 17001, "ip", "10.0.0.2", "endpoint", "10.0.0.2",
-         "role", "replica", "health", "loading", "availability-zone", "use1-az2", "future-field", R{1, 2}};
+  R node{"id",
+         "r",
+         "port",
+         7001,
+         "tls-port",
+         17001,
+         "ip",
+         "10.0.0.2",
+         "endpoint",
+         "10.0.0.2",
+         "role",
+         "replica",
+         "health",
+         "loading",
+         "availability-zone",
+         "use1-az2",
+         "future-field",
+         R{1, 2}};
   R reply{R{"slots", R{0, 16383}, "nodes", R{ShardNode("m", "10.0.0.1", 7000, "master"), node}}};
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -104,7 +136,8 @@ TEST(ClusterShards, ShardWithoutSlotsOrMaster) {
 }
 
 TEST(ClusterShards, QuestionMarkEndpointFallsBackToIp) {
-  R reply{R{"slots", R{0, 16383}, "nodes", R{ShardNode("m", "10.0.0.1", 7000, "master", "online", "?")}}};
+  R reply{R{"slots", R{0, 16383}, "nodes",
+            R{ShardNode("m", "10.0.0.1", 7000, "master", "online", "?")}}};
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ((*t)->nodes[0].host, "10.0.0.1");
@@ -112,7 +145,8 @@ TEST(ClusterShards, QuestionMarkEndpointFallsBackToIp) {
 
 TEST(ClusterShards, Resp3Maps) {
   const std::string reply =
-      "*1\r\n%2\r\n$5\r\nslots\r\n*2\r\n:0\r\n:16383\r\n$5\r\nnodes\r\n*1\r\n%4\r\n$2\r\nid\r\n$1\r\nm\r\n"
+      "*1\r\n%2\r\n$5\r\nslots\r\n*2\r\n:0\r\n:16383\r\n$5\r\nnodes\r\n*1\r\n%4\r\n$2\r\nid\r\n$"
+      "1\r\nm\r\n"
       "$4\r\nport\r\n:7000\r\n$8\r\nendpoint\r\n$8\r\n10.0.0.1\r\n$4\r\nrole\r\n$6\r\nmaster\r\n";
   auto t = ParseClusterShards(reply, ClusterReplyOptions());
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -120,7 +154,10 @@ TEST(ClusterShards, Resp3Maps) {
 }
 
 TEST(ClusterShards, Errors) {
-  struct Case { R reply; const char *needle; };
+  struct Case {
+    R reply;
+    const char *needle;
+  };
   const Case cases[] = {
       {R{R{"slots", R{0}, "nodes", R::Arr({})}}, "start/end pairs"},
       {R{R{"slots", R{0, 10}}}, "missing"},

@@ -18,7 +18,8 @@ Result<std::shared_ptr<const Topology>> Parse(const R &r, const std::string &def
 TEST(ClusterSlots, NonContiguousRangesOutOfOrderMergeIntoOneShard) {
   R m1 = Node("10.0.0.1", 7000, "m1"), r1 = Node("10.0.1.1", 7001, "r1");
   R m2 = Node("10.0.0.2", 7000, "m2");
-  auto t = Parse(R{R{4078, 5460, m1, r1}, R{5461, 16383, m2}, R{0, 3096, m1, r1}, R{3097, 4077, m2}});
+  auto t =
+      Parse(R{R{4078, 5460, m1, r1}, R{5461, 16383, m2}, R{0, 3096, m1, r1}, R{3097, 4077, m2}});
   ASSERT_TRUE(t.ok()) << t.status().message();
   const Topology &topo = **t;
   ASSERT_EQ(topo.shards.size(), 2u);
@@ -83,7 +84,9 @@ TEST(ClusterSlots, MetadataGivesIpHostnameAndZone) {
 }
 
 TEST(ClusterSlots, Resp3MetadataMap) {
-  const std::string reply = "*1\r\n*3\r\n:0\r\n:16383\r\n*4\r\n$8\r\n10.0.0.1\r\n:7000\r\n$1\r\nm\r\n%1\r\n$8\r\nhostname\r\n$4\r\nhost\r\n";
+  const std::string reply =
+      "*1\r\n*3\r\n:0\r\n:16383\r\n*4\r\n$8\r\n10.0.0.1\r\n:7000\r\n$1\r\nm\r\n%1\r\n$"
+      "8\r\nhostname\r\n$4\r\nhost\r\n";
   ClusterReplyOptions o;
   auto t = ParseClusterSlots(reply, o);
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -98,7 +101,10 @@ TEST(ClusterSlots, NoIdsUseAddressAsShardIdentity) {
 }
 
 TEST(ClusterSlots, Errors) {
-  struct Case { R reply; const char *needle; };
+  struct Case {
+    R reply;
+    const char *needle;
+  };
   const Case cases[] = {
       {R{R{0, 16384, Node("a", 1, "m")}}, "outside 0-16383"},
       {R{R{-1, 5, Node("a", 1, "m")}}, "outside 0-16383"},
@@ -106,8 +112,11 @@ TEST(ClusterSlots, Errors) {
       {R{R{0, 5, Node("a", 70000, "m")}}, "port 70000"},
       {R{R{0, 5}}, "not an array"},
       {R{R{0, 10, Node("a", 1, "m")}, R{5, 20, Node("b", 1, "n")}}, "claimed by shards"},
-      {R{R{0, 10, Node("a", 1, "m"), Node("b", 1, "r")}, R{11, 20, Node("b", 1, "r")}}, "both master and replica"},
-      {R{R{0, 10, Node("a", 1, "m"), Node("c", 1, "r")}, R{11, 20, Node("b", 1, "n"), Node("c", 1, "r")}}, "two masters"},
+      {R{R{0, 10, Node("a", 1, "m"), Node("b", 1, "r")}, R{11, 20, Node("b", 1, "r")}},
+       "both master and replica"},
+      {R{R{0, 10, Node("a", 1, "m"), Node("c", 1, "r")},
+         R{11, 20, Node("b", 1, "n"), Node("c", 1, "r")}},
+       "two masters"},
       {R{"x"}, "not an array"},
       {R{R{"zero", 5, Node("a", 1, "m")}}, "not an integer"},
   };

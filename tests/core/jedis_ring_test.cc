@@ -63,7 +63,7 @@ TEST(JedisRing, KeyTagDiffersFromRedisClusterHashTag) {
   EXPECT_EQ(Tag("foo{{bar}}zap"), "{bar");
   EXPECT_EQ(Tag("no tag"), "no tag");
   EXPECT_EQ(Tag("{}"), "{}");
-  EXPECT_EQ(Tag("{a\nb}{c}"), "c");  // '.' does not cross a line terminator
+  EXPECT_EQ(Tag("{a\nb}{c}"), "c");          // '.' does not cross a line terminator
   EXPECT_EQ(Tag("{\xE2\x80\xA8}{d}"), "d");  // U+2028
   EXPECT_EQ(Tag("{\xC5\x85}"), "\xC5\x85");  // U+0145 is not NEL even though it ends in 0x85
   EXPECT_EQ(Tag(""), "");
@@ -80,13 +80,16 @@ TEST(JedisRing, MatchesTreeMapModel) {
       o.hash = algo == JedisHash::kMd5 ? RingHash::kMd5 : RingHash::kMurmur;
       o.naming = naming;
       RingBuilder b(o);
-      const std::vector<std::pair<std::string, int>> shards = {{"a", 1}, {"", 2}, {"c", 3}, {"", 1}};
+      const std::vector<std::pair<std::string, int>> shards = {
+          {"a", 1}, {"", 2}, {"c", 3}, {"", 1}};
       std::map<int64_t, uint32_t> tree;
       for (uint32_t i = 0; i < shards.size(); ++i) {
         const std::string &name = shards[i].first;
-        ASSERT_TRUE(b.AddShard(name.empty() ? nullptr : name.data(), name.size(), shards[i].second).ok());
+        ASSERT_TRUE(
+            b.AddShard(name.empty() ? nullptr : name.data(), name.size(), shards[i].second).ok());
         for (uint32_t n = 0; n < 160u * static_cast<uint32_t>(shards[i].second); ++n) {
-          const std::string p = JedisPointName(naming, i, name.empty() ? nullptr : &name, shards[i].second, n);
+          const std::string p =
+              JedisPointName(naming, i, name.empty() ? nullptr : &name, shards[i].second, n);
           tree[JedisHashOf(algo, p.data(), p.size())] = i;
         }
       }

@@ -12,8 +12,10 @@ namespace {
 using cloudroute::JumpConsistentHash;
 
 TEST(Jump, GuavaGoldenValues) {
-  const int golden100[] = {0, 55, 62, 8, 45, 59, 86, 97, 82, 59, 73, 37, 17, 56, 86, 21, 90, 37, 38, 83};
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(JumpConsistentHash(static_cast<uint64_t>(i), 100), golden100[i]);
+  const int golden100[] = {0,  55, 62, 8,  45, 59, 86, 97, 82, 59,
+                           73, 37, 17, 56, 86, 21, 90, 37, 38, 83};
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(JumpConsistentHash(static_cast<uint64_t>(i), 100), golden100[i]);
   EXPECT_EQ(JumpConsistentHash(10863919174838991ull, 11), 6);
   EXPECT_EQ(JumpConsistentHash(2016238256797177309ull, 11), 3);
   EXPECT_EQ(JumpConsistentHash(1673758223894951030ull, 11), 5);
@@ -25,12 +27,14 @@ TEST(Jump, GuavaGoldenValues) {
 TEST(Jump, Vectors) {
   const auto &v = crtest::RingVectors();
   for (const auto &c : v["jump_guava"]) {
-    EXPECT_EQ(JumpConsistentHash(c["key"].get<uint64_t>(), c["buckets"].get<int32_t>()), c["bucket"].get<int32_t>());
+    EXPECT_EQ(JumpConsistentHash(c["key"].get<uint64_t>(), c["buckets"].get<int32_t>()),
+              c["bucket"].get<int32_t>());
   }
   ASSERT_GT(v["jump"].size(), 100u);
   for (const auto &c : v["jump"]) {
     const uint64_t key = std::stoull(c["key"].get<std::string>());
-    EXPECT_EQ(JumpConsistentHash(key, c["buckets"].get<int32_t>()), c["bucket"].get<int32_t>()) << key;
+    EXPECT_EQ(JumpConsistentHash(key, c["buckets"].get<int32_t>()), c["bucket"].get<int32_t>())
+        << key;
   }
   EXPECT_EQ(crtest::CheckRingCases("jump"), 2);
   EXPECT_EQ(crtest::CheckRingCases("modulo"), 2);

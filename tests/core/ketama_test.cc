@@ -73,7 +73,8 @@ TEST(Ketama, FirstPointAtOrAfterTheKey) {
     uint32_t best = 0, best_owner = 0, min = UINT32_MAX, min_owner = 0;
     bool found = false;
     for (const auto &p : pts) {
-      if (p.first >= h && (!found || p.first < best)) best = p.first, best_owner = p.second, found = true;
+      if (p.first >= h && (!found || p.first < best))
+        best = p.first, best_owner = p.second, found = true;
       if (p.first < min) min = p.first, min_owner = p.second;
     }
     ASSERT_EQ(ring->Locate(key.data(), key.size()), found ? best_owner : min_owner) << key;

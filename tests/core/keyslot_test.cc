@@ -13,7 +13,9 @@ uint16_t BitwiseCrc16(const std::string &s) {
   uint16_t crc = 0;
   for (unsigned char c : s) {
     crc ^= static_cast<uint16_t>(c << 8);
-    for (int i = 0; i < 8; ++i) crc = (crc & 0x8000) ? static_cast<uint16_t>((crc << 1) ^ 0x1021) : static_cast<uint16_t>(crc << 1);
+    for (int i = 0; i < 8; ++i)
+      crc = (crc & 0x8000) ? static_cast<uint16_t>((crc << 1) ^ 0x1021)
+                           : static_cast<uint16_t>(crc << 1);
   }
   return crc;
 }

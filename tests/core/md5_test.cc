@@ -48,7 +48,8 @@ TEST(Md5, IncrementalEqualsOneShot) {
     const auto ref = Md5Of(data.data(), len);
     for (size_t step : {1u, 3u, 55u, 56u, 63u, 64u, 65u}) {
       Md5 m;
-      for (size_t off = 0; off < len; off += step) m.Update(data.data() + off, std::min(step, len - off));
+      for (size_t off = 0; off < len; off += step)
+        m.Update(data.data() + off, std::min(step, len - off));
       ASSERT_EQ(m.Final(), ref) << "len " << len << " step " << step;
     }
   }

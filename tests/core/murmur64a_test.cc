@@ -49,7 +49,8 @@ TEST(Murmur64a, IndependentVectors) {
   for (const auto &c : v["murmur64a_seeded"]) {
     const std::string key = crtest::Unhex(c["key_hex"]);
     const uint64_t want = std::stoull(c["hash"].get<std::string>(), nullptr, 16);
-    EXPECT_EQ(MurmurHash64A(key.data(), key.size(), c["seed"].get<uint64_t>()), want) << c["key_hex"];
+    EXPECT_EQ(MurmurHash64A(key.data(), key.size(), c["seed"].get<uint64_t>()), want)
+        << c["key_hex"];
   }
 }
 

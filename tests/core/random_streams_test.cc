@@ -75,7 +75,7 @@ TEST(RandomStreams, SeedReproducesAcrossRuns) {
   RandomStreams r(42);
   // splitmix64 from SplitMix64Mix(42 ^ 1 * golden), as documented.
   EXPECT_EQ(Draws(r, 4), (std::vector<uint64_t>{6332618229526065668ull, 17630415256238047317ull,
-                                                 8971565426155258802ull, 1242533817266198696ull}));
+                                                8971565426155258802ull, 1242533817266198696ull}));
 }
 
 TEST(RandomStreams, EachThreadHasItsOwnStream) {
@@ -99,8 +99,13 @@ TEST(RandomStreams, EachThreadHasItsOwnStream) {
 // One shard, a master and four replicas of unknown tier: under
 // PreferReplica the replicas share rank 0, so every read draws a number.
 std::shared_ptr<const Topology> FourReplicas() {
-  R shard{0, 16383, Node("10.0.0.1", 7000, "m"), Node("10.0.0.2", 7001, "r1"),
-          Node("10.0.0.3", 7002, "r2"), Node("10.0.0.4", 7003, "r3"), Node("10.0.0.5", 7004, "r4")};
+  R shard{0,
+          16383,
+          Node("10.0.0.1", 7000, "m"),
+          Node("10.0.0.2", 7001, "r1"),
+          Node("10.0.0.3", 7002, "r2"),
+          Node("10.0.0.4", 7003, "r3"),
+          Node("10.0.0.5", 7004, "r4")};
   auto t = ParseClusterSlots(R{shard}.Encode(), ClusterReplyOptions());
   EXPECT_TRUE(t.ok()) << t.status().message();
   return *t;
@@ -163,8 +168,10 @@ std::unique_ptr<ShardGroups> NewGroups(uint64_t seed) {
   EXPECT_TRUE(b.AddShard("g", 1, 1).ok());
   EXPECT_TRUE(g->SetRing(*b.Build()).ok());
   EXPECT_TRUE(g->SetMaster(0, "10.0.0.1", 7000).ok());
-  EXPECT_TRUE(g->SetReplicas(0, {{"10.0.0.2", 7001}, {"10.0.0.3", 7002}, {"10.0.0.4", 7003},
-                                 {"10.0.0.5", 7004}}).ok());
+  EXPECT_TRUE(
+      g->SetReplicas(
+           0, {{"10.0.0.2", 7001}, {"10.0.0.3", 7002}, {"10.0.0.4", 7003}, {"10.0.0.5", 7004}})
+          .ok());
   return g;
 }
 

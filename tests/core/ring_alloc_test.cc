@@ -75,8 +75,10 @@ TEST(RingAlloc, ShardGroupRoutingAllocatesNothing) {
   cr_ring *ring = nullptr;
   ASSERT_EQ(cr_ring_new(&ring, nullptr), CR_OK);
   for (int i = 0; i < 4; ++i) {
-    const std::string name = "mymaster-" + std::to_string(i), host = "10.0." + std::to_string(i) + ".1";
-    const std::string r1 = "10.0." + std::to_string(i) + ".2", r2 = "10.0." + std::to_string(i) + ".3";
+    const std::string name = "mymaster-" + std::to_string(i),
+                      host = "10.0." + std::to_string(i) + ".1";
+    const std::string r1 = "10.0." + std::to_string(i) + ".2",
+                      r2 = "10.0." + std::to_string(i) + ".3";
     uint32_t idx = 0;
     ASSERT_EQ(cr_shard_groups_add(&idx, g, name.c_str()), CR_OK);
     ASSERT_EQ(cr_ring_add_shard(ring, name.c_str(), 1), CR_OK);

@@ -107,7 +107,8 @@ TEST(Ring, RefusesBadInput) {
   ASSERT_TRUE(Add(&b, "a", 1).ok());
   s = Add(&b, "a", 2);
   EXPECT_EQ(s.code(), Code::kInvalid);
-  EXPECT_NE(s.message().find("duplicate name 'a' (also shard 0)"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("duplicate name 'a' (also shard 0)"), std::string::npos)
+      << s.message();
   s = b.AddShard("x\0y", 3, 1);
   EXPECT_EQ(s.code(), Code::kInvalid);
   EXPECT_NE(s.message().find("NUL byte at offset 1"), std::string::npos) << s.message();

@@ -34,7 +34,7 @@ inline cloudroute::RingOptions RingOptionsOf(const nlohmann::json &c) {
   using namespace cloudroute;
   RingOptions o;
   const std::string algo = c["algo"];
-  o.algo = algo == "jedis" ? RingAlgo::kJedis
+  o.algo = algo == "jedis"    ? RingAlgo::kJedis
            : algo == "ketama" ? RingAlgo::kKetama
            : algo == "jump"   ? RingAlgo::kJump
                               : RingAlgo::kModulo;

@@ -5,7 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "cloudroute/core/cluster_reply.hpp"
 #include "test_util.hpp"
@@ -27,10 +30,13 @@ std::shared_ptr<const Topology> Topo(const R &r) {
 
 // Two shards; cloud A is 127.0.1.0/24 (local), cloud B 127.0.2.0/24.
 R TwoShards(bool failed_over = false) {
-  R m1 = Node("127.0.1.1", 7001, "m1"), r1a = Node("127.0.1.2", 7002, "r1a"), r1b = Node("127.0.2.2", 7102, "r1b");
-  R m2 = Node("127.0.2.1", 7101, "m2"), r2a = Node("127.0.1.3", 7003, "r2a"), r2b = Node("127.0.2.3", 7103, "r2b");
+  R m1 = Node("127.0.1.1", 7001, "m1"), r1a = Node("127.0.1.2", 7002, "r1a"),
+    r1b = Node("127.0.2.2", 7102, "r1b");
+  R m2 = Node("127.0.2.1", 7101, "m2"), r2a = Node("127.0.1.3", 7003, "r2a"),
+    r2b = Node("127.0.2.3", 7103, "r2b");
   if (failed_over) {  // r1b was promoted: shard 1's master now lives in cloud B
-    return R{R{0, 8191, Node("127.0.2.2", 7102, "r1b"), r1a, Node("127.0.1.1", 7001, "m1")}, R{8192, 16383, m2, r2a, r2b}};
+    return R{R{0, 8191, Node("127.0.2.2", 7102, "r1b"), r1a, Node("127.0.1.1", 7001, "m1")},
+             R{8192, 16383, m2, r2a, r2b}};
   }
   return R{R{0, 8191, m1, r1a, r1b}, R{8192, 16383, m2, r2a, r2b}};
 }
@@ -121,6 +127,45 @@ TEST(Router, WeightedChoiceAmongEqualRank) {
   const double ratio = static_cast<double>(hits["127.0.1.2:7002"]) / hits["127.0.2.2:7102"];
   EXPECT_GT(ratio, 2.6);
   EXPECT_LT(ratio, 3.4);
+}
+
+// The seed belongs to the router: two routers with one seed make the same
+// picks among equal candidates, even on one thread and even interleaved.
+TEST(Router, ASeedReproducesTheRoutersPicks) {
+  RouterConfig cfg = Cfg(Policy::kPreferReplica);
+  cfg.locality.rules.clear();  // every replica of a shard ranks equal: the seed picks
+  // The addresses n reads of key:0, key:1, ... went to.
+  auto picks = [](Router &r, int n) {
+    std::vector<std::string> seq;
+    for (int i = 0; i < n; ++i) {
+      const std::string k = "key:" + std::to_string(i);
+      Route out;
+      const Code c = r.RouteRead(k.data(), k.size(), &out);
+      EXPECT_EQ(c, Code::kOk) << k;
+      seq.push_back(c == Code::kOk ? out.node->address : std::string());
+    }
+    return seq;
+  };
+  Router a(cfg, &FakeNow), b(cfg, &FakeNow);
+  ASSERT_TRUE(a.Update(Topo(TwoShards())).ok());
+  ASSERT_TRUE(b.Update(Topo(TwoShards())).ok());
+  const std::vector<std::string> first = picks(a, 200);
+  EXPECT_EQ(picks(b, 200), first);  // b after a on this thread
+  const std::set<std::string> seen(first.begin(), first.end());
+  EXPECT_EQ(seen.size(), 4u) << "the seed did not pick among each shard's two replicas";
+
+  cfg.seed = 8;
+  Router c(cfg, &FakeNow), d(cfg, &FakeNow), e(cfg, &FakeNow);
+  ASSERT_TRUE(c.Update(Topo(TwoShards())).ok());
+  ASSERT_TRUE(d.Update(Topo(TwoShards())).ok());
+  ASSERT_TRUE(e.Update(Topo(TwoShards())).ok());
+  std::vector<std::string> cs, ds;
+  for (int i = 0; i < 50; ++i) {  // interleaved on one thread
+    for (std::string &s : picks(c, 4)) cs.push_back(std::move(s));
+    for (std::string &s : picks(d, 4)) ds.push_back(std::move(s));
+  }
+  EXPECT_EQ(cs, ds);
+  EXPECT_NE(picks(e, 200), first);  // another seed, other picks
 }
 
 TEST(Router, DownNodeIsSkippedRoundRobinThenProbed) {
@@ -222,7 +267,8 @@ TEST(Router, ServerZoneFromTheNetLayerReorders) {
   Route out;
   ASSERT_EQ(r.RouteRead(k0.data(), k0.size(), &out), Code::kOk);
   EXPECT_EQ(out.node->address, "127.0.2.2:7102");
-  EXPECT_NE(r.Current()->Explain(KeySlot(k0.data(), k0.size())).find("server zone a"), std::string::npos);
+  EXPECT_NE(r.Current()->Explain(KeySlot(k0.data(), k0.size())).find("server zone a"),
+            std::string::npos);
 }
 
 TEST(Router, LaggingReplicaIsReadLast) {
@@ -262,10 +308,14 @@ TEST(Router, MigratingSlotReadsGoToTheMaster) {
   ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
   const std::string k0 = KeyForShard(0), k1 = KeyForShard(1);
   const uint16_t slot = KeySlot(k0.data(), k0.size());
-  auto read_node = [&](const std::string &k) {
+  // The address a read of k goes to, or "" (and a test failure) when the
+  // read does not route: out.node is only valid after kOk. (ASSERT_* cannot
+  // return a value from this lambda.)
+  auto read_node = [&](const std::string &k) -> std::string {
     Route out;
-    EXPECT_EQ(r.RouteRead(k.data(), k.size(), &out), Code::kOk);
-    return out.node->address;
+    const Code c = r.RouteRead(k.data(), k.size(), &out);
+    EXPECT_EQ(c, Code::kOk) << k;
+    return c == Code::kOk ? out.node->address : std::string();
   };
   auto old_snap = r.Current();
   const uint64_t gen = old_snap->generation;
@@ -355,7 +405,9 @@ TEST(Router, ExplainNamesTierRoleHealthWeight) {
   ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
   const std::string text = r.Current()->Explain(0);
   EXPECT_NE(text.find("policy local write 127.0.1.1:7001"), std::string::npos) << text;
-  EXPECT_NE(text.find("1. 127.0.1.1:7001 master tier=local rank=0 weight=1 health=up"), std::string::npos) << text;
+  EXPECT_NE(text.find("1. 127.0.1.1:7001 master tier=local rank=0 weight=1 health=up"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("from=cidr 127.0.2.0/24"), std::string::npos) << text;
 }
 
@@ -376,10 +428,14 @@ TEST(Router, ReadersNeverSeeAHalfBuiltSnapshot) {
         for (int i = 0; i < 1000; ++i) {
           key.back() = static_cast<char>('0' + i % 10);
           Route out;
-          if (r.RouteRead(key.data(), key.size(), &out) != Code::kOk) ++bad;
+          if (r.RouteRead(key.data(), key.size(), &out) != Code::kOk) {
+            ++bad;  // and out.node is not valid
+            continue;
+          }
           const bool shard0 = KeySlot(key.data(), key.size()) < 8192;
           const std::string &addr = out.node->address;
-          const bool in0 = addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
+          const bool in0 =
+              addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
           if (shard0 != in0) ++bad;
           ++reads;
         }
@@ -387,7 +443,8 @@ TEST(Router, ReadersNeverSeeAHalfBuiltSnapshot) {
     });
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (reads.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  while (reads.load() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
   for (int i = 0; i < 2000; ++i) ASSERT_TRUE(r.Update(i % 2 ? a : b).ok());
   stop = true;
   for (auto &t : readers) t.join();
@@ -411,10 +468,14 @@ TEST(Router, MoreReaderThreadsThanFastSlots) {
       for (int i = 0; i < 200 || !stop.load(); ++i) {
         const std::string key = "k" + std::to_string(i % 50);
         Route out;
-        if (r.RouteRead(key.data(), key.size(), &out) != Code::kOk) ++bad;
+        if (r.RouteRead(key.data(), key.size(), &out) != Code::kOk) {
+          ++bad;  // and out.node is not valid
+          continue;
+        }
         const bool shard0 = KeySlot(key.data(), key.size()) < 8192;
         const std::string &addr = out.node->address;
-        const bool in0 = addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
+        const bool in0 =
+            addr == "127.0.1.1:7001" || addr == "127.0.1.2:7002" || addr == "127.0.2.2:7102";
         if (shard0 != in0) ++bad;
         ++reads;
         if (i > 100000) break;  // bounded even if stop never comes

@@ -33,7 +33,8 @@ std::string Addr(const NodeEntry *e) { return e->address; }
 
 struct Fixture {
   explicit Fixture(RouterConfig cfg = {}) : groups(std::move(cfg), &FakeNow) {
-    for (const char *n : {"mymaster-1", "mymaster-2", "mymaster-3"}) EXPECT_TRUE(groups.AddGroup(n).ok());
+    for (const char *n : {"mymaster-1", "mymaster-2", "mymaster-3"})
+      EXPECT_TRUE(groups.AddGroup(n).ok());
     ring = NamedRing({"mymaster-1", "mymaster-2", "mymaster-3"});
     EXPECT_TRUE(groups.SetRing(ring).ok());
     for (uint32_t g = 0; g < 3; ++g) {
@@ -131,8 +132,9 @@ std::map<std::string, int> ReadCounts(ShardGroups &groups, const std::string &ke
   std::map<std::string, int> counts;
   for (int i = 0; i < n; ++i) {
     Route r;
-    EXPECT_EQ(groups.RouteRead(key.data(), key.size(), &r), Code::kOk);
-    ++counts[Addr(r.node)];
+    const Code c = groups.RouteRead(key.data(), key.size(), &r);
+    EXPECT_EQ(c, Code::kOk) << key;
+    ++counts[c == Code::kOk ? Addr(r.node) : "(no route)"];  // r.node is only valid after kOk
   }
   return counts;
 }
@@ -246,7 +248,8 @@ TEST(ShardGroups, LocalInstancesFirst) {
   RouterConfig cfg;
   cfg.locality.client = *ParseLocation("gcp/us-central1/b");
   cfg.locality.rules.push_back(LocationRule{*Cidr::Parse("10.0.1.3/32"), Location{}, true});
-  cfg.locality.rules.push_back(LocationRule{*Cidr::Parse("10.0.1.0/24"), *ParseLocation("aws/us-east-1/a"), false});
+  cfg.locality.rules.push_back(
+      LocationRule{*Cidr::Parse("10.0.1.0/24"), *ParseLocation("aws/us-east-1/a"), false});
   Fixture f(cfg);
   std::string key;
   for (int k = 0;; ++k) {
@@ -279,7 +282,8 @@ TEST(ShardGroups, ReplicaListsAreCleaned) {
   Fixture f;
   // A promoted replica still listed beside itself as master, and a repeat.
   ASSERT_TRUE(f.groups.SetMaster(0, "10.0.1.2", 6379).ok());
-  ASSERT_TRUE(f.groups.SetReplicas(0, {{"10.0.1.2", 6379}, {"10.0.1.1", 6379}, {"10.0.1.1", 6379}}).ok());
+  ASSERT_TRUE(
+      f.groups.SetReplicas(0, {{"10.0.1.2", 6379}, {"10.0.1.1", 6379}, {"10.0.1.1", 6379}}).ok());
   std::string key;
   for (int k = 0;; ++k) {
     key = "k" + std::to_string(k);
@@ -307,7 +311,8 @@ TEST(ShardGroups, ModuloRing) {
     const std::string key = std::to_string(k);
     uint32_t g;
     ASSERT_EQ(groups.Locate(key.data(), key.size(), &g), Code::kOk);
-    EXPECT_EQ(g, static_cast<uint64_t>(JedisHashOf(JedisHash::kMurmur, key.data(), key.size())) % 4);
+    EXPECT_EQ(g,
+              static_cast<uint64_t>(JedisHashOf(JedisHash::kMurmur, key.data(), key.size())) % 4);
   }
 }
 
@@ -335,7 +340,8 @@ TEST(ShardGroups, ConcurrentRoutingDuringFailovers) {
   }
   // Start flipping only once readers run (bounded), so the race is real.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (routed.load() == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  while (routed.load() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
   for (int i = 0; i < 300; ++i) {
     const uint32_t g = static_cast<uint32_t>(i % 3);
     const std::string base = "10.0." + std::to_string(g + 1) + ".";

@@ -7,7 +7,9 @@ namespace cloudroute {
 namespace {
 
 TEST(StaticTopology, SingleShardOwnsEverySlot) {
-  auto t = ParseStaticTopology("# one master, two replicas\nshard master=10.0.0.1:6379 replicas=10.1.0.1:6379,[fd00::1]:6379\n");
+  auto t = ParseStaticTopology(
+      "# one master, two replicas\nshard master=10.0.0.1:6379 "
+      "replicas=10.1.0.1:6379,[fd00::1]:6379\n");
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->shards.size(), 1u);
   EXPECT_EQ((*t)->nodes.size(), 3u);
@@ -31,7 +33,10 @@ TEST(StaticTopology, SeveralShardsWithIds) {
 }
 
 TEST(StaticTopology, ErrorsNameTheLine) {
-  struct Case { const char *text; const char *needle; };
+  struct Case {
+    const char *text;
+    const char *needle;
+  };
   const Case cases[] = {
       {"", "no shard lines"},
       {"# nothing\n", "no shard lines"},
@@ -52,7 +57,8 @@ TEST(StaticTopology, ErrorsNameTheLine) {
     auto t = ParseStaticTopology(c.text);
     ASSERT_FALSE(t.ok()) << c.text;
     EXPECT_EQ(t.status().code(), Code::kParse);
-    EXPECT_NE(t.status().message().find(c.needle), std::string::npos) << c.text << " → " << t.status().message();
+    EXPECT_NE(t.status().message().find(c.needle), std::string::npos)
+        << c.text << " → " << t.status().message();
   }
   auto nul = ParseStaticTopology(std::string_view("shard master=a:1\0", 17));
   ASSERT_FALSE(nul.ok());

@@ -19,13 +19,24 @@ struct R {
   R(const char *v) : kind(kStr), s(v) {}               // NOLINT
   R(std::string v) : kind(kStr), s(std::move(v)) {}    // NOLINT
   R(std::initializer_list<R> v) : kind(kArr), a(v) {}  // NOLINT
-  static R Arr(std::vector<R> v) { R r{}; r.a = std::move(v); return r; }
-  static R Null() { R r(0); r.kind = kNull; return r; }
+  static R Arr(std::vector<R> v) {
+    R r{};
+    r.a = std::move(v);
+    return r;
+  }
+  static R Null() {
+    R r(0);
+    r.kind = kNull;
+    return r;
+  }
   std::string Encode() const {
     switch (kind) {
-      case kInt: return ":" + std::to_string(i) + "\r\n";
-      case kStr: return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-      case kNull: return "$-1\r\n";
+      case kInt:
+        return ":" + std::to_string(i) + "\r\n";
+      case kStr:
+        return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+      case kNull:
+        return "$-1\r\n";
       case kArr: {
         std::string out = "*" + std::to_string(a.size()) + "\r\n";
         for (const R &e : a) out += e.Encode();

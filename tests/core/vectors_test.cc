@@ -20,7 +20,8 @@ json Load(const std::string &name) {
 
 std::string Unhex(const std::string &h) {
   std::string out;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) out.push_back(static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16)));
+  for (size_t i = 0; i + 1 < h.size(); i += 2)
+    out.push_back(static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16)));
   return out;
 }
 
@@ -51,28 +52,38 @@ TEST(Vectors, KeyslotMatchesRedisServer) {
   for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(slots[i], v["cases"][i]["slot"].get<int>());
 }
 
-std::string Addr(const char *host, uint16_t port) { return std::string(host) + ":" + std::to_string(port); }
+std::string Addr(const char *host, uint16_t port) {
+  return std::string(host) + ":" + std::to_string(port);
+}
 
 TEST(Vectors, RoutingCandidateOrder) {
   json v = Load("routing.json");
   ASSERT_GT(v["cases"].size(), 0u);
   for (const json &c : v["cases"]) {
     SCOPED_TRACE(c["name"].get<std::string>());
-    const std::string bytes = ReadFile(std::string(CR_VECTORS_DIR) + "/../../" + c["reply_file"].get<std::string>());
+    const std::string bytes =
+        ReadFile(std::string(CR_VECTORS_DIR) + "/../../" + c["reply_file"].get<std::string>());
     cr_topology *t = nullptr;
-    const cr_topology_format kind = c["reply_kind"] == "cluster-shards" ? CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS : CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS;
-    ASSERT_EQ(cr_topology_parse(&t, bytes.data(), bytes.size(), kind, nullptr), CR_OK) << cr_last_error();
+    const cr_topology_format kind = c["reply_kind"] == "cluster-shards"
+                                        ? CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS
+                                        : CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS;
+    ASSERT_EQ(cr_topology_parse(&t, bytes.data(), bytes.size(), kind, nullptr), CR_OK)
+        << cr_last_error();
     cr_config *cfg = nullptr;
     ASSERT_EQ(cr_config_new(&cfg), CR_OK);
     const json &conf = c["config"];
     if (conf.contains("client_location")) {
-      ASSERT_EQ(cr_config_set_client_location(cfg, conf["client_location"].get<std::string>().c_str()), CR_OK);
+      ASSERT_EQ(
+          cr_config_set_client_location(cfg, conf["client_location"].get<std::string>().c_str()),
+          CR_OK);
     }
     for (const json &cidr : conf.value("local_cidrs", json::array())) {
       ASSERT_EQ(cr_config_add_local_cidr(cfg, cidr.get<std::string>().c_str()), CR_OK);
     }
     for (const json &rule : conf.value("location_rules", json::array())) {
-      ASSERT_EQ(cr_config_add_location_rule(cfg, rule[0].get<std::string>().c_str(), rule[1].get<std::string>().c_str()), CR_OK);
+      ASSERT_EQ(cr_config_add_location_rule(cfg, rule[0].get<std::string>().c_str(),
+                                            rule[1].get<std::string>().c_str()),
+                CR_OK);
     }
     cr_router_options o = CR_ROUTER_OPTIONS_INIT;
     ASSERT_EQ(cr_policy_from_name(&o.policy, conf["policy"].get<std::string>().c_str()), CR_OK);

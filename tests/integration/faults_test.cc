@@ -34,13 +34,11 @@
 
 namespace {
 
-
 using Clock = std::chrono::steady_clock;
 
 int64_t MsSince(Clock::time_point t0) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
 }
-
 
 std::string HostOf(const std::string &addr) { return addr.substr(0, addr.rfind(':')); }
 uint16_t PortOf(const std::string &addr) {
@@ -49,7 +47,8 @@ uint16_t PortOf(const std::string &addr) {
 
 // redis-cli against one node (bounded by `timeout`); stdout, trimmed.
 std::string Cli(const std::string &addr, const std::vector<std::string> &args) {
-  std::string cmd = "timeout 10 redis-cli -h " + HostOf(addr) + " -p " + std::to_string(PortOf(addr));
+  std::string cmd =
+      "timeout 10 redis-cli -h " + HostOf(addr) + " -p " + std::to_string(PortOf(addr));
   for (const std::string &a : args) {
     std::string q = "'";
     for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
@@ -145,7 +144,9 @@ struct Client {
   }
 };
 
-std::string Addr(const cr_candidate &c) { return std::string(c.host) + ":" + std::to_string(c.port); }
+std::string Addr(const cr_candidate &c) {
+  return std::string(c.host) + ":" + std::to_string(c.port);
+}
 
 // Keys whose slot is owned by `master` ("host:port"), n of them.
 std::vector<std::string> KeysOn(Client &cl, const std::string &master, const std::string &prefix,
@@ -162,7 +163,8 @@ std::vector<std::string> KeysOn(Client &cl, const std::string &master, const std
 // through the client (reads may be served by replicas, which acknowledge
 // asynchronously). These are the acknowledged writes of scenario (f).
 void WriteAndSettle(Client &cl, const std::vector<std::string> &keys) {
-  for (const std::string &k : keys) ASSERT_EQ(cl.Set(k, "v-" + k), CR_OK) << k << ": " << cr_last_error();
+  for (const std::string &k : keys)
+    ASSERT_EQ(cl.Set(k, "v-" + k), CR_OK) << k << ": " << cr_last_error();
   ASSERT_TRUE(WaitFor(5000, [&] {
     std::string v;
     for (const std::string &k : keys) {
@@ -186,14 +188,16 @@ void ExpectAllReadable(Client &cl, const std::vector<std::string> &keys, const c
     }
     return bad == 0;
   });
-  EXPECT_TRUE(ok) << scenario << ": " << bad << " acknowledged writes unreadable, e.g. " << first_bad;
+  EXPECT_TRUE(ok) << scenario << ": " << bad << " acknowledged writes unreadable, e.g. "
+                  << first_bad;
 }
 
 // Reads keys in a loop on its own thread, checking every value, and counts
 // failures and wrong values with the time of the first and last of each.
 class Reader {
  public:
-  Reader(Client &cl, std::vector<std::string> keys, std::function<std::string(const std::string &)> expect)
+  Reader(Client &cl, std::vector<std::string> keys,
+         std::function<std::string(const std::string &)> expect)
       : cl_(cl), keys_(std::move(keys)), expect_(std::move(expect)) {
     thread_ = std::thread([this] { Run(); });
   }
@@ -250,7 +254,9 @@ class Faults : public ::testing::Test {
     env_ = crtest::LoadHarnessEnv();
     ASSERT_FALSE(env_["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   }
-  std::string Node(int n, const char *field) { return env_["NODE" + std::to_string(n) + "_" + field]; }
+  std::string Node(int n, const char *field) {
+    return env_["NODE" + std::to_string(n) + "_" + field];
+  }
 
   // Restarts node n from its config (daemonized, as the harness started it)
   // and records the new process in DIR/pids so `redis-harness.sh stop` ends
@@ -301,15 +307,18 @@ TEST_F(Faults, ReadsFromCloudAReachCloudANodesOnly) {
     const void *argv[2] = {"STRLEN", k.data()};
     const size_t lens[2] = {6, k.size()};
     cr_reply *r = nullptr;
-    ASSERT_EQ(cr_client_command(&r, cl.c, CR_ACCESS_READ, 1, 2, argv, lens), CR_OK) << cr_last_error();
+    ASSERT_EQ(cr_client_command(&r, cl.c, CR_ACCESS_READ, 1, 2, argv, lens), CR_OK)
+        << cr_last_error();
     EXPECT_EQ(cr_reply_get_integer(r), static_cast<int64_t>(2 + k.size()));
     cr_reply_free(r);
   }
   uint64_t in_a = 0;
   for (int n = 1; n <= nodes; ++n) {
     const uint64_t d = CommandCalls(Node(n, "ADDR"), "strlen") - before[n];
-    if (Node(n, "CLOUD") == "A") in_a += d;
-    else EXPECT_EQ(d, 0u) << "cloud-B node " << Node(n, "ADDR") << " served " << d << " STRLEN";
+    if (Node(n, "CLOUD") == "A")
+      in_a += d;
+    else
+      EXPECT_EQ(d, 0u) << "cloud-B node " << Node(n, "ADDR") << " served " << d << " STRLEN";
   }
   EXPECT_EQ(in_a, keys.size());
   EXPECT_EQ(cl.Stats().reads_by_tier[CR_TIER_LOCAL], cl.Stats().reads);
@@ -356,7 +365,8 @@ TEST_F(Faults, LocalReplicaDownAndBack) {
         quiet_since = Clock::now();
       }
       if (MsSince(quiet_since) >= 500) {
-        steady_ms = std::chrono::duration_cast<std::chrono::milliseconds>(quiet_since - t_kill).count();
+        steady_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(quiet_since - t_kill).count();
         return true;
       }
       return false;
@@ -378,11 +388,12 @@ TEST_F(Faults, LocalReplicaDownAndBack) {
   const int64_t back_ms = MsSince(t_restart);
   reader.Stop();
 
-  std::printf("RECOVERY scenario=local_replica_down reads=%llu reads_failed=%llu wrong=%llu "
-              "moved_ms=%lld steady_ms=%lld online_in_shards_ms=%lld back_ms=%lld fallbacks=%llu\n",
-              (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
-              (unsigned long long)reader.wrong(), (long long)moved_ms, (long long)steady_ms,
-              (long long)shards_ms, (long long)back_ms, (unsigned long long)cl.Stats().fallbacks);
+  std::printf(
+      "RECOVERY scenario=local_replica_down reads=%llu reads_failed=%llu wrong=%llu "
+      "moved_ms=%lld steady_ms=%lld online_in_shards_ms=%lld back_ms=%lld fallbacks=%llu\n",
+      (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
+      (unsigned long long)reader.wrong(), (long long)moved_ms, (long long)steady_ms,
+      (long long)shards_ms, (long long)back_ms, (unsigned long long)cl.Stats().fallbacks);
   EXPECT_EQ(reader.failed(), 0u) << reader.first_error();
   EXPECT_EQ(reader.wrong(), 0u) << reader.first_error();
   ExpectAllReadable(cl, all, "local_replica_down");
@@ -461,14 +472,16 @@ TEST_F(Faults, FailoverMovesMasterToCloudB) {
   EXPECT_EQ(Addr(after.back()), new_master);
   const int64_t fo_ms = std::chrono::duration_cast<std::chrono::milliseconds>(t_fo - t0).count();
   const int64_t wf = first_write_fail_ms.load(), wl = last_write_fail_ms.load();
-  std::printf("RECOVERY scenario=failover_to_cloud_b reads=%llu reads_failed=%llu wrong=%llu "
-              "failover_ms=%lld master_ms=%lld reorder_ms=%lld writes=%llu writes_failed=%llu "
-              "write_outage_ms=%lld moved=%llu refreshes=%llu\n",
-              (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
-              (unsigned long long)reader.wrong(), (long long)failover_ms, (long long)master_ms,
-              (long long)reorder_ms, (unsigned long long)writes.load(), (unsigned long long)writes_failed.load(),
-              (long long)(wf < 0 ? 0 : wl - wf), (unsigned long long)(cl.Stats().moved - moved_before),
-              (unsigned long long)cl.Stats().refreshes);
+  std::printf(
+      "RECOVERY scenario=failover_to_cloud_b reads=%llu reads_failed=%llu wrong=%llu "
+      "failover_ms=%lld master_ms=%lld reorder_ms=%lld writes=%llu writes_failed=%llu "
+      "write_outage_ms=%lld moved=%llu refreshes=%llu\n",
+      (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
+      (unsigned long long)reader.wrong(), (long long)failover_ms, (long long)master_ms,
+      (long long)reorder_ms, (unsigned long long)writes.load(),
+      (unsigned long long)writes_failed.load(), (long long)(wf < 0 ? 0 : wl - wf),
+      (unsigned long long)(cl.Stats().moved - moved_before),
+      (unsigned long long)cl.Stats().refreshes);
   (void)fo_ms;
   EXPECT_EQ(reader.failed(), 0u) << reader.first_error();
   EXPECT_EQ(reader.wrong(), 0u) << reader.first_error();
@@ -517,14 +530,16 @@ void Faults::Reshard(cr_policy policy, const char *scenario) {
     while (!stop.load()) {
       const std::string &k = keys[i++ % keys.size()];
       writes.fetch_add(1);
-      if (cl.Set(k, "v-" + k) != CR_OK && writes_failed.fetch_add(1) == 0) write_error = cr_last_error();
+      if (cl.Set(k, "v-" + k) != CR_OK && writes_failed.fetch_add(1) == 0)
+        write_error = cr_last_error();
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   });
   ASSERT_TRUE(WaitFor(2000, [&] { return reader.reads() > 100; }));
   if (policy == CR_POLICY_LOCAL_REPLICAS_FIRST) {
     // The premise: this client reads the slot from the source's replica.
-    ASSERT_GT(cl.NodeReads(src_replica), src_replica_reads + 50) << "reads do not reach " << src_replica;
+    ASSERT_GT(cl.NodeReads(src_replica), src_replica_reads + 50)
+        << "reads do not reach " << src_replica;
   }
   const cr_client_stats before = cl.Stats();
   const std::string s = std::to_string(slot);
@@ -535,12 +550,14 @@ void Faults::Reshard(cr_policy policy, const char *scenario) {
   // Before any key moves (so before any ASK), a refresh finds the migration
   // in the source master's CLUSTER NODES.
   ASSERT_EQ(cr_client_refresh(cl.c), CR_OK) << cr_last_error();
-  EXPECT_EQ(cr_router_get_slot_migrating(cl.router, slot), 1) << "the refresh scan missed the migration";
+  EXPECT_EQ(cr_router_get_slot_migrating(cl.router, slot), 1)
+      << "the refresh scan missed the migration";
   EXPECT_EQ(cl.Stats().ask, before.ask);
   for (int round = 0; round < 100; ++round) {
     std::string out = Cli(src, {"CLUSTER", "GETKEYSINSLOT", s, "10"});
     if (out.empty()) break;
-    std::vector<std::string> args{"MIGRATE", HostOf(dst), std::to_string(PortOf(dst)), "", "0", "5000", "KEYS"};
+    std::vector<std::string> args{"MIGRATE", HostOf(dst), std::to_string(PortOf(dst)), "", "0",
+                                  "5000",    "KEYS"};
     std::istringstream lines(out);
     for (std::string k; std::getline(lines, k);) args.push_back(k);
     ASSERT_EQ(Cli(src, args), "OK");
@@ -567,7 +584,8 @@ void Faults::Reshard(cr_policy policy, const char *scenario) {
         quiet_since = Clock::now();
       }
       if (MsSince(quiet_since) >= 500) {
-        settle_ms = std::chrono::duration_cast<std::chrono::milliseconds>(quiet_since - t_node).count();
+        settle_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(quiet_since - t_node).count();
         return true;
       }
       return false;
@@ -577,13 +595,14 @@ void Faults::Reshard(cr_policy policy, const char *scenario) {
   writer.join();
   reader.Stop();
   const cr_client_stats after = cl.Stats();
-  std::printf("RECOVERY scenario=%s reads=%llu reads_failed=%llu wrong=%llu writes=%llu "
-              "writes_failed=%llu ask=%llu moved=%llu migrate_ms=%lld reroute_ms=%lld settle_ms=%lld\n",
-              scenario, (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
-              (unsigned long long)reader.wrong(), (unsigned long long)writes.load(),
-              (unsigned long long)writes_failed.load(), (unsigned long long)(after.ask - before.ask),
-              (unsigned long long)(after.moved - before.moved), (long long)migrate_ms,
-              (long long)reroute_ms, (long long)settle_ms);
+  std::printf(
+      "RECOVERY scenario=%s reads=%llu reads_failed=%llu wrong=%llu writes=%llu "
+      "writes_failed=%llu ask=%llu moved=%llu migrate_ms=%lld reroute_ms=%lld settle_ms=%lld\n",
+      scenario, (unsigned long long)reader.reads(), (unsigned long long)reader.failed(),
+      (unsigned long long)reader.wrong(), (unsigned long long)writes.load(),
+      (unsigned long long)writes_failed.load(), (unsigned long long)(after.ask - before.ask),
+      (unsigned long long)(after.moved - before.moved), (long long)migrate_ms,
+      (long long)reroute_ms, (long long)settle_ms);
   EXPECT_GT(after.ask - before.ask, 0u) << "the traffic never met the half-moved slot";
   EXPECT_EQ(reader.failed(), 0u) << reader.first_error();
   EXPECT_EQ(reader.wrong(), 0u) << reader.first_error();

@@ -1,5 +1,5 @@
-// Shared by the integration tests: the KEY=value file scripts/redis-harness.sh (and redis-tls-harness.sh)
-// writes for each setup, read by the integration tests. Header-only; shared
+// Shared by the integration tests: the KEY=value file scripts/redis-harness.sh (and
+// redis-tls-harness.sh) writes for each setup, read by the integration tests. Header-only; shared
 // by every integration test binary.
 #pragma once
 

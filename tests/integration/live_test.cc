@@ -112,7 +112,8 @@ void CheckClusterTopology(cr_topology *t) {
   ASSERT_EQ(count, 2u);
   EXPECT_EQ(ends[0], 3096);
   EXPECT_EQ(starts[1], 4078);
-  for (uint32_t s = 0; s < CR_SLOT_COUNT; ++s) ASSERT_EQ(cr_topology_get_slot_shard(&shard, t, s), CR_OK);
+  for (uint32_t s = 0; s < CR_SLOT_COUNT; ++s)
+    ASSERT_EQ(cr_topology_get_slot_shard(&shard, t, s), CR_OK);
 }
 
 TEST(LiveTopology, ClusterSlotsAndShardsInResp2AndResp3) {
@@ -124,14 +125,18 @@ TEST(LiveTopology, ClusterSlotsAndShardsInResp2AndResp3) {
       const std::string hello = c.Raw({"HELLO", "3"}, CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS);
       ASSERT_EQ(hello[0], '%') << "HELLO 3 did not switch to RESP3";
     }
-    for (cr_topology_format kind : {CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS}) {
-      SCOPED_TRACE("RESP" + std::to_string(proto) + (kind == CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS ? " SLOTS" : " SHARDS"));
-      const std::string bytes = c.Raw({"CLUSTER", kind == CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS ? "SLOTS" : "SHARDS"}, kind);
+    for (cr_topology_format kind :
+         {CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS, CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS}) {
+      SCOPED_TRACE("RESP" + std::to_string(proto) +
+                   (kind == CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS ? " SLOTS" : " SHARDS"));
+      const std::string bytes =
+          c.Raw({"CLUSTER", kind == CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS ? "SLOTS" : "SHARDS"}, kind);
       if (proto == 3 && kind == CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS) {
         EXPECT_NE(bytes.find('%'), std::string::npos) << "expected RESP3 maps";
       }
       cr_topology *t = nullptr;
-      ASSERT_EQ(cr_topology_parse(&t, bytes.data(), bytes.size(), kind, nullptr), CR_OK) << cr_last_error();
+      ASSERT_EQ(cr_topology_parse(&t, bytes.data(), bytes.size(), kind, nullptr), CR_OK)
+          << cr_last_error();
       CheckClusterTopology(t);
 
       // And a router on it keeps cloud-A reads in cloud A for every shard.

@@ -4,6 +4,7 @@
 // caught up — stale reads are bounded by cr_client_options'
 // replica_max_lag_s. Only the C API (plus raw redis-cli for the fault).
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -13,11 +14,10 @@
 #include <thread>
 
 #include "cloudroute.h"
+#include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
 namespace {
-
-
 
 std::string FirstCandidate(cr_router *r, const std::string &key) {
   cr_candidate c[8];
@@ -56,17 +56,21 @@ TEST(ReplicaLag, ASilentReplicaIsReadLastUntilItCatchesUp) {
   // The replica goes silent for 4 s (no acks, no replication) while the
   // master keeps taking writes.
   const std::string cmd = "redis-cli -h " + replica.substr(0, replica.find(':')) + " -p " +
-                          replica.substr(replica.find(':') + 1) + " DEBUG SLEEP 4 >/dev/null 2>&1 &";
+                          replica.substr(replica.find(':') + 1) +
+                          " DEBUG SLEEP 4 >/dev/null 2>&1 &";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const auto t0 = std::chrono::steady_clock::now();
   std::string demoted_after;
   while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(3500)) {
-    const std::string v = "v" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-    ASSERT_EQ(cr_client_cmd_set(c, key.data(), key.size(), v.data(), v.size(), 0), CR_OK) << cr_last_error();
+    const std::string v =
+        "v" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    ASSERT_EQ(cr_client_cmd_set(c, key.data(), key.size(), v.data(), v.size(), 0), CR_OK)
+        << cr_last_error();
     ASSERT_EQ(cr_client_refresh(c), CR_OK) << cr_last_error();
     if (FirstCandidate(r, key) != replica) {
       demoted_after = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                         std::chrono::steady_clock::now() - t0).count());
+                                         std::chrono::steady_clock::now() - t0)
+                                         .count());
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -84,7 +88,8 @@ TEST(ReplicaLag, ASilentReplicaIsReadLastUntilItCatchesUp) {
     ASSERT_EQ(cr_client_refresh(c), CR_OK) << cr_last_error();
     if (FirstCandidate(r, key) == replica) {
       restored_after = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                          std::chrono::steady_clock::now() - t0).count());
+                                          std::chrono::steady_clock::now() - t0)
+                                          .count());
       break;
     }
   }
@@ -132,35 +137,45 @@ TEST(ReplicaLag, ARestartedEmptyReplicaIsNotRead) {
     const cr_status s = cr_client_cmd_get(&reply, c, key.data(), key.size());
     if (s == CR_OK) {
       size_t len = 0;
-      const char *p = cr_reply_get_type(reply) == CR_REPLY_TYPE_STRING ? cr_reply_get_string(reply, &len) : nullptr;
+      const char *p = cr_reply_get_type(reply) == CR_REPLY_TYPE_STRING
+                          ? cr_reply_get_string(reply, &len)
+                          : nullptr;
       *got = p == nullptr ? "(nil)" : std::string(p, len);
     }
     cr_reply_free(reply);
     return s;
   };
-  ASSERT_EQ(cr_client_cmd_set(c, key.data(), key.size(), value.data(), value.size(), 0), CR_OK) << cr_last_error();
+  ASSERT_EQ(cr_client_cmd_set(c, key.data(), key.size(), value.data(), value.size(), 0), CR_OK)
+      << cr_last_error();
   std::string got;
-  for (int i = 0; i < 50 && got != value; ++i) {  // replicated to the local replica
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_EQ(read(&got), CR_OK) << cr_last_error();
-  }
-  ASSERT_EQ(got, value);
+  ASSERT_TRUE(crtest::WaitUntil([&] { return read(&got) == CR_OK && got == value; },
+                                std::chrono::seconds(10)))
+      << "not replicated to the local replica: read '" << got << "', " << cr_last_error();
 
-  const std::string mhost = master.substr(0, master.find(':')), mport = master.substr(master.find(':') + 1);
-  ASSERT_EQ(std::system(("redis-cli -h " + mhost + " -p " + mport + " CLIENT PAUSE 3000 ALL >/dev/null").c_str()), 0);
-  ASSERT_EQ(std::system(("kill -9 " + env["NODE2_PID"]).c_str()), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string mhost = master.substr(0, master.find(':')),
+                    mport = master.substr(master.find(':') + 1);
+  ASSERT_EQ(
+      std::system(
+          ("redis-cli -h " + mhost + " -p " + mport + " CLIENT PAUSE 3000 ALL >/dev/null").c_str()),
+      0);
+  const pid_t old_pid = static_cast<pid_t>(std::stol(env["NODE2_PID"]));
+  ASSERT_EQ(kill(old_pid, SIGKILL), 0);
+  // Its port is free once the process is gone (the harness daemonized it, so
+  // init reaps it).
+  ASSERT_TRUE(crtest::WaitUntil([&] { return kill(old_pid, 0) != 0; }, std::chrono::seconds(5)))
+      << "redis-server " << old_pid << " outlived kill -9";
   std::remove((nd + "/redis.pid").c_str());
   ASSERT_EQ(std::system(("redis-server " + nd + "/redis.conf >/dev/null 2>&1").c_str()), 0);
   std::string pid;
-  for (int i = 0; i < 50 && pid.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::ifstream f(nd + "/redis.pid");
-    f >> pid;
-  }
-  ASSERT_FALSE(pid.empty());
-  std::ofstream(dir + "/pids", std::ios::app) << "cluster n2 " << pid << " " << env["NODE2_IP"] << " "
-                                              << env["NODE2_PORT"] << "\n";
+  ASSERT_TRUE(crtest::WaitUntil(
+      [&] {
+        std::ifstream f(nd + "/redis.pid");
+        return static_cast<bool>(f >> pid);
+      },
+      std::chrono::seconds(5)))
+      << "the restarted replica wrote no " << nd << "/redis.pid";
+  std::ofstream(dir + "/pids", std::ios::app)
+      << "cluster n2 " << pid << " " << env["NODE2_IP"] << " " << env["NODE2_PORT"] << "\n";
 
   // For the rest of the pause and a bit after: every read is the value (or a
   // clean error while the paused master times out), never nil.
@@ -168,13 +183,16 @@ TEST(ReplicaLag, ARestartedEmptyReplicaIsNotRead) {
   const auto t0 = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(3500)) {
     const cr_status s = read(&got);
-    if (s != CR_OK) ++errors;
-    else if (got == value) ++ok;
-    else ++nil;
+    if (s != CR_OK)
+      ++errors;
+    else if (got == value)
+      ++ok;
+    else
+      ++nil;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  std::printf("RECOVERY scenario=empty_replica_restart reads_ok=%d reads_nil=%d reads_error=%d\n", ok, nil,
-              errors);
+  std::printf("RECOVERY scenario=empty_replica_restart reads_ok=%d reads_nil=%d reads_error=%d\n",
+              ok, nil, errors);
   EXPECT_EQ(nil, 0) << "a restarted, empty replica answered nil";
   EXPECT_GT(ok, 0);
   cr_client_free(c);

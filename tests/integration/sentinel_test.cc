@@ -3,9 +3,9 @@
 // cloud B = 127.0.2.x, 3 sentinels). Only the C API is used.
 //
 // The failover test moves both masters — SENTINEL FAILOVER of group0, then a
-// kill -9 of the subscribed sentinel and of group1's master — while a reader thread reads keys of both
-// groups without pause, and asserts that not one read failed, that writes
-// resume on the new masters, and prints greppable lines:
+// kill -9 of the subscribed sentinel and of group1's master — while a reader thread reads keys of
+// both groups without pause, and asserts that not one read failed, that writes resume on the new
+// masters, and prints greppable lines:
 //   RECOVERY scenario=sentinel_failover switch_ms=… write_ms=… …
 //   RECOVERY scenario=sentinel_kill9 switch_ms=… write_ms=… …
 // (switch_ms: until the client routes writes to the new master; write_ms:
@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
 namespace {
@@ -70,7 +72,8 @@ struct Fixture {
     o.reask_interval_ms = 2000;
     o.client_name = "cr-sentinel-test";
     const char *names[] = {"group0", "group1"};
-    const cr_status s = cr_sentinel_client_new(&c, cfg, &o, ring, names, 2, Env()["SENTINELS"].c_str());
+    const cr_status s =
+        cr_sentinel_client_new(&c, cfg, &o, ring, names, 2, Env()["SENTINELS"].c_str());
     EXPECT_EQ(s, CR_OK) << cr_last_error();
     cr_config_free(cfg);
     cr_ring_free(ring);  // the client keeps its own reference
@@ -86,7 +89,8 @@ struct Fixture {
   }
   ~Fixture() { cr_sentinel_client_free(c); }
 
-  cr_status Command(cr_access access, const std::vector<std::string> &argv, std::string *out = nullptr) {
+  cr_status Command(cr_access access, const std::vector<std::string> &argv,
+                    std::string *out = nullptr) {
     std::vector<const void *> p;
     std::vector<size_t> l;
     for (const std::string &a : argv) {
@@ -94,7 +98,8 @@ struct Fixture {
       l.push_back(a.size());
     }
     cr_reply *r = nullptr;
-    const cr_status s = cr_sentinel_client_command(&r, c, access, 1, argv.size(), p.data(), l.data());
+    const cr_status s =
+        cr_sentinel_client_command(&r, c, access, 1, argv.size(), p.data(), l.data());
     if (s == CR_OK && out != nullptr) {
       size_t len = 0;
       const char *str = cr_reply_get_string(r, &len);
@@ -136,7 +141,9 @@ TEST_F(SentinelLive, AsksTheSentinelsAndServesReadsAndWrites) {
       x.struct_size = sizeof x;
     }
     size_t n = 0;
-    ASSERT_EQ(cr_shard_groups_candidates(cand, 8, &n, f.groups, f.keys[g][0].data(), f.keys[g][0].size()), CR_OK);
+    ASSERT_EQ(
+        cr_shard_groups_candidates(cand, 8, &n, f.groups, f.keys[g][0].data(), f.keys[g][0].size()),
+        CR_OK);
     EXPECT_EQ(n, 3u) << "master + 2 replicas from SENTINEL replicas";
     EXPECT_EQ(cand[0].tier, CR_TIER_LOCAL) << "cloud A first";
   }
@@ -170,7 +177,8 @@ TEST_F(SentinelLive, UnknownMasterNameIsNotFound) {
   ASSERT_EQ(cr_ring_build(ring), CR_OK);
   const char *names[] = {"nosuch"};
   cr_sentinel_client *c = nullptr;
-  EXPECT_EQ(cr_sentinel_client_new(&c, NULL, NULL, ring, names, 1, Env()["SENTINELS"].c_str()), CR_ENOTFOUND);
+  EXPECT_EQ(cr_sentinel_client_new(&c, NULL, NULL, ring, names, 1, Env()["SENTINELS"].c_str()),
+            CR_ENOTFOUND);
   EXPECT_NE(std::string(cr_last_error()).find("nosuch"), std::string::npos) << cr_last_error();
   EXPECT_EQ(c, nullptr);
   cr_ring_free(ring);
@@ -199,7 +207,8 @@ struct Reader {
         if (s != CR_OK) {
           failed++;
           std::lock_guard<std::mutex> lock(mu);
-          if (errors.size() < 5) errors.push_back(k + ": " + cr_status_str(s) + ": " + cr_last_error());
+          if (errors.size() < 5)
+            errors.push_back(k + ": " + cr_status_str(s) + ": " + cr_last_error());
         } else if (v != "v:" + k) {
           wrong++;
         } else {
@@ -218,7 +227,8 @@ struct Reader {
 // Writes probe (a key of the group) until a write lands on a master other
 // than old_master; returns {switch_ms, write_ms} or {-1, -1} after 30 s.
 std::pair<long long, long long> AwaitNewMaster(Fixture &f, const std::string &probe,
-                                               const std::string &old_master, Clock::time_point t0) {
+                                               const std::string &old_master,
+                                               Clock::time_point t0) {
   long long switch_ms = -1;
   while (MsSince(t0) < 30000) {
     const std::string m = f.Master(probe);
@@ -234,6 +244,46 @@ std::pair<long long, long long> AwaitNewMaster(Fixture &f, const std::string &pr
 
 int Shell(const std::string &cmd) { return std::system(cmd.c_str()); }
 
+// What redis-cli prints for `args` sent to addr ("" when it cannot run).
+std::string RedisCli(const std::string &addr, const std::string &args) {
+  const size_t colon = addr.rfind(':');
+  const std::string cmd = "timeout 5 redis-cli -h " + addr.substr(0, colon) + " -p " +
+                          addr.substr(colon + 1) + " " + args + " 2>/dev/null";
+  std::string out;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+// True when every replica of the keys' group (its candidates less the
+// master) holds "v:<key>" for each key.
+bool ReplicasHoldValues(Fixture &f, const std::vector<std::string> &keys) {
+  cr_candidate cand[8];
+  for (auto &x : cand) {
+    x = cr_candidate{};
+    x.struct_size = sizeof x;
+  }
+  size_t n = 0;
+  if (cr_shard_groups_candidates(cand, 8, &n, f.groups, keys[0].data(), keys[0].size()) != CR_OK) {
+    return false;
+  }
+  std::string mget = "MGET", expected;
+  for (const std::string &k : keys) {
+    mget += " " + k;
+    expected += "v:" + k + "\n";
+  }
+  const std::string master = f.Master(keys[0]);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string addr = std::string(cand[i].host) + ":" + std::to_string(cand[i].port);
+    if (addr != master && RedisCli(addr, mget) != expected) return false;
+  }
+  return n > 1;
+}
+
 TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
   Fixture f;
   ASSERT_NE(f.c, nullptr);
@@ -242,10 +292,15 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
       ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"SET", k, "v:" + k}), CR_OK) << cr_last_error();
     }
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // replicas catch up (loopback)
+  for (int g = 0; g < 2; ++g) {
+    ASSERT_TRUE(crtest::WaitUntil([&] { return ReplicasHoldValues(f, f.keys[g]); },
+                                  std::chrono::seconds(10), std::chrono::milliseconds(50)))
+        << "the replicas of group" << g << " did not catch up";
+  }
 
   Reader reader(&f);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(crtest::WaitUntil([&] { return reader.ok.load() > 0; }, std::chrono::seconds(10)))
+      << "the reader read nothing: " << reader.failed.load() << " failed reads";
 
   // 1. SENTINEL FAILOVER of group0 (a planned move).
   const std::string sentinel = Env()["SENTINEL1_ADDR"];
@@ -253,17 +308,21 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
   ASSERT_EQ(old0, Env()["GROUP0_MASTER"]);
   uint64_t reads_before = reader.ok.load() + reader.failed.load();
   auto t0 = Clock::now();
-  ASSERT_EQ(Shell("timeout 5 redis-cli -h " + sentinel.substr(0, sentinel.rfind(':')) + " -p " +
-                sentinel.substr(sentinel.rfind(':') + 1) + " SENTINEL FAILOVER group0 >/dev/null"),
-            0);
+  ASSERT_EQ(
+      Shell("timeout 5 redis-cli -h " + sentinel.substr(0, sentinel.rfind(':')) + " -p " +
+            sentinel.substr(sentinel.rfind(':') + 1) + " SENTINEL FAILOVER group0 >/dev/null"),
+      0);
   auto [sw0, wr0] = AwaitNewMaster(f, f.keys[0][0], old0, t0);
   ASSERT_GE(wr0, 0) << "writes did not resume on a new master of group0";
-  std::printf("RECOVERY scenario=sentinel_failover switch_ms=%lld write_ms=%lld new_master=%s "
-              "reads_during=%llu failed_reads=%llu\n",
-              sw0, wr0, f.Master(f.keys[0][0]).c_str(),
-              static_cast<unsigned long long>(reader.ok.load() + reader.failed.load() - reads_before),
-              static_cast<unsigned long long>(reader.failed.load()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the old master rejoins as a replica
+  std::printf(
+      "RECOVERY scenario=sentinel_failover switch_ms=%lld write_ms=%lld new_master=%s "
+      "reads_during=%llu failed_reads=%llu\n",
+      sw0, wr0, f.Master(f.keys[0][0]).c_str(),
+      static_cast<unsigned long long>(reader.ok.load() + reader.failed.load() - reads_before),
+      static_cast<unsigned long long>(reader.failed.load()));
+  EXPECT_TRUE(crtest::WaitUntil([&] { return RedisCli(old0, "ROLE").rfind("slave\n", 0) == 0; },
+                                std::chrono::seconds(15), std::chrono::milliseconds(100)))
+      << "the old master of group0 did not rejoin as a replica";
 
   // 2. kill -9 of the sentinel the client is subscribed to (the first that
   // answers: sentinel 1), then of group1's master (an unplanned move): the
@@ -272,7 +331,8 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
   const std::string old1 = f.Master(f.keys[1][0]);
   std::string pid;
   for (int n = 1; n <= 6; ++n) {
-    if (Env()["NODE" + std::to_string(n) + "_ADDR"] == old1) pid = Env()["NODE" + std::to_string(n) + "_PID"];
+    if (Env()["NODE" + std::to_string(n) + "_ADDR"] == old1)
+      pid = Env()["NODE" + std::to_string(n) + "_PID"];
   }
   ASSERT_FALSE(pid.empty()) << "no PID for " << old1;
   reads_before = reader.ok.load() + reader.failed.load();
@@ -280,26 +340,31 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
   ASSERT_EQ(kill(std::stoi(pid), SIGKILL), 0);
   auto [sw1, wr1] = AwaitNewMaster(f, f.keys[1][0], old1, t0);
   ASSERT_GE(wr1, 0) << "writes did not resume on a new master of group1";
-  std::printf("RECOVERY scenario=sentinel_kill9 switch_ms=%lld write_ms=%lld new_master=%s "
-              "reads_during=%llu failed_reads=%llu\n",
-              sw1, wr1, f.Master(f.keys[1][0]).c_str(),
-              static_cast<unsigned long long>(reader.ok.load() + reader.failed.load() - reads_before),
-              static_cast<unsigned long long>(reader.failed.load()));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::printf(
+      "RECOVERY scenario=sentinel_kill9 switch_ms=%lld write_ms=%lld new_master=%s "
+      "reads_during=%llu failed_reads=%llu\n",
+      sw1, wr1, f.Master(f.keys[1][0]).c_str(),
+      static_cast<unsigned long long>(reader.ok.load() + reader.failed.load() - reads_before),
+      static_cast<unsigned long long>(reader.failed.load()));
+  // Reads go on being served after both moves.
+  const uint64_t ok_after = reader.ok.load();
+  EXPECT_TRUE(crtest::WaitUntil([&] { return reader.ok.load() >= ok_after + 20; },
+                                std::chrono::seconds(10)))
+      << "reads stopped after the moves";
   reader.Stop();
 
   const cr_sentinel_stats st = f.Stats();
-  std::printf("reads ok=%llu failed=%llu wrong=%llu max_read_ms=%.1f fallbacks=%llu switch_events=%llu "
-              "master_changes=%llu asks=%llu subscriptions=%llu retries=%llu\n",
-              static_cast<unsigned long long>(reader.ok.load()),
-              static_cast<unsigned long long>(reader.failed.load()),
-              static_cast<unsigned long long>(reader.wrong.load()), reader.max_us.load() / 1000.0,
-              static_cast<unsigned long long>(st.fallbacks),
-              static_cast<unsigned long long>(st.switch_events),
-              static_cast<unsigned long long>(st.master_changes),
-              static_cast<unsigned long long>(st.asks),
-              static_cast<unsigned long long>(st.subscriptions),
-              static_cast<unsigned long long>(st.retries));
+  std::printf(
+      "reads ok=%llu failed=%llu wrong=%llu max_read_ms=%.1f fallbacks=%llu switch_events=%llu "
+      "master_changes=%llu asks=%llu subscriptions=%llu retries=%llu\n",
+      static_cast<unsigned long long>(reader.ok.load()),
+      static_cast<unsigned long long>(reader.failed.load()),
+      static_cast<unsigned long long>(reader.wrong.load()), reader.max_us.load() / 1000.0,
+      static_cast<unsigned long long>(st.fallbacks),
+      static_cast<unsigned long long>(st.switch_events),
+      static_cast<unsigned long long>(st.master_changes), static_cast<unsigned long long>(st.asks),
+      static_cast<unsigned long long>(st.subscriptions),
+      static_cast<unsigned long long>(st.retries));
   for (const std::string &e : reader.errors) std::printf("read error: %s\n", e.c_str());
   EXPECT_EQ(reader.failed.load(), 0u) << "reads failed while the masters moved";
   EXPECT_EQ(reader.wrong.load(), 0u) << "reads returned another value";

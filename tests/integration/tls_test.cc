@@ -48,8 +48,9 @@ class Tls : public ::testing::Test {
     c_ = nullptr;
     const auto t0 = std::chrono::steady_clock::now();
     const cr_status s = cr_client_new(&c_, nullptr, &o_, seeds.c_str());
-    elapsed_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now() - t0).count();
+    elapsed_ms_ =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
     why_ = s == CR_OK ? "" : cr_last_error();
     return s;
   }
@@ -143,7 +144,8 @@ TEST_F(Tls, TlsClientToPlaintextPortFailsWithinItsDeadline) {
   const cr_status s = Connect(Env()["TLS_CLUSTER_PLAIN_SEED"]);
   EXPECT_TRUE(s == CR_ECONN || s == CR_ETIMEOUT) << cr_status_str(s) << ": " << why_;
   EXPECT_LT(elapsed_ms_, 3000) << why_;
-  std::printf("TLS to plaintext port: %s after %lld ms: %s\n", cr_status_str(s), elapsed_ms_, why_.c_str());
+  std::printf("TLS to plaintext port: %s after %lld ms: %s\n", cr_status_str(s), elapsed_ms_,
+              why_.c_str());
 }
 
 TEST_F(Tls, ClusterIsReachedOnItsTlsPorts) {
@@ -162,7 +164,8 @@ TEST_F(Tls, ClusterIsReachedOnItsTlsPorts) {
     ASSERT_EQ(cr_client_cmd_set(c_, key.data(), key.size(), "x", 1, 0), CR_OK) << cr_last_error();
     cr_route r = CR_ROUTE_INIT;
     ASSERT_EQ(cr_router_route_write(&r, router, key.data(), key.size()), CR_OK);
-    EXPECT_EQ(tls_nodes.count(std::string(r.host) + ":" + std::to_string(r.port)), 1u) << r.host << ":" << r.port;
+    EXPECT_EQ(tls_nodes.count(std::string(r.host) + ":" + std::to_string(r.port)), 1u)
+        << r.host << ":" << r.port;
   }
   std::vector<const void *> keys;
   std::vector<size_t> lens;
@@ -173,7 +176,8 @@ TEST_F(Tls, ClusterIsReachedOnItsTlsPorts) {
     lens.push_back(k.size());
   }
   cr_reply *r = nullptr;
-  ASSERT_EQ(cr_client_cmd_mget(&r, c_, keys.data(), lens.data(), keys.size()), CR_OK) << cr_last_error();
+  ASSERT_EQ(cr_client_cmd_mget(&r, c_, keys.data(), lens.data(), keys.size()), CR_OK)
+      << cr_last_error();
   EXPECT_EQ(cr_reply_get_count(r), 200u);
   cr_reply_free(r);
 

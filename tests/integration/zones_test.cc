@@ -20,8 +20,6 @@
 
 namespace {
 
-
-
 std::string Cli(const std::string &addr, const std::string &args) {
   const size_t colon = addr.rfind(':');
   const std::string cmd = "timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
@@ -50,8 +48,10 @@ TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
   auto node = [&](int n, const char *f) { return env["NODE" + std::to_string(n) + "_" + f]; };
   for (int n = 1; n <= nodes; ++n) {
     const std::string zone = node(n, "CLOUD") == "A" ? "az-a" : "az-b";
-    ASSERT_EQ(Cli(node(n, "ADDR"), "CONFIG SET availability-zone " + zone), "OK") << node(n, "ADDR");
-    ASSERT_NE(Cli(node(n, "ADDR"), "INFO server").find("availability_zone:" + zone), std::string::npos);
+    ASSERT_EQ(Cli(node(n, "ADDR"), "CONFIG SET availability-zone " + zone), "OK")
+        << node(n, "ADDR");
+    ASSERT_NE(Cli(node(n, "ADDR"), "INFO server").find("availability_zone:" + zone),
+              std::string::npos);
   }
   // Valkey 8.0: the zone is in INFO only (so this test exercises that source).
   EXPECT_EQ(Cli(node(1, "ADDR"), "CLUSTER SHARDS").find("availability"), std::string::npos);
@@ -87,7 +87,8 @@ TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
 
   std::vector<std::string> keys;
   for (int i = 0; i < 300; ++i) keys.push_back("zone:" + std::to_string(i));
-  for (const std::string &k : keys) ASSERT_EQ(cr_client_cmd_set(c, k.data(), k.size(), "vv", 2, 0), CR_OK);
+  for (const std::string &k : keys)
+    ASSERT_EQ(cr_client_cmd_set(c, k.data(), k.size(), "vv", 2, 0), CR_OK);
   std::vector<uint64_t> before(nodes + 1);
   for (int n = 1; n <= nodes; ++n) before[n] = StrlenCalls(node(n, "ADDR"));
   for (const std::string &k : keys) {
@@ -100,8 +101,10 @@ TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
   uint64_t in_a = 0;
   for (int n = 1; n <= nodes; ++n) {
     const uint64_t d = StrlenCalls(node(n, "ADDR")) - before[n];
-    if (node(n, "CLOUD") == "A") in_a += d;
-    else EXPECT_EQ(d, 0u) << "zone az-b node " << node(n, "ADDR") << " served " << d << " reads";
+    if (node(n, "CLOUD") == "A")
+      in_a += d;
+    else
+      EXPECT_EQ(d, 0u) << "zone az-b node " << node(n, "ADDR") << " served " << d << " reads";
   }
   EXPECT_EQ(in_a, keys.size());
   cr_client_stats st = CR_CLIENT_STATS_INIT;

@@ -39,19 +39,29 @@ std::string MiniRedis(const std::string &req) {
     bool complete = true;
     for (int i = 0; i < n; ++i) {
       eol = req.find("\r\n", p);
-      if (eol == std::string::npos) { complete = false; break; }
+      if (eol == std::string::npos) {
+        complete = false;
+        break;
+      }
       const size_t len = static_cast<size_t>(std::atol(req.c_str() + p + 1));
       p = eol + 2;
-      if (p + len + 2 > req.size()) { complete = false; break; }
+      if (p + len + 2 > req.size()) {
+        complete = false;
+        break;
+      }
       args.push_back(req.substr(p, len));
       p += len + 2;
     }
     if (!complete) break;
     pos = p;
-    if (args[0] == "PING") out += "+PONG\r\n";
-    else if (args[0] == "ECHO") out += "$" + std::to_string(args[1].size()) + "\r\n" + args[1] + "\r\n";
-    else if (args[0] == "AUTH") out += "-WRONGPASS invalid username-password pair or user is disabled.\r\n";
-    else out += "+OK\r\n";
+    if (args[0] == "PING")
+      out += "+PONG\r\n";
+    else if (args[0] == "ECHO")
+      out += "$" + std::to_string(args[1].size()) + "\r\n" + args[1] + "\r\n";
+    else if (args[0] == "AUTH")
+      out += "-WRONGPASS invalid username-password pair or user is disabled.\r\n";
+    else
+      out += "+OK\r\n";
   }
   return pos == req.size() ? out : std::string();  // wait for the rest
 }
@@ -92,7 +102,8 @@ TEST(Connection, PipelinesManyCommandsInOneRoundTrip) {
   std::vector<ReplyPtr> replies;
   ASSERT_TRUE((*c)->Pipeline(ptrs, 2000, &replies).ok());
   ASSERT_EQ(replies.size(), 100u);
-  for (int i = 0; i < 100; ++i) EXPECT_EQ(replies[i]->str, std::string("v\0", 2) + std::to_string(i));
+  for (int i = 0; i < 100; ++i)
+    EXPECT_EQ(replies[i]->str, std::string("v\0", 2) + std::to_string(i));
 }
 
 TEST(ReaderCaps, HugeArrayCountIsRefusedWithoutAllocating) {

@@ -87,7 +87,10 @@ TEST(NodePool, BrokenConnectionsAreDroppedAndIdleOnesEvicted) {
 
 TEST(NodePool, FailedDialFreesItsSlot) {
   uint16_t port = 0;
-  { FakeServer gone(Always("")); port = gone.port(); }
+  {
+    FakeServer gone(Always(""));
+    port = gone.port();
+  }
   std::atomic<int> dials{0};
   NodePool pool(DialTo(port, &dials), PoolOptions{1, 60000});
   EXPECT_EQ(pool.Acquire(100).status().code(), kConnError);

@@ -160,9 +160,21 @@ def test_config_refuses_bad_input(kwargs: dict[str, Any], exc: type[BaseExceptio
         cloudroute.Config(**kwargs)
 
 
-def test_seed_accepts_the_full_unsigned_range() -> None:
-    cloudroute.Config(seed=2**64 - 1)
-    cloudroute.Config(seed=0)
+def test_seed_accepts_the_full_unsigned_range(two_clouds_reply: bytes) -> None:
+    # Without locality both replicas of a shard rank equal: the router's seeded
+    # randomness picks. Every seed up to 2**64 - 1 reproduces its picks, and
+    # the top bits count (2**64 - 1 is not cut down to 2**32 - 1). 0 asks for
+    # a seed from the clock.
+    keys = [f"user:{i}" for i in range(200)]
+
+    def picks(seed: int) -> list[str]:
+        return [addr(r) for r in two_clouds(two_clouds_reply, policy="prefer_replica", seed=seed).route_reads(keys)]
+
+    for seed in (1, 2**32 - 1, 2**64 - 1):
+        assert picks(seed) == picks(seed)
+    assert len(set(picks(1))) == 6  # two replicas of each of the three shards
+    assert picks(2**64 - 1) != picks(2**32 - 1)
+    assert len(set(picks(0))) == 6
 
 
 def test_router_errors(two_clouds_reply: bytes) -> None:

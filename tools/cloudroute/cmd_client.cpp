@@ -71,7 +71,8 @@ struct ClientSetup {
   }
 
   // Which nodes served reads between two NodeStats() calls, with their tier.
-  void PrintServed(const std::string &what, const std::map<uint32_t, cr_client_node_stats> &before) const {
+  void PrintServed(const std::string &what,
+                   const std::map<uint32_t, cr_client_node_stats> &before) const {
     if (!stats) return;
     cr_router *r = nullptr;
     r = cr_client_get_router(client);
@@ -141,8 +142,8 @@ int CmdClient(const std::string &verb, const std::vector<std::string> &args) {
 
   int exit_code = kExitOk;
   if (verb == "set") {
-    const cr_status s = cr_client_cmd_set(setup.client, rest[0].data(), rest[0].size(), rest[1].data(),
-                                      rest[1].size(), 0);
+    const cr_status s = cr_client_cmd_set(setup.client, rest[0].data(), rest[0].size(),
+                                          rest[1].data(), rest[1].size(), 0);
     if (s != CR_OK) return Die("set " + rest[0], s), kExitCommandFailed;
     std::puts("OK");
   } else if (verb == "get") {
@@ -151,7 +152,8 @@ int CmdClient(const std::string &verb, const std::vector<std::string> &args) {
       cr_reply *r = nullptr;
       const cr_status s = cr_client_cmd_get(&r, setup.client, key.data(), key.size());
       if (s != CR_OK) {
-        std::fprintf(stderr, "cloudroute: get %s: %s: %s\n", key.c_str(), cr_status_str(s), cr_last_error());
+        std::fprintf(stderr, "cloudroute: get %s: %s: %s\n", key.c_str(), cr_status_str(s),
+                     cr_last_error());
         exit_code = kExitCommandFailed;
         continue;
       }

@@ -95,7 +95,8 @@ int Populate(cr_client *c, const DemoArgs &a) {
     vp.push_back(values[i].data());
     vl.push_back(values[i].size());
   }
-  const cr_status s = cr_client_cmd_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), keys.size());
+  const cr_status s =
+      cr_client_cmd_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), keys.size());
   return s == CR_OK ? kExitOk : Die("writing the demo keys", s);
 }
 
@@ -106,8 +107,9 @@ int Latency(RouterSetup &setup, const DemoArgs &a) {
     double p50 = 0, p99 = 0, mean = 0, local = 0;
     int failed = 0;
   };
-  std::vector<Row> rows = {{"policy master (what Jedis and redis-py do)", CR_POLICY_MASTER},
-                           {"policy local-replicas-first (libcloudroute)", CR_POLICY_LOCAL_REPLICAS_FIRST}};
+  std::vector<Row> rows = {
+      {"policy master (what Jedis and redis-py do)", CR_POLICY_MASTER},
+      {"policy local-replicas-first (libcloudroute)", CR_POLICY_LOCAL_REPLICAS_FIRST}};
   for (Row &row : rows) {
     cr_client *c = NewClient(setup, a, row.policy);
     if (c == nullptr) return kExitUsage;
@@ -135,8 +137,10 @@ int Latency(RouterSetup &setup, const DemoArgs &a) {
     cr_client_stats st = CR_CLIENT_STATS_INIT;
     cr_client_get_stats(&st, c);
     const double reads = static_cast<double>(st.reads - zero.reads);
-    row.local = reads > 0 ? 100.0 * static_cast<double>(st.reads_by_tier[CR_TIER_LOCAL] -
-                                                        zero.reads_by_tier[CR_TIER_LOCAL]) / reads
+    row.local = reads > 0 ? 100.0 *
+                                static_cast<double>(st.reads_by_tier[CR_TIER_LOCAL] -
+                                                    zero.reads_by_tier[CR_TIER_LOCAL]) /
+                                reads
                           : 0;
     row.p50 = Percentile(lat, 0.5);
     row.p99 = Percentile(lat, 0.99);
@@ -145,7 +149,8 @@ int Latency(RouterSetup &setup, const DemoArgs &a) {
   }
   std::printf("%d requests, each an MGET of %d keys fanned out over the shards in parallel\n",
               a.requests, a.fanout);
-  std::printf("%-46s %9s %9s %9s %14s %7s\n", "", "p50 ms", "p99 ms", "mean ms", "reads in cloud", "failed");
+  std::printf("%-46s %9s %9s %9s %14s %7s\n", "", "p50 ms", "p99 ms", "mean ms", "reads in cloud",
+              "failed");
   for (const Row &row : rows) {
     std::printf("%-46s %9.2f %9.2f %9.2f %13.1f%% %7d\n", row.label, row.p50, row.p99, row.mean,
                 row.local, row.failed);
@@ -165,8 +170,9 @@ int Watch(RouterSetup &setup, const DemoArgs &a) {
   cr_router *router = nullptr;
   router = cr_client_get_router(c);
   std::mt19937 rng(11);
-  const Clock::time_point start = Clock::now(), end = start + std::chrono::duration_cast<Clock::duration>(
-                                                                   std::chrono::duration<double>(a.seconds));
+  const Clock::time_point start = Clock::now(),
+                          end = start + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(a.seconds));
   Clock::time_point next = start + std::chrono::milliseconds(500);
   int total_failed = 0, writes_failed = 0, n = 0, failed = 0;
   std::vector<double> lat;
@@ -177,22 +183,28 @@ int Watch(RouterSetup &setup, const DemoArgs &a) {
   while (Clock::now() < end) {
     const double ms = Request(c, a, rng);
     ++n;
-    if (ms < 0) ++failed; else lat.push_back(ms);
+    if (ms < 0)
+      ++failed;
+    else
+      lat.push_back(ms);
     if (Clock::now() < next) continue;
     const std::string value = std::to_string(n);
     std::string probes;
     for (const std::string &key : a.probes) {
-      if (cr_client_cmd_set(c, key.data(), key.size(), value.data(), value.size(), 0) != CR_OK) ++writes_failed;
+      if (cr_client_cmd_set(c, key.data(), key.size(), value.data(), value.size(), 0) != CR_OK)
+        ++writes_failed;
       cr_route w = CR_ROUTE_INIT;
       std::string write = "?";
-      if (cr_router_route_write(&w, router, key.data(), key.size()) == CR_OK) write = Address(w.host, w.port);
+      if (cr_router_route_write(&w, router, key.data(), key.size()) == CR_OK)
+        write = Address(w.host, w.port);
       cr_candidate cand[8];
       for (cr_candidate &x : cand) x.struct_size = sizeof x;
       size_t count = 0;
       std::string order;
       if (cr_router_candidates(cand, 8, &count, router, key.data(), key.size()) == CR_OK) {
         for (size_t i = 0; i < count && i < 2; ++i) {
-          order += (i ? "," : "") + Address(cand[i].host, cand[i].port) + (cand[i].down ? "(down)" : "");
+          order +=
+              (i ? "," : "") + Address(cand[i].host, cand[i].port) + (cand[i].down ? "(down)" : "");
         }
       }
       probes += "  " + key + ": w=" + write + " r=" + order;
@@ -200,12 +212,14 @@ int Watch(RouterSetup &setup, const DemoArgs &a) {
     cr_client_stats st = CR_CLIENT_STATS_INIT;
     cr_client_get_stats(&st, c);
     const double reads = static_cast<double>(st.reads - prev.reads);
-    const double local = reads > 0 ? 100.0 * static_cast<double>(st.reads_by_tier[CR_TIER_LOCAL] -
-                                                                 prev.reads_by_tier[CR_TIER_LOCAL]) / reads
+    const double local = reads > 0 ? 100.0 *
+                                         static_cast<double>(st.reads_by_tier[CR_TIER_LOCAL] -
+                                                             prev.reads_by_tier[CR_TIER_LOCAL]) /
+                                         reads
                                    : 0;
     prev = st;
-    std::printf("%6.1f %8d %7d %9.1f%% %8.2f %s\n", Ms(Clock::now() - start) / 1000, n, failed, local,
-                Percentile(lat, 0.5), probes.c_str());
+    std::printf("%6.1f %8d %7d %9.1f%% %8.2f %s\n", Ms(Clock::now() - start) / 1000, n, failed,
+                local, Percentile(lat, 0.5), probes.c_str());
     std::fflush(stdout);
     total_failed += failed;
     n = failed = 0;
@@ -214,9 +228,10 @@ int Watch(RouterSetup &setup, const DemoArgs &a) {
   }
   cr_client_stats st = CR_CLIENT_STATS_INIT;
   cr_client_get_stats(&st, c);
-  std::printf("failed requests: %d, failed probe writes: %d; fallbacks %llu, MOVED %llu, refreshes %llu\n",
-              total_failed, writes_failed, static_cast<unsigned long long>(st.fallbacks),
-              static_cast<unsigned long long>(st.moved), static_cast<unsigned long long>(st.refreshes));
+  std::printf(
+      "failed requests: %d, failed probe writes: %d; fallbacks %llu, MOVED %llu, refreshes %llu\n",
+      total_failed, writes_failed, static_cast<unsigned long long>(st.fallbacks),
+      static_cast<unsigned long long>(st.moved), static_cast<unsigned long long>(st.refreshes));
   cr_client_free(c);
   return total_failed == 0 ? kExitOk : kExitRouteFailed;
 }
@@ -225,29 +240,40 @@ int Watch(RouterSetup &setup, const DemoArgs &a) {
 
 int CmdDemo(const std::vector<std::string> &args) {
   if (args.empty() || (args[0] != "latency" && args[0] != "watch")) {
-    return Usage("usage: cloudroute demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--policy P]\n"
-                 "       [--remap ANNOUNCED=DIAL]... [--requests N] [--fanout K] [--keys N] [--seconds S] [--probe KEY]...");
+    return Usage(
+        "usage: cloudroute demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--policy P]\n"
+        "       [--remap ANNOUNCED=DIAL]... [--requests N] [--fanout K] [--keys N] [--seconds S] "
+        "[--probe KEY]...");
   }
   RouterSetup setup;
   setup.opts.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;  // --policy overrides it
   std::vector<std::string> rest;
-  if (int rc = setup.Parse(std::vector<std::string>(args.begin() + 1, args.end()), &rest)) return rc;
+  if (int rc = setup.Parse(std::vector<std::string>(args.begin() + 1, args.end()), &rest))
+    return rc;
   DemoArgs a;
   for (size_t i = 0; i < rest.size(); ++i) {
     const std::string &f = rest[i];
     if (i + 1 >= rest.size()) return Usage("demo: " + f + " needs a value");
     const std::string v = rest[++i];
-    if (f == "--seeds") a.seeds = v;
+    if (f == "--seeds")
+      a.seeds = v;
     else if (f == "--remap") {
       const size_t eq = v.find('=');
-      if (eq == std::string::npos) return Usage("demo: --remap wants ANNOUNCED=DIAL, got '" + v + "'");
+      if (eq == std::string::npos)
+        return Usage("demo: --remap wants ANNOUNCED=DIAL, got '" + v + "'");
       a.remaps.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-    } else if (f == "--requests") a.requests = std::max(1, std::atoi(v.c_str()));
-    else if (f == "--fanout") a.fanout = std::max(1, std::atoi(v.c_str()));
-    else if (f == "--keys") a.keys = std::max(1, std::atoi(v.c_str()));
-    else if (f == "--seconds") a.seconds = std::max(0.5, std::atof(v.c_str()));
-    else if (f == "--probe") a.probes.push_back(v);
-    else return Usage("demo: unknown option '" + f + "'");
+    } else if (f == "--requests")
+      a.requests = std::max(1, std::atoi(v.c_str()));
+    else if (f == "--fanout")
+      a.fanout = std::max(1, std::atoi(v.c_str()));
+    else if (f == "--keys")
+      a.keys = std::max(1, std::atoi(v.c_str()));
+    else if (f == "--seconds")
+      a.seconds = std::max(0.5, std::atof(v.c_str()));
+    else if (f == "--probe")
+      a.probes.push_back(v);
+    else
+      return Usage("demo: unknown option '" + f + "'");
   }
   if (a.seeds.empty()) a.seeds = setup.seeds;  // RouterSetup takes --seeds too
   if (a.seeds.empty()) return Usage("demo: --seeds HOST:PORT[,...] is required");

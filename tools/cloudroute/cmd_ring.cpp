@@ -17,9 +17,11 @@ const char kJedisHashUsage[] =
     "  long Jedis returns, one per line (keys from stdin, one per line, when none).\n";
 
 const char kRingUsage[] =
-    "usage: cloudroute ring --algo murmur|md5 [--naming jedis3|jedis2] [--key-tags] --shards SPEC [KEY...]\n"
+    "usage: cloudroute ring --algo murmur|md5 [--naming jedis3|jedis2] [--key-tags] --shards SPEC "
+    "[KEY...]\n"
     "       cloudroute ring --algo ketama [--key-tags] --shards SPEC [KEY...]\n"
-    "       cloudroute ring --algo jump|modulo [--hash murmur|md5] [--key-tags] --shards N [KEY...]\n"
+    "       cloudroute ring --algo jump|modulo [--hash murmur|md5] [--key-tags] --shards N "
+    "[KEY...]\n"
     "  Each key's 0-based shard index, one per line (keys from stdin when none).\n"
     "  murmur, md5   Jedis's ShardedJedis ring with that hash (naming: Jedis 3.x name*n,\n"
     "                or Jedis 2.x name*<weight>n; default jedis3)\n"
@@ -106,7 +108,8 @@ int CmdJedisHash(const std::vector<std::string> &args) {
   Out out;
   for (const std::string &key : KeysFromArgsOrStdin(keys)) {
     int64_t v = 0;
-    if (cr_status s = cr_jedis_hash(&v, h, key.data(), key.size()); s != CR_OK) return Die("jedis-hash", s);
+    if (cr_status s = cr_jedis_hash(&v, h, key.data(), key.size()); s != CR_OK)
+      return Die("jedis-hash", s);
     out.Line(std::to_string(v));
   }
   return kExitOk;
@@ -147,7 +150,8 @@ int CmdRing(const std::vector<std::string> &args) {
   if (algo == "murmur" || algo == "md5") {
     o.algo = CR_RING_ALGO_JEDIS;
     o.hash = algo == "md5" ? CR_HASH_ALGO_MD5 : CR_HASH_ALGO_MURMUR;
-    if (!hash.empty()) return Usage("ring: --hash is for jump and modulo (--algo " + algo + " names the hash)");
+    if (!hash.empty())
+      return Usage("ring: --hash is for jump and modulo (--algo " + algo + " names the hash)");
   } else if (algo == "ketama") {
     o.algo = CR_RING_ALGO_KETAMA;
     if (!hash.empty() && hash != "md5") return Usage("ring: ketama hashes with md5 only");
@@ -162,7 +166,8 @@ int CmdRing(const std::vector<std::string> &args) {
     }
   } else {
     return Usage(algo.empty() ? "ring: --algo is required (murmur, md5, ketama, jump or modulo)"
-                              : "ring: unknown --algo '" + algo + "' (want murmur, md5, ketama, jump or modulo)");
+                              : "ring: unknown --algo '" + algo +
+                                    "' (want murmur, md5, ketama, jump or modulo)");
   }
   if (naming == "jedis3") {
     o.naming = CR_RING_NAMING_JEDIS3;
@@ -179,23 +184,27 @@ int CmdRing(const std::vector<std::string> &args) {
   if (o.algo == CR_RING_ALGO_JUMP || o.algo == CR_RING_ALGO_MODULO) {
     long long n = 0;
     if (!ParseInt(shards, 1, 65536, &n)) {
-      return Usage("ring: --algo " + algo + " wants --shards N (a count from 1 to 65536), got '" + shards + "'");
+      return Usage("ring: --algo " + algo + " wants --shards N (a count from 1 to 65536), got '" +
+                   shards + "'");
     }
     for (long long i = 0; i < n; ++i) {
-      if (cr_status s = cr_ring_add_shard(ring.get(), nullptr, 1); s != CR_OK) return Die("ring", s);
+      if (cr_status s = cr_ring_add_shard(ring.get(), nullptr, 1); s != CR_OK)
+        return Die("ring", s);
     }
   } else {
     size_t start = 0;
     for (;;) {
       const size_t comma = shards.find(',', start);
-      const std::string item = shards.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const std::string item =
+          shards.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       const size_t eq = item.rfind('=');
       long long w = 0;
       if (eq == std::string::npos || !ParseInt(item.substr(eq + 1), 0, UINT32_MAX, &w)) {
         return Usage("ring: --shards wants NAME=WEIGHT or =WEIGHT items, got '" + item + "'");
       }
       const std::string name = item.substr(0, eq);
-      cr_status s = cr_ring_add_shard(ring.get(), eq == 0 ? nullptr : name.c_str(), static_cast<uint32_t>(w));
+      cr_status s =
+          cr_ring_add_shard(ring.get(), eq == 0 ? nullptr : name.c_str(), static_cast<uint32_t>(w));
       if (s != CR_OK) return Die("--shards '" + item + "'", s);
       if (comma == std::string::npos) break;
       start = comma + 1;

@@ -14,8 +14,9 @@ std::vector<cr_candidate> Candidates(cr_router *r, const std::string *key, uint3
   for (;;) {
     for (auto &c : out) c.struct_size = sizeof(cr_candidate);
     size_t n = 0;
-    *status = key != nullptr ? cr_router_candidates(out.data(), out.size(), &n, r, key->data(), key->size())
-                             : cr_router_candidates_slot(out.data(), out.size(), &n, r, slot);
+    *status = key != nullptr
+                  ? cr_router_candidates(out.data(), out.size(), &n, r, key->data(), key->size())
+                  : cr_router_candidates_slot(out.data(), out.size(), &n, r, slot);
     if (*status == CR_EBUFS) {
       out.resize(n);
       continue;
@@ -54,7 +55,8 @@ int CmdTopology(const std::vector<std::string> &args) {
       count += ends[i] - starts[i] + 1u;
     }
     covered += count;
-    std::printf("shard %zu %s\n  slots %s (%u)\n", s, id, ranges.empty() ? "none" : ranges.c_str(), count);
+    std::printf("shard %zu %s\n  slots %s (%u)\n", s, id, ranges.empty() ? "none" : ranges.c_str(),
+                count);
     if (nranges == 0) continue;
     cr_status st;
     auto cands = Candidates(setup.router, nullptr, starts[0], &st);
@@ -63,8 +65,8 @@ int CmdTopology(const std::vector<std::string> &args) {
     for (size_t i = 0; i < cands.size(); ++i) {
       const cr_candidate &c = cands[i];
       std::printf("    %zu. %-22s %-7s tier=%-11s rank=%u weight=%u\n", i + 1,
-                  Address(c.host, c.port).c_str(), cr_role_name(c.role), cr_tier_name(c.tier), c.rank,
-                  c.weight);
+                  Address(c.host, c.port).c_str(), cr_role_name(c.role), cr_tier_name(c.tier),
+                  c.rank, c.weight);
     }
   }
   if (covered != CR_SLOT_COUNT) {
@@ -84,10 +86,14 @@ int CmdRoute(const std::vector<std::string> &args) {
       keys.insert(keys.end(), rest.begin() + static_cast<long>(i) + 1, rest.end());
       break;
     }
-    if (rest[i] == "--explain") explain = true;
-    else if (rest[i] == "--json") json = true;
-    else if (rest[i].size() > 2 && rest[i].compare(0, 2, "--") == 0) return Usage("route: unknown option '" + rest[i] + "'");
-    else keys.push_back(rest[i]);
+    if (rest[i] == "--explain")
+      explain = true;
+    else if (rest[i] == "--json")
+      json = true;
+    else if (rest[i].size() > 2 && rest[i].compare(0, 2, "--") == 0)
+      return Usage("route: unknown option '" + rest[i] + "'");
+    else
+      keys.push_back(rest[i]);
   }
   if (int rc = setup.Build()) return rc;
   keys = KeysFromArgsOrStdin(keys);
@@ -104,10 +110,12 @@ int CmdRoute(const std::vector<std::string> &args) {
     if (ws != CR_OK && cs != CR_OK) {
       exit_code = kExitRouteFailed;
       if (json) {
-        std::printf("{\"key\": %s, \"slot\": %u, \"error\": %s, \"message\": %s}\n", JsonString(key).c_str(),
-                    slot, JsonString(cr_status_str(ws)).c_str(), JsonString(cr_last_error()).c_str());
+        std::printf("{\"key\": %s, \"slot\": %u, \"error\": %s, \"message\": %s}\n",
+                    JsonString(key).c_str(), slot, JsonString(cr_status_str(ws)).c_str(),
+                    JsonString(cr_last_error()).c_str());
       } else {
-        std::printf("%s slot=%u error: %s: %s\n", key.c_str(), slot, cr_status_str(ws), cr_last_error());
+        std::printf("%s slot=%u error: %s: %s\n", key.c_str(), slot, cr_status_str(ws),
+                    cr_last_error());
       }
       continue;
     }
@@ -117,8 +125,9 @@ int CmdRoute(const std::vector<std::string> &args) {
         if (!read.empty()) read += ", ";
         read += JsonString(Address(c.host, c.port));
       }
-      std::printf("{\"key\": %s, \"slot\": %u, \"write\": %s, \"read\": [%s]}\n", JsonString(key).c_str(), slot,
-                  ws == CR_OK ? JsonString(write).c_str() : "null", read.c_str());
+      std::printf("{\"key\": %s, \"slot\": %u, \"write\": %s, \"read\": [%s]}\n",
+                  JsonString(key).c_str(), slot, ws == CR_OK ? JsonString(write).c_str() : "null",
+                  read.c_str());
       continue;
     }
     std::string read;
@@ -126,14 +135,16 @@ int CmdRoute(const std::vector<std::string> &args) {
       if (!read.empty()) read += ",";
       read += Address(c.host, c.port);
     }
-    std::printf("%s slot=%u write=%s read=%s\n", key.c_str(), slot, ws == CR_OK ? write.c_str() : "?",
-                read.c_str());
+    std::printf("%s slot=%u write=%s read=%s\n", key.c_str(), slot,
+                ws == CR_OK ? write.c_str() : "?", read.c_str());
     if (explain) {
       size_t needed = 0;
-      cr_status es = cr_router_explain(buf.data(), buf.size(), &needed, setup.router, key.data(), key.size());
+      cr_status es =
+          cr_router_explain(buf.data(), buf.size(), &needed, setup.router, key.data(), key.size());
       if (es == CR_EBUFS) {
         buf.resize(needed);
-        es = cr_router_explain(buf.data(), buf.size(), &needed, setup.router, key.data(), key.size());
+        es = cr_router_explain(buf.data(), buf.size(), &needed, setup.router, key.data(),
+                               key.size());
       }
       if (es != CR_OK) return Die("explain", es);
       std::fputs(buf.data(), stdout);

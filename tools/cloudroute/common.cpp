@@ -37,11 +37,21 @@ std::string JsonString(const std::string &s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -96,31 +106,44 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
     cr_status s = CR_OK;
     if (a == "--cluster-slots" || a == "--cluster-shards" || a == "--static" ||
         a == "--default-host" || a == "--local-cidr" || a == "--location-rule" ||
-        a == "--client-location" || a == "--zone" || a == "--node-location" ||
-        a == "--weight" || a == "--policy" || a == "--seeds") {
+        a == "--client-location" || a == "--zone" || a == "--node-location" || a == "--weight" ||
+        a == "--policy" || a == "--seeds") {
       if (!value(&v)) return Usage(a + " needs a value");
     } else {
       rest->push_back(a);
       continue;
     }
-    if (a == "--seeds") seeds = v;
-    else if (a == "--cluster-slots") slots_file = v;
-    else if (a == "--cluster-shards") shards_file = v;
-    else if (a == "--static") static_file = v;
-    else if (a == "--default-host") default_host = v;
-    else if (a == "--local-cidr") s = cr_config_add_local_cidr(cfg, v.c_str());
-    else if (a == "--client-location") s = cr_config_set_client_location(cfg, v.c_str());
-    else if (a == "--policy") s = cr_policy_from_name(&opts.policy, v.c_str());
+    if (a == "--seeds")
+      seeds = v;
+    else if (a == "--cluster-slots")
+      slots_file = v;
+    else if (a == "--cluster-shards")
+      shards_file = v;
+    else if (a == "--static")
+      static_file = v;
+    else if (a == "--default-host")
+      default_host = v;
+    else if (a == "--local-cidr")
+      s = cr_config_add_local_cidr(cfg, v.c_str());
+    else if (a == "--client-location")
+      s = cr_config_set_client_location(cfg, v.c_str());
+    else if (a == "--policy")
+      s = cr_policy_from_name(&opts.policy, v.c_str());
     else {
       if (!SplitEq(v, &x, &y)) return Usage(a + " wants KEY=VALUE, got '" + v + "'");
-      if (a == "--location-rule") s = cr_config_add_location_rule(cfg, x.c_str(), y.c_str());
-      else if (a == "--zone") s = cr_config_add_zone(cfg, x.c_str(), y.c_str());
-      else if (a == "--node-location") s = cr_config_add_node_location(cfg, x.c_str(), y.c_str());
+      if (a == "--location-rule")
+        s = cr_config_add_location_rule(cfg, x.c_str(), y.c_str());
+      else if (a == "--zone")
+        s = cr_config_add_zone(cfg, x.c_str(), y.c_str());
+      else if (a == "--node-location")
+        s = cr_config_add_node_location(cfg, x.c_str(), y.c_str());
       else {
         char *end = nullptr;
         const unsigned long w = std::strtoul(y.c_str(), &end, 10);
-        if (end == y.c_str() || *end != '\0' || y[0] == '-') return Usage("--weight wants NODE=N, got '" + v + "'");
-        s = cr_config_set_weight(cfg, x.c_str(), static_cast<uint32_t>(w > 0xFFFFFFFFul ? 0xFFFFFFFFul : w));
+        if (end == y.c_str() || *end != '\0' || y[0] == '-')
+          return Usage("--weight wants NODE=N, got '" + v + "'");
+        s = cr_config_set_weight(cfg, x.c_str(),
+                                 static_cast<uint32_t>(w > 0xFFFFFFFFul ? 0xFFFFFFFFul : w));
       }
     }
     if (s != CR_OK) return Die(a + " " + v, s);
@@ -129,12 +152,17 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
 }
 
 int RouterSetup::Build() {
-  const int sources = !slots_file.empty() + !shards_file.empty() + !static_file.empty() + !seeds.empty();
+  const int sources =
+      !slots_file.empty() + !shards_file.empty() + !static_file.empty() + !seeds.empty();
   if (sources != 1) {
-    return Usage("give exactly one of --cluster-slots FILE, --cluster-shards FILE, --static FILE, --seeds HOST:PORT[,...]");
+    return Usage(
+        "give exactly one of --cluster-slots FILE, --cluster-shards FILE, --static FILE, --seeds "
+        "HOST:PORT[,...]");
   }
   if (!seeds.empty()) return BuildLive();
-  const std::string &path = !slots_file.empty() ? slots_file : !shards_file.empty() ? shards_file : static_file;
+  const std::string &path = !slots_file.empty()    ? slots_file
+                            : !shards_file.empty() ? shards_file
+                                                   : static_file;
   std::string bytes;
   if (!ReadFile(path, &bytes)) return Usage("cannot read '" + path + "'");
   cr_status s;
@@ -143,8 +171,10 @@ int RouterSetup::Build() {
   } else {
     cr_parse_options po = CR_PARSE_OPTIONS_INIT;
     if (!default_host.empty()) po.default_host = default_host.c_str();
-    s = cr_topology_parse(&topo, bytes.data(), bytes.size(),
-                          !slots_file.empty() ? CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS : CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS, &po);
+    s = cr_topology_parse(
+        &topo, bytes.data(), bytes.size(),
+        !slots_file.empty() ? CR_TOPOLOGY_FORMAT_CLUSTER_SLOTS : CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS,
+        &po);
   }
   if (s != CR_OK) return Die("parsing " + path, s);
   if ((s = cr_config_set_router_options(cfg, &opts)) != CR_OK) return Die("options", s);
@@ -164,7 +194,8 @@ int RouterSetup::BuildLive() {
   o.password = pw != nullptr && *pw != '\0' ? pw : nullptr;
   o.client_name = "cloudroute-cli";
   o.refresh_interval_ms = 0;  // a short-lived process
-  if ((s = cr_client_new(&client, cfg, &o, seeds.c_str())) != CR_OK) return Die("connect to " + seeds, s);
+  if ((s = cr_client_new(&client, cfg, &o, seeds.c_str())) != CR_OK)
+    return Die("connect to " + seeds, s);
   router = cr_client_get_router(client);
   cr_snapshot *snap = nullptr;
   if ((s = cr_router_get_snapshot(&snap, router)) != CR_OK) return Die("snapshot", s);

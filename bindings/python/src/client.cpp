@@ -71,7 +71,8 @@ class Args {
   void Set(py::handle iterable, const char *what) {
     PyObject *it = iterable.ptr();
     if (PyBytes_Check(it) || PyUnicode_Check(it)) {
-      PyErr_Format(PyExc_TypeError, "%s must be an iterable, not a single %.100s", what, Py_TYPE(it)->tp_name);
+      PyErr_Format(PyExc_TypeError, "%s must be an iterable, not a single %.100s", what,
+                   Py_TYPE(it)->tp_name);
       throw py::error_already_set();
     }
     tuple_ = PySequence_Tuple(it);
@@ -97,9 +98,10 @@ class Args {
       return;
     }
     if (PyBool_Check(o) || o == Py_None) {
-      PyErr_Format(PyExc_TypeError,
-                   "%s[%zd]: invalid input of type %.100s; convert to bytes, str, int or float first",
-                   what, i, Py_TYPE(o)->tp_name);
+      PyErr_Format(
+          PyExc_TypeError,
+          "%s[%zd]: invalid input of type %.100s; convert to bytes, str, int or float first", what,
+          i, Py_TYPE(o)->tp_name);
       throw py::error_already_set();
     }
     if (PyLong_Check(o) || PyFloat_Check(o)) {
@@ -116,7 +118,8 @@ class Args {
       return;
     }
     if (!PyObject_CheckBuffer(o)) {
-      PyErr_Format(PyExc_TypeError, "%s[%zd] must be bytes, str, int, float or a bytes-like object, not %.100s",
+      PyErr_Format(PyExc_TypeError,
+                   "%s[%zd] must be bytes, str, int, float or a bytes-like object, not %.100s",
                    what, i, Py_TYPE(o)->tp_name);
       throw py::error_already_set();
     }
@@ -136,8 +139,8 @@ class Args {
   PyObject *tuple_ = nullptr;
   std::vector<const void *> ptrs_;
   std::vector<size_t> lens_;
-  std::deque<std::string> owned_;   // stable addresses
-  std::deque<Py_buffer> buffers_;   // stable addresses
+  std::deque<std::string> owned_;  // stable addresses
+  std::deque<Py_buffer> buffers_;  // stable addresses
 };
 
 // ---- replies --------------------------------------------------------------
@@ -147,12 +150,11 @@ PyObject *g_response_error = nullptr;  // cloudroute.errors.ResponseError
 py::object Text(const cr_reply *r) {
   size_t len = 0;
   const char *s = cr_reply_get_string(r, &len);
-  return py::reinterpret_steal<py::object>(
-      [&] {
-        PyObject *o = PyUnicode_DecodeUTF8(s, static_cast<Py_ssize_t>(len), "backslashreplace");
-        if (o == nullptr) throw py::error_already_set();
-        return o;
-      }());
+  return py::reinterpret_steal<py::object>([&] {
+    PyObject *o = PyUnicode_DecodeUTF8(s, static_cast<Py_ssize_t>(len), "backslashreplace");
+    if (o == nullptr) throw py::error_already_set();
+    return o;
+  }());
 }
 
 py::object FromReply(const cr_reply *r) {
@@ -162,11 +164,16 @@ py::object FromReply(const cr_reply *r) {
       const char *s = cr_reply_get_string(r, &len);
       return py::bytes(s, len);
     }
-    case CR_REPLY_TYPE_STATUS: return Text(r);
-    case CR_REPLY_TYPE_INTEGER: return py::int_(cr_reply_get_integer(r));
-    case CR_REPLY_TYPE_NIL: return py::none();
-    case CR_REPLY_TYPE_BOOL: return py::bool_(cr_reply_get_integer(r) != 0);
-    case CR_REPLY_TYPE_DOUBLE: return py::reinterpret_steal<py::object>([&] {
+    case CR_REPLY_TYPE_STATUS:
+      return Text(r);
+    case CR_REPLY_TYPE_INTEGER:
+      return py::int_(cr_reply_get_integer(r));
+    case CR_REPLY_TYPE_NIL:
+      return py::none();
+    case CR_REPLY_TYPE_BOOL:
+      return py::bool_(cr_reply_get_integer(r) != 0);
+    case CR_REPLY_TYPE_DOUBLE:
+      return py::reinterpret_steal<py::object>([&] {
         PyObject *f = PyFloat_FromString(Text(r).ptr());
         if (f == nullptr) throw py::error_already_set();
         return f;
@@ -229,42 +236,69 @@ struct Options {
 
   void Apply(const std::string &k, py::handle v) {
     const char *n = k.c_str();
-    if (k == "connect_timeout_ms") o.connect_timeout_ms = OptU32(v, n);
+    if (k == "connect_timeout_ms")
+      o.connect_timeout_ms = OptU32(v, n);
     else if (k == "command_timeout_ms") {
       if (PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr())) {
         const uint32_t t = OptU32(v, n);
         for (uint32_t &x : o.command_timeout_ms) x = t;
       } else {
         py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
-        if (!PySequence_Check(v.ptr()) || PyUnicode_Check(v.ptr()) || py::len(seq) != CR_TIER_COUNT) {
-          throw py::type_error("command_timeout_ms must be an int or a sequence of 5 ints (by Tier)");
+        if (!PySequence_Check(v.ptr()) || PyUnicode_Check(v.ptr()) ||
+            py::len(seq) != CR_TIER_COUNT) {
+          throw py::type_error(
+              "command_timeout_ms must be an int or a sequence of 5 ints (by Tier)");
         }
         for (size_t i = 0; i < CR_TIER_COUNT; ++i) o.command_timeout_ms[i] = OptU32(seq[i], n);
       }
-    } else if (k == "pool_size") o.pool_size = OptU32(v, n);
-    else if (k == "pool_idle_ms") o.pool_idle_ms = OptU32(v, n);
-    else if (k == "refresh_interval_ms") o.refresh_interval_ms = OptU32(v, n);
-    else if (k == "refresh_min_gap_ms") o.refresh_min_gap_ms = OptU32(v, n);
-    else if (k == "max_redirects") o.max_redirects = OptU32(v, n);
-    else if (k == "max_retries") o.max_retries = OptU32(v, n);
-    else if (k == "retry_backoff_ms") o.retry_backoff_ms = OptU32(v, n);
-    else if (k == "failures_before_refresh") o.failures_before_refresh = OptU32(v, n);
-    else if (k == "tcp_keepalive_s") o.tcp_keepalive_s = OptU32(v, n);
-    else if (k == "tcp_user_timeout_ms") o.tcp_user_timeout_ms = OptU32(v, n);
-    else if (k == "max_reply_elements") o.max_reply_elements = OptU32(v, n);
-    else if (k == "max_bulk_len") o.max_bulk_len = U64OrLong(v, n, false);
-    else if (k == "max_reply_bytes") o.max_reply_bytes = U64OrLong(v, n, false);
-    else if (k == "username") o.username = Str(v, n);
-    else if (k == "password") o.password = Str(v, n);
-    else if (k == "client_name") o.client_name = Str(v, n);
-    else if (k == "tls") o.tls = py::cast<bool>(v) ? 1u : 0u;
-    else if (k == "tls_verify") o.tls_verify = py::cast<bool>(v) ? 1u : 0u;
-    else if (k == "tls_ca_file") o.tls_ca_file = Str(v, n);
-    else if (k == "tls_ca_dir") o.tls_ca_dir = Str(v, n);
-    else if (k == "tls_cert_file") o.tls_cert_file = Str(v, n);
-    else if (k == "tls_key_file") o.tls_key_file = Str(v, n);
-    else if (k == "tls_server_name") o.tls_server_name = Str(v, n);
-    else throw py::type_error("Client() got an unexpected keyword argument '" + k + "'");
+    } else if (k == "pool_size")
+      o.pool_size = OptU32(v, n);
+    else if (k == "pool_idle_ms")
+      o.pool_idle_ms = OptU32(v, n);
+    else if (k == "refresh_interval_ms")
+      o.refresh_interval_ms = OptU32(v, n);
+    else if (k == "refresh_min_gap_ms")
+      o.refresh_min_gap_ms = OptU32(v, n);
+    else if (k == "max_redirects")
+      o.max_redirects = OptU32(v, n);
+    else if (k == "max_retries")
+      o.max_retries = OptU32(v, n);
+    else if (k == "retry_backoff_ms")
+      o.retry_backoff_ms = OptU32(v, n);
+    else if (k == "failures_before_refresh")
+      o.failures_before_refresh = OptU32(v, n);
+    else if (k == "tcp_keepalive_s")
+      o.tcp_keepalive_s = OptU32(v, n);
+    else if (k == "tcp_user_timeout_ms")
+      o.tcp_user_timeout_ms = OptU32(v, n);
+    else if (k == "max_reply_elements")
+      o.max_reply_elements = OptU32(v, n);
+    else if (k == "max_bulk_len")
+      o.max_bulk_len = U64OrLong(v, n, false);
+    else if (k == "max_reply_bytes")
+      o.max_reply_bytes = U64OrLong(v, n, false);
+    else if (k == "username")
+      o.username = Str(v, n);
+    else if (k == "password")
+      o.password = Str(v, n);
+    else if (k == "client_name")
+      o.client_name = Str(v, n);
+    else if (k == "tls")
+      o.tls = py::cast<bool>(v) ? 1u : 0u;
+    else if (k == "tls_verify")
+      o.tls_verify = py::cast<bool>(v) ? 1u : 0u;
+    else if (k == "tls_ca_file")
+      o.tls_ca_file = Str(v, n);
+    else if (k == "tls_ca_dir")
+      o.tls_ca_dir = Str(v, n);
+    else if (k == "tls_cert_file")
+      o.tls_cert_file = Str(v, n);
+    else if (k == "tls_key_file")
+      o.tls_key_file = Str(v, n);
+    else if (k == "tls_server_name")
+      o.tls_server_name = Str(v, n);
+    else
+      throw py::type_error("Client() got an unexpected keyword argument '" + k + "'");
   }
 };
 
@@ -305,14 +339,16 @@ PyStructSequence_Field kNodeStatsFields[] = {
     {"idle_connections", "idle connections in the pool now"},
     {nullptr, nullptr}};
 PyStructSequence_Desc kNodeStatsDesc = {
-    "cloudroute.NodeStats", "NodeStats(host, port, node_handle, ...): per-node counters of a Client.",
-    kNodeStatsFields, 10};
+    "cloudroute.NodeStats",
+    "NodeStats(host, port, node_handle, ...): per-node counters of a Client.", kNodeStatsFields,
+    10};
 
 py::object Record(PyTypeObject *type, std::initializer_list<py::object> items) {
   PyObject *o = PyStructSequence_New(type);
   if (o == nullptr) throw py::error_already_set();
   Py_ssize_t i = 0;
-  for (const py::object &item : items) PyStructSequence_SetItem(o, i++, py::object(item).release().ptr());
+  for (const py::object &item : items)
+    PyStructSequence_SetItem(o, i++, py::object(item).release().ptr());
   return py::reinterpret_steal<py::object>(o);
 }
 
@@ -322,11 +358,11 @@ py::object Stats(const Client &self) {
   Check(cr_client_get_stats(&s, h->c));  // counters only: no network, keeps the GIL
   py::dict by_tier;
   for (int t = 0; t < CR_TIER_COUNT; ++t) by_tier[TierMember(t)] = py::int_(s.reads_by_tier[t]);
-  return Record(g_stats, {py::int_(s.reads), by_tier, py::int_(s.writes), py::int_(s.fallbacks),
-                          py::int_(s.moved), py::int_(s.ask), py::int_(s.retries),
-                          py::int_(s.conn_errors), py::int_(s.timeouts), py::int_(s.server_errors),
-                          py::int_(s.refreshes), py::int_(s.refresh_failures),
-                          py::int_(s.connections)});
+  return Record(g_stats,
+                {py::int_(s.reads), by_tier, py::int_(s.writes), py::int_(s.fallbacks),
+                 py::int_(s.moved), py::int_(s.ask), py::int_(s.retries), py::int_(s.conn_errors),
+                 py::int_(s.timeouts), py::int_(s.server_errors), py::int_(s.refreshes),
+                 py::int_(s.refresh_failures), py::int_(s.connections)});
 }
 
 py::list NodeStats(const Client &self) {
@@ -346,10 +382,11 @@ py::list NodeStats(const Client &self) {
   py::list out;
   for (size_t i = 0; i < count; ++i) {
     const cr_client_node_stats &n = buf[i];
-    out.append(Record(g_node_stats,
-                      {py::str(n.host != nullptr ? n.host : "?"), py::int_(n.port), py::int_(n.node_handle),
-                       py::int_(n.reads), py::int_(n.writes), py::int_(n.errors), py::int_(n.connections),
-                       py::int_(n.latency_us), py::int_(n.open_connections), py::int_(n.idle_connections)}));
+    out.append(Record(
+        g_node_stats,
+        {py::str(n.host != nullptr ? n.host : "?"), py::int_(n.port), py::int_(n.node_handle),
+         py::int_(n.reads), py::int_(n.writes), py::int_(n.errors), py::int_(n.connections),
+         py::int_(n.latency_us), py::int_(n.open_connections), py::int_(n.idle_connections)}));
   }
   return out;
 }
@@ -378,7 +415,8 @@ py::object Get(const Client &self, py::handle key) {
   KeyArg k;
   if (!k.Set(key.ptr(), "key")) throw py::error_already_set();
   cr_reply *out = nullptr;
-  const cr_status st = NoGil(self, [&](cr_client *c) { return cr_client_cmd_get(&out, c, k.data(), k.size()); });
+  const cr_status st =
+      NoGil(self, [&](cr_client *c) { return cr_client_cmd_get(&out, c, k.data(), k.size()); });
   return ReplyResult(st, out);
 }
 
@@ -398,7 +436,9 @@ py::object MGet(const Client &self, py::handle keys) {
   k.Set(keys, "keys");
   if (k.size() == 0) return py::list();
   cr_reply *out = nullptr;
-  const cr_status st = NoGil(self, [&](cr_client *c) { return cr_client_cmd_mget(&out, c, k.ptrs(), k.lens(), k.size()); });
+  const cr_status st = NoGil(self, [&](cr_client *c) {
+    return cr_client_cmd_mget(&out, c, k.ptrs(), k.lens(), k.size());
+  });
   return ReplyResult(st, out);
 }
 
@@ -420,14 +460,17 @@ int64_t Del(const Client &self, py::handle keys) {
   k.Set(keys, "keys");
   if (k.size() == 0) return 0;
   int64_t deleted = 0;
-  Check(NoGil(self, [&](cr_client *c) { return cr_client_cmd_del(&deleted, c, k.ptrs(), k.lens(), k.size()); }));
+  Check(NoGil(self, [&](cr_client *c) {
+    return cr_client_cmd_del(&deleted, c, k.ptrs(), k.lens(), k.size());
+  }));
   return deleted;
 }
 
 }  // namespace
 
 void InitClient(py::module_ &m) {
-  g_response_error = py::object(py::module_::import("cloudroute.errors").attr("ResponseError")).release().ptr();
+  g_response_error =
+      py::object(py::module_::import("cloudroute.errors").attr("ResponseError")).release().ptr();
   g_stats = PyStructSequence_NewType(&kStatsDesc);
   g_node_stats = PyStructSequence_NewType(&kNodeStatsDesc);
   if (g_stats == nullptr || g_node_stats == nullptr) throw py::error_already_set();
@@ -472,10 +515,14 @@ void InitClient(py::module_ &m) {
            "MSET of keys[i] = values[i] in any slots (not atomic across slots).")
       .def("delete", &Del, py::arg("keys"), "DEL of keys in any slots: how many existed.")
       .def(
-          "refresh", [](const Client &self) { Check(NoGil(self, [](cr_client *c) { return cr_client_refresh(c); })); },
+          "refresh",
+          [](const Client &self) {
+            Check(NoGil(self, [](cr_client *c) { return cr_client_refresh(c); }));
+          },
           "Re-read the topology now (the background thread also does on its schedule).")
       .def("stats", &Stats, "Counters since the client was created (ClientStats).")
-      .def("node_stats", &NodeStats, "Per-node counters of every node talked to (list of NodeStats).")
+      .def("node_stats", &NodeStats,
+           "Per-node counters of every node talked to (list of NodeStats).")
       .def_property_readonly(
           "router",
           [](const Client &self) {

@@ -112,7 +112,9 @@ class KeyBatch {
   // Keys [begin, begin + count). Returns false with a Python exception set.
   bool Load(size_t begin, size_t count);
   // Set() then Load() of every key.
-  bool SetAll(PyObject *iterable, const char *what) { return Set(iterable, what) && Load(0, size_); }
+  bool SetAll(PyObject *iterable, const char *what) {
+    return Set(iterable, what) && Load(0, size_);
+  }
   const void *const *ptrs() const { return ptrs_.data(); }
   const size_t *lens() const { return lens_.data(); }
 

@@ -22,8 +22,7 @@ py::object Set2(py::object self, Setter2 fn, py::handle a, const char *a_name, p
 }  // namespace
 
 void InitConfig(py::module_ &m) {
-  py::class_<Config>(m, "Config",
-                     "Locality, weights and router options: the cr_config builder.")
+  py::class_<Config>(m, "Config", "Locality, weights and router options: the cr_config builder.")
       .def(py::init<>())
       .def(
           "set_client_location",
@@ -80,7 +79,8 @@ void InitConfig(py::module_ &m) {
           "set_weight",
           [](py::object self, py::handle node, py::handle weight) {
             const std::string n = CString(node, "node");
-            Check(cr_config_set_weight(self.cast<Config &>().cfg, n.c_str(), U32(weight, "weight")));
+            Check(
+                cr_config_set_weight(self.cast<Config &>().cfg, n.c_str(), U32(weight, "weight")));
             return self;
           },
           py::arg("node_handle"), py::arg("weight"),

@@ -9,8 +9,7 @@ namespace crpy {
 namespace {
 
 bool SetTypeError(const char *what, PyObject *obj, const char *expected) {
-  PyErr_Format(PyExc_TypeError, "%s must be %s, not %.100s", what, expected,
-               Py_TYPE(obj)->tp_name);
+  PyErr_Format(PyExc_TypeError, "%s must be %s, not %.100s", what, expected, Py_TYPE(obj)->tp_name);
   return false;
 }
 
@@ -119,7 +118,8 @@ int64_t BoundedInt(py::handle obj, const char *what, int64_t lo, int64_t hi) {
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
   if (overflow != 0) {
-    ThrowInvalid(std::string(what) + " must be in " + range + ", not a number of more than 64 bits");
+    ThrowInvalid(std::string(what) + " must be in " + range +
+                 ", not a number of more than 64 bits");
   }
   if (v < lo || v > hi) {
     ThrowInvalid(std::string(what) + " must be in " + range + ", not " + std::to_string(v));
@@ -164,7 +164,8 @@ uint64_t U64OrLong(py::handle obj, const char *what, bool allow_negative) {
   } else {
     Py_DECREF(index);
   }
-  ThrowInvalid(std::string(what) + (allow_negative ? " must be in -2**63 .. 2**64-1" : " must be in 0 .. 2**64-1"));
+  ThrowInvalid(std::string(what) +
+               (allow_negative ? " must be in -2**63 .. 2**64-1" : " must be in 0 .. 2**64-1"));
 }
 
 const cr_config *ConfigOrNull(py::handle cfg) {

@@ -18,8 +18,10 @@ void InitErrors(py::module_ &m) {
   g_by_status = py::object(errors.attr("_BY_STATUS")).release().ptr();
   g_error = py::object(errors.attr("Error")).release().ptr();
   m.def(
-      "status_str", [](py::handle status) {
-        return std::string(cr_status_str(static_cast<cr_status>(BoundedInt(status, "status", INT32_MIN, INT32_MAX))));
+      "status_str",
+      [](py::handle status) {
+        return std::string(cr_status_str(
+            static_cast<cr_status>(BoundedInt(status, "status", INT32_MIN, INT32_MAX))));
       },
       py::arg("status"), "The C library's static text for a status code (cr_status_str).");
 }
@@ -35,8 +37,8 @@ PyObject *SetStatusError(cr_status status, const std::string &message) {
   }
   const std::string text = message.empty() ? std::string(cr_status_str(status)) : message;
   // Messages may quote input bytes: never fail on invalid UTF-8.
-  PyObject *msg = PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()),
-                                       "backslashreplace");
+  PyObject *msg =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
   if (msg == nullptr) return nullptr;
   PyObject *exc = PyObject_CallOneArg(cls, msg);
   Py_DECREF(msg);

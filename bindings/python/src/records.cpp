@@ -30,10 +30,11 @@ PyStructSequence_Field kRouteFields[] = {
     {"shard", "shard index in the topology, or shard-group index"},
     {"node_handle", "stable node handle, for report_failure/report_success/set_rtt"},
     {nullptr, nullptr}};
-PyStructSequence_Desc kRouteDesc = {"cloudroute.Route",
-                                    "Route(host, port, role, tier, slot, shard, node_handle): where a "
-                                    "key is served.",
-                                    kRouteFields, 7};
+PyStructSequence_Desc kRouteDesc = {
+    "cloudroute.Route",
+    "Route(host, port, role, tier, slot, shard, node_handle): where a "
+    "key is served.",
+    kRouteFields, 7};
 
 PyStructSequence_Field kCandidateFields[] = {
     {"host", "the node's host name or IP"},
@@ -52,17 +53,16 @@ PyStructSequence_Desc kCandidateDesc = {
     "ordered read set.",
     kCandidateFields, 9};
 
-PyStructSequence_Field kNodeFields[] = {
-    {"id", "node id ('' when the reply gave none)"},
-    {"host", "endpoint: host name or IP; '?' when unknown"},
-    {"ip", "IP when the reply gave one separately, else ''"},
-    {"port", "port"},
-    {"tls_port", "TLS port, 0 when none"},
-    {"role", "Role.MASTER or Role.REPLICA"},
-    {"health", "Health as the server reported it"},
-    {"zone", "server-reported availability zone, '' when none"},
-    {"shard", "index of the node's shard"},
-    {nullptr, nullptr}};
+PyStructSequence_Field kNodeFields[] = {{"id", "node id ('' when the reply gave none)"},
+                                        {"host", "endpoint: host name or IP; '?' when unknown"},
+                                        {"ip", "IP when the reply gave one separately, else ''"},
+                                        {"port", "port"},
+                                        {"tls_port", "TLS port, 0 when none"},
+                                        {"role", "Role.MASTER or Role.REPLICA"},
+                                        {"health", "Health as the server reported it"},
+                                        {"zone", "server-reported availability zone, '' when none"},
+                                        {"shard", "index of the node's shard"},
+                                        {nullptr, nullptr}};
 PyStructSequence_Desc kNodeDesc = {
     "cloudroute.Node",
     "Node(id, host, ip, port, tls_port, role, health, zone, shard): a node of a topology.",
@@ -85,7 +85,8 @@ PyTypeObject *NewType(PyStructSequence_Desc *desc) {
 }
 
 template <size_t N>
-void LoadEnum(std::array<PyObject *, N> *out, py::handle cls, const std::array<const char *, N> &names) {
+void LoadEnum(std::array<PyObject *, N> *out, py::handle cls,
+              const std::array<const char *, N> &names) {
   for (size_t i = 0; i < N; ++i) (*out)[i] = cls(names[i]).release().ptr();
 }
 
@@ -97,7 +98,9 @@ PyObject *Member(PyObject *const *table, size_t n, long value) {
   return PyLong_FromLong(value);  // a value newer than this binding
 }
 
-PyObject *Str(const char *s) { return PyUnicode_DecodeUTF8(s, static_cast<Py_ssize_t>(std::strlen(s)), "backslashreplace"); }
+PyObject *Str(const char *s) {
+  return PyUnicode_DecodeUTF8(s, static_cast<Py_ssize_t>(std::strlen(s)), "backslashreplace");
+}
 
 // Fills a struct sequence from new references; any NULL makes it fail.
 py::object Fill(PyTypeObject *type, std::initializer_list<PyObject *> items) {
@@ -146,11 +149,11 @@ void InitRecords(py::module_ &m) {
 }
 
 py::object MakeRoute(const cr_route &r) {
-  return Fill(g_route, {Str(r.host != nullptr ? r.host : "?"), PyLong_FromUnsignedLong(r.port),
-                        Member(g_roles.data(), g_roles.size(), r.role),
-                        Member(g_tiers.data(), g_tiers.size(), r.tier),
-                        PyLong_FromUnsignedLong(r.slot), PyLong_FromUnsignedLong(r.shard),
-                        PyLong_FromUnsignedLong(r.node_handle)});
+  return Fill(g_route,
+              {Str(r.host != nullptr ? r.host : "?"), PyLong_FromUnsignedLong(r.port),
+               Member(g_roles.data(), g_roles.size(), r.role),
+               Member(g_tiers.data(), g_tiers.size(), r.tier), PyLong_FromUnsignedLong(r.slot),
+               PyLong_FromUnsignedLong(r.shard), PyLong_FromUnsignedLong(r.node_handle)});
 }
 
 py::object MakeCandidate(const cr_candidate &c) {
@@ -163,12 +166,12 @@ py::object MakeCandidate(const cr_candidate &c) {
 }
 
 py::object MakeNode(const cr_node_info &n) {
-  return Fill(g_node, {Str(n.id != nullptr ? n.id : ""), Str(n.host != nullptr ? n.host : "?"),
-                       Str(n.ip != nullptr ? n.ip : ""), PyLong_FromUnsignedLong(n.port),
-                       PyLong_FromUnsignedLong(n.tls_port),
-                       Member(g_roles.data(), g_roles.size(), n.role),
-                       Member(g_healths.data(), g_healths.size(), n.health),
-                       Str(n.zone != nullptr ? n.zone : ""), PyLong_FromUnsignedLong(n.shard)});
+  return Fill(g_node,
+              {Str(n.id != nullptr ? n.id : ""), Str(n.host != nullptr ? n.host : "?"),
+               Str(n.ip != nullptr ? n.ip : ""), PyLong_FromUnsignedLong(n.port),
+               PyLong_FromUnsignedLong(n.tls_port), Member(g_roles.data(), g_roles.size(), n.role),
+               Member(g_healths.data(), g_healths.size(), n.health),
+               Str(n.zone != nullptr ? n.zone : ""), PyLong_FromUnsignedLong(n.shard)});
 }
 
 py::object TierMember(int tier) {

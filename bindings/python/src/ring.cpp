@@ -95,8 +95,7 @@ py::list LocateMany(const Ring &self, py::handle keys) {
 }  // namespace
 
 void InitRing(py::module_ &m) {
-  py::class_<Ring>(m, "Ring",
-                   "A built, immutable consistent-hashing ring (use cloudroute.Ring).")
+  py::class_<Ring>(m, "Ring", "A built, immutable consistent-hashing ring (use cloudroute.Ring).")
       .def(py::init(&MakeRing), py::arg("shards"), py::arg("algo"), py::arg("hash"),
            py::arg("naming"), py::arg("key_tags"))
       .def(
@@ -119,11 +118,13 @@ void InitRing(py::module_ &m) {
         KeyArg k;
         if (!k.Set(key.ptr(), "key")) throw py::error_already_set();
         int64_t out = 0;
-        Check(cr_jedis_hash(&out, static_cast<cr_hash_algo>(BoundedInt(algo, "algo", INT32_MIN, INT32_MAX)),
-                            k.data(), k.size()));
+        Check(cr_jedis_hash(
+            &out, static_cast<cr_hash_algo>(BoundedInt(algo, "algo", INT32_MIN, INT32_MAX)),
+            k.data(), k.size()));
         return out;
       },
-      py::arg("key"), py::arg("algo"), "Jedis's Hashing.<algo>.hash(key) (use cloudroute.jedis_hash).");
+      py::arg("key"), py::arg("algo"),
+      "Jedis's Hashing.<algo>.hash(key) (use cloudroute.jedis_hash).");
   m.def(
       "jump_hash",
       [](py::handle key, py::handle buckets) {
@@ -139,7 +140,8 @@ void InitRing(py::module_ &m) {
       "family_key",
       [](py::handle family, py::handle key) {
         KeyArg f, k;
-        if (!f.Set(family.ptr(), "family") || !k.Set(key.ptr(), "key")) throw py::error_already_set();
+        if (!f.Set(family.ptr(), "family") || !k.Set(key.ptr(), "key"))
+          throw py::error_already_set();
         char buf[CR_FAMILY_KEY_SIZE];
         size_t needed = 0;
         const std::string fam(f.data(), f.size());

@@ -55,7 +55,8 @@ std::string Explain(Router &self, py::handle key) {
   std::vector<char> buf(1024);
   for (;;) {
     size_t needed = 0;
-    const cr_status st = cr_router_explain(buf.data(), buf.size(), &needed, self.r, k.data(), k.size());
+    const cr_status st =
+        cr_router_explain(buf.data(), buf.size(), &needed, self.r, k.data(), k.size());
     if (st == CR_EBUFS && needed > buf.size()) {
       buf.resize(needed);
       continue;
@@ -95,10 +96,16 @@ void InitRouter(py::module_ &m) {
           "generation", [](const Snapshot &self) { return cr_snapshot_get_generation(self.s); },
           "Increases with every topology the router installs.")
       .def(
-          "route_read", [](const Snapshot &self, py::handle key) { return SnapRouteKey(self, cr_snapshot_route_read, key); },
+          "route_read",
+          [](const Snapshot &self, py::handle key) {
+            return SnapRouteKey(self, cr_snapshot_route_read, key);
+          },
           py::arg("key"), "Route a read on this snapshot (see Router.route_read).")
       .def(
-          "route_write", [](const Snapshot &self, py::handle key) { return SnapRouteKey(self, cr_snapshot_route_write, key); },
+          "route_write",
+          [](const Snapshot &self, py::handle key) {
+            return SnapRouteKey(self, cr_snapshot_route_write, key);
+          },
           py::arg("key"), "Route a write on this snapshot: the shard's master.")
       .def_property_readonly(
           "topology",
@@ -126,13 +133,15 @@ void InitRouter(py::module_ &m) {
            "atomically (readers never see a half-built state). Call on every refresh.\n"
            "Releases the GIL.")
       .def(
-          "route_read", [](Router &self, py::handle key) { return RouteKey(self, cr_router_route_read, key); },
+          "route_read",
+          [](Router &self, py::handle key) { return RouteKey(self, cr_router_route_read, key); },
           py::arg("key"),
           "Route a read: a node among the key's shard's candidates (weighted among equal\n"
           "rank, skipping nodes marked down). Raises NoTopologyError, SlotUncoveredError,\n"
           "UnavailableError.")
       .def(
-          "route_write", [](Router &self, py::handle key) { return RouteKey(self, cr_router_route_write, key); },
+          "route_write",
+          [](Router &self, py::handle key) { return RouteKey(self, cr_router_route_write, key); },
           py::arg("key"),
           "Route a write: always the shard's master, whatever its health. Raises\n"
           "UnavailableError when the master's endpoint is unknown.")
@@ -201,14 +210,18 @@ void InitRouter(py::module_ &m) {
           "send ASKING + the command to, once.")
       .def(
           "report_failure",
-          [](Router &self, py::handle node) { Check(cr_router_report_failure(self.r, U32(node, "node"))); },
+          [](Router &self, py::handle node) {
+            Check(cr_router_report_failure(self.r, U32(node, "node")));
+          },
           py::arg("node_handle"),
           "A failed request to a node handle (Route.node_handle / Candidate.node_handle). After\n"
           "failure_threshold consecutive failures the node is skipped for\n"
           "down_cooldown_ms, then probed once.")
       .def(
           "report_success",
-          [](Router &self, py::handle node) { Check(cr_router_report_success(self.r, U32(node, "node"))); },
+          [](Router &self, py::handle node) {
+            Check(cr_router_report_success(self.r, U32(node, "node")));
+          },
           py::arg("node_handle"), "A successful request to a node handle: closes its breaker.")
       .def(
           "set_rtt",
@@ -226,7 +239,8 @@ void InitRouter(py::module_ &m) {
           py::arg("host"), py::arg("port"), py::arg("zone"),
           "A zone a node reported about itself (HELLO / INFO), by host and port.")
       .def_property_readonly(
-          "refresh_needed", [](const Router &self) { return cr_router_get_refresh_needed(self.r) != 0; },
+          "refresh_needed",
+          [](const Router &self) { return cr_router_get_refresh_needed(self.r) != 0; },
           "True when a MOVED asked for a topology refresh since the last update().")
       .def(
           "node_handle",

@@ -117,7 +117,8 @@ void InitShardGroups(py::module_ &m) {
               ports.push_back(Port(pair[1]));
             }
             std::vector<cr_address> list;
-            for (size_t i = 0; i < hosts.size(); ++i) list.push_back(cr_address{hosts[i].c_str(), ports[i]});
+            for (size_t i = 0; i < hosts.size(); ++i)
+              list.push_back(cr_address{hosts[i].c_str(), ports[i]});
             Check(cr_shard_groups_set_replicas(self.g, g, list.data(), list.size()));
           },
           py::arg("group"), py::arg("replicas"),
@@ -134,10 +135,16 @@ void InitShardGroups(py::module_ &m) {
           },
           py::arg("key"), "The group of a key. Raises NoTopologyError until a ring is set.")
       .def(
-          "route_write", [](ShardGroups &self, py::handle key) { return RouteKey(self, cr_shard_groups_route_write, key); },
+          "route_write",
+          [](ShardGroups &self, py::handle key) {
+            return RouteKey(self, cr_shard_groups_route_write, key);
+          },
           py::arg("key"), "The key's group's master (Route.shard is the group).")
       .def(
-          "route_read", [](ShardGroups &self, py::handle key) { return RouteKey(self, cr_shard_groups_route_read, key); },
+          "route_read",
+          [](ShardGroups &self, py::handle key) {
+            return RouteKey(self, cr_shard_groups_route_read, key);
+          },
           py::arg("key"),
           "An instance of the key's group: nearest tier first, weighted pick inside it,\n"
           "skipping instances whose breaker is open.")
@@ -156,11 +163,15 @@ void InitShardGroups(py::module_ &m) {
           "breaker is open come last with down=True.")
       .def(
           "report_failure",
-          [](ShardGroups &self, py::handle node) { Check(cr_shard_groups_report_failure(self.g, U32(node, "node"))); },
+          [](ShardGroups &self, py::handle node) {
+            Check(cr_shard_groups_report_failure(self.g, U32(node, "node")));
+          },
           py::arg("node_handle"), "A failed request to an instance handle (Route.node_handle).")
       .def(
           "report_success",
-          [](ShardGroups &self, py::handle node) { Check(cr_shard_groups_report_success(self.g, U32(node, "node"))); },
+          [](ShardGroups &self, py::handle node) {
+            Check(cr_shard_groups_report_success(self.g, U32(node, "node")));
+          },
           py::arg("node_handle"), "A successful request to an instance handle.");
 }
 

@@ -87,12 +87,12 @@ py::list Ranges(const Topology &self, size_t shard) {
   std::vector<uint16_t> starts(8), ends(8);
   size_t count = 0;
   cr_status st = cr_topology_get_shard_ranges(starts.data(), ends.data(), starts.size(), &count,
-                                          self.t, shard);
+                                              self.t, shard);
   if (st == CR_EBUFS) {
     starts.resize(count);
     ends.resize(count);
     st = cr_topology_get_shard_ranges(starts.data(), ends.data(), starts.size(), &count, self.t,
-                                  shard);
+                                      shard);
   }
   Check(st);
   py::list out;
@@ -119,7 +119,8 @@ void InitTopology(py::module_ &m) {
           "node_count", [](const Topology &self) { return cr_topology_get_node_count(self.t); },
           "Number of nodes.")
       .def(
-          "node", [](const Topology &self, py::handle i) { return NodeAt(self, Index(i, "index")); },
+          "node",
+          [](const Topology &self, py::handle i) { return NodeAt(self, Index(i, "index")); },
           py::arg("index"), "Node number index (0 <= index < node_count).")
       .def_property_readonly(
           "nodes",
@@ -131,13 +132,16 @@ void InitTopology(py::module_ &m) {
           },
           "Every node, in the topology's order.")
       .def(
-          "shard_id", [](const Topology &self, py::handle s) { return ShardId(self, Index(s, "shard")); },
+          "shard_id",
+          [](const Topology &self, py::handle s) { return ShardId(self, Index(s, "shard")); },
           py::arg("shard"),
           "The shard's identity: its master's node id (or 'host:port' when the reply\n"
           "gave no ids).")
       .def(
-          "shard_ranges", [](const Topology &self, py::handle s) { return Ranges(self, Index(s, "shard")); },
-          py::arg("shard"), "The shard's inclusive slot ranges [(start, end), ...], sorted by start.")
+          "shard_ranges",
+          [](const Topology &self, py::handle s) { return Ranges(self, Index(s, "shard")); },
+          py::arg("shard"),
+          "The shard's inclusive slot ranges [(start, end), ...], sorted by start.")
       .def(
           "slot_shard",
           [](const Topology &self, py::handle slot) {
@@ -145,7 +149,8 @@ void InitTopology(py::module_ &m) {
             Check(cr_topology_get_slot_shard(&shard, self.t, U32(slot, "slot")));
             return shard;
           },
-          py::arg("slot"), "The index of the shard serving slot. Raises SlotUncoveredError when none.")
+          py::arg("slot"),
+          "The index of the shard serving slot. Raises SlotUncoveredError when none.")
       .def_property_readonly(
           "shards",
           [](const Topology &self) {
@@ -167,7 +172,8 @@ void InitTopology(py::module_ &m) {
           },
           "Every shard: Shard(number, id, ranges, nodes).")
       .def("__repr__", [](const Topology &self) {
-        return "<cloudroute.Topology shards=" + std::to_string(cr_topology_get_shard_count(self.t)) +
+        return "<cloudroute.Topology shards=" +
+               std::to_string(cr_topology_get_shard_count(self.t)) +
                " nodes=" + std::to_string(cr_topology_get_node_count(self.t)) + ">";
       });
 

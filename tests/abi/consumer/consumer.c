@@ -8,8 +8,9 @@ int main(void) {
   cr_topology *t = NULL;
   cr_router *r = NULL;
   cr_route out = CR_ROUTE_INIT;
-  if (cr_topology_parse_static(&t, text, strlen(text)) != CR_OK || cr_router_new(&r, NULL) != CR_OK ||
-      cr_router_update(r, t) != CR_OK || cr_router_route_read(&out, r, "foo", 3) != CR_OK) {
+  if (cr_topology_parse_static(&t, text, strlen(text)) != CR_OK ||
+      cr_router_new(&r, NULL) != CR_OK || cr_router_update(r, t) != CR_OK ||
+      cr_router_route_read(&out, r, "foo", 3) != CR_OK) {
     fprintf(stderr, "failed: %s\n", cr_last_error());
     return 1;
   }

@@ -27,12 +27,12 @@ class Cidr {
   static Result<Cidr> Parse(std::string_view text);
 
   bool Contains(const IpAddress &ip) const;
-  int prefix() const { return prefix_; }
+  unsigned prefix() const { return prefix_; }
   const std::string &text() const { return text_; }
 
  private:
   IpAddress net_;
-  int prefix_ = 0;
+  unsigned prefix_ = 0;
   std::string text_;
 };
 

@@ -34,7 +34,7 @@ int64_t FamilyKeyHash(const void *family, size_t family_len, const void *key, si
 // Writes the stored key as NUL-terminated decimal text into out and returns
 // its length (without the NUL). Allocation-free for family + key up to
 // 256 bytes. REQUIRES: ValidateFamily(family, family_len).ok()
-size_t FamilyKey(char (&out)[kFamilyKeyMax], const void *family, size_t family_len,
-                 const void *key, size_t key_len);
+size_t FamilyKey(char (&out)[kFamilyKeyMax], const void *family, size_t family_len, const void *key,
+                 size_t key_len);
 
 }  // namespace cloudroute

@@ -57,8 +57,8 @@ struct LocalityConfig {
 
 struct Placement {
   Location location;
-  bool local = false;   // matched a local CIDR and nothing overrode it
-  std::string source;   // what decided it, for explain()
+  bool local = false;  // matched a local CIDR and nothing overrode it
+  std::string source;  // what decided it, for explain()
 };
 
 // Where a node is. reported_zone is the server-reported zone (the topology's,

@@ -59,7 +59,7 @@ class PointRing {
   unsigned index_bits() const { return bits_; }
 
  private:
-  std::vector<T> values_;        // sorted, distinct
+  std::vector<T> values_;         // sorted, distinct
   std::vector<uint32_t> owners_;  // size() + 1: owners_[size()] == owners_[0]
   std::vector<uint32_t> index_;   // 2^bits_ + 1
   unsigned bits_ = 0;

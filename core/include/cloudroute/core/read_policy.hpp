@@ -37,6 +37,8 @@ struct RankInput {
 uint64_t RankKey(Policy p, const RankInput &in, uint32_t band);
 
 // Whether the policy reads from this node at all.
-inline bool PolicyAdmits(Policy p, Role role) { return p != Policy::kMaster || role == Role::kMaster; }
+inline bool PolicyAdmits(Policy p, Role role) {
+  return p != Policy::kMaster || role == Role::kMaster;
+}
 
 }  // namespace cloudroute

@@ -32,8 +32,8 @@ inline uint64_t ScaleRandom(uint64_t r, uint64_t bound) {
 // were a tenth of a routed read's instructions.
 template <typename Random, typename Visit>
 __attribute__((always_inline)) inline const Candidate *VisitInPollOrder(const CandidateSet &set,
-                                                                       Random &&random,
-                                                                       Visit &&visit) {
+                                                                        Random &&random,
+                                                                        Visit &&visit) {
   uint32_t begin = 0;
   for (const CandidateRank &rank : set.ranks) {
     const uint32_t end = rank.end;

@@ -143,8 +143,7 @@ Code ShardGroups::VisitReadOrder(const void *key, size_t len, uint32_t *group, E
     const bool want_down = pass == 1;
     uint64_t state = seed;
     VisitInPollOrder(
-        set,
-        [&state]() { return SplitMix64Next(&state); },  // replayed from one seed by each pass
+        set, [&state]() { return SplitMix64Next(&state); },  // replayed from one seed by each pass
         [&](const Candidate &c) {
           const bool down = c.node->health.State(now) == HealthState::kDown;
           if (down == want_down) emit(c, down);

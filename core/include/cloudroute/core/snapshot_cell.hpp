@@ -16,6 +16,9 @@
 // increments); the writer flips the epoch and waits each epoch's stripes
 // down to zero, twice, so it never starves.
 //
+// Under ThreadSanitizer every reader takes the fallback (see
+// AsymmetricFenceAvailable): TSan cannot see the ordering membarrier gives.
+//
 // Thread-safety: Read() from any thread; Publish() from one thread at a time
 // (the router serializes writers). A thread must not nest Read() on the same
 // cell.
@@ -86,7 +89,8 @@ class SnapshotCell {
       // The one precondition of the fast path: the writer waits for a slot
       // to leave its read, so a nested Read() on one thread would let the
       // outer read's snapshot be freed under it.
-      assert(s->depth.load(std::memory_order_relaxed) == 0 && "nested SnapshotCell::Read() on one thread");
+      assert(s->depth.load(std::memory_order_relaxed) == 0 &&
+             "nested SnapshotCell::Read() on one thread");
       s->entries.store(s->entries.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       s->depth.store(1, std::memory_order_relaxed);
       // Keeps the compiler from hoisting the pointer load above the stores;

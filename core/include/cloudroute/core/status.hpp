@@ -51,8 +51,8 @@ inline Status Error(Code code, std::string message) { return Status(code, std::m
 template <typename T>
 class Result {
  public:
-  Result(T value) : v_(std::move(value)) {}           // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {}    // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return v_.index() == 0; }
   // REQUIRES: ok()

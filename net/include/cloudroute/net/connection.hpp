@@ -42,12 +42,12 @@ class TlsSession;
 
 struct ConnectOptions {
   uint32_t connect_timeout_ms = 1000;
-  uint32_t keepalive_idle_s = 15;   // TCP keepalive idle time; 0 = keepalive off
-  uint32_t user_timeout_ms = 10000; // TCP_USER_TIMEOUT; 0 = the kernel's default
-  std::string username;             // AUTH username ("" = the default user)
-  std::string password;             // "" = no AUTH
-  std::string client_name;          // CLIENT SETNAME ("" = none)
-  bool readonly = false;            // send READONLY (cluster replica reads)
+  uint32_t keepalive_idle_s = 15;         // TCP keepalive idle time; 0 = keepalive off
+  uint32_t user_timeout_ms = 10000;       // TCP_USER_TIMEOUT; 0 = the kernel's default
+  std::string username;                   // AUTH username ("" = the default user)
+  std::string password;                   // "" = no AUTH
+  std::string client_name;                // CLIENT SETNAME ("" = none)
+  bool readonly = false;                  // send READONLY (cluster replica reads)
   std::shared_ptr<const TlsContext> tls;  // nullptr = plaintext
   RespLimits limits = DefaultReplyLimits();
 };
@@ -65,8 +65,7 @@ class Connection {
   // failed TLS handshake or a refused certificate), kTimeout, kServerError
   // (AUTH refused), kLimit.
   static Result<std::unique_ptr<Connection>> Open(const std::string &host, uint16_t port,
-                                                  const ConnectOptions &opts,
-                                                  uint32_t timeout_ms);
+                                                  const ConnectOptions &opts, uint32_t timeout_ms);
   ~Connection();
   Connection(const Connection &) = delete;
   Connection &operator=(const Connection &) = delete;

@@ -28,10 +28,10 @@ struct Seed {
 // kInvalid with the offending entry when one does not parse.
 Result<std::vector<Seed>> ParseSeeds(const std::string &text);
 
-// The first topology a seed answers with. Errors: the last seed's error (kConnError, kTimeout, kServerError, kParse,
-// kLimit), its message naming every seed that was tried and why it failed.
-Result<std::shared_ptr<const Topology>> Discover(const std::vector<Seed> &seeds, const ConnectOptions &opts,
-                            uint32_t timeout_ms);
+// The first topology a seed answers with. Errors: the last seed's error (kConnError, kTimeout,
+// kServerError, kParse, kLimit), its message naming every seed that was tried and why it failed.
+Result<std::shared_ptr<const Topology>> Discover(const std::vector<Seed> &seeds,
+                                                 const ConnectOptions &opts, uint32_t timeout_ms);
 
 }  // namespace net
 }  // namespace cloudroute

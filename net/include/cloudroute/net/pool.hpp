@@ -33,16 +33,16 @@ struct NodeCounters {
   std::atomic<uint64_t> reads{0};
   std::atomic<uint64_t> writes{0};
   std::atomic<uint64_t> errors{0};
-  std::atomic<uint64_t> connections{0};   // dialed successfully
-  std::atomic<uint32_t> latency_us{0};    // EWMA of command round trips, 0 = none yet
+  std::atomic<uint64_t> connections{0};  // dialed successfully
+  std::atomic<uint32_t> latency_us{0};   // EWMA of command round trips, 0 = none yet
   std::atomic<uint32_t> published_rtt_us{0};
   std::atomic<int64_t> last_sample_ns{0};  // SteadyNowNs() of the last round-trip sample
 
   // EWMA with weight 1/8 (like TCP's SRTT).
   void AddLatency(uint32_t us) {
     const uint32_t old = latency_us.load(std::memory_order_relaxed);
-    const uint32_t v = old == 0 ? std::max<uint32_t>(us, 1)
-                                : static_cast<uint32_t>((7ull * old + us) / 8);
+    const uint32_t v =
+        old == 0 ? std::max<uint32_t>(us, 1) : static_cast<uint32_t>((7ull * old + us) / 8);
     latency_us.store(std::max<uint32_t>(v, 1), std::memory_order_relaxed);
   }
   // A round trip from t0_ns to t1_ns (SteadyNowNs clock): its latency, and

@@ -54,14 +54,14 @@ namespace cloudroute {
 namespace net {
 
 struct SentinelOptions {
-  ConnectOptions sentinel_conn;  // to the sentinels (their own AUTH, if any)
-  ConnectOptions node_conn;      // to the data nodes
+  ConnectOptions sentinel_conn;         // to the sentinels (their own AUTH, if any)
+  ConnectOptions node_conn;             // to the data nodes
   uint32_t sentinel_timeout_ms = 1000;  // each question to a sentinel
   uint32_t timeout_ms[kTierCount] = {500, 1000, 1000, 2000, 2000};  // commands, per Tier
-  uint32_t reask_interval_ms = 5000;    // 0: no periodic re-ask
-  uint32_t reconnect_max_ms = 1000;     // cap of the backoff between subscription rounds
+  uint32_t reask_interval_ms = 5000;                                // 0: no periodic re-ask
+  uint32_t reconnect_max_ms = 1000;  // cap of the backoff between subscription rounds
   PoolOptions pool;
-  uint32_t max_retries = 5;    // writes not executed (READONLY, not dialed)
+  uint32_t max_retries = 5;  // writes not executed (READONLY, not dialed)
   uint32_t retry_base_ms = 50;
   uint32_t retry_cap_ms = 1000;
 };
@@ -70,10 +70,10 @@ struct SentinelOptions {
 struct SentinelCounters {
   std::atomic<uint64_t> reads{0}, writes{0}, fallbacks{0}, retries{0};
   std::atomic<uint64_t> conn_errors{0}, timeouts{0}, server_errors{0};
-  std::atomic<uint64_t> master_changes{0};  // a group's master moved (any source)
-  std::atomic<uint64_t> switch_events{0};   // +switch-master messages received
+  std::atomic<uint64_t> master_changes{0};         // a group's master moved (any source)
+  std::atomic<uint64_t> switch_events{0};          // +switch-master messages received
   std::atomic<uint64_t> asks{0}, ask_failures{0};  // group re-asks (all sentinels failed)
-  std::atomic<uint64_t> subscriptions{0};   // successful (re)subscriptions
+  std::atomic<uint64_t> subscriptions{0};          // successful (re)subscriptions
 };
 
 // What one sentinel says about a group.
@@ -163,7 +163,8 @@ class SentinelClient {
   bool subscribed() const { return watcher_->subscribed(); }
 
  private:
-  SentinelClient(ShardGroups *groups, SentinelOptions opts) : groups_(groups), opts_(std::move(opts)) {}
+  SentinelClient(ShardGroups *groups, SentinelOptions opts)
+      : groups_(groups), opts_(std::move(opts)) {}
   NodePool &PoolFor(const NodeEntry *node);
   uint32_t TimeoutFor(Tier tier) const;
   Result<ReplyPtr> Read(std::string_view key, const Args &args);
@@ -175,7 +176,7 @@ class SentinelClient {
   SentinelCounters counters_;
   std::mutex pools_mu_;
   std::unordered_map<uint32_t, std::unique_ptr<NodePool>> pools_;  // by instance handle
-  std::unique_ptr<SentinelWatcher> watcher_;  // last: its thread stops first
+  std::unique_ptr<SentinelWatcher> watcher_;                       // last: its thread stops first
 };
 
 }  // namespace net

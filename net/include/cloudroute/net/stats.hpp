@@ -14,19 +14,19 @@ namespace net {
 constexpr int kTierCount = 5;  // Tier::kLocal .. Tier::kUnknown
 
 struct StatsValues {
-  uint64_t reads = 0;       // read commands a node answered
+  uint64_t reads = 0;  // read commands a node answered
   uint64_t reads_by_tier[kTierCount] = {};
-  uint64_t writes = 0;      // write commands a master answered
-  uint64_t fallbacks = 0;   // reads served by a later candidate after an earlier one failed
+  uint64_t writes = 0;     // write commands a master answered
+  uint64_t fallbacks = 0;  // reads served by a later candidate after an earlier one failed
   uint64_t moved = 0;
   uint64_t ask = 0;
-  uint64_t retries = 0;     // TRYAGAIN / CLUSTERDOWN / LOADING retries
+  uint64_t retries = 0;  // TRYAGAIN / CLUSTERDOWN / LOADING retries
   uint64_t conn_errors = 0;
   uint64_t timeouts = 0;
   uint64_t server_errors = 0;  // error replies returned to the caller
   uint64_t refreshes = 0;      // successful topology refreshes
   uint64_t refresh_failures = 0;
-  uint64_t connections = 0;    // connections dialed
+  uint64_t connections = 0;  // connections dialed
 };
 
 class Stats {
