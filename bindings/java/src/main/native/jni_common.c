@@ -42,29 +42,23 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   return JNI_VERSION_1_8;
 }
 
-void crj_throw(JNIEnv *env, cr_status status) {
+/* Throws CloudRouteException.of(status, text): the one status-to-class table is Java's. */
+static void throw_status(JNIEnv *env, cr_status status, const char *text) {
   if ((*env)->ExceptionCheck(env)) return;
-  jstring msg = (*env)->NewStringUTF(env, cr_last_error());
+  jstring msg = (*env)->NewStringUTF(env, text);
   if (msg == NULL) return;
   jobject ex = (*env)->CallStaticObjectMethod(env, crj.exception, crj.exception_of, (jint)status, msg);
+  jboolean failed = (*env)->ExceptionCheck(env);
   (*env)->DeleteLocalRef(env, msg);
-  if (ex != NULL) {
+  if (!failed && ex != NULL) {
     (*env)->Throw(env, (jthrowable)ex);
     (*env)->DeleteLocalRef(env, ex);
   }
 }
 
-void crj_throw_invalid(JNIEnv *env, const char *text) {
-  if ((*env)->ExceptionCheck(env)) return;
-  jstring msg = (*env)->NewStringUTF(env, text);
-  if (msg == NULL) return;
-  jobject ex = (*env)->CallStaticObjectMethod(env, crj.exception, crj.exception_of, (jint)CR_EINVAL, msg);
-  (*env)->DeleteLocalRef(env, msg);
-  if (ex != NULL) {
-    (*env)->Throw(env, (jthrowable)ex);
-    (*env)->DeleteLocalRef(env, ex);
-  }
-}
+void crj_throw(JNIEnv *env, cr_status status) { throw_status(env, status, cr_last_error()); }
+
+void crj_throw_invalid(JNIEnv *env, const char *text) { throw_status(env, CR_EINVAL, text); }
 
 jstring crj_string(JNIEnv *env, const char *utf8) {
   if (utf8 == NULL) return NULL;

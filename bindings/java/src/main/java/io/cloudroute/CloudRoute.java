@@ -96,6 +96,14 @@ public final class CloudRoute {
     return nativeVersion();
   }
 
+  /**
+   * How many native handles are open: made and neither closed nor yet freed by the Cleaner after
+   * the program forgot them (a diagnostic for leaks).
+   */
+  public static long openHandles() {
+    return NativeResource.LIVE.get();
+  }
+
   /** The policy named name ("local-replicas-first", case-insensitive, '_' == '-'). */
   public static Policy policy(String name) {
     return Policy.of(policyFromName(name));

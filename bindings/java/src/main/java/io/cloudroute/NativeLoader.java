@@ -26,7 +26,7 @@ final class NativeLoader {
     if (explicit != null && !explicit.isEmpty()) {
       System.load(Path.of(explicit).toAbsolutePath().toString());
     } else {
-      System.load(extract().toString());
+      System.load(extract(platform()).toString());
     }
     loaded = true;
   }
@@ -42,8 +42,8 @@ final class NativeLoader {
     return os + "-" + arch;
   }
 
-  private static Path extract() {
-    String platform = platform();
+  /** The jar's library for platform, extracted to a private temporary file. */
+  static Path extract(String platform) {
     String resource = "/native/" + platform + "/" + NAME;
     try (InputStream in = NativeLoader.class.getResourceAsStream(resource)) {
       if (in == null) {

@@ -29,6 +29,9 @@ abstract class NativeResource implements AutoCloseable {
     NativeLoader.load();
   }
 
+  /** Native handles this class loader's program holds (made and not yet freed). */
+  static final AtomicLong LIVE = new AtomicLong();
+
   /** In-flight calls x 2, plus 1 once closed. */
   private final AtomicLong state;
 
@@ -41,6 +44,7 @@ abstract class NativeResource implements AutoCloseable {
     this.owner = null;
     this.state = new AtomicLong();
     this.cleanable = CLEANER.register(this, new Free(kind, ptr));
+    LIVE.incrementAndGet();
   }
 
   /** A borrowed handle, valid while owner is open. */
@@ -95,6 +99,7 @@ abstract class NativeResource implements AutoCloseable {
     @Override
     public void run() {
       free(kind, ptr);
+      LIVE.decrementAndGet();
     }
   }
 
