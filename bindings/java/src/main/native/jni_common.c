@@ -227,3 +227,57 @@ int crj_cstring(JNIEnv *env, jstring s, char **out) {
   *out = c;
   return 1;
 }
+
+int crj_packed_open(JNIEnv *env, crj_packed *p, jbyteArray data, jintArray ends, jint n) {
+  p->data = data;
+  p->critical = NULL;
+  p->n = n < 0 ? 0 : (size_t)n;
+  p->keys = malloc((p->n + 1) * sizeof(void *));
+  p->lens = malloc((p->n + 1) * sizeof(size_t));
+  jint *e = malloc((p->n + 1) * sizeof(jint));
+  if (p->keys == NULL || p->lens == NULL || e == NULL) {
+    free(e);
+    crj_packed_close(env, p);
+    (*env)->ThrowNew(env, crj.oom, "libcloudroute: key batch");
+    return 0;
+  }
+  jsize size = (*env)->GetArrayLength(env, data);
+  if (n < 0 || (*env)->GetArrayLength(env, ends) < n) {
+    free(e);
+    crj_packed_close(env, p);
+    crj_throw_invalid(env, "key batch: count larger than the ends array");
+    return 0;
+  }
+  (*env)->GetIntArrayRegion(env, ends, 0, n, e);
+  jint start = 0;
+  for (size_t i = 0; i < p->n; ++i) {
+    if (e[i] < start || e[i] > size) {
+      free(e);
+      crj_packed_close(env, p);
+      crj_throw_invalid(env, "key batch: ends must rise and stay inside the data array");
+      return 0;
+    }
+    p->keys[i] = (const void *)(intptr_t)start; /* an offset until the region opens */
+    p->lens[i] = (size_t)(e[i] - start);
+    start = e[i];
+  }
+  free(e);
+  p->critical = (*env)->GetPrimitiveArrayCritical(env, data, NULL);
+  if (p->critical == NULL) {
+    crj_packed_close(env, p);
+    return 0;
+  }
+  for (size_t i = 0; i < p->n; ++i) p->keys[i] = (const char *)p->critical + (intptr_t)p->keys[i];
+  return 1;
+}
+
+void crj_packed_close(JNIEnv *env, crj_packed *p) {
+  if (p->critical != NULL) {
+    (*env)->ReleasePrimitiveArrayCritical(env, p->data, p->critical, JNI_ABORT);
+    p->critical = NULL;
+  }
+  free(p->keys);
+  free(p->lens);
+  p->keys = NULL;
+  p->lens = NULL;
+}

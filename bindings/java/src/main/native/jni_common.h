@@ -70,6 +70,21 @@ void crj_bytes_release(JNIEnv *env, crj_bytes *b);
  * null string. Free with free(). */
 int crj_cstring(JNIEnv *env, jstring s, char **out);
 
+/* n keys packed back to back in a byte[] (key i ends at ends[i]), as the
+ * (keys, lens) arrays of the C batch calls. crj_packed_open enters a critical
+ * region over data: no JNI call until crj_packed_close. Returns 0 with an
+ * exception pending on bad ends or no memory. */
+typedef struct crj_packed {
+  jbyteArray data;
+  void *critical;
+  const void **keys;
+  size_t *lens;
+  size_t n;
+} crj_packed;
+
+int crj_packed_open(JNIEnv *env, crj_packed *p, jbyteArray data, jintArray ends, jint n);
+void crj_packed_close(JNIEnv *env, crj_packed *p);
+
 #define CRJ_PTR(h) ((void *)(intptr_t)(h))
 #define CRJ_HANDLE(p) ((jlong)(intptr_t)(p))
 

@@ -38,32 +38,6 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_keyslotString(JNIEnv *env, 
   return slot;
 }
 
-/* Slots of keys[0..n-1] (each a String or a byte[]) into out: one crossing. */
-JNIEXPORT void JNICALL Java_io_cloudroute_CloudRoute_keyslotBatch(JNIEnv *env, jclass cls,
-                                                                 jobjectArray keys,
-                                                                 jintArray out) {
-  jsize n = (*env)->GetArrayLength(env, keys);
-  jint stack[256];
-  jint *slots = n <= 256 ? stack : malloc((size_t)n * sizeof(jint));
-  if (slots == NULL) {
-    (*env)->ThrowNew(env, crj.oom, "libcloudroute: keyslot batch");
-    return;
-  }
-  for (jsize i = 0; i < n; ++i) {
-    jobject key = (*env)->GetObjectArrayElement(env, keys, i);
-    crj_bytes b;
-    int ok = crj_bytes_object(env, &b, key, 0);
-    if (ok) {
-      slots[i] = cr_keyslot(b.data, b.len);
-      crj_bytes_release(env, &b);
-    }
-    (*env)->DeleteLocalRef(env, key);
-    if (!ok) break;
-  }
-  if (!(*env)->ExceptionCheck(env)) (*env)->SetIntArrayRegion(env, out, 0, n, slots);
-  if (slots != stack) free(slots);
-}
-
 /* Slots of n keys packed in data: key i is data[ends[i-1] .. ends[i]) (ends[-1] = 0). */
 JNIEXPORT void JNICALL Java_io_cloudroute_CloudRoute_keyslotPacked(JNIEnv *env, jclass cls,
                                                                   jbyteArray data, jintArray ends,

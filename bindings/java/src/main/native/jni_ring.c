@@ -78,30 +78,20 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_Ring_locateString(JNIEnv *env, jclass 
   return (jint)shard;
 }
 
-JNIEXPORT void JNICALL Java_io_cloudroute_Ring_locateBatch0(JNIEnv *env, jclass cls, jlong h,
-                                                           jobjectArray keys, jintArray out) {
-  jsize n = (*env)->GetArrayLength(env, keys);
-  jint *shards = malloc(((size_t)n + 1) * sizeof(jint));
-  if (shards == NULL) {
-    (*env)->ThrowNew(env, crj.oom, "libcloudroute: locate batch");
-    return;
+JNIEXPORT void JNICALL Java_io_cloudroute_Ring_locatePacked(JNIEnv *env, jclass cls, jlong h,
+                                                           jbyteArray data, jintArray ends,
+                                                           jint n, jintArray out) {
+  crj_packed p;
+  if (!crj_packed_open(env, &p, data, ends, n)) return;
+  uint32_t *shards = malloc((p.n + 1) * sizeof(uint32_t));
+  cr_status st = shards == NULL ? CR_ENOMEM
+                                : cr_ring_locate_batch(shards, RING(h), p.keys, p.lens, p.n);
+  crj_packed_close(env, &p);
+  if (st != CR_OK) {
+    crj_throw(env, st);
+  } else {
+    (*env)->SetIntArrayRegion(env, out, 0, n, (const jint *)shards);
   }
-  cr_status st = CR_OK;
-  for (jsize i = 0; i < n && st == CR_OK; ++i) {
-    jobject key = (*env)->GetObjectArrayElement(env, keys, i);
-    crj_bytes b;
-    int ok = crj_bytes_object(env, &b, key, 0);
-    if (ok) {
-      uint32_t s = 0;
-      st = cr_ring_locate(&s, RING(h), b.data, b.len);
-      shards[i] = (jint)s;
-      crj_bytes_release(env, &b);
-    }
-    (*env)->DeleteLocalRef(env, key);
-    if (!ok) break;
-  }
-  if (st != CR_OK) crj_throw(env, st);
-  if (!(*env)->ExceptionCheck(env)) (*env)->SetIntArrayRegion(env, out, 0, n, shards);
   free(shards);
 }
 

@@ -123,45 +123,39 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeSlot(JNIEnv *env, jclass c
   finish(env, st, &r, out);
 }
 
-/* Reads of n keys on one snapshot; out gets CRJ_ROUTE_LONGS per key and
- * statuses the status of each. */
-JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeReadBatch(JNIEnv *env, jclass cls, jlong h,
-                                                               jobjectArray keys,
-                                                               jlongArray out,
-                                                               jintArray statuses) {
-  jsize n = (*env)->GetArrayLength(env, keys);
-  cr_snapshot *snap = NULL;
-  cr_status st = cr_router_get_snapshot(&snap, ROUTER(h));
-  if (st != CR_OK) {
-    crj_throw(env, st);
-    return;
+/* Reads of n packed keys on one snapshot (cr_router_route_read_batch); out
+ * gets CRJ_ROUTE_LONGS per key and statuses the status of each. */
+JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeReadPacked(JNIEnv *env, jclass cls, jlong h,
+                                                                jbyteArray data, jintArray ends,
+                                                                jint n, jlongArray out,
+                                                                jintArray statuses) {
+  crj_packed p;
+  if (!crj_packed_open(env, &p, data, ends, n)) return;
+  cr_route *routes = malloc((p.n + 1) * sizeof(cr_route));
+  cr_status *sts = malloc((p.n + 1) * sizeof(cr_status));
+  jlong *packed = malloc((p.n * CRJ_ROUTE_LONGS + 1) * sizeof(jlong));
+  jint *codes = malloc((p.n + 1) * sizeof(jint));
+  int ok = routes != NULL && sts != NULL && packed != NULL && codes != NULL;
+  if (ok) {
+    routes[0] = (cr_route)CR_ROUTE_INIT;
+    /* Every key gets its status; the call returns the first failure, if any. */
+    cr_router_route_read_batch(routes, sts, ROUTER(h), p.keys, p.lens, p.n);
   }
-  jlong *packed = malloc(((size_t)n * CRJ_ROUTE_LONGS + 1) * sizeof(jlong));
-  jint *sts = malloc(((size_t)n + 1) * sizeof(jint));
-  if (packed == NULL || sts == NULL) {
+  crj_packed_close(env, &p);
+  if (!ok) {
     (*env)->ThrowNew(env, crj.oom, "libcloudroute: route batch");
-    n = -1;
-  }
-  for (jsize i = 0; i < n; ++i) {
-    jobject key = (*env)->GetObjectArrayElement(env, keys, i);
-    crj_bytes b;
-    int ok = crj_bytes_object(env, &b, key, 0);
-    if (ok) {
-      cr_route r = CR_ROUTE_INIT;
-      sts[i] = cr_snapshot_route_read(&r, snap, b.data, b.len);
-      crj_bytes_release(env, &b);
-      crj_pack_route(packed + (size_t)i * CRJ_ROUTE_LONGS, &r);
+  } else {
+    for (size_t i = 0; i < (size_t)n; ++i) {
+      codes[i] = sts[i];
+      if (sts[i] == CR_OK) crj_pack_route(packed + i * CRJ_ROUTE_LONGS, &routes[i]);
     }
-    (*env)->DeleteLocalRef(env, key);
-    if (!ok) n = -1;
-  }
-  if (n >= 0) {
     (*env)->SetLongArrayRegion(env, out, 0, n * CRJ_ROUTE_LONGS, packed);
-    (*env)->SetIntArrayRegion(env, statuses, 0, n, sts);
+    (*env)->SetIntArrayRegion(env, statuses, 0, n, codes);
   }
-  free(packed);
+  free(routes);
   free(sts);
-  cr_snapshot_free(snap);
+  free(packed);
+  free(codes);
 }
 
 JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Router_candidates0(JNIEnv *env, jclass cls,

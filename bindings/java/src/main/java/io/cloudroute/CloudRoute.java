@@ -1,5 +1,7 @@
 package io.cloudroute;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -31,11 +33,55 @@ public final class CloudRoute {
     return keyslotString(key);
   }
 
-  /** Slots of many keys (each a String or a byte[]) in one native call. */
+  /**
+   * Slots of many keys (each a String or a byte[]) in one native call: the keys are packed into
+   * one array here (ASCII Strings without an intermediate byte[]), so the call reads them all
+   * from one critical region.
+   */
   public static int[] keyslots(Object... keys) {
+    int[] ends = new int[keys.length];
+    byte[] data = pack(keys, ends);
     int[] out = new int[keys.length];
-    keyslotBatch(keys, out);
+    keyslotPacked(data, ends, keys.length, out);
     return out;
+  }
+
+  /** keys (String as UTF-8, byte[]) back to back; ends[i] receives the end of key i. */
+  @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): exact for ASCII
+  static byte[] pack(Object[] keys, int[] ends) {
+    int size = 0;
+    for (Object k : keys) {
+      if (k instanceof String) size += ((String) k).length();
+      else if (k instanceof byte[]) size += ((byte[]) k).length;
+      else throw CloudRouteException.of(CloudRouteException.EINVAL,
+          "a key must be a String or a byte[], not " + (k == null ? "null" : k.getClass()));
+    }
+    byte[] buf = new byte[size];
+    int at = 0;
+    for (int i = 0; i < keys.length; i++) {
+      byte[] bytes = null;
+      int len;
+      if (keys[i] instanceof String) {
+        String s = (String) keys[i];
+        len = s.length();
+        boolean ascii = true;
+        for (int c = 0; c < len && ascii; c++) ascii = s.charAt(c) < 0x80;
+        if (ascii) {
+          if (at + len > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, at + len));
+          s.getBytes(0, len, buf, at);
+          ends[i] = at += len;
+          continue;
+        }
+        bytes = s.getBytes(StandardCharsets.UTF_8);
+      } else {
+        bytes = (byte[]) keys[i];
+      }
+      len = bytes.length;
+      if (at + len > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, at + len));
+      System.arraycopy(bytes, 0, buf, at, len);
+      ends[i] = at += len;
+    }
+    return buf;
   }
 
   /** Slots of many keys (Strings or byte[]s) in one native call. */
@@ -112,8 +158,6 @@ public final class CloudRoute {
   private static native int keyslotBytes(byte[] key, int off, int len);
 
   private static native int keyslotString(String key);
-
-  private static native void keyslotBatch(Object[] keys, int[] out);
 
   private static native void keyslotPacked(byte[] data, int[] ends, int n, int[] out);
 

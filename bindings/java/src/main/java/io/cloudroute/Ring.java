@@ -111,10 +111,12 @@ public final class Ring extends NativeResource {
 
   /** Shards of many keys (Strings or byte[]s), in one native call. */
   public int[] locateBatch(Object... keys) {
+    int[] ends = new int[keys.length];
+    byte[] data = CloudRoute.pack(keys, ends);
     int[] out = new int[keys.length];
     long p = acquire();
     try {
-      locateBatch0(p, keys, out);
+      locatePacked(p, data, ends, keys.length, out);
     } finally {
       release();
     }
@@ -132,5 +134,5 @@ public final class Ring extends NativeResource {
 
   private static native int locateString(long h, String key);
 
-  private static native void locateBatch0(long h, Object[] keys, int[] out);
+  private static native void locatePacked(long h, byte[] data, int[] ends, int n, int[] out);
 }

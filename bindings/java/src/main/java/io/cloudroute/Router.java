@@ -124,16 +124,18 @@ public final class Router extends NativeResource {
 
   /**
    * Reads of many keys (Strings or byte[]s) on one snapshot, in one native call. An element is
-   * null where that key could not be routed (its status in the thrown exception otherwise: use
-   * routeRead for one key's reason).
+   * null where that key could not be routed (no topology, an uncovered slot, every candidate
+   * down: routeRead of that key says which).
    */
   public List<Route> routeReadBatch(Object... keys) {
+    int[] ends = new int[keys.length];
+    byte[] data = CloudRoute.pack(keys, ends);
     long[] out = new long[keys.length * 3];
     int[] statuses = new int[keys.length];
     List<Route> routes = new ArrayList<>(keys.length);
     long p = acquire();
     try {
-      routeReadBatch(p, keys, out, statuses);
+      routeReadPacked(p, data, ends, keys.length, out, statuses);
       for (int i = 0; i < keys.length; i++) {
         routes.add(statuses[i] == 0 ? Route.unpack(out, i * 3, hosts) : null);
       }
@@ -305,7 +307,8 @@ public final class Router extends NativeResource {
 
   private static native void routeSlot(long h, int write, int slot, long[] out);
 
-  private static native void routeReadBatch(long h, Object[] keys, long[] out, int[] statuses);
+  private static native void routeReadPacked(long h, byte[] data, int[] ends, int n, long[] out,
+      int[] statuses);
 
   private static native long[] candidates0(long h, Object key, int slot);
 

@@ -51,6 +51,14 @@ class KeyslotTest {
     CloudRoute.keyslots(packed, new int[] {3, 6, 17}, 3, out);
     assertArrayEquals(new int[] {12182, 5061, 9910}, out);
     assertArrayEquals(new int[0], CloudRoute.keyslots(List.of()));
+    // non-ASCII keys grow the packed buffer past its first guess, ASCII ones after them too
+    Object[] mixed = {"日本語日本語", "ascii-after", "😀😀😀", new byte[] {1, 2, 3}, "tail"};
+    int[] slots = CloudRoute.keyslots(mixed);
+    for (int i = 0; i < mixed.length; i++) {
+      int want = mixed[i] instanceof String ? CloudRoute.keyslot((String) mixed[i])
+          : CloudRoute.keyslot((byte[]) mixed[i]);
+      assertEquals(want, slots[i], String.valueOf(i));
+    }
   }
 
   @Test
