@@ -75,15 +75,27 @@ int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, ji
     crj_throw_invalid(env, "key is null");
     return 0;
   }
-  jsize n = (*env)->GetArrayLength(env, array);
-  if (off < 0 || len < 0 || off > n - len) {
+  if (off < 0 || len < 0) {
     crj_throw_invalid(env, "key offset/length outside the array");
     return 0;
   }
-  if (len == 0) {
+  if ((size_t)len <= sizeof b->buf) {
+    /* A short key: one copy into the stack buffer (one JNI call, which checks
+     * the bounds) is cheaper than entering and leaving a critical region. */
+    (*env)->GetByteArrayRegion(env, array, off, len, (jbyte *)b->buf);
+    if ((*env)->ExceptionCheck(env)) {
+      (*env)->ExceptionClear(env);
+      crj_throw_invalid(env, "key offset/length outside the array");
+      return 0;
+    }
     b->data = b->buf;
-    b->len = 0;
+    b->len = (size_t)len;
     return 1;
+  }
+  jsize n = (*env)->GetArrayLength(env, array);
+  if (off > n - len) {
+    crj_throw_invalid(env, "key offset/length outside the array");
+    return 0;
   }
   void *p = (*env)->GetPrimitiveArrayCritical(env, array, NULL);
   if (p == NULL) return 0; /* OutOfMemoryError pending */

@@ -53,7 +53,8 @@ typedef struct crj_bytes {
   char buf[CRJ_STACK_KEY * 3];
 } crj_bytes;
 
-/* byte[] key: critical region. Returns 0 (with an exception pending) on a
+/* byte[] key: a short one copied to the stack, a long one read in a critical
+ * region. Returns 0 (with an exception pending) on a
  * null array or a bad (off, len). */
 int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, jint len);
 /* byte[] copied (for calls that may block, e.g. network I/O). */

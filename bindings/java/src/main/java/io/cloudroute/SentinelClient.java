@@ -71,9 +71,8 @@ public final class SentinelClient extends NativeResource {
     return groups;
   }
 
-  /** Counters: subscribed (0/1), reads, writes, fallbacks, retries, conn errors, timeouts,
-   * server errors, master changes, switch events, asks, ask failures, subscriptions. */
-  public long[] stats() {
+  /** Counters since the client was created. */
+  public SentinelStats stats() {
     long[] v = new long[13];
     long p = acquire();
     try {
@@ -81,7 +80,7 @@ public final class SentinelClient extends NativeResource {
     } finally {
       release();
     }
-    return v;
+    return new SentinelStats(v);
   }
 
   private static native long create(long config, int[] u32, String[] strings, long ring,
