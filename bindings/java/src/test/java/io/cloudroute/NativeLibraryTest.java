@@ -44,6 +44,26 @@ class NativeLibraryTest {
     }
   }
 
+  private static String probe(String libraryPath) throws IOException, InterruptedException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p = new ProcessBuilder(java, "-D" + NativeLoader.PROPERTY + "=" + libraryPath, "-cp",
+        System.getProperty("java.class.path"), LoaderProbe.class.getName())
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor();
+    return out;
+  }
+
+  @Test
+  void anInstalledLibraryByProperty() throws Exception {
+    Path copy = Files.createTempDirectory("cr-lib").resolve("libcloudroute_jni.so");
+    Files.copy(LIB, copy);
+    assertTrue(probe(copy.toString()).contains("slot 12182"));
+    String missing = probe("/nonexistent/libcloudroute_jni.so");
+    assertTrue(missing.contains("UnsatisfiedLinkError") && missing.contains("/nonexistent/"),
+        missing);
+  }
+
   @Test
   void platformsAndTheErrorForAMissingOne() {
     assertEquals("linux-x86_64", NativeLoader.platform());
