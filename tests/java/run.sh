@@ -11,7 +11,8 @@
 # CR_JAVA_SENTINEL_PORT (default 7721), CR_JAVA_KILL_PORT (the cluster whose
 # replica a test kills, default 7741), JEDIS_VERSION / LETTUCE_VERSION (the client
 # versions the adapters are tested with; defaults in bindings/java/clients/pom.xml),
-# MVN (default mvn).
+# CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis test, default
+# 7.5.3; "" for none), MVN (default mvn).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 harness="$root/scripts/redis-harness.sh"
@@ -57,6 +58,17 @@ if ((status != 0)); then
   grep -E '^\[ERROR\]' "$log.clients" | head -40
   exit "$status"
 fi
+for v in ${CR_JAVA_JEDIS_ALSO-7.5.3}; do
+  "${mvn[@]}" -f clients/pom.xml -Djedis.version="$v" \
+    -Dtest='JedisProviderTest#readsLandInTheClientsCloudAndWritesOnMasters' test \
+    >"$log.jedis-$v" 2>&1 || status=$?
+  echo "== bindings/java/clients with Jedis $v"
+  summary "$log.jedis-$v"
+  if ((status != 0)); then
+    grep -E '^\[ERROR\]' "$log.jedis-$v" | head -20
+    exit "$status"
+  fi
+done
 
 # The same native paths under -Xcheck:jni: any JNI warning fails the run.
 rm -f target/surefire-reports/*.dumpstream

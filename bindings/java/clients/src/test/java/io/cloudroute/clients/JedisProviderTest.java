@@ -42,10 +42,10 @@ class JedisProviderTest {
         total += e.getValue();
       }
       assertEquals(303, total, gets.toString());
+      // Replicas count the SETs they replicate too: each key was sent once, to its master.
       long written = 0;
       for (Map.Entry<Integer, Long> e : sets.entrySet()) {
-        assertTrue(env.isMaster(e.getKey()), "SET on replica " + e.getKey() + ": " + sets);
-        written += e.getValue();
+        if (env.isMaster(e.getKey())) written += e.getValue();
       }
       assertEquals(300, written, sets.toString());
       // replicas served reads (READONLY was sent): shard 2's only local node is a replica
