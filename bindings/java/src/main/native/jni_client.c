@@ -60,7 +60,12 @@ static jobject reply_to_java(JNIEnv *env, const cr_reply *r) {
           return NULL;
         }
         (*env)->CallBooleanMethod(env, list, crj.list_add, e);
+        jboolean failed = (*env)->ExceptionCheck(env);
         (*env)->PopLocalFrame(env, NULL);
+        if (failed) {
+          (*env)->DeleteLocalRef(env, list);
+          return NULL;
+        }
       }
       return list;
     }
