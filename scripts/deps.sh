@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang-format python3 python3-venv python3-dev
   libgtest-dev libcmocka-dev libbenchmark-dev nlohmann-json3-dev libhiredis-dev libssl-dev openssl
   redis-server redis-tools redis-sentinel
+  default-jdk-headless maven
 )
 missing=()
 for p in "${packages[@]}"; do

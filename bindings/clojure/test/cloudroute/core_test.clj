@@ -1,0 +1,117 @@
+(ns cloudroute.core-test
+  (:require [clojure.test :refer [deftest is testing]]
+            [cloudroute.core :as cr])
+  (:import (com.fasterxml.jackson.databind ObjectMapper JsonNode)
+           (io.cloudroute CloudRouteException$InvalidArgumentException
+                          CloudRouteException$ParseException CloudRouteException$UnavailableException)))
+
+(def static-text
+  (str "shard slots=0-8191 master=10.0.0.1:6379 replicas=10.1.0.1:6379,10.2.0.1:6379 id=alpha\n"
+       "shard slots=8192-16383 master=10.2.0.2:6379 replicas=10.0.0.2:6379\n"))
+
+(def cloud-a
+  {:client-location "aws/us-east-1/use1-az1"
+   :local-cidrs ["10.0.0.0/24"]
+   :location-rules {"10.1.0.0/16" "aws/us-east-1/use1-az2" "10.2.0.0/16" "gcp/us-central1/a"}
+   :policy :local-replicas-first
+   :seed 42})
+
+(deftest keyslots
+  (is (= 12182 (cr/keyslot "foo")))
+  (is (= 9910 (cr/keyslot "user:123456")))
+  (is (= (cr/keyslot "user1000") (cr/keyslot "{user1000}.following")))
+  (is (= (cr/keyslot "ключ") (cr/keyslot (.getBytes "ключ" "UTF-8"))))
+  (is (= [12182 5061] (cr/keyslots ["foo" (.getBytes "bar" "UTF-8")]))))
+
+(deftest routing
+  (with-open [r (cr/router cloud-a static-text)]
+    (testing "reads stay in the client's zone, writes go to the master"
+      (is (= {:host "10.0.0.2" :role :replica :tier :local}
+             (select-keys (cr/route-read r "a") [:host :role :tier])))
+      (is (= "10.2.0.2:6379" (:address (cr/route-write r "a"))))
+      (is (= 15495 (:slot (cr/route-read r "a"))))
+      (is (= (cr/route-read r "a") (cr/route-read-slot r 15495))))
+    (testing "candidates in rank order"
+      (is (= [:local :other-cloud] (mapv :tier (cr/candidates r "a"))))
+      (is (re-find #"15495" (cr/explain r "a"))))
+    (testing "failures reported open the breaker"
+      (let [h (:node-handle (cr/route-read r "a"))]
+        (dotimes [_ 3] (cr/report-failure! r h))
+        (is (= "10.2.0.2" (:host (cr/route-read r "a"))))
+        (cr/report-success! r h)
+        (is (= "10.0.0.2" (:host (cr/route-read r "a"))))))
+    (testing "a new topology"
+      (cr/update! r "shard master=10.0.0.7:6379\n")
+      (is (= "10.0.0.7" (:host (cr/route-read r "a")))))))
+
+(deftest topologies
+  (with-open [t (cr/topology static-text)]
+    (is (= 5 (count (cr/nodes t))))
+    (is (= [{:index 0 :id "alpha" :ranges [[0 8191]]}] (take 1 (cr/shards t))))
+    (is (= #{:master :replica} (set (map :role (cr/nodes t))))))
+  (is (thrown? CloudRouteException$ParseException (cr/topology "shard\n")))
+  (with-open [r (cr/router nil)]
+    (is (thrown? CloudRouteException$UnavailableException (cr/route-read r "k")))))
+
+(deftest configs
+  (is (thrown? CloudRouteException$ParseException (cr/config {:local-cidrs ["10.0.0.0/99"]})))
+  (is (thrown? CloudRouteException$InvalidArgumentException (cr/config {:policy :fastest})))
+  (with-open [c (cr/config {:policy :nearest :weights {"10.0.0.1:6379" 3}
+                            :breaker {:threshold 2 :cooldown-ms 100}})]
+    (is (= "nearest" (.label (.policy c))))))
+
+(defn- hex [^String h]
+  (byte-array (for [i (range 0 (count h) 2)] (unchecked-byte (Integer/parseInt (subs h i (+ i 2)) 16)))))
+
+(deftest rings-match-the-golden-vectors
+  (let [^JsonNode v (.readTree (ObjectMapper.) (clojure.java.io/resource "vectors/rings.json"))
+        checked (atom 0)]
+    (doseq [^JsonNode spec (.get v "rings")
+            :when (= "jedis" (.asText (.get spec "algo")))]
+      (with-open [ring (cr/ring {:algo (keyword (.asText (.get spec "hash")))
+                                 :naming (keyword (.asText (.get spec "naming")))
+                                 :key-tags (.asBoolean (.get spec "key_tags"))
+                                 :shards (for [^JsonNode s (.get spec "shards")]
+                                           {:name (when-not (.isNull (.get s "name"))
+                                                    (.asText (.get s "name")))
+                                            :weight (.asInt (.get s "weight"))})})]
+        (doseq [^JsonNode k (.get spec "keys")]
+          (swap! checked inc)
+          (is (= (.asInt (.get k "shard")) (cr/locate ring (hex (.asText (.get k "key_hex")))))
+              (.asText (.get spec "name"))))))
+    (is (> @checked 400)))
+  (with-open [ring (cr/ring {:algo :murmur :naming :jedis3 :shards ["a" "b" {:name "c" :weight 2}]})]
+    (is (<= 0 (cr/locate ring "user:1") 2)))
+  (is (= (cr/jedis-hash :murmur "key:10.200.107.10:9001") 6594452278845490308))
+  (is (= 6 (cr/jump-hash 1 10)))
+  (is (string? (cr/family-key "user" "1"))))
+
+(deftest shard-group-tables
+  (with-open [ring (cr/ring {:algo :murmur :shards ["g0" "g1"]})
+              g (cr/shard-groups {:config {:local-cidrs ["127.0.1.0/24"]}
+                                  :ring ring
+                                  :groups [{:name "g0" :master "127.0.2.1:6379"
+                                            :replicas ["127.0.1.2:6379"]}
+                                           {:name "g1" :master "127.0.1.4:6379"}]})]
+    (is (= 2 (.count g)))
+    (let [k (first (filter #(zero? (cr/locate ring %)) (map #(str "user:" %) (range))))]
+      (is (= "127.0.1.2" (.host (.routeRead g k))))
+      (is (= "127.0.2.1" (.host (.routeWrite g k)))))))
+
+(deftest live-client
+  (if-let [env-file (System/getenv "CR_JAVA_CLUSTER_ENV")]
+    (let [env (into {} (for [line (clojure.string/split-lines (slurp env-file))
+                             :let [[k v] (clojure.string/split line #"=" 2)]
+                             :when (and v (not (.startsWith ^String line "#")))]
+                         [k v]))]
+      (with-open [c (cr/client (env "SEEDS") {:local-cidrs ["127.0.1.0/24"]
+                                              :location-rules {"127.0.2.0/24" "cloud-b"}
+                                              :policy :local-replicas-first}
+                               {:command-timeout-ms 2000})]
+        (is (= (env "SHARD1_VALUE") (cr/fetch c (env "SHARD1_KEY"))))
+        (cr/store! c "clj:k" "v")
+        (cr/mset! c {"clj:a" "1" "clj:b" "2"})
+        (is (= 3 (cr/del! c ["clj:k" "clj:a" "clj:b"])))
+        (is (= 1 (get-in (cr/stats c) [:reads-by-tier :local])))
+        (is (= :local (:tier (cr/route-read (cr/client-router c) (env "SHARD2_KEY")))))))
+    (println "live-client: CR_JAVA_CLUSTER_ENV not set (tests/java/run.sh sets it); skipped")))

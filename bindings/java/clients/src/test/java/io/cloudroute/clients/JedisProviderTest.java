@@ -1,0 +1,77 @@
+package io.cloudroute.clients;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.cloudroute.Candidate;
+import io.cloudroute.Config;
+import io.cloudroute.jedis.CloudRouteClusterProvider;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.JedisCluster;
+
+/** Jedis's JedisCluster with libcloudroute choosing the read node (tests/java/run.sh). */
+class JedisProviderTest {
+  private static JedisCluster cluster(ClusterEnv env, CloudRouteClusterProvider[] out) {
+    try (Config c = ClusterEnv.cloudA()) {
+      CloudRouteClusterProvider p = new CloudRouteClusterProvider(env.seeds(),
+          DefaultJedisClientConfig.builder().socketTimeoutMillis(2000).build(), c);
+      out[0] = p;
+      return new JedisCluster(p, 5, Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
+  void readsLandInTheClientsCloudAndWritesOnMasters() {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_CLUSTER_ENV");
+    CloudRouteClusterProvider[] p = new CloudRouteClusterProvider[1];
+    try (JedisCluster jc = cluster(env, p)) {
+      env.resetStats();
+      for (int i = 0; i < 300; i++) jc.set("jedis:k" + i, "v" + i);
+      for (int i = 0; i < 300; i++) jc.get("jedis:k" + i);
+      for (int s = 1; s <= 3; s++) {
+        assertEquals(env.get("SHARD" + s + "_VALUE"), jc.get(env.get("SHARD" + s + "_KEY")));
+      }
+      Map<Integer, Long> gets = env.calls("get");
+      Map<Integer, Long> sets = env.calls("set");
+      long total = 0;
+      for (Map.Entry<Integer, Long> e : gets.entrySet()) {
+        assertTrue(env.inCloudA(e.getKey()), "GETs on node " + e.getKey() + " in cloud B: " + gets);
+        total += e.getValue();
+      }
+      assertEquals(303, total, gets.toString());
+      // Replicas count the SETs they replicate too: each key was sent once, to its master.
+      long written = 0;
+      for (Map.Entry<Integer, Long> e : sets.entrySet()) {
+        if (env.isMaster(e.getKey())) written += e.getValue();
+      }
+      assertEquals(300, written, sets.toString());
+      // replicas served reads (READONLY was sent): shard 2's only local node is a replica
+      Candidate first = p[0].router().candidatesSlot(
+          Integer.parseInt(env.get("SHARD2_KEY_SLOT"))).get(0);
+      assertTrue(gets.keySet().stream().anyMatch(n -> env.node(n).getPort() == first.port()));
+    }
+  }
+
+  @Test
+  void aKilledLocalReplicaCostsNoFailedRead() throws Exception {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_KILL_ENV");
+    CloudRouteClusterProvider[] p = new CloudRouteClusterProvider[1];
+    try (JedisCluster jc = cluster(env, p)) {
+      String key = env.get("SHARD2_KEY");
+      String value = env.get("SHARD2_VALUE");
+      for (int i = 0; i < 20; i++) assertEquals(value, jc.get(key)); // pooled connections
+      Candidate local = p[0].router().candidatesSlot(
+          Integer.parseInt(env.get("SHARD2_KEY_SLOT"))).get(0);
+      assertEquals("127.0.1.6", local.host()); // n6: shard 2's replica in cloud A
+      Process kill = new ProcessBuilder("kill", "-9", env.get("NODE6_PID")).start();
+      assertEquals(0, kill.waitFor());
+      Thread.sleep(200);
+      for (int i = 0; i < 200; i++) assertEquals(value, jc.get(key), "read " + i);
+      assertTrue(p[0].router().candidatesSlot(Integer.parseInt(env.get("SHARD2_KEY_SLOT")))
+          .stream().anyMatch(c -> c.host().equals("127.0.1.6") && c.down()));
+    }
+  }
+}

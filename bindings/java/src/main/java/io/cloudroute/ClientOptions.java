@@ -1,0 +1,168 @@
+package io.cloudroute;
+
+/**
+ * Options of the live cluster {@link Client}; defaults are the library's. Setters return this.
+ * Times are in milliseconds unless named otherwise.
+ */
+public final class ClientOptions {
+  static {
+    NativeLoader.load();
+  }
+
+  // The order of cr_client_options' uint32 fields, as jni_client.c reads them.
+  private static final int CONNECT = 0;
+  private static final int COMMAND = 1; // 5 per-tier timeouts
+  private static final int POOL_SIZE = 6;
+  private static final int POOL_IDLE = 7;
+  private static final int REFRESH_INTERVAL = 8;
+  private static final int REFRESH_MIN_GAP = 9;
+  private static final int MAX_REDIRECTS = 10;
+  private static final int MAX_RETRIES = 11;
+  private static final int RETRY_BACKOFF = 12;
+  private static final int FAILURES_BEFORE_REFRESH = 13;
+  private static final int KEEPALIVE = 14;
+  private static final int USER_TIMEOUT = 15;
+  private static final int MAX_ELEMENTS = 16;
+  private static final int LAG_SECONDS = 17;
+
+  final int[] u32 = new int[19];
+  final long[] u64 = new long[3];
+  final String[] strings = new String[8];
+  boolean tls;
+  boolean tlsVerify = true;
+
+  public ClientOptions() {
+    defaults(u32, u64);
+  }
+
+  public ClientOptions connectTimeoutMs(int ms) {
+    u32[CONNECT] = ms;
+    return this;
+  }
+
+  /** The command timeout for nodes of tier (the defaults grow with distance). */
+  public ClientOptions commandTimeoutMs(Tier tier, int ms) {
+    u32[COMMAND + tier.ordinal()] = ms;
+    return this;
+  }
+
+  /** The command timeout for every tier. */
+  public ClientOptions commandTimeoutMs(int ms) {
+    for (int t = 0; t < 5; t++) u32[COMMAND + t] = ms;
+    return this;
+  }
+
+  public ClientOptions poolSize(int connectionsPerNode) {
+    u32[POOL_SIZE] = connectionsPerNode;
+    return this;
+  }
+
+  public ClientOptions poolIdleMs(int ms) {
+    u32[POOL_IDLE] = ms;
+    return this;
+  }
+
+  /** Periodic topology refresh; 0 = none. */
+  public ClientOptions refreshIntervalMs(int ms) {
+    u32[REFRESH_INTERVAL] = ms;
+    return this;
+  }
+
+  public ClientOptions refreshMinGapMs(int ms) {
+    u32[REFRESH_MIN_GAP] = ms;
+    return this;
+  }
+
+  public ClientOptions maxRedirects(int n) {
+    u32[MAX_REDIRECTS] = n;
+    return this;
+  }
+
+  public ClientOptions maxRetries(int n) {
+    u32[MAX_RETRIES] = n;
+    return this;
+  }
+
+  public ClientOptions retryBackoffMs(int ms) {
+    u32[RETRY_BACKOFF] = ms;
+    return this;
+  }
+
+  public ClientOptions failuresBeforeRefresh(int n) {
+    u32[FAILURES_BEFORE_REFRESH] = n;
+    return this;
+  }
+
+  public ClientOptions tcpKeepaliveS(int s) {
+    u32[KEEPALIVE] = s;
+    return this;
+  }
+
+  public ClientOptions tcpUserTimeoutMs(int ms) {
+    u32[USER_TIMEOUT] = ms;
+    return this;
+  }
+
+  public ClientOptions maxReplyElements(int n) {
+    u32[MAX_ELEMENTS] = n;
+    return this;
+  }
+
+  public ClientOptions maxBulkLen(long bytes) {
+    u64[0] = bytes;
+    return this;
+  }
+
+  public ClientOptions maxReplyBytes(long bytes) {
+    u64[1] = bytes;
+    return this;
+  }
+
+  /** Read a replica last while it lags by more than bytes or seconds (0 = no bound). */
+  public ClientOptions replicaMaxLag(long bytes, int seconds) {
+    u64[2] = bytes;
+    u32[LAG_SECONDS] = seconds;
+    return this;
+  }
+
+  /** AUTH (ACL user may be null for the default user). The password is never logged. */
+  public ClientOptions auth(String username, String password) {
+    strings[0] = username;
+    strings[1] = password;
+    return this;
+  }
+
+  public ClientOptions clientName(String name) {
+    strings[2] = name;
+    return this;
+  }
+
+  /** TLS on every connection; verify checks the chain and the host name (default true). */
+  public ClientOptions tls(boolean on, boolean verify) {
+    tls = on;
+    tlsVerify = verify;
+    return this;
+  }
+
+  /** Trusted CAs (PEM bundle or OpenSSL hashed directory; null for the system store). */
+  public ClientOptions tlsCa(String caFile, String caDir) {
+    strings[3] = caFile;
+    strings[4] = caDir;
+    return this;
+  }
+
+  /** A client certificate chain and its unencrypted key (PEM). */
+  public ClientOptions tlsClientCert(String certFile, String keyFile) {
+    strings[5] = certFile;
+    strings[6] = keyFile;
+    return this;
+  }
+
+  /** Verify (and send as SNI) this name instead of each node's host. */
+  public ClientOptions tlsServerName(String name) {
+    strings[7] = name;
+    return this;
+  }
+
+  private static native void defaults(int[] u32, long[] u64);
+}

@@ -1,0 +1,65 @@
+package io.cloudroute;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Locale;
+
+/**
+ * Loads libcloudroute_jni once: from the system property {@code cloudroute.library.path} (an
+ * installed library) when set, else from the jar's {@code /native/<os>-<arch>/} resource,
+ * extracted to a private temporary file.
+ */
+final class NativeLoader {
+  static final String PROPERTY = "cloudroute.library.path";
+  private static final String NAME = "libcloudroute_jni.so";
+  private static boolean loaded;
+
+  private NativeLoader() {}
+
+  static synchronized void load() {
+    if (loaded) return;
+    String explicit = System.getProperty(PROPERTY);
+    if (explicit != null && !explicit.isEmpty()) {
+      System.load(Path.of(explicit).toAbsolutePath().toString());
+    } else {
+      System.load(extract(platform()).toString());
+    }
+    loaded = true;
+  }
+
+  static String platform() {
+    String os = System.getProperty("os.name", "?").toLowerCase(Locale.ROOT);
+    String arch = System.getProperty("os.arch", "?").toLowerCase(Locale.ROOT);
+    if (os.startsWith("linux")) os = "linux";
+    else if (os.startsWith("mac")) os = "macos";
+    else if (os.startsWith("windows")) os = "windows";
+    if (arch.equals("amd64") || arch.equals("x86-64")) arch = "x86_64";
+    if (arch.equals("arm64")) arch = "aarch64";
+    return os + "-" + arch;
+  }
+
+  /** The jar's library for platform, extracted to a private temporary file. */
+  static Path extract(String platform) {
+    String resource = "/native/" + platform + "/" + NAME;
+    try (InputStream in = NativeLoader.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new UnsatisfiedLinkError("libcloudroute: no native library for " + platform
+            + " in this jar (it carries linux-x86_64); build libcloudroute_jni for this platform"
+            + " and point -D" + PROPERTY + "=/path/to/" + NAME + " at it");
+      }
+      Path dir = Files.createTempDirectory("cloudroute-",
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      Path file = dir.resolve(NAME);
+      Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+      file.toFile().deleteOnExit();
+      dir.toFile().deleteOnExit();
+      return file;
+    } catch (IOException e) {
+      throw new UnsatisfiedLinkError("libcloudroute: cannot extract " + resource + ": " + e);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/* Shared helpers of the JNI glue: errors, key bytes, strings, cached classes.
+ * The glue calls only the public C API (cloudroute.h). */
+#ifndef CLOUDROUTE_JNI_COMMON_H
+#define CLOUDROUTE_JNI_COMMON_H
+
+#include <jni.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cloudroute.h"
+
+/* Classes and methods looked up once, in JNI_OnLoad. */
+typedef struct crj_cache {
+  jclass exception;       /* io.cloudroute.CloudRouteException */
+  jmethodID exception_of; /* static CloudRouteException of(int, String) */
+  jclass array_list;
+  jmethodID array_list_new; /* ArrayList(int) */
+  jmethodID list_add;       /* boolean add(Object) */
+  jclass long_class;
+  jmethodID long_value_of;
+  jclass boolean_class;
+  jmethodID boolean_value_of;
+  jclass double_class;
+  jmethodID double_value_of;
+  jclass big_integer;
+  jmethodID big_integer_new; /* BigInteger(String) */
+  jclass reply_error;
+  jmethodID reply_error_new; /* ReplyError(String) */
+  jclass string_class;
+  jclass byte_array_class;
+  jclass oom;
+} crj_cache;
+
+extern crj_cache crj;
+
+/* Throws the CloudRouteException of status with cr_last_error()'s message. */
+void crj_throw(JNIEnv *env, cr_status status);
+/* Throws a CloudRouteException(CR_EINVAL) with msg. */
+void crj_throw_invalid(JNIEnv *env, const char *msg);
+/* A new Java String from NUL-terminated UTF-8 (NULL gives null). */
+jstring crj_string(JNIEnv *env, const char *utf8);
+
+/* Key bytes taken from a byte[] (a critical region: no JNI call and nothing
+ * that blocks until crj_bytes_release) or from a String (its UTF-8 encoding,
+ * in a stack buffer when short). */
+#define CRJ_STACK_KEY 256
+typedef struct crj_bytes {
+  const void *data;
+  size_t len;
+  jbyteArray array; /* set while a critical region is open */
+  void *critical;
+  char *heap; /* set when the bytes did not fit in buf */
+  char buf[CRJ_STACK_KEY * 3];
+} crj_bytes;
+
+/* byte[] key: a short one copied to the stack, a long one read in a critical
+ * region. Returns 0 (with an exception pending) on a
+ * null array or a bad (off, len). */
+int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, jint len);
+/* byte[] copied (for calls that may block, e.g. network I/O). */
+int crj_bytes_copy(JNIEnv *env, crj_bytes *b, jbyteArray array);
+/* String as UTF-8 (as String.getBytes(UTF_8): an unpaired surrogate is '?'). */
+int crj_bytes_utf8(JNIEnv *env, crj_bytes *b, jstring s);
+/* Either of the above for an Object that is a String or a byte[]; copy
+ * selects crj_bytes_copy over the critical region for arrays. */
+int crj_bytes_object(JNIEnv *env, crj_bytes *b, jobject key, int copy);
+void crj_bytes_release(JNIEnv *env, crj_bytes *b);
+
+/* A NUL-terminated UTF-8 copy of a String for names (malloc'ed; NULL for
+ * null). Returns 0 with an exception pending on failure; *out NULL for a
+ * null string. Free with free(). */
+int crj_cstring(JNIEnv *env, jstring s, char **out);
+
+/* n keys packed back to back in a byte[] (key i ends at ends[i]), as the
+ * (keys, lens) arrays of the C batch calls. crj_packed_open enters a critical
+ * region over data: no JNI call until crj_packed_close. Returns 0 with an
+ * exception pending on bad ends or no memory. */
+typedef struct crj_packed {
+  jbyteArray data;
+  void *critical;
+  const void **keys;
+  size_t *lens;
+  size_t n;
+} crj_packed;
+
+int crj_packed_open(JNIEnv *env, crj_packed *p, jbyteArray data, jintArray ends, jint n);
+void crj_packed_close(JNIEnv *env, crj_packed *p);
+
+#define CRJ_PTR(h) ((void *)(intptr_t)(h))
+#define CRJ_HANDLE(p) ((jlong)(intptr_t)(p))
+
+#endif

@@ -1,0 +1,149 @@
+package io.cloudroute;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The live cluster client against the harness's two-cloud cluster (tests/java/run.sh). */
+class LiveClientTest {
+  private static Harness env;
+  private static Client client;
+
+  @BeforeAll
+  static void connect() {
+    env = Harness.require("CR_JAVA_CLUSTER_ENV");
+    try (Config c = Harness.cloudA(Policy.LOCAL_REPLICAS_FIRST)) {
+      client = Client.connect(env.get("SEEDS"), c, new ClientOptions().commandTimeoutMs(2000));
+    }
+  }
+
+  @AfterAll
+  static void close() {
+    if (client != null) client.close();
+  }
+
+  @Test
+  void readsTheHarnessKeysInTheLocalCloud() {
+    long localBefore = client.stats().readsByTier(Tier.LOCAL);
+    for (int s = 1; s <= 3; s++) {
+      assertEquals(env.get("SHARD" + s + "_VALUE"), client.get(env.get("SHARD" + s + "_KEY")));
+    }
+    ClientStats stats = client.stats();
+    assertEquals(localBefore + 3, stats.readsByTier(Tier.LOCAL), stats.toString());
+    for (NodeStats n : client.nodeStats()) {
+      if (n.reads > 0) assertTrue(n.host.startsWith("127.0.1."), n.toString());
+    }
+  }
+
+  @Test
+  void typedCommandsAcrossSlots() {
+    byte[] binary = {0, 1, 2, (byte) 0xff, '\r', '\n'};
+    client.set("java:bin".getBytes(StandardCharsets.UTF_8), binary);
+    assertArrayEquals(binary, client.get("java:bin".getBytes(StandardCharsets.UTF_8)));
+    Map<Object, Object> pairs = new LinkedHashMap<>();
+    for (int i = 0; i < 20; i++) pairs.put("java:m" + i, "v" + i);
+    client.mset(pairs);
+    List<byte[]> values = client.mget(pairs.keySet().toArray());
+    for (int i = 0; i < 20; i++) {
+      assertEquals("v" + i, new String(values.get(i), StandardCharsets.UTF_8));
+    }
+    assertEquals(20, client.del(pairs.keySet().toArray()));
+    assertNull(client.get("java:m0"));
+    client.set("java:ttl", "x", 60_000);
+    assertTrue((Long) client.read("PTTL", "java:ttl") > 0);
+  }
+
+  @Test
+  void anyCommandAndItsReplies() {
+    client.del("java:h", "java:l", "java:n");
+    assertEquals(1L, client.write("HSET", "java:h", "f", "v"));
+    assertEquals("v", new String((byte[]) client.read("HGET", "java:h", "f"),
+        StandardCharsets.UTF_8));
+    assertEquals(3L, client.write("RPUSH", "java:l", "a", "b", "c"));
+    List<?> range = (List<?>) client.read("LRANGE", "java:l", "0", "-1");
+    assertEquals(3, range.size());
+    assertEquals("OK", client.command(Access.WRITE, 1, "SET", "java:n", "1"));
+    assertEquals(2L, client.write("INCR", "java:n"));
+    CloudRouteException e = assertThrows(CloudRouteException.ServerErrorException.class,
+        () -> client.write("INCR", "java:h"));
+    assertEquals(CloudRouteException.EREDIS, e.status());
+    assertTrue(e.getMessage().contains("WRONGTYPE"), e.getMessage());
+    assertThrows(CloudRouteException.InvalidArgumentException.class,
+        () -> client.command(Access.READ, 3, "GET", "k"));
+  }
+
+  @Test
+  void theClientsRouterAndRefresh() {
+    Router r = client.router();
+    String key = env.get("SHARD2_KEY");
+    List<Candidate> cands = r.candidates(key);
+    assertEquals(Tier.LOCAL, cands.get(0).tier());
+    assertEquals(env.get("SHARD2_MASTER"), r.routeWrite(key).address());
+    long refreshes = client.stats().refreshes;
+    client.refresh();
+    assertTrue(client.stats().refreshes > refreshes);
+    r.close(); // borrowed: closing the view does nothing
+    assertEquals(env.get("SHARD2_MASTER"), client.router().routeWrite(key).address());
+  }
+
+  @Test
+  void sixteenThreadsOnOneClientAndRouterWhileTheTopologyIsReRead() throws Exception {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicLong ops = new AtomicLong();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2000);
+    List<Thread> threads = new ArrayList<>();
+    for (int n = 0; n < 16; n++) {
+      int id = n;
+      threads.add(new Thread(() -> {
+        try {
+          for (int i = 0; System.nanoTime() < deadline; i++) {
+            // Replica reads lag writes: read the harness's fixed keys, write others.
+            int shard = 1 + (i + id) % 3;
+            assertEquals(env.get("SHARD" + shard + "_VALUE"),
+                client.get(env.get("SHARD" + shard + "_KEY")));
+            client.set("java:t" + id + ":" + (i & 63), "v" + i);
+            client.router().routeRead("java:t" + id);
+            ops.incrementAndGet();
+          }
+        } catch (Throwable e) {
+          failure.compareAndSet(null, e);
+        }
+      }));
+    }
+    threads.add(new Thread(() -> {
+      try {
+        while (System.nanoTime() < deadline) {
+          client.refresh();
+          Thread.sleep(50);
+        }
+      } catch (Throwable e) {
+        failure.compareAndSet(null, e);
+      }
+    }));
+    threads.forEach(Thread::start);
+    for (Thread t : threads) t.join(15_000);
+    if (failure.get() != null) throw new AssertionError(failure.get());
+    assertTrue(ops.get() > 100, "ops " + ops.get());
+  }
+
+  @Test
+  void noSeedAnswers() {
+    CloudRouteException e = assertThrows(CloudRouteException.ConnectionException.class,
+        () -> Client.connect("127.0.0.1:1", null, new ClientOptions().connectTimeoutMs(200)));
+    assertTrue(e.getMessage().contains("127.0.0.1:1"), e.getMessage());
+  }
+}

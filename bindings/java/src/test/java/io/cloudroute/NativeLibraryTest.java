@@ -1,0 +1,76 @@
+package io.cloudroute;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The library the jar carries needs only glibc, libstdc++ (or not even) and OpenSSL. */
+class NativeLibraryTest {
+  private static final Path LIB =
+      Path.of("target/classes/native/linux-x86_64/libcloudroute_jni.so");
+
+  private static List<String> needed() throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("readelf", "-d", LIB.toString()).redirectErrorStream(true)
+        .start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.waitFor(), out);
+    List<String> libs = new ArrayList<>();
+    for (String line : out.split("\n")) {
+      if (line.contains("(NEEDED)")) {
+        libs.add(line.substring(line.indexOf('[') + 1, line.indexOf(']')));
+      }
+    }
+    return libs;
+  }
+
+  @Test
+  void noHiredisAndNothingBeyondGlibcStdcxxOpenssl() throws Exception {
+    assertTrue(Files.isRegularFile(LIB), LIB + " missing: build-native.sh did not run");
+    List<String> libs = needed();
+    assertFalse(libs.isEmpty());
+    for (String lib : libs) {
+      assertFalse(lib.contains("hiredis"), "needs " + lib);
+      assertTrue(lib.matches("(libc|libm|libpthread|libdl|ld-linux-x86-64|libstdc\\+\\+|libgcc_s"
+          + "|libssl|libcrypto)\\.so.*"), "unexpected dependency " + lib);
+    }
+  }
+
+  private static String probe(String libraryPath) throws IOException, InterruptedException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p = new ProcessBuilder(java, "-D" + NativeLoader.PROPERTY + "=" + libraryPath, "-cp",
+        System.getProperty("java.class.path"), LoaderProbe.class.getName())
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor();
+    return out;
+  }
+
+  @Test
+  void anInstalledLibraryByProperty() throws Exception {
+    Path copy = Files.createTempDirectory("cr-lib").resolve("libcloudroute_jni.so");
+    Files.copy(LIB, copy);
+    assertTrue(probe(copy.toString()).contains("slot 12182"));
+    String missing = probe("/nonexistent/libcloudroute_jni.so");
+    assertTrue(missing.contains("UnsatisfiedLinkError") && missing.contains("/nonexistent/"),
+        missing);
+  }
+
+  @Test
+  void platformsAndTheErrorForAMissingOne() {
+    assertEquals("linux-x86_64", NativeLoader.platform());
+    assertTrue(Files.isRegularFile(NativeLoader.extract("linux-x86_64")));
+    UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class,
+        () -> NativeLoader.extract("windows-aarch64"));
+    assertTrue(e.getMessage().contains("windows-aarch64"), e.getMessage());
+    assertTrue(e.getMessage().contains(NativeLoader.PROPERTY), e.getMessage());
+  }
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# tests/java/run.sh — the JVM binding's tests (bindings/java, bindings/clojure,
+# bindings/java/clients): JUnit 5 and clojure.test through Maven, against two-cloud
+# clusters and a Sentinel setup started by scripts/redis-harness.sh (ports:
+# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749; bus ports +10000), then the
+# native-heavy tests again under -Xcheck:jni, failing on any JNI warning. Servers
+# run under the global lock /tmp/cr-servers.lock and are stopped on exit.
+#
+# Maven's local repository is .m2/ at the repository root (ignored by git).
+# Environment: CR_JAVA_PORT (cluster base port, default 7701),
+# CR_JAVA_SENTINEL_PORT (default 7721), CR_JAVA_KILL_PORT (the cluster whose
+# replica a test kills, default 7741), JEDIS_VERSION / LETTUCE_VERSION (the client
+# versions the adapters are tested with; defaults in bindings/java/clients/pom.xml),
+# CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis test, default
+# 7.5.3; "" for none), MVN (default mvn).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+harness="$root/scripts/redis-harness.sh"
+mvn=(${MVN:-mvn} -B "-Dmaven.repo.local=$root/.m2")
+dir="$(mktemp -d /tmp/cr-java.XXXXXX)"
+log="$dir/mvn.log"
+
+cleanup() {
+  "$harness" stop "$dir/cluster" >/dev/null 2>&1 || true
+  "$harness" stop "$dir/sentinel" >/dev/null 2>&1 || true
+  "$harness" stop "$dir/kill" >/dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+exec 9>/tmp/cr-servers.lock
+flock 9
+"$harness" cluster "$dir/cluster" "${CR_JAVA_PORT:-7701}" >/dev/null
+"$harness" sentinel "$dir/sentinel" "${CR_JAVA_SENTINEL_PORT:-7721}" >/dev/null
+"$harness" cluster "$dir/kill" "${CR_JAVA_KILL_PORT:-7741}" >/dev/null
+export CR_JAVA_CLUSTER_ENV="$dir/cluster/cluster.env"
+export CR_JAVA_SENTINEL_ENV="$dir/sentinel/sentinel.env"
+export CR_JAVA_KILL_ENV="$dir/kill/cluster.env"
+versions=()
+[[ -n "${JEDIS_VERSION:-}" ]] && versions+=("-Djedis.version=$JEDIS_VERSION")
+[[ -n "${LETTUCE_VERSION:-}" ]] && versions+=("-Dlettuce.version=$LETTUCE_VERSION")
+
+cd "$root/bindings/java"
+summary() { grep -E '^\[(INFO|ERROR|WARNING)\] Tests run: [0-9]+, .*Skipped: [0-9]+$|^Ran [0-9]+ tests|^[0-9]+ failures|FAIL in' "$1" || true; }
+
+status=0
+"${mvn[@]}" install >"$log" 2>&1 || status=$?
+echo "== bindings/java: JUnit (surefire) and clojure.test"
+summary "$log"
+if ((status != 0)); then
+  grep -E '^\[ERROR\]' "$log" | head -40
+  exit "$status"
+fi
+"${mvn[@]}" -f clients/pom.xml "${versions[@]}" verify >"$log.clients" 2>&1 || status=$?
+echo "== bindings/java/clients: Jedis and Lettuce"
+summary "$log.clients"
+if ((status != 0)); then
+  grep -E '^\[ERROR\]' "$log.clients" | head -40
+  exit "$status"
+fi
+for v in ${CR_JAVA_JEDIS_ALSO-7.5.3}; do
+  "${mvn[@]}" -f clients/pom.xml -Djedis.version="$v" \
+    -Dtest='JedisProviderTest#readsLandInTheClientsCloudAndWritesOnMasters' test \
+    >"$log.jedis-$v" 2>&1 || status=$?
+  echo "== bindings/java/clients with Jedis $v"
+  summary "$log.jedis-$v"
+  if ((status != 0)); then
+    grep -E '^\[ERROR\]' "$log.jedis-$v" | head -20
+    exit "$status"
+  fi
+done
+
+# The same native paths under -Xcheck:jni: any JNI warning fails the run.
+rm -f target/surefire-reports/*.dumpstream
+"${mvn[@]}" test -Dtest='ConcurrencyTest,KeyslotTest,RouterTest,LiveClientTest' \
+  -Dcr.test.jvm.args=-Xcheck:jni >"$log.jni" 2>&1 || status=$?
+echo "== -Xcheck:jni"
+summary "$log.jni"
+if grep -qs "WARNING in native method\|FATAL ERROR in native method" "$log.jni" \
+    target/surefire-reports/*.dumpstream; then
+  echo "JNI warnings:" >&2
+  grep -hs "in native method" "$log.jni" target/surefire-reports/*.dumpstream | sort | uniq -c >&2
+  status=1
+fi
+if ((status != 0)); then grep -E '^\[ERROR\]' "$log.jni" | head -40; fi
+exit "$status"
