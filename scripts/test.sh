@@ -2,7 +2,7 @@
 # Builds libcloudroute strictly and runs every test: the format check, unit
 # (GoogleTest), C API (CMocka), ABI and install checks, and integration tests
 # against real redis-server processes that the tests start and stop
-# themselves on 127.0.x.x; the Python stage; then the unit, C API and
+# themselves on 127.0.x.x; the Python and JVM stages; then the unit, C API and
 # integration tests again under ASan + UBSan, and the concurrency tests under
 # ThreadSanitizer.
 #
@@ -18,7 +18,7 @@ fast=0
 [[ ${1:-} == --fast ]] && fast=1
 
 missing=()
-for tool in cmake ninja c++ pkg-config redis-server redis-cli valkey-server openssl; do
+for tool in cmake ninja c++ pkg-config redis-server redis-cli valkey-server openssl java mvn; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 command -v clang-format >/dev/null || command -v clang-format-14 >/dev/null || missing+=(clang-format)
@@ -40,7 +40,7 @@ stage() {
 stage "format (scripts/check-format.sh)"
 scripts/check-format.sh
 
-stage "build (preset werror: RelWithDebInfo, -Werror, -Wconversion on the core)"
+stage "build (preset werror: RelWithDebInfo, -Werror, -Wconversion on the core and the C API)"
 cmake --preset werror >/dev/null
 cmake --build --preset werror -j "$jobs"
 stage "tests (unit, capi, abi, integration)"
@@ -49,6 +49,11 @@ ctest --preset werror -j "$jobs"
 # Python binding: the wheel in a fresh virtualenv, pytest, mypy (tests/python/run.sh).
 stage "python (tests/python/run.sh)"
 tests/python/run.sh
+
+# JVM binding: the jar (JNI library inside), JUnit, clojure.test, the Jedis and
+# Lettuce adapters against live clusters, -Xcheck:jni (tests/java/run.sh).
+stage "java and clojure (tests/java/run.sh)"
+tests/java/run.sh
 
 if ((fast == 0)); then
   stage "build (preset asan: ASan + UBSan)"
