@@ -85,7 +85,7 @@ net::Args cloudroute::capi::ArgsFrom(const void *const *argv, const size_t *argv
   return args;
 }
 
-cr_status cloudroute::capi::CheckCommand(cr_reply **out, const void *client, cr_access access,
+cr_status cloudroute::capi::CheckCommand(cr_reply **out, const void *client, int access,
                                          size_t key_index, size_t argc, const void *const *argv,
                                          const size_t *argvlen, const char *fn) {
   if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
@@ -175,8 +175,8 @@ void cr_client_free(cr_client *c) { delete c; }
 cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access, size_t key_index,
                             size_t argc, const void *const *argv, const size_t *argvlen) {
   return Guard([&]() -> cr_status {
-    if (cr_status s =
-            CheckCommand(out, c, access, key_index, argc, argv, argvlen, "cr_client_command");
+    if (cr_status s = CheckCommand(out, c, RawEnum(access), key_index, argc, argv, argvlen,
+                                   "cr_client_command");
         s != CR_OK) {
       return s;
     }

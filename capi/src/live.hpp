@@ -44,7 +44,7 @@ net::Args ArgsFrom(const void *const *argv, const size_t *argvlen, size_t argc);
 
 // The checks of cr_client_command and cr_sentinel_client_command: out,
 // access, argc/key_index and argv. *out is cleared first.
-cr_status CheckCommand(cr_reply **out, const void *client, cr_access access, size_t key_index,
+cr_status CheckCommand(cr_reply **out, const void *client, int access, size_t key_index,
                        size_t argc, const void *const *argv, const size_t *argvlen, const char *fn);
 
 // *out gets the converted reply on success; a failed r is recorded with

@@ -86,7 +86,7 @@ cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_a
                                      size_t key_index, size_t argc, const void *const *argv,
                                      const size_t *argvlen) {
   return Guard([&]() -> cr_status {
-    if (cr_status s = CheckCommand(out, c, access, key_index, argc, argv, argvlen,
+    if (cr_status s = CheckCommand(out, c, RawEnum(access), key_index, argc, argv, argvlen,
                                    "cr_sentinel_client_command");
         s != CR_OK) {
       return s;

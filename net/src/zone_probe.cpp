@@ -49,9 +49,10 @@ void ZoneProbe::Probe(const std::string &host, uint16_t port, Connection *conn,
   if (!conn->Pipeline({&kHello, &kInfo}, timeout_ms, &replies).ok() || replies.size() != 2) return;
   std::string zone = ZoneFromHello(*replies[0]);
   if (zone.empty() && replies[1]->is_string()) {
-    // INFO server: "availability_zone:use1-az1" among the other lines.
-    if (const std::string *z = InfoText::Parse(replies[1]->str).Find("availability_zone"))
-      zone = *z;
+    // INFO server: "availability_zone:use1-az1" among the other lines. The
+    // parsed text must outlive the pointer Find() returns into it.
+    const InfoText info = InfoText::Parse(replies[1]->str);
+    if (const std::string *z = info.Find("availability_zone")) zone = *z;
   }
   if (NodeEntry *e = router->registry().Find(address)) {
     std::lock_guard<std::mutex> lock(mu_);
