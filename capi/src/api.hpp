@@ -295,6 +295,22 @@ inline cr_route RouteValue(const Route &r) {
   return v;
 }
 
+// A candidate as the C struct: the router's list (with its measured RTT) and
+// the shard groups' order (rtt_us 0) fill it the same way.
+inline cr_candidate CandidateValue(const Candidate &c, bool down, uint32_t rtt_us) {
+  cr_candidate v = CR_CANDIDATE_INIT;
+  v.node_handle = c.node->handle;
+  v.host = c.node->host.c_str();
+  v.port = c.node->port;
+  v.role = c.role == Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
+  v.tier = static_cast<cr_tier>(c.tier);
+  v.rank = c.rank;
+  v.weight = c.weight;
+  v.rtt_us = rtt_us;
+  v.down = down ? 1 : 0;
+  return v;
+}
+
 // The routing hot path: writes a route into the caller's struct without a
 // temporary when the caller's layout is this library's (or larger).
 // REQUIRES: OutputOk(out).

@@ -108,17 +108,8 @@ cr_status Candidates(cr_candidate *out, size_t cap, size_t *needed, const cr_rou
     const int64_t now = snap->registry->clock()();
     for (size_t i = 0; i < set->list.size() && i < cap; ++i) {
       const cloudroute::Candidate &c = set->list[i];
-      cr_candidate v = CR_CANDIDATE_INIT;
-      v.node_handle = c.node->handle;
-      v.host = c.node->host.c_str();
-      v.port = c.node->port;
-      v.role = c.role == cloudroute::Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
-      v.tier = static_cast<cr_tier>(c.tier);
-      v.rank = c.rank;
-      v.weight = c.weight;
-      v.rtt_us = c.rtt_us;
-      v.down = c.node->health.State(now) == cloudroute::HealthState::kDown ? 1 : 0;
-      arr.Write(i, v);
+      const bool down = c.node->health.State(now) == cloudroute::HealthState::kDown;
+      arr.Write(i, CandidateValue(c, down, c.rtt_us));
     }
     if (cap < set->list.size()) return TooSmall(set->list.size(), cap, fn, "candidates");
     return CR_OK;

@@ -171,16 +171,7 @@ cr_status cr_shard_groups_candidates(cr_candidate *out, size_t cap, size_t *need
     const cloudroute::Code c = groups->groups.VisitReadOrder(
         key, len, &group, [&](const cloudroute::Candidate &cand, bool down) {
           if (total < cap) {
-            cr_candidate o = CR_CANDIDATE_INIT;
-            o.node_handle = cand.node->handle;
-            o.host = cand.node->host.c_str();
-            o.port = cand.node->port;
-            o.role = cand.role == cloudroute::Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
-            o.tier = static_cast<cr_tier>(cand.tier);
-            o.rank = cand.rank;
-            o.weight = cand.weight;
-            o.down = down ? 1 : 0;
-            arr.Write(total, o);
+            arr.Write(total, CandidateValue(cand, down, 0));
           }
           ++total;
         });
