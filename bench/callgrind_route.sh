@@ -10,7 +10,8 @@
 #     through libcloudroute.so) and BM_RouteRead_Router/shards:{3,100} (the core)
 #
 # Per key = the benchmark's totals, less its one-time setup, divided by the
-# calls of cloudroute::HashTag (one per routed key). Each run is bounded (900 s).
+# calls of cloudroute::KeySlot (one per routed key; cloudroute::HashTag in
+# builds before KeySlot moved out of line). Each run is bounded (900 s).
 set -euo pipefail
 build=${1:?usage: bench/callgrind_route.sh BUILD_DIR [BENCHMARK_REGEX...]}
 shift
@@ -39,7 +40,8 @@ for l in lines:
     m = re.match(r"c?fn=\((\d+)\) (.*)", l)
     if m:
         names[m.group(1)] = m.group(2)
-keys, callee, setup, take = 0, None, [0] * len(events), False
+keys = {"KeySlot": 0, "HashTag": 0}
+callee, setup, take = None, [0] * len(events), False
 for l in lines:
     m = re.match(r"cfn=\((\d+)\)", l)
     if m:
@@ -51,11 +53,13 @@ for l in lines:
         take = False
         continue
     if l.startswith("calls=") and callee is not None:
-        if callee.startswith("cloudroute::HashTag("):
-            keys += int(l.split("=")[1].split()[0])
+        for k in keys:
+            if callee.startswith("cloudroute::" + k + "("):
+                keys[k] += int(l.split("=")[1].split()[0])
         take = bool(re.search(r"GetC?World|ShortKeys|MakeKeys|DescribeOnce", callee))
         callee = None
 d = dict(zip(events, [t - s for t, s in zip(totals, setup)]))
+keys = keys["KeySlot"] or keys["HashTag"]
 if keys == 0:
     sys.exit("callgrind_route: no routed keys counted for " + sys.argv[2])
 print("%-42s %7.1f instructions/key %6.2f L1d misses/key" %

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -65,6 +67,42 @@ TEST(KeySlot, BinarySafeWithNulBytes) {
   EXPECT_NE(KeySlot(a.data(), a.size()), KeySlot(b.data(), b.size()));
   const std::string tagged("x{\0}y", 5);
   EXPECT_EQ(KeySlot(tagged.data(), tagged.size()), BitwiseCrc16(std::string("\0", 1)) & 16383);
+}
+
+// The hash-tag rule written the plain way, byte by byte.
+uint16_t ReferenceSlot(const std::string &k) {
+  const size_t open = k.find('{');
+  if (open != std::string::npos) {
+    const size_t close = k.find('}', open + 1);
+    if (close != std::string::npos && close != open + 1)
+      return BitwiseCrc16(k.substr(open + 1, close - open - 1)) & 16383;
+  }
+  return BitwiseCrc16(k) & 16383;
+}
+
+// The word-at-a-time brace search covers keys of 4 to 16 bytes with two
+// overlapping loads: every length around those bounds, every position of '{'
+// and '}', bytes that differ from '{' by one bit, and keys placed at every
+// alignment (the loads must stay inside the key: the ASan run proves it, as
+// each key is its own heap block of exactly its length).
+TEST(KeySlot, BracePositionsAtEveryLengthAndAlignment) {
+  for (size_t len = 0; len <= 24; ++len) {
+    for (size_t open = 0; open <= len; ++open) {
+      for (size_t close = 0; close <= len; ++close) {
+        std::string k(len, 'z');
+        // Fillers one bit away from '{' (0x7b): 0x7a and 0x7f.
+        for (size_t i = 0; i < len; ++i) k[i] = static_cast<char>((i % 2) ? 0x7a : 0x7f);
+        if (open < len) k[open] = '{';
+        if (close < len && close != open) k[close] = '}';
+        for (size_t shift = 0; shift < 8; ++shift) {
+          std::unique_ptr<char[]> buf(new char[shift + len]);
+          std::memcpy(buf.get() + shift, k.data(), len);
+          ASSERT_EQ(KeySlot(buf.get() + shift, len), ReferenceSlot(k))
+              << "len " << len << " open " << open << " close " << close;
+        }
+      }
+    }
+  }
 }
 
 TEST(KeySlot, AlwaysBelow16384) {

@@ -18,11 +18,7 @@ uint16_t Crc16(const void *data, size_t len);
 // first '}' after it, when that is non-empty; otherwise the whole key.
 void HashTag(const unsigned char *key, size_t len, const unsigned char **tag, size_t *tag_len);
 
-inline uint16_t KeySlot(const void *key, size_t len) {
-  const unsigned char *tag;
-  size_t tag_len;
-  HashTag(static_cast<const unsigned char *>(key), len, &tag, &tag_len);
-  return static_cast<uint16_t>(Crc16(tag, tag_len) & (kSlotCount - 1));
-}
+// The slot of a key: Crc16 of its HashTag part, modulo kSlotCount.
+uint16_t KeySlot(const void *key, size_t len);
 
 }  // namespace cloudroute
