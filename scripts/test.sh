@@ -3,11 +3,11 @@
 # (GoogleTest), C API (CMocka), ABI and install checks, and integration tests
 # against real redis-server processes that the tests start and stop
 # themselves on 127.0.x.x; the Python and JVM stages; then the unit, C API and
-# integration tests again under ASan + UBSan, and the concurrency tests under
-# ThreadSanitizer.
+# integration tests again under ASan + UBSan, the concurrency tests under
+# ThreadSanitizer, and a short run of every libFuzzer target.
 #
 #   ./scripts/deps.sh && ./scripts/test.sh   the README's command (CI runs it)
-#   ./scripts/test.sh --fast     skip the ASan + UBSan and TSan passes
+#   ./scripts/test.sh --fast     skip the ASan + UBSan, TSan and fuzz passes
 #   tests/python/run.sh          the Python stage alone
 #
 # It installs nothing: scripts/deps.sh does. It stops at once, naming
@@ -18,7 +18,7 @@ fast=0
 [[ ${1:-} == --fast ]] && fast=1
 
 missing=()
-for tool in cmake ninja c++ pkg-config redis-server redis-cli valkey-server openssl java mvn; do
+for tool in cmake ninja c++ clang++-14 pkg-config redis-server redis-cli valkey-server openssl java mvn; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 command -v clang-format >/dev/null || command -v clang-format-14 >/dev/null || missing+=(clang-format)
@@ -69,5 +69,11 @@ if ((fast == 0)); then
   cmake --build --preset tsan -j "$jobs"
   stage "tests under TSan (label tsan: router, snapshot cell, shard groups, pool, live client)"
   ctest --preset tsan -j "$jobs"
+
+  # libFuzzer over the C API parsers, config, rings, shard groups and the net
+  # reader: seeds from real servers and every saved bad input, then 10 s of
+  # new inputs per target, invariants checked on each (tests/fuzz/run.sh).
+  stage "fuzz (tests/fuzz/run.sh 10: clang 14, ASan + UBSan, 7 targets)"
+  tests/fuzz/run.sh 10
 fi
 stage "all tests passed"

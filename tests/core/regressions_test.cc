@@ -1,6 +1,8 @@
 // Replays every saved bad input under tests/fuzz/regressions/<target>/
 // through its parser: each must be refused with a status, never accepted and
 // never a crash. Files added later (by the fuzzers) are picked up unchanged.
+// The fuzzers' seeds (tests/fuzz/seeds/<target>/: real replies of
+// redis-server 7 and Valkey 8, RESP2 and RESP3) must all be accepted.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -15,9 +17,11 @@
 namespace cloudroute {
 namespace {
 
-std::vector<std::string> Files(const std::string &target) {
+const std::string kSeedsDir = std::string(CR_REGRESSIONS_DIR) + "/../seeds";
+
+std::vector<std::string> Files(const std::string &dir) {
   std::vector<std::string> names;
-  DIR *d = opendir((std::string(CR_REGRESSIONS_DIR) + "/" + target).c_str());
+  DIR *d = opendir(dir.c_str());
   if (d == nullptr) return names;
   while (dirent *e = readdir(d)) {
     if (e->d_name[0] != '.') names.emplace_back(e->d_name);
@@ -29,7 +33,7 @@ std::vector<std::string> Files(const std::string &target) {
 
 template <typename Parse>
 void ReplayAll(const std::string &target, Parse parse) {
-  const std::vector<std::string> names = Files(target);
+  const std::vector<std::string> names = Files(std::string(CR_REGRESSIONS_DIR) + "/" + target);
   ASSERT_FALSE(names.empty()) << "no regression inputs for " << target;
   for (const std::string &name : names) {
     const std::string bytes = crtest::Regression(target, name);
@@ -53,6 +57,31 @@ TEST(Regressions, ClusterShards) {
 
 TEST(Regressions, StaticTopology) {
   ReplayAll("static_topology", [](const std::string &b) { return ParseStaticTopology(b); });
+}
+
+template <typename Parse>
+void AcceptAll(const std::string &target, Parse parse) {
+  const std::vector<std::string> names = Files(kSeedsDir + "/" + target);
+  ASSERT_FALSE(names.empty()) << "no seeds for " << target;
+  for (const std::string &name : names) {
+    auto t = parse(crtest::ReadFile(kSeedsDir + "/" + target + "/" + name));
+    ASSERT_TRUE(t.ok()) << target << "/" << name << ": " << t.status().message();
+    EXPECT_FALSE((*t)->shards.empty()) << target << "/" << name;
+  }
+}
+
+TEST(Seeds, ClusterSlots) {
+  AcceptAll("cluster_slots",
+            [](const std::string &b) { return ParseClusterSlots(b, ClusterReplyOptions()); });
+}
+
+TEST(Seeds, ClusterShards) {
+  AcceptAll("cluster_shards",
+            [](const std::string &b) { return ParseClusterShards(b, ClusterReplyOptions()); });
+}
+
+TEST(Seeds, StaticTopology) {
+  AcceptAll("static_topology", [](const std::string &b) { return ParseStaticTopology(b); });
 }
 
 }  // namespace
