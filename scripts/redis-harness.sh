@@ -188,14 +188,15 @@ pid_alive() {
   [[ -n $state && $state != Z && $state != X ]]
 }
 
-# proc_matches PID IP PORT — PID is alive and is a redis process for IP:PORT (guards
-# against PID reuse; redis sets its title to "redis-server IP:PORT [mode]").
+# proc_matches PID IP PORT — PID is alive and is a redis or valkey process for IP:PORT
+# (guards against PID reuse; they set their titles to "redis-server IP:PORT [mode]" and
+# "valkey-server IP:PORT [mode]", sentinels to "redis-sentinel …" / "valkey-sentinel …").
 proc_matches() {
   local pid=$1 ip=$2 port=$3 cmd
   [[ $pid =~ ^[0-9]+$ ]] || return 1
   pid_alive "$pid" || return 1
   cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
-  [[ $cmd == *redis* && $cmd == *"$ip:$port"* ]]
+  [[ ($cmd == *redis* || $cmd == *valkey*) && $cmd == *"$ip:$port"* ]]
 }
 
 # record_lines DIR [KIND] — print "kind name pid ip port" records (optionally one kind).
@@ -772,12 +773,14 @@ none_alive() {
 stop_kind() {
   local dir=$1 kind=${2:-} k name pid ip port
   local -a live=() left=()
+  STOPPED=0
   while read -r k name pid ip port; do
     if proc_matches "$pid" "$ip" "$port"; then
       live+=("$pid")
       kill -TERM "$pid" 2>/dev/null || true
     fi
   done < <(record_lines "$dir" "$kind")
+  STOPPED=${#live[@]}
   ((${#live[@]})) || return 0
   if wait_for "$STOP_TIMEOUT" "processes to exit after SIGTERM" none_alive; then
     return 0
@@ -801,7 +804,7 @@ cmd_stop() {
   local n
   n=$(record_lines "$dir" | wc -l)
   stop_kind "$dir"
-  log "stopped (${n} recorded processes in $dir)"
+  log "stopped ${STOPPED} running of ${n} recorded processes in $dir (the others had exited)"
 }
 
 cmd_status() {

@@ -5,7 +5,7 @@
 # Usage: tests/integration/harness/test_harness.sh
 # Env:   HARNESS_TEST_BASE_PORT (default 7301). Ports used: BASE..BASE+8 and
 #        BASE+20..BASE+28 (two clusters, plus their bus ports +10000), BASE+40..BASE+52
-#        (sentinel setup), BASE+60 (single), BASE+61 (latency proxy).
+#        (sentinel setup), BASE+60 (single), BASE+61 (latency proxy), BASE+63 (valkey single).
 #        HARNESS_TEST_KEEP=1 keeps the work directory (it is kept anyway on failure).
 # Prints "ok"/"FAIL" per check and ends with the line "N passed, M failed";
 # exits non-zero if any check failed.
@@ -451,6 +451,20 @@ check "single: CLUSTER KEYSLOT foo = 12182" keyslot_matches "$SINGLE" foo 12182
 check "single: CLUSTER KEYSLOT 123456789 = 12739 (CRC16 check value)" keyslot_matches "$SINGLE" 123456789 12739
 check "single: hash tag {user1000}.following = 3443" keyslot_matches "$SINGLE" '{user1000}.following' 3443
 check "single: refuses a non-loopback address" fails_cleanly "$HARNESS" single "$WORK/bad" $((BASE + 62)) 10.1.2.3
+
+# stop must find valkey-server processes too (their title says "valkey-server IP:PORT").
+valkey_single_stops() { # DIR PORT
+  local pid
+  REDIS_SERVER=valkey-server REDIS_CLI=valkey-cli "$HARNESS" single "$1" "$2" || return 1
+  pid=$(awk '$1 == "single" {print $3}' "$1/pids")
+  pid_running "$pid" || { echo "valkey-server not running after start"; return 1; }
+  "$HARNESS" stop "$1" 2>&1 | grep -q "stopped 1 running of 1" || return 1
+  sleep 0.5
+  ! pid_running "$pid" || { echo "valkey-server $pid still running after stop"; return 1; }
+}
+if command -v valkey-server >/dev/null; then
+  check "single: stop also stops valkey-server" valkey_single_stops "$WORK/valkey" $((BASE + 63))
+fi
 
 # --- two clusters at once (default and noncontiguous layout), different ports
 "$HARNESS" cluster "$CL_DIR" "$CL_BASE" >"$WORK/cluster.out" 2>&1 &
