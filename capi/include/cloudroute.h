@@ -322,8 +322,9 @@ CR_API cr_status cr_config_add_local_cidr(cr_config *cfg, const char *cidr);
 CR_API cr_status cr_config_add_location_rule(cr_config *cfg, const char *cidr,
                                              const char *location);
 
-/* An exact location for one node, by "host:port" or by node id. Highest
- * precedence. */
+/* An exact location for one node, by "host:port" (IPv6 in brackets) or by
+ * node id. Highest precedence. Text with ':' or '[' must be a valid address
+ * and anything else a node id (printable, no spaces): CR_EPARSE otherwise. */
 CR_API cr_status cr_config_add_node_location(cr_config *cfg, const char *node,
                                              const char *location);
 
@@ -332,8 +333,9 @@ CR_API cr_status cr_config_add_node_location(cr_config *cfg, const char *node,
  * a zone name (two nodes in equal zone names are still LOCAL to each other). */
 CR_API cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char *location);
 
-/* Relative read weight of a node ("host:port" or node id) among candidates
- * of equal rank; default 1. weight 0 keeps the node as a last resort only. */
+/* Relative read weight of a node ("host:port" or node id, validated as for
+ * cr_config_add_node_location) among candidates of equal rank; default 1.
+ * weight 0 keeps the node as a last resort only. */
 CR_API cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight);
 
 /* Dial a node somewhere else than the address the cluster announces for it:

@@ -2,6 +2,7 @@
 #include "api.hpp"
 #include "cloudroute/core/locality.hpp"
 #include "cloudroute/core/read_policy.hpp"
+#include "cloudroute/core/topology.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 
@@ -11,10 +12,32 @@ constexpr cr_router_options kRouterDefaults = CR_ROUTER_OPTIONS_INIT;
 
 cr_status NeedConfig(cr_config *cfg, const char *fn) { return NotNull(cfg, fn, "config"); }
 
-// A node named in configuration text: "host:port" or a node id.
-cr_status NodeName(const char *node, const char *fn) {
+// A node named in configuration: "host:port" or a node id. Text with a ':'
+// (or a '[') is an address and must parse as one, so a typo such as a port
+// out of range is refused instead of kept as an id that matches nothing.
+// *key receives the name as the router looks it up (an address in the form
+// FormatAddress gives, e.g. "[::1]:7000").
+cr_status NodeName(const char *node, const char *fn, std::string *key) {
   if (cr_status s = NotNull(node, fn, "node"); s != CR_OK) return s;
   if (*node == '\0') return Fail(CR_EINVAL, std::string(fn) + ": node is empty");
+  const std::string_view text(node);
+  if (text.find_first_of(":[") != std::string_view::npos) {
+    std::string host;
+    uint16_t port = 0;
+    const cloudroute::Status st = cloudroute::ParseHostPort(text, &host, &port);
+    if (!st.ok()) {
+      return Fail(CR_EPARSE, std::string(fn) + ": node " + cloudroute::Quote(text) +
+                                 " is not a valid host:port: " + st.message());
+    }
+    *key = cloudroute::FormatAddress(host, port);
+    return CR_OK;
+  }
+  if (!cloudroute::IsValidNodeId(text)) {
+    return Fail(CR_EPARSE, std::string(fn) + ": node " + cloudroute::Quote(text) +
+                               " is neither host:port nor a node id (1-256 printable "
+                               "characters without spaces)");
+  }
+  *key = std::string(text);
   return CR_OK;
 }
 
@@ -74,10 +97,11 @@ cr_status cr_config_add_location_rule(cr_config *cfg, const char *cidr, const ch
 cr_status cr_config_add_node_location(cr_config *cfg, const char *node, const char *location) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_add_node_location"); s != CR_OK) return s;
-    if (cr_status s = NodeName(node, "cr_config_add_node_location"); s != CR_OK) return s;
+    std::string key;
+    if (cr_status s = NodeName(node, "cr_config_add_node_location", &key); s != CR_OK) return s;
     cloudroute::Location loc;
     if (cr_status s = Loc(location, &loc, "cr_config_add_node_location"); s != CR_OK) return s;
-    cfg->cfg.locality.by_node[node] = loc;
+    cfg->cfg.locality.by_node[key] = loc;
     return CR_OK;
   });
 }
@@ -97,12 +121,13 @@ cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char *locat
 cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_set_weight"); s != CR_OK) return s;
-    if (cr_status s = NodeName(node, "cr_config_set_weight"); s != CR_OK) return s;
+    std::string key;
+    if (cr_status s = NodeName(node, "cr_config_set_weight", &key); s != CR_OK) return s;
     if (weight > 1000000) {
       return Fail(CR_EINVAL, "cr_config_set_weight: weight " + std::to_string(weight) +
                                  " is above the maximum of 1000000");
     }
-    cfg->cfg.weights[node] = weight;
+    cfg->cfg.weights[key] = weight;
     return CR_OK;
   });
 }

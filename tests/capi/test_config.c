@@ -26,6 +26,19 @@ static void builder_validates_every_setting(void **state) {
   assert_int_equal(cr_config_set_weight(c, "10.0.0.1:6379", 0), CR_OK);
   assert_int_equal(cr_config_set_weight(c, "10.0.0.1:6379", 2000000), CR_EINVAL);
   assert_int_equal(cr_config_set_weight(c, NULL, 1), CR_EINVAL);
+  /* A node is host:port or a node id; text with ':' or '[' must be a valid
+   * address (a typo must not become an id that matches nothing). */
+  assert_int_equal(cr_config_set_weight(c, "[fd00::1]:6379", 2), CR_OK);
+  assert_int_equal(cr_config_set_weight(c, "0f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4", 2), CR_OK);
+  assert_int_equal(cr_config_set_weight(c, "10.0.0.1:99999", 2), CR_EPARSE);
+  assert_error_mentions("10.0.0.1:99999");
+  assert_int_equal(cr_config_set_weight(c, "10.0.0.1:", 2), CR_EPARSE);
+  assert_int_equal(cr_config_set_weight(c, "fd00::1:6379", 2), CR_EPARSE);
+  assert_int_equal(cr_config_set_weight(c, "my node", 2), CR_EPARSE);
+  assert_error_mentions("neither host:port nor a node id");
+  assert_int_equal(cr_config_set_weight(c, "bad\r\nid", 2), CR_EPARSE);
+  assert_int_equal(cr_config_add_node_location(c, "[::1]:7000", "aws/us-east-1"), CR_OK);
+  assert_int_equal(cr_config_add_node_location(c, "host_name:7000", "aws"), CR_EPARSE);
 
   assert_int_equal(cr_config_add_address_remap(c, "127.0.2.4:7304", "127.0.2.104:7304"), CR_OK);
   assert_int_equal(cr_config_add_address_remap(c, "[fd00::1]:6379", "10.0.0.1:6380"), CR_OK);

@@ -141,6 +141,8 @@ def test_config_kwargs_take_mappings_and_pairs() -> None:
         ({"client_location": "a/b/c/d/e"}, cloudroute.Error),
         ({"weights": {"10.0.0.1:6379": -1}}, cloudroute.InvalidArgumentError),
         ({"weights": {"10.0.0.1:6379": 2**32}}, cloudroute.InvalidArgumentError),
+        ({"weights": {"10.0.0.1:99999": 1}}, cloudroute.ParseError),
+        ({"node_locations": [("my node", "aws")]}, cloudroute.ParseError),
         ({"failure_threshold": -1}, cloudroute.InvalidArgumentError),
         ({"down_cooldown_ms": 2**64}, cloudroute.InvalidArgumentError),
         ({"seed": -1}, cloudroute.InvalidArgumentError),
