@@ -27,6 +27,10 @@ stats=$(cat "$errf")
 grep -q '^served cli:k1: 1 read(s) by 127\.0\.1\.[0-9]*:[0-9]* (local)$' <<<"$stats" || { echo "stats: $stats" >&2; exit 1; }
 read_until $'hello\n(nil)\nworld' mget --seeds "$seeds" cli:k1 cli:nope cli:k2 ||
   { echo "mget printed '$out'" >&2; exit 1; }
+# What a server returns is printed escaped: no byte of a value can drive the terminal.
+run set --seeds "$seeds" cli:esc $'\e[31mred\r\nfake line\\' >/dev/null
+read_until '\x1b[31mred\r\nfake line\\' get --seeds "$seeds" cli:esc ||
+  { echo "get of control bytes printed '$out'" >&2; exit 1; }
 if run get --seeds 127.0.0.1:1 cli:k1 2>/dev/null; then echo "no-server get succeeded" >&2; exit 1; fi
 if run get --bogus 2>/dev/null; then echo "bad usage accepted" >&2; exit 1; fi
 # topology / route read the live cluster (--seeds) instead of a saved reply.
@@ -39,4 +43,4 @@ out=$(run route --seeds "$seeds" --local-cidr 127.0.1.0/24 --json "$shard1_key")
 grep -q "\"write\": \"$shard1_master\", \"read\": \[\"$shard1_master\"" <<<"$out" || { echo "route printed '$out'" >&2; exit 1; }
 if run topology --seeds 127.0.0.1:1 2>/dev/null; then echo "topology without a server succeeded" >&2; exit 1; fi
 if run topology --seeds "$node1" --static /dev/null 2>/dev/null; then echo "two sources accepted" >&2; exit 1; fi
-echo "10 passed, 0 failed"
+echo "11 passed, 0 failed"

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cloudroute.h"
@@ -47,6 +48,11 @@ struct RouterSetup {
 
 std::string Address(const char *host, uint16_t port);
 std::string JsonString(const std::string &s);
+// Text from a server or a user, safe for a terminal or a log: printable ASCII
+// as is, '\\' doubled, \n \r \t and every other byte as \xHH (redis-cli's
+// quoting, without the quotes). Nothing a reply holds can move the cursor,
+// change colours or forge a line.
+std::string Printable(std::string_view text);
 
 int CmdKeyslot(const std::vector<std::string> &args);
 int CmdTopology(const std::vector<std::string> &args);

@@ -91,7 +91,7 @@ struct ClientSetup {
           if (c[i].node_handle == kv.first) tier = cr_tier_name(c[i].tier);
         }
       }
-      std::fprintf(stderr, "served %s: %llu read(s) by %s (%s)\n", what.c_str(),
+      std::fprintf(stderr, "served %s: %llu read(s) by %s (%s)\n", Printable(what).c_str(),
                    static_cast<unsigned long long>(reads),
                    Address(kv.second.host, kv.second.port).c_str(), tier.c_str());
     }
@@ -122,8 +122,7 @@ void PrintValue(const cr_reply *r) {
     std::puts("(nil)");
     return;
   }
-  std::fwrite(p, 1, len, stdout);
-  std::fputc('\n', stdout);
+  std::puts(Printable(std::string_view(p, len)).c_str());
 }
 
 }  // namespace
@@ -152,8 +151,8 @@ int CmdClient(const std::string &verb, const std::vector<std::string> &args) {
       cr_reply *r = nullptr;
       const cr_status s = cr_client_cmd_get(&r, setup.client, key.data(), key.size());
       if (s != CR_OK) {
-        std::fprintf(stderr, "cloudroute: get %s: %s: %s\n", key.c_str(), cr_status_str(s),
-                     cr_last_error());
+        std::fprintf(stderr, "cloudroute: get %s: %s: %s\n", Printable(key).c_str(),
+                     cr_status_str(s), Printable(cr_last_error()).c_str());
         exit_code = kExitCommandFailed;
         continue;
       }

@@ -114,8 +114,8 @@ int CmdRoute(const std::vector<std::string> &args) {
                     JsonString(key).c_str(), slot, JsonString(cr_status_str(ws)).c_str(),
                     JsonString(cr_last_error()).c_str());
       } else {
-        std::printf("%s slot=%u error: %s: %s\n", key.c_str(), slot, cr_status_str(ws),
-                    cr_last_error());
+        std::printf("%s slot=%u error: %s: %s\n", Printable(key).c_str(), slot, cr_status_str(ws),
+                    Printable(cr_last_error()).c_str());
       }
       continue;
     }

@@ -10,12 +10,13 @@
 namespace cli {
 
 int Die(const std::string &what, cr_status s) {
-  std::fprintf(stderr, "cloudroute: %s: %s: %s\n", what.c_str(), cr_status_str(s), cr_last_error());
+  std::fprintf(stderr, "cloudroute: %s: %s: %s\n", Printable(what).c_str(), cr_status_str(s),
+               Printable(cr_last_error()).c_str());
   return kExitUsage;
 }
 
 int Usage(const std::string &msg) {
-  std::fprintf(stderr, "cloudroute: %s\n", msg.c_str());
+  std::fprintf(stderr, "cloudroute: %s\n", Printable(msg).c_str());
   return kExitUsage;
 }
 
@@ -33,13 +34,16 @@ std::string Address(const char *host, uint16_t port) {
   return h + ":" + std::to_string(port);
 }
 
-std::string JsonString(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
+namespace {
+
+// One escaper for both outputs. JSON: \" and \u00XX for control bytes;
+// other bytes as they are (JSON text is UTF-8). Terminal: \xHH for every
+// byte outside printable ASCII. Both: \\ \n \r \t.
+std::string Escape(std::string_view text, bool json) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
     switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
       case '\\':
         out += "\\\\";
         break;
@@ -52,18 +56,32 @@ std::string JsonString(const std::string &s) {
       case '\t':
         out += "\\t";
         break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
+      case '"':
+        out += json ? "\\\"" : "\"";
+        break;
+      default: {
+        char buf[8];
+        if (c >= 0x20 && (json || c < 0x7F)) {
           out += static_cast<char>(c);
+        } else {
+          if (json) {
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          } else {
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          }
+          out += buf;
         }
+      }
     }
   }
-  return out + "\"";
+  return out;
 }
+
+}  // namespace
+
+std::string JsonString(const std::string &s) { return "\"" + Escape(s, true) + "\""; }
+
+std::string Printable(std::string_view text) { return Escape(text, false); }
 
 RouterSetup::RouterSetup() { cr_config_new(&cfg); }
 
