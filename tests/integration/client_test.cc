@@ -5,6 +5,7 @@
 //
 // CR_TEST_CLUSTER_ENV names the harness's cluster.env. Tests that mutate the
 // cluster (kill/restart a node) run against their own fixture.
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -262,6 +263,58 @@ TEST_F(LiveClient, AStormOfMovedCostsOneRefresh) {
   // the storm took (a slow or sanitized build stretches it).
   EXPECT_LE(st.refreshes - before, static_cast<uint64_t>(ms / 200 + 2))
       << "MOVED storm caused " << st.refreshes - before << " refreshes in " << ms << " ms";
+}
+
+// Entries of a /proc directory: open file descriptors (less the one
+// opendir itself holds) or threads.
+size_t CountEntries(const char *dir) {
+  size_t n = 0;
+  DIR *d = opendir(dir);
+  if (d == nullptr) return 0;
+  const std::string own = std::to_string(dirfd(d));
+  const bool fds = std::string(dir) == "/proc/self/fd";
+  while (dirent *e = readdir(d)) {
+    if (e->d_name[0] != '.' && !(fds && own == e->d_name)) ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+// cr_client_free closes every connection and joins every thread it started:
+// after three clients that each opened pools to every node and refreshed,
+// the process holds exactly the descriptors and threads it held before.
+TEST_F(LiveClient, FreeReturnsFdsAndThreadsToTheirBaseline) {
+  const std::vector<std::string> keys = Keys("res:", 300);
+  std::vector<const void *> kp;
+  std::vector<size_t> kl;
+  for (const std::string &k : keys) {
+    kp.push_back(k.data());
+    kl.push_back(k.size());
+  }
+  auto use = [&](ClientFixture &f) {
+    ASSERT_NE(f.c, nullptr);
+    cr_reply *r = nullptr;
+    ASSERT_EQ(cr_client_cmd_mget(&r, f.c, kp.data(), kl.data(), kp.size()), CR_OK)
+        << cr_last_error();
+    cr_reply_free(r);
+    ASSERT_EQ(cr_client_refresh(f.c), CR_OK) << cr_last_error();
+  };
+  {  // first use sets up what stays for the process (OpenSSL, sanitizer threads)
+    ClientFixture warm(env_["SEEDS"]);
+    use(warm);
+  }
+  const size_t fds0 = CountEntries("/proc/self/fd");
+  const size_t threads0 = CountEntries("/proc/self/task");
+  for (int round = 0; round < 3; ++round) {
+    {
+      ClientFixture f(env_["SEEDS"]);
+      use(f);
+      EXPECT_GT(CountEntries("/proc/self/fd"), fds0) << "the client opened no connection";
+      EXPECT_GT(CountEntries("/proc/self/task"), threads0) << "the client started no thread";
+    }
+    EXPECT_EQ(CountEntries("/proc/self/fd"), fds0) << "round " << round;
+    EXPECT_EQ(CountEntries("/proc/self/task"), threads0) << "round " << round;
+  }
 }
 
 }  // namespace
