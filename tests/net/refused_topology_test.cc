@@ -1,0 +1,141 @@
+// A topology reply the library cannot trust is refused, never half-installed:
+// through the C API, a live client whose only node starts answering CLUSTER
+// SLOTS with a hostile reply (a NUL inside the host, which the message shows escaped) fails that
+// refresh with CR_EPARSE naming the node, counts it in refresh_failures and keeps routing on the
+// last good snapshot; the next good reply is installed again. A client whose every seed answers so
+// does not start, and says why. The peer is a scripted server (tests/net/fake_server.hpp): no real
+// server sends such bytes.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "cloudroute.h"
+#include "fake_server.hpp"
+
+namespace {
+
+// The commands of a pipelined RESP request buffer, as argv lists; *used gets
+// the bytes they took (a partial command at the end stays).
+std::vector<std::vector<std::string>> Commands(const std::string &buf, size_t *used) {
+  std::vector<std::vector<std::string>> out;
+  size_t pos = 0;
+  *used = 0;
+  while (pos < buf.size() && buf[pos] == '*') {
+    size_t eol = buf.find("\r\n", pos);
+    if (eol == std::string::npos) break;
+    const long n = std::stol(buf.substr(pos + 1, eol - pos - 1));
+    size_t p = eol + 2;
+    std::vector<std::string> argv;
+    for (long i = 0; i < n; ++i) {
+      eol = buf.find("\r\n", p);
+      if (eol == std::string::npos || buf[p] != '$') return out;
+      const size_t len = std::stoul(buf.substr(p + 1, eol - p - 1));
+      if (eol + 2 + len + 2 > buf.size()) return out;
+      argv.push_back(buf.substr(eol + 2, len));
+      p = eol + 2 + len + 2;
+    }
+    out.push_back(argv);
+    pos = p;
+    *used = pos;
+  }
+  return out;
+}
+
+std::string Bulk(const std::string &s) {
+  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+}
+
+// CLUSTER SLOTS: one shard owning every slot, its master at host:port.
+std::string Slots(const std::string &host, uint16_t port) {
+  return "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + Bulk(host) + ":" + std::to_string(port) + "\r\n" +
+         Bulk(std::string(40, 'a'));
+}
+
+class HostileTopology : public ::testing::Test {
+ protected:
+  // Answers CLUSTER SHARDS with an error (as Redis 6 does, so the client
+  // falls back to CLUSTER SLOTS), CLUSTER SLOTS with the good or the hostile
+  // reply, INFO with an empty section, anything else with +OK.
+  HostileTopology()
+      : server_([this](const std::string &req) {
+          size_t used = 0;
+          std::string out;
+          for (const auto &argv : Commands(req, &used)) {
+            const std::string cmd = argv.empty() ? "" : argv[0];
+            const std::string sub = argv.size() > 1 ? argv[1] : "";
+            if ((cmd == "CLUSTER" || cmd == "cluster") && (sub == "SHARDS" || sub == "shards")) {
+              out += "-ERR unknown subcommand 'SHARDS'\r\n";
+            } else if (cmd == "CLUSTER" || cmd == "cluster") {
+              ++slots_asked_;
+              out += Slots(hostile_ ? std::string("127.0.0.1\0evil", 14) : "127.0.0.1", port());
+            } else if (cmd == "INFO" || cmd == "info") {
+              out += Bulk("# Server\r\n");
+            } else if (cmd == "PING" || cmd == "ping") {
+              out += "+PONG\r\n";
+            } else {
+              out += "+OK\r\n";
+            }
+          }
+          return out;
+        }) {}
+
+  uint16_t port() const { return server_.port(); }
+  std::string seed() const { return "127.0.0.1:" + std::to_string(port()); }
+
+  std::atomic<bool> hostile_{false};
+  std::atomic<int> slots_asked_{0};
+  FakeServer server_;
+};
+
+TEST_F(HostileTopology, RefusedReplyIsAFailedRefreshAndTheLastSnapshotStays) {
+  cr_client *c = nullptr;
+  ASSERT_EQ(cr_client_new(&c, nullptr, nullptr, seed().c_str()), CR_OK) << cr_last_error();
+  cr_router *r = cr_client_get_router(c);
+  cr_route before = CR_ROUTE_INIT;
+  ASSERT_EQ(cr_router_route_write(&before, r, "k", 1), CR_OK);
+  EXPECT_STREQ(before.host, "127.0.0.1");
+  cr_client_stats st0 = CR_CLIENT_STATS_INIT;
+  ASSERT_EQ(cr_client_get_stats(&st0, c), CR_OK);
+
+  hostile_ = true;
+  const int asked = slots_asked_;
+  EXPECT_EQ(cr_client_refresh(c), CR_EPARSE);
+  const std::string why = cr_last_error();
+  EXPECT_NE(why.find(seed()), std::string::npos) << why;
+  EXPECT_NE(why.find("127.0.0.1\\x00evil' is neither an IP address nor a hostname"),
+            std::string::npos)
+      << why;
+  EXPECT_GT(slots_asked_.load(), asked);
+
+  cr_client_stats st1 = CR_CLIENT_STATS_INIT;
+  ASSERT_EQ(cr_client_get_stats(&st1, c), CR_OK);
+  EXPECT_EQ(st1.refresh_failures, st0.refresh_failures + 1);
+  EXPECT_EQ(st1.refreshes, st0.refreshes);
+  cr_route after = CR_ROUTE_INIT;
+  ASSERT_EQ(cr_router_route_write(&after, r, "k", 1), CR_OK) << cr_last_error();
+  EXPECT_STREQ(after.host, "127.0.0.1");
+  EXPECT_EQ(after.node_handle, before.node_handle);
+
+  hostile_ = false;
+  EXPECT_EQ(cr_client_refresh(c), CR_OK) << cr_last_error();
+  cr_client_stats st2 = CR_CLIENT_STATS_INIT;
+  ASSERT_EQ(cr_client_get_stats(&st2, c), CR_OK);
+  EXPECT_EQ(st2.refreshes, st1.refreshes + 1);
+  cr_client_free(c);
+}
+
+TEST_F(HostileTopology, ClientDoesNotStartOnARefusedReplyAndSaysWhy) {
+  hostile_ = true;
+  cr_client *c = nullptr;
+  EXPECT_EQ(cr_client_new(&c, nullptr, nullptr, seed().c_str()), CR_EPARSE);
+  EXPECT_EQ(c, nullptr);
+  const std::string why = cr_last_error();
+  EXPECT_NE(why.find(seed()), std::string::npos) << why;
+  EXPECT_NE(why.find("127.0.0.1\\x00evil' is neither an IP address nor a hostname"),
+            std::string::npos)
+      << why;
+}
+
+}  // namespace
