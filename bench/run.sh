@@ -11,7 +11,7 @@ MIN_TIME="${CR_BENCH_MIN_TIME:-0.2}"   # seconds per repetition (benchmark 1.7 s
 mkdir -p "$OUT"
 
 cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCR_BUILD_BENCH=ON -DCR_BUILD_TESTS=OFF >/dev/null
-ninja -C "$BUILD" -j2 cloudroute_bench cloudroute_bench_shared cloudroute_alloc_check
+ninja -C "$BUILD" -j2 cloudroute_bench cloudroute_bench_shared cloudroute_alloc_check cloudroute_scale_check
 
 COMMON=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
         --benchmark_min_time="$MIN_TIME" --benchmark_out_format=json)
@@ -26,6 +26,9 @@ timeout 300 "$BUILD/bench/cloudroute_bench_shared" "${COMMON[@]}" --benchmark_ou
 echo "== allocation check (counting operator new)"
 alloc_rc=0
 timeout 120 "$BUILD/bench/cloudroute_alloc_check" || alloc_rc=$?
+
+echo "== topologies at scale (parse + install, heap; goals: 1000 shards <= 1 ms and <= 1 MB, 10 shards <= 100 KB)"
+timeout 300 "$BUILD/bench/cloudroute_scale_check"
 
 echo "== CPU steal during the run: $(( $(steal) - steal0 )) ticks (high = numbers from a busy host)"
 echo "== summary (medians; JSON in $OUT)"
