@@ -6,6 +6,7 @@ wheel into a fresh virtualenv first), never the source tree.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -39,6 +40,16 @@ LIVE = shutil.which("redis-server") is not None and os.environ.get("CR_PY_LIVE")
 live = pytest.mark.skipif(not LIVE, reason="needs redis-server (CR_PY_LIVE=0 turns these tests off)")
 
 
+def read_env(path: pathlib.Path) -> Dict[str, str]:
+    """The KEY=value lines of a harness .env file."""
+    env = {}
+    for line in path.read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            env[k] = v
+    return env
+
+
 @pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]]:
     """One two-cloud harness cluster for the session (scripts/redis-harness.sh
@@ -56,11 +67,29 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]
     subprocess.run([str(HARNESS), "cluster", "--noncontiguous", str(d), port], check=True,
                    stdout=subprocess.DEVNULL, timeout=180)
     try:
-        env = {}
-        for line in (d / "cluster.env").read_text().splitlines():
-            if "=" in line and not line.startswith("#"):
-                k, v = line.split("=", 1)
-                env[k] = v
-        yield env
+        yield read_env(d / "cluster.env")
+    finally:
+        subprocess.run([str(HARNESS), "stop", str(d)], check=False, stdout=subprocess.DEVNULL, timeout=60)
+
+
+@contextlib.contextmanager
+def harness(kind: str, tmp_path_factory: pytest.TempPathFactory, port: int, *flags: str) -> Iterator[Dict[str, str]]:
+    """A scripts/redis-harness.sh setup of its own (kind 'cluster' or 'sentinel',
+    on port and up: tests/PORTS.md), stopped on exit; yields its KIND.env values.
+    With CR_PY_HARNESS_ROOT (tests/python/run.sh sets it) the directory is fixed,
+    ROOT/KIND-PORT, so a run first stops what an interrupted run left there."""
+    root = os.environ.get("CR_PY_HARNESS_ROOT")
+    if root:
+        d = pathlib.Path(root).resolve() / f"{kind}-{port}"
+        d.mkdir(parents=True, exist_ok=True)
+        if (d / "pids").exists():
+            subprocess.run([str(HARNESS), "stop", str(d)], check=False, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60)
+    else:
+        d = tmp_path_factory.mktemp(kind)
+    subprocess.run([str(HARNESS), kind, *flags, str(d), str(port)], check=True, stdout=subprocess.DEVNULL,
+                   timeout=180)
+    try:
+        yield read_env(d / f"{kind}.env")
     finally:
         subprocess.run([str(HARNESS), "stop", str(d)], check=False, stdout=subprocess.DEVNULL, timeout=60)

@@ -5,7 +5,8 @@
 # stubs and a typed usage example) and stubtest (stubs vs the real module).
 #
 #   tests/python/run.sh            (after scripts/deps.sh has made .venv/)
-#   tests/python/run.sh -k router  extra arguments go to pytest
+#   tests/python/run.sh -k router  extra arguments go to pytest (and skip the
+#                                  redis-py majors: tests/python/run_redis_py.sh)
 #
 # Build tree: build/python/ (kept, so rebuilds are incremental).
 set -euo pipefail
@@ -30,9 +31,20 @@ rm -rf "$venv"
 "$venv/bin/python" -m pip install -q --no-index --find-links "$tools/wheelhouse" -r bindings/python/requirements-test.txt
 
 echo "== python: pytest"
-CR_PY_LIVE_DIR=$out/live-cluster "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python "$@"
+CR_PY_LIVE_DIR=$out/live-cluster CR_PY_HARNESS_ROOT=$out/harness \
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python "$@"
 
 echo "== python: mypy --strict (package stubs, typed usage example) and stubtest"
 (cd "$out" && "$venv/bin/python" -m mypy --strict --cache-dir "$out/mypy-cache" -p cloudroute &&
   "$venv/bin/python" -m mypy --strict --cache-dir "$out/mypy-cache" "$root/tests/python/typing_usage.py")
 (cd "$out" && "$venv/bin/python" -m mypy.stubtest cloudroute --allowlist "$root/tests/python/stubtest-allowlist.txt")
+
+# The adapters against every other redis-py major (fresh virtualenvs, redis-py
+# from PyPI); skipped when pytest was given arguments (a focused run) or with
+# CR_PY_REDIS_MAJORS=none.
+if (($# == 0)) && [[ ${CR_PY_REDIS_MAJORS:-} != none ]]; then
+  echo "== python: the redis-py adapters against each redis-py major"
+  read -ra majors <<<"${CR_PY_REDIS_MAJORS:-5 6 7 8}"
+  CR_PY_REDIS_TESTED_MAJOR=$("$venv/bin/python" -c 'import redis; print(redis.__version__.split(".")[0])') \
+    tests/python/run_redis_py.sh "$wheel" "${majors[@]}"
+fi

@@ -72,3 +72,22 @@ def live(seeds: str) -> int:
         c.refresh()
         del ok, value, values, h, reply, nodes, r
         return n + local
+
+
+def parity(router: Router, sentinels: str) -> int:
+    router.set_replica_lagging("10.0.0.2", 6379)
+    router.set_replica_lagging("10.0.0.2", 6379, lagging=False)
+    router.report_migrating(100)
+    migrating: bool = router.slot_migrating(100)
+    names = ["g0", "g1"]
+    with cloudroute.SentinelClient(sentinels, names, Ring.jedis(names), Config(), command_timeout_ms=500,
+                                   sentinel_timeout_ms=1000) as sc:
+        sc.set("k", b"v", ex=10)
+        value: object = sc.get("k")
+        stats: cloudroute.SentinelStats = sc.stats()
+        subscribed: bool = stats.subscribed
+        order: List[Candidate] = sc.read_order("k")
+        w: Route = sc.route_write("k")
+        groups: ShardGroups = sc.groups
+        del value, subscribed, order, w, migrating
+        return sc.locate("k") + len(groups) + stats.reads + sc.exists("k") + sc.delete("k")

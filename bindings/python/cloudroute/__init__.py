@@ -14,7 +14,9 @@ exactly as C, the CLI and the JVM do.
 
 Live cluster: ``cloudroute.Client(seeds, config)`` (commands, MGET/MSET
 fan-out, statistics; shared between threads, the GIL released around every
-network call). redis-py users: ``cloudroute.redis_py.CloudRouteCluster``.
+network call); ``cloudroute.SentinelClient`` for Sentinel-managed shard
+groups. redis-py users: ``cloudroute.redis_py.CloudRouteCluster`` (and
+``cloudroute.redis_asyncio.CloudRouteCluster`` for redis.asyncio).
 
 Threads: Router, ShardGroups, Topology, Snapshot and Ring objects are safe to
 share between threads. A Config is built by one thread, then handed to
@@ -48,6 +50,7 @@ from ._native import (
     parse_static,
 )
 from .client import READ, WRITE, Client, ClientStats, NodeStats
+from .sentinel import SentinelClient, SentinelStats
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
 from .errors import (
     ConnectionError,
@@ -95,6 +98,8 @@ __all__ = [
     "Client",
     "ClientStats",
     "NodeStats",
+    "SentinelClient",
+    "SentinelStats",
     "READ",
     "WRITE",
     "Policy",

@@ -24,10 +24,10 @@ each network call releases the GIL.
 from __future__ import annotations
 
 import datetime
-from types import TracebackType
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
+from ._lifecycle import Closing
 from ._native import ClientStats, NodeStats
 from .errors import InvalidArgumentError
 
@@ -73,7 +73,7 @@ def _ms(value: Expiry, what: str, unit_ms: int) -> int:
     return ms
 
 
-class Client(_native.Client):
+class Client(Closing, _native.Client):
     """A Redis Cluster client whose reads go to the nearest candidate.
 
     ``seeds`` is ``"host:port[,host:port...]"`` or a list of ``"host:port"`` /
@@ -83,7 +83,8 @@ class Client(_native.Client):
 
         Client("10.0.0.1:6379", Config(local_cidrs=["10.0.0.0/16"], policy="local"),
                command_timeout_ms=(200, 500, 500, 1000, 1000),   # by Tier, or one int
-               password="...", tls=True, tls_ca_file="ca.pem")
+               password="...", tls=True, tls_ca_file="ca.pem",
+               replica_max_lag_bytes=1 << 20, replica_max_lag_s=10)  # stale replicas last
 
     The constructor returns once the topology has been read from a seed.
     Commands covered with redis-py's call shapes: get, set (ex/px/nx/xx/
@@ -122,6 +123,8 @@ class Client(_native.Client):
         tls_cert_file: Optional[str] = None,
         tls_key_file: Optional[str] = None,
         tls_server_name: Optional[str] = None,
+        replica_max_lag_bytes: Optional[int] = None,
+        replica_max_lag_s: Optional[int] = None,
     ) -> None:
         super().__init__(
             _seeds(seeds),
@@ -151,6 +154,8 @@ class Client(_native.Client):
             tls_cert_file=tls_cert_file,
             tls_key_file=tls_key_file,
             tls_server_name=tls_server_name,
+            replica_max_lag_bytes=replica_max_lag_bytes,
+            replica_max_lag_s=replica_max_lag_s,
         )
 
     # -- generic -------------------------------------------------------------
@@ -305,17 +310,6 @@ class Client(_native.Client):
         return dict(zip(it, it))
 
     # -- lifecycle -------------------------------------------------------------
-
-    def __enter__(self) -> "Client":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         if self.closed:

@@ -29,145 +29,57 @@ targets the slot of its keys, also inside pipelines and the per-slot MGETs
 of ``mget_nonatomic``. Commands sent to all nodes or a random node
 (KEYS, SCAN, DBSIZE, RANDOMKEY...) keep redis-py's behaviour.
 
+Failures: when a read's node chosen by libcloudroute fails to answer
+(redis-py raises ConnectionError or TimeoutError), the failure is reported
+to the Router (``Router.report_failure``: after ``failure_threshold``
+consecutive failures its breaker skips the node for ``down_cooldown_ms``)
+and the read is tried on the slot's next candidate at once; an answer is
+reported as a success (closing the breaker). So a dead local replica costs
+no failed read and stops being chosen long before redis-py's slot table
+drops it. Writes are never re-sent. ``cloudroute_stats()`` counts the
+reported failures and the reads a next candidate answered.
+
 Replica connections need READONLY: unless the caller configured
 ``read_from_replicas`` or ``load_balancing_strategy`` (redis-py >= 5.1),
 CloudRouteCluster enables the latter (ROUND_ROBIN; its order is then
 replaced by libcloudroute's choice) so that redis-py sends READONLY on
 every new connection.
 
-Tested with the installed redis-py (see README: 8.1.0); written against
-the extension point shared by redis-py 5.x, 6.x and 8.x:
+Tested against the newest redis-py of each major that has the extension
+point — 5.x, 6.x, 7.x, 8.x (tests/python/run_redis_py.sh): redis-py's
 ``NodesManager.get_node_from_slot(slot, read_from_replicas=False,
-[load_balancing_strategy=None,] server_type=None)``.
+[load_balancing_strategy=None,] server_type=None)`` and
+``RedisCluster._execute_command(target_node, *args, **kwargs)``.
+The asyncio twin is :mod:`cloudroute.redis_asyncio`.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional
 
 import redis
-from redis.cluster import ClusterNode, NodesManager, RedisCluster
+from redis.cluster import RedisCluster
+from redis.commands import READ_COMMANDS
+from redis.exceptions import ConnectionError, TimeoutError
 
 from . import _native
+from ._cluster_reads import (
+    PICK,
+    Attempts,
+    Placement,
+    consume_pick,
+    install,
+    replica_reads,
+    topology_from_slots_cache,
+)
 from ._native import Router
-from .errors import Error
+
+try:
+    from redis.cluster import LoadBalancingStrategy as _LoadBalancing  # redis-py >= 5.1
+except ImportError:  # pragma: no cover - redis-py 5.0
+    _LoadBalancing = None  # type: ignore[assignment,misc]
 
 __all__ = ["CloudRouteCluster", "topology_from_slots_cache"]
-
-_SLOTS = 16384
-_RESYNC_GAP_S = 0.5  # at most one rebuild per gap after a miss (MOVED patches)
-
-
-def _addr(node: ClusterNode) -> str:
-    host = str(node.host)
-    return f"[{host}]:{node.port}" if ":" in host else f"{host}:{node.port}"
-
-
-def topology_from_slots_cache(slots_cache: Dict[int, List[ClusterNode]]) -> _native.Topology:
-    """A cloudroute Topology of redis-py's slot table (slot -> [primary, replicas...])."""
-    shards: Dict[Tuple[str, ...], List[Tuple[int, int]]] = {}
-    run_key: Optional[Tuple[str, ...]] = None
-    run_start = 0
-    for slot in range(_SLOTS + 1):
-        nodes = slots_cache.get(slot) if slot < _SLOTS else None
-        key = tuple(_addr(n) for n in nodes) if nodes else None
-        if key != run_key:
-            if run_key is not None:
-                shards.setdefault(run_key, []).append((run_start, slot - 1))
-            run_key, run_start = key, slot
-    lines = []
-    for key, ranges in shards.items():
-        slots = ",".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges)
-        line = f"shard slots={slots} master={key[0]}"
-        if len(key) > 1:
-            line += " replicas=" + ",".join(key[1:])
-        lines.append(line)
-    return _native.parse_static("\n".join(lines))
-
-
-class _Sync:
-    """The Router of one CloudRouteCluster, kept in step with redis-py's slot table."""
-
-    def __init__(self, config: Optional[_native.Config]) -> None:
-        self.router = Router(config)
-        self.synced: Optional[Dict[int, List[ClusterNode]]] = None
-        self.last_build = 0.0
-        self.lock = threading.Lock()
-        self.routed = 0  # reads whose node libcloudroute chose
-        self.fallbacks = 0  # reads left to redis-py's choice
-
-    def ensure(self, cache: Dict[int, List[ClusterNode]], force: bool = False) -> bool:
-        if cache is self.synced and not force:
-            return True
-        with self.lock:
-            if cache is self.synced and not force:
-                return True
-            now = time.monotonic()
-            if force and now - self.last_build < _RESYNC_GAP_S:
-                return False
-            try:
-                self.router.update(topology_from_slots_cache(cache))
-            except Error:
-                return False
-            self.synced, self.last_build = cache, now
-            return True
-
-
-def _pick(cache: Dict[int, List[ClusterNode]], slot: int, router: Router) -> Optional[ClusterNode]:
-    try:
-        route = router.route_read_slot(slot)
-    except Error:
-        return None
-    for node in cache.get(slot) or ():
-        if node.port == route.port and node.host == route.host:
-            return node
-    return None
-
-
-class _CloudRouteNodesManager(NodesManager):
-    """redis-py's NodesManager, with reads placed by libcloudroute (see the module doc)."""
-
-    _cloudroute: _Sync
-
-    def get_node_from_slot(self, slot: int, *args: Any, **kwargs: Any) -> ClusterNode:
-        # 5.0: (slot, read_from_replicas, server_type); 5.1+: (slot,
-        # read_from_replicas, load_balancing_strategy, server_type).
-        read = bool(args[0]) if args else bool(kwargs.get("read_from_replicas"))
-        server_type = kwargs.get("server_type")
-        for a in args[1:]:
-            if isinstance(a, str):
-                server_type = a
-            elif a is not None:
-                read = True  # a load-balancing strategy: redis-py passes one for reads only
-        if kwargs.get("load_balancing_strategy") is not None:
-            read = True
-        if read and server_type != "primary":
-            sync = self._cloudroute
-            cache = self.slots_cache
-            if sync.ensure(cache):
-                node = _pick(cache, slot, sync.router)
-                if node is None and sync.ensure(cache, force=True):
-                    node = _pick(cache, slot, sync.router)
-                if node is not None:
-                    sync.routed += 1
-                    return node
-            sync.fallbacks += 1
-        return super().get_node_from_slot(slot, *args, **kwargs)
-
-
-_MANAGERS: Dict[type, type] = {}
-
-
-def _manager_class(base: type) -> type:
-    cls = _MANAGERS.get(base)
-    if cls is None:
-        cls = _CloudRouteNodesManager if base is NodesManager else type(
-            "CloudRoute" + base.__name__, (_CloudRouteNodesManager, base), {}
-        )
-        _MANAGERS[base] = cls
-    return cls
 
 
 class CloudRouteCluster(RedisCluster):
@@ -179,22 +91,30 @@ class CloudRouteCluster(RedisCluster):
     """
 
     def __init__(self, *args: Any, config: Optional[_native.Config] = None, **kwargs: Any) -> None:
-        if not kwargs.get("read_from_replicas") and kwargs.get("load_balancing_strategy") is None:
-            try:
-                from redis.cluster import LoadBalancingStrategy  # redis-py >= 5.1
-            except ImportError:  # pragma: no cover - redis-py 5.0
-                kwargs["read_from_replicas"] = True
-            else:
-                kwargs["load_balancing_strategy"] = LoadBalancingStrategy.ROUND_ROBIN
+        replica_reads(kwargs, _LoadBalancing)
         super().__init__(*args, **kwargs)
         # Read paths that test only this flag (mget_nonatomic's per-slot MGETs,
         # pipelines) ask get_node_from_slot for a read too.
         self.read_from_replicas = True
-        sync = _Sync(config)
-        manager = self.nodes_manager
-        manager.__class__ = _manager_class(type(manager))
-        manager._cloudroute = sync  # type: ignore[attr-defined]
-        self._cloudroute = sync
+        self._cloudroute = Placement(config)
+        install(self.nodes_manager, self._cloudroute)
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        PICK.set(None)  # a pick left by a pipeline is not this command's
+        return super().execute_command(*args, **kwargs)  # type: ignore[no-untyped-call]
+
+    def _execute_command(self, target_node: Any, *args: Any, **kwargs: Any) -> Any:
+        pick = consume_pick(target_node, args[0] if args else None, READ_COMMANDS)
+        if pick is None:
+            return super()._execute_command(target_node, *args, **kwargs)  # type: ignore[no-untyped-call]
+        attempts = Attempts(self._cloudroute, pick)
+        while True:
+            try:
+                response = super()._execute_command(attempts.node, *args, **kwargs)  # type: ignore[no-untyped-call]
+            except (ConnectionError, TimeoutError) as e:
+                attempts.failed(e, self.nodes_manager.slots_cache)
+                continue
+            return attempts.answered(response)
 
     @property
     def cloudroute_router(self) -> Router:
@@ -203,8 +123,10 @@ class CloudRouteCluster(RedisCluster):
         return self._cloudroute.router
 
     def cloudroute_stats(self) -> Dict[str, int]:
-        """{'routed': reads placed by libcloudroute, 'fallbacks': reads left to redis-py}."""
-        return {"routed": self._cloudroute.routed, "fallbacks": self._cloudroute.fallbacks}
+        """{'routed': reads placed by libcloudroute, 'fallbacks': reads left to redis-py,
+        'failures': failed attempts reported to the Router, 'retried': reads a next
+        candidate answered after a failure}."""
+        return self._cloudroute.stats()
 
 
 #: The redis-py version this module was imported with.

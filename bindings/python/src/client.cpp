@@ -13,6 +13,7 @@
 #include <deque>
 #include <string>
 
+#include "command_args.hpp"
 #include "common.hpp"
 
 namespace crpy {
@@ -51,98 +52,6 @@ cr_status NoGil(const Client &self, F f) {
   return st;
 }
 
-// ---- arguments ----------------------------------------------------------
-
-// Command arguments as (pointer, length) pairs, kept valid while the GIL is
-// released: bytes/str are immutable and held by an owned tuple; other
-// buffers are export-locked (a bytearray cannot be resized); int and float
-// are formatted as redis-py does (str(int), repr(float)).
-class Args {
- public:
-  Args() = default;
-  Args(const Args &) = delete;
-  Args &operator=(const Args &) = delete;
-  ~Args() {
-    for (Py_buffer &b : buffers_) PyBuffer_Release(&b);
-    Py_XDECREF(tuple_);
-  }
-
-  // Takes every item of iterable (a single str/bytes is refused).
-  void Set(py::handle iterable, const char *what) {
-    PyObject *it = iterable.ptr();
-    if (PyBytes_Check(it) || PyUnicode_Check(it)) {
-      PyErr_Format(PyExc_TypeError, "%s must be an iterable, not a single %.100s", what,
-                   Py_TYPE(it)->tp_name);
-      throw py::error_already_set();
-    }
-    tuple_ = PySequence_Tuple(it);
-    if (tuple_ == nullptr) throw py::error_already_set();
-    const Py_ssize_t n = PyTuple_GET_SIZE(tuple_);
-    ptrs_.reserve(static_cast<size_t>(n));
-    lens_.reserve(static_cast<size_t>(n));
-    for (Py_ssize_t i = 0; i < n; ++i) Add(PyTuple_GET_ITEM(tuple_, i), what, i);
-  }
-
-  size_t size() const { return ptrs_.size(); }
-  const void *const *ptrs() const { return ptrs_.data(); }
-  const size_t *lens() const { return lens_.data(); }
-
- private:
-  void Add(PyObject *o, const char *what, Py_ssize_t i) {
-    const char *data = nullptr;
-    Py_ssize_t len = 0;
-    const int fast = FastKey(o, &data, &len);
-    if (fast < 0) throw py::error_already_set();
-    if (fast > 0) {
-      Push(data, static_cast<size_t>(len));
-      return;
-    }
-    if (PyBool_Check(o) || o == Py_None) {
-      PyErr_Format(
-          PyExc_TypeError,
-          "%s[%zd]: invalid input of type %.100s; convert to bytes, str, int or float first", what,
-          i, Py_TYPE(o)->tp_name);
-      throw py::error_already_set();
-    }
-    if (PyLong_Check(o) || PyFloat_Check(o)) {
-      PyObject *text = PyLong_Check(o) ? PyObject_Str(o) : PyObject_Repr(o);
-      if (text == nullptr) throw py::error_already_set();
-      const char *t = PyUnicode_AsUTF8AndSize(text, &len);
-      if (t == nullptr) {
-        Py_DECREF(text);
-        throw py::error_already_set();
-      }
-      owned_.emplace_back(t, static_cast<size_t>(len));
-      Py_DECREF(text);
-      Push(owned_.back().data(), owned_.back().size());
-      return;
-    }
-    if (!PyObject_CheckBuffer(o)) {
-      PyErr_Format(PyExc_TypeError,
-                   "%s[%zd] must be bytes, str, int, float or a bytes-like object, not %.100s",
-                   what, i, Py_TYPE(o)->tp_name);
-      throw py::error_already_set();
-    }
-    buffers_.emplace_back();
-    if (PyObject_GetBuffer(o, &buffers_.back(), PyBUF_SIMPLE) < 0) {
-      buffers_.pop_back();
-      throw py::error_already_set();
-    }
-    Push(buffers_.back().buf, static_cast<size_t>(buffers_.back().len));
-  }
-
-  void Push(const void *p, size_t n) {
-    ptrs_.push_back(p);
-    lens_.push_back(n);
-  }
-
-  PyObject *tuple_ = nullptr;
-  std::vector<const void *> ptrs_;
-  std::vector<size_t> lens_;
-  std::deque<std::string> owned_;  // stable addresses
-  std::deque<Py_buffer> buffers_;  // stable addresses
-};
-
 // ---- replies --------------------------------------------------------------
 
 PyObject *g_response_error = nullptr;  // cloudroute.errors.ResponseError
@@ -156,6 +65,8 @@ py::object Text(const cr_reply *r) {
     return o;
   }());
 }
+
+}  // namespace
 
 py::object FromReply(const cr_reply *r) {
   size_t len = 0;
@@ -217,6 +128,22 @@ py::object ReplyResult(cr_status st, cr_reply *raw) {
   return FromReply(reply.get());
 }
 
+void TierTimeouts(py::handle v, uint32_t (&out)[CR_TIER_COUNT]) {
+  const char *n = "command_timeout_ms";
+  if (PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr())) {
+    const uint32_t t = U32(v, n);
+    for (uint32_t &x : out) x = t;
+    return;
+  }
+  if (!PySequence_Check(v.ptr()) || PyUnicode_Check(v.ptr()) || py::len(v) != CR_TIER_COUNT) {
+    throw py::type_error("command_timeout_ms must be an int or a sequence of 5 ints (by Tier)");
+  }
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
+  for (size_t i = 0; i < CR_TIER_COUNT; ++i) out[i] = U32(seq[i], n);
+}
+
+namespace {
+
 // ---- options --------------------------------------------------------------
 
 uint32_t OptU32(py::handle v, const char *name) { return U32(v, name); }
@@ -238,20 +165,9 @@ struct Options {
     const char *n = k.c_str();
     if (k == "connect_timeout_ms")
       o.connect_timeout_ms = OptU32(v, n);
-    else if (k == "command_timeout_ms") {
-      if (PyIndex_Check(v.ptr()) && !PyBool_Check(v.ptr())) {
-        const uint32_t t = OptU32(v, n);
-        for (uint32_t &x : o.command_timeout_ms) x = t;
-      } else {
-        py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
-        if (!PySequence_Check(v.ptr()) || PyUnicode_Check(v.ptr()) ||
-            py::len(seq) != CR_TIER_COUNT) {
-          throw py::type_error(
-              "command_timeout_ms must be an int or a sequence of 5 ints (by Tier)");
-        }
-        for (size_t i = 0; i < CR_TIER_COUNT; ++i) o.command_timeout_ms[i] = OptU32(seq[i], n);
-      }
-    } else if (k == "pool_size")
+    else if (k == "command_timeout_ms")
+      TierTimeouts(v, o.command_timeout_ms);
+    else if (k == "pool_size")
       o.pool_size = OptU32(v, n);
     else if (k == "pool_idle_ms")
       o.pool_idle_ms = OptU32(v, n);
@@ -297,6 +213,10 @@ struct Options {
       o.tls_key_file = Str(v, n);
     else if (k == "tls_server_name")
       o.tls_server_name = Str(v, n);
+    else if (k == "replica_max_lag_bytes")
+      o.replica_max_lag_bytes = U64OrLong(v, n, false);
+    else if (k == "replica_max_lag_s")
+      o.replica_max_lag_s = OptU32(v, n);
     else
       throw py::type_error("Client() got an unexpected keyword argument '" + k + "'");
   }
@@ -394,19 +314,11 @@ py::list NodeStats(const Client &self) {
 // ---- commands ----------------------------------------------------------------
 
 py::object Command(const Client &self, py::handle access, py::handle key_index, py::handle args) {
-  const int64_t a = BoundedInt(access, "access", 0, 1);
-  Args argv;
-  argv.Set(args, "args");
-  if (argv.size() == 0) ThrowInvalid("a command needs at least one argument");
-  const size_t ki = static_cast<size_t>(BoundedInt(key_index, "key_index", 0, INT32_MAX));
-  if (ki >= argv.size()) {
-    ThrowInvalid("key_index " + std::to_string(ki) + " is not below the argument count " +
-                 std::to_string(argv.size()));
-  }
+  const CommandCall call(access, key_index, args);
   cr_reply *out = nullptr;
   const cr_status st = NoGil(self, [&](cr_client *c) {
-    return cr_client_command(&out, c, a == 0 ? CR_ACCESS_READ : CR_ACCESS_WRITE, ki, argv.size(),
-                             argv.ptrs(), argv.lens());
+    return cr_client_command(&out, c, call.access, call.key_index, call.argv.size(),
+                             call.argv.ptrs(), call.argv.lens());
   });
   return ReplyResult(st, out);
 }

@@ -186,6 +186,7 @@ void InitRouter(py::module_ &m);
 void InitRing(py::module_ &m);
 void InitShardGroups(py::module_ &m);
 void InitClient(py::module_ &m);
+void InitSentinelClient(py::module_ &m);
 
 // Wrapped handles, shared between sections.
 struct Topology {
@@ -231,5 +232,30 @@ struct Ring {
 
 // The cr_config of an optional Config argument (None -> NULL: defaults).
 const cr_config *ConfigOrNull(py::handle cfg);
+
+// A shard-group table: owned, or borrowed from a Sentinel client (owner
+// keeps the client's handle, and with it the table, alive), as Router.
+struct ShardGroups {
+  cr_shard_groups *g = nullptr;
+  std::shared_ptr<void> owner;
+  ShardGroups() = default;
+  ShardGroups(const ShardGroups &) = delete;
+  ShardGroups &operator=(const ShardGroups &) = delete;
+  ~ShardGroups() {
+    if (!owner) cr_shard_groups_free(g);
+  }
+};
+
+// A cloudroute.ShardGroups over a Sentinel client's borrowed table.
+py::object BorrowedShardGroups(cr_shard_groups *g, std::shared_ptr<void> owner);
+
+// ---- live clients (client.cpp, shared with sentinel_client.cpp) -----------
+
+// A reply as a Python value (bytes, str, int, None, list, dict, ...).
+py::object FromReply(const cr_reply *r);
+// Frees raw, raises for a failed status, else converts the reply.
+py::object ReplyResult(cr_status st, cr_reply *raw);
+// command_timeout_ms as one int for every tier or a sequence of 5 (by Tier).
+void TierTimeouts(py::handle v, uint32_t (&out)[CR_TIER_COUNT]);
 
 }  // namespace crpy

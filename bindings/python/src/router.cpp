@@ -16,6 +16,11 @@ struct Snapshot {
   ~Snapshot() { cr_snapshot_free(s); }
 };
 
+// A slot argument: InvalidArgumentError outside 0-16383.
+uint16_t Slot(py::handle slot) {
+  return static_cast<uint16_t>(BoundedInt(slot, "slot", 0, CR_SLOT_COUNT - 1));
+}
+
 using RouteFn = cr_status (*)(cr_route *, const cr_router *, const void *, size_t);
 using SnapRouteFn = cr_status (*)(cr_route *, const cr_snapshot *, const void *, size_t);
 
@@ -238,6 +243,34 @@ void InitRouter(py::module_ &m) {
           },
           py::arg("host"), py::arg("port"), py::arg("zone"),
           "A zone a node reported about itself (HELLO / INFO), by host and port.")
+      .def(
+          "set_replica_lagging",
+          [](Router &self, py::handle host, py::handle port, py::handle lagging) {
+            const std::string h = CString(host, "host");
+            Check(cr_router_set_replica_lagging(self.r, h.c_str(), Port(port),
+                                                py::cast<bool>(lagging) ? 1 : 0));
+          },
+          py::arg("host"), py::arg("port"), py::arg("lagging") = true,
+          "Marks a replica as lagging past the bound the caller enforces (it is then read\n"
+          "only after every other candidate), or clears the mark (lagging=False). The live\n"
+          "Client does this itself with replica_max_lag_bytes / replica_max_lag_s.")
+      .def(
+          "report_migrating",
+          [](Router &self, py::handle slot, py::handle migrating) {
+            Check(cr_router_set_slot_migrating(self.r, Slot(slot),
+                                               py::cast<bool>(migrating) ? 1 : 0));
+          },
+          py::arg("slot"), py::arg("migrating") = true,
+          "Slot migration feedback (CLUSTER SETSLOT MIGRATING seen, or an ASK): while\n"
+          "the slot is marked, its reads go to its master (replicas would answer nil for\n"
+          "keys already moved). migrating=False clears the mark; a mark expires 60 s\n"
+          "after it was last set.")
+      .def(
+          "slot_migrating",
+          [](const Router &self, py::handle slot) {
+            return cr_router_get_slot_migrating(self.r, Slot(slot)) != 0;
+          },
+          py::arg("slot"), "True while reads of slot go to its master because it is migrating.")
       .def_property_readonly(
           "refresh_needed",
           [](const Router &self) { return cr_router_get_refresh_needed(self.r) != 0; },

@@ -7,14 +7,6 @@ namespace crpy {
 
 namespace {
 
-struct ShardGroups {
-  cr_shard_groups *g = nullptr;
-  ShardGroups() = default;
-  ShardGroups(const ShardGroups &) = delete;
-  ShardGroups &operator=(const ShardGroups &) = delete;
-  ~ShardGroups() { cr_shard_groups_free(g); }
-};
-
 // A group by index or by name.
 uint32_t Group(const ShardGroups &self, py::handle group) {
   if (PyUnicode_Check(group.ptr())) {
@@ -173,6 +165,13 @@ void InitShardGroups(py::module_ &m) {
             Check(cr_shard_groups_report_success(self.g, U32(node, "node")));
           },
           py::arg("node_handle"), "A successful request to an instance handle.");
+}
+
+py::object BorrowedShardGroups(cr_shard_groups *g, std::shared_ptr<void> owner) {
+  auto groups = std::make_unique<ShardGroups>();
+  groups->g = g;
+  groups->owner = std::move(owner);
+  return py::cast(std::move(groups));
 }
 
 }  // namespace crpy

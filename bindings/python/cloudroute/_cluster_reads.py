@@ -1,0 +1,255 @@
+"""Read placement shared by the redis-py adapters (redis_py: redis.cluster,
+redis_asyncio: redis.asyncio.cluster).
+
+redis-py asks its NodesManager for "a node of slot S" (``get_node_from_slot``)
+and passes whether the command is a read. For reads, :class:`Placement`
+answers with ``Router.route_read_slot(S)`` on a Router built from redis-py's
+own slot table (``slots_cache``, rebuilt whenever redis-py re-reads the
+topology), and remembers the pick (a context variable: per thread, per
+asyncio task) so the adapter's ``_execute_command`` can report how the node
+answered — success or failure — to the Router's health breaker, and try the
+slot's next candidate when it did not answer. The breaker then skips a dead
+node for every later read, long before redis-py's slot table drops it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple, Type
+
+from . import _native
+from ._native import Router
+from .errors import Error
+
+_SLOTS = 16384
+_RESYNC_GAP_S = 0.5  # at most one rebuild per gap after a miss (MOVED patches)
+
+
+def _addr(node: Any) -> str:
+    host = str(node.host)
+    return f"[{host}]:{node.port}" if ":" in host else f"{host}:{node.port}"
+
+
+def topology_from_slots_cache(slots_cache: Dict[int, List[Any]]) -> _native.Topology:
+    """A cloudroute Topology of redis-py's slot table (slot -> [primary, replicas...])."""
+    shards: Dict[Tuple[str, ...], List[Tuple[int, int]]] = {}
+    run_key: Optional[Tuple[str, ...]] = None
+    run_start = 0
+    for slot in range(_SLOTS + 1):
+        nodes = slots_cache.get(slot) if slot < _SLOTS else None
+        key = tuple(_addr(n) for n in nodes) if nodes else None
+        if key != run_key:
+            if run_key is not None:
+                shards.setdefault(run_key, []).append((run_start, slot - 1))
+            run_key, run_start = key, slot
+    lines = []
+    for key, ranges in shards.items():
+        slots = ",".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges)
+        line = f"shard slots={slots} master={key[0]}"
+        if len(key) > 1:
+            line += " replicas=" + ",".join(key[1:])
+        lines.append(line)
+    return _native.parse_static("\n".join(lines))
+
+
+class Pick(NamedTuple):
+    """A read node libcloudroute chose: redis-py's node object, its slot, its handle."""
+
+    node: Any
+    slot: int
+    handle: int
+
+
+#: The last pick of this thread / asyncio task, consumed by _execute_command.
+PICK: contextvars.ContextVar[Optional[Pick]] = contextvars.ContextVar("cloudroute_pick", default=None)
+
+
+class Placement:
+    """The Router of one adapter client, kept in step with redis-py's slot table,
+    and the adapter's counters."""
+
+    def __init__(self, config: Optional[_native.Config]) -> None:
+        self.router = Router(config)
+        self.synced: Optional[Dict[int, List[Any]]] = None
+        self.last_build = 0.0
+        self.lock = threading.Lock()
+        self.routed = 0  # reads whose node libcloudroute chose
+        self.fallbacks = 0  # reads left to redis-py's choice
+        self.failures = 0  # failed attempts on a chosen node, reported to the Router
+        self.retried = 0  # reads answered by a next candidate after a failure
+
+    def stats(self) -> Dict[str, int]:
+        return {"routed": self.routed, "fallbacks": self.fallbacks, "failures": self.failures,
+                "retried": self.retried}
+
+    def ensure(self, cache: Dict[int, List[Any]], force: bool = False) -> bool:
+        if cache is self.synced and not force:
+            return True
+        with self.lock:
+            if cache is self.synced and not force:
+                return True
+            now = time.monotonic()
+            if force and now - self.last_build < _RESYNC_GAP_S:
+                return False
+            try:
+                self.router.update(topology_from_slots_cache(cache))
+            except Error:
+                return False
+            self.synced, self.last_build = cache, now
+            return True
+
+    def _lookup(self, cache: Dict[int, List[Any]], slot: int) -> Optional[Pick]:
+        try:
+            route = self.router.route_read_slot(slot)
+        except Error:
+            return None
+        for node in cache.get(slot) or ():
+            if node.port == route.port and node.host == route.host:
+                return Pick(node, slot, route.node_handle)
+        return None
+
+    def choose(self, cache: Dict[int, List[Any]], slot: int) -> Optional[Any]:
+        """The node of a read of slot (recorded in PICK), or None: redis-py's choice."""
+        pick = None
+        if self.ensure(cache):
+            pick = self._lookup(cache, slot)
+            if pick is None and self.ensure(cache, force=True):
+                pick = self._lookup(cache, slot)
+        PICK.set(pick)
+        if pick is None:
+            self.fallbacks += 1
+            return None
+        self.routed += 1
+        return pick.node
+
+    def next_candidate(self, cache: Dict[int, List[Any]], slot: int, tried: Set[int]) -> Optional[Pick]:
+        """The slot's first candidate (rank order, nodes marked down last) not yet
+        tried, among the nodes redis-py lists for the slot; None when none is left."""
+        self.ensure(cache)
+        try:
+            candidates = self.router.slot_candidates(slot)
+        except Error:
+            return None
+        nodes = {(n.host, n.port): n for n in cache.get(slot) or ()}
+        for c in sorted(candidates, key=lambda c: c.down):  # stable: rank order kept
+            node = nodes.get((c.host, c.port))
+            if node is not None and c.node_handle not in tried:
+                return Pick(node, slot, c.node_handle)
+        return None
+
+    def report(self, handle: int, ok: bool) -> None:
+        try:
+            if ok:
+                self.router.report_success(handle)
+            else:
+                self.failures += 1
+                self.router.report_failure(handle)
+        except Error:
+            pass  # a handle of a router rebuilt meanwhile: nothing to mark
+
+
+def _client_side_errors() -> Tuple[Type[BaseException], ...]:
+    import redis.exceptions as rex
+
+    names = ("AuthenticationError", "MaxConnectionsError")
+    return tuple(getattr(rex, n) for n in names if hasattr(rex, n))
+
+
+#: ConnectionError subclasses that say nothing about the node's health (a
+#: refused password, the client's own pool exhausted): re-raised, never reported.
+CLIENT_SIDE_ERRORS = _client_side_errors()
+
+
+class Attempts:
+    """One read's attempts, from the node libcloudroute chose on through the
+    slot's next candidates; each outcome is reported to the Router."""
+
+    def __init__(self, placement: Placement, pick: Pick) -> None:
+        self.placement = placement
+        self.pick = pick
+        self.tried: Set[int] = set()
+
+    @property
+    def node(self) -> Any:
+        return self.pick.node
+
+    def failed(self, error: BaseException, cache: Dict[int, List[Any]]) -> None:
+        """The node did not answer (error, a ConnectionError or TimeoutError): report
+        it and move on to the slot's next candidate; re-raises error when none is
+        left or when error says nothing of the node (CLIENT_SIDE_ERRORS)."""
+        if isinstance(error, CLIENT_SIDE_ERRORS):
+            raise error
+        self.placement.report(self.pick.handle, ok=False)
+        self.tried.add(self.pick.handle)
+        following = self.placement.next_candidate(cache, self.pick.slot, self.tried)
+        if following is None:
+            raise error
+        self.pick = following
+
+    def answered(self, response: Any) -> Any:
+        self.placement.report(self.pick.handle, ok=True)
+        if self.tried:
+            self.placement.retried += 1
+        return response
+
+
+
+
+def consume_pick(target_node: Any, command: Any, read_commands: Any) -> Optional[Pick]:
+    """The pick behind this _execute_command call, when target_node is the read
+    node libcloudroute chose for it (never for a write: those are not re-sent)."""
+    pick = PICK.get()
+    if pick is None:
+        return None
+    PICK.set(None)
+    if pick.node is not target_node or command not in read_commands:
+        return None
+    return pick
+
+
+def _is_read(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> bool:
+    """Whether redis-py's get_node_from_slot arguments ask for a read node:
+    5.0: (slot, read_from_replicas, server_type); 5.1+: (slot, read_from_replicas,
+    load_balancing_strategy, server_type)."""
+    read = bool(args[0]) if args else bool(kwargs.get("read_from_replicas"))
+    server_type = kwargs.get("server_type")
+    for a in args[1:]:
+        if isinstance(a, str):
+            server_type = a
+        elif a is not None:
+            read = True  # a load-balancing strategy: redis-py passes one for reads only
+    if kwargs.get("load_balancing_strategy") is not None:
+        read = True
+    return read and server_type != "primary"
+
+
+def install(manager: Any, placement: Placement) -> None:
+    """Makes manager (a redis-py NodesManager, sync or asyncio) place reads through
+    placement: its class becomes a subclass adding no instance state (the asyncio
+    NodesManager uses __slots__, so only then may __class__ change) whose
+    get_node_from_slot asks placement first."""
+    base = type(manager)
+
+    def get_node_from_slot(self: Any, slot: int, *args: Any, **kwargs: Any) -> Any:
+        if _is_read(args, kwargs):
+            node = placement.choose(self.slots_cache, slot)
+            if node is not None:
+                return node
+        return base.get_node_from_slot(self, slot, *args, **kwargs)
+
+    manager.__class__ = type("CloudRoute" + base.__name__, (base,),
+                             {"__slots__": (), "get_node_from_slot": get_node_from_slot})
+
+
+def replica_reads(kwargs: Dict[str, Any], load_balancing: Any) -> None:
+    """Replica connections need READONLY: unless the caller asked for replica reads,
+    turn on redis-py's ROUND_ROBIN strategy (redis-py >= 5.1; read_from_replicas
+    before) so every new connection sends it; libcloudroute replaces its order."""
+    if kwargs.get("read_from_replicas") or kwargs.get("load_balancing_strategy") is not None:
+        return
+    if load_balancing is None:
+        kwargs["read_from_replicas"] = True
+    else:
+        kwargs["load_balancing_strategy"] = load_balancing.ROUND_ROBIN

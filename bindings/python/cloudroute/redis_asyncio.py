@@ -1,0 +1,93 @@
+"""cloudroute for redis-py's asyncio cluster client: reads placed by libcloudroute.
+
+One-line change, as :mod:`cloudroute.redis_py` for the synchronous client::
+
+    from redis.asyncio.cluster import RedisCluster
+    rc = RedisCluster(host="10.0.0.1", port=6379)
+    # becomes
+    from cloudroute.redis_asyncio import CloudRouteCluster
+    rc = CloudRouteCluster(host="10.0.0.1", port=6379,
+                           config=cloudroute.Config(local_cidrs=["10.0.0.0/16"]))
+
+Everything else is redis.asyncio's (connections, MOVED/ASK, retries,
+pipelines, pub/sub). Reads that target the slot of their keys go to the node
+``Router.route_read_slot`` picks on a Router built from redis-py's slot table;
+a chosen node that fails to answer (ConnectionError, TimeoutError) is
+reported to the Router's breaker and the read tried on the slot's next
+candidate at once; answers are reported as successes. Writes are untouched
+and never re-sent. The choice is pure computation (no await), so the event
+loop is never blocked on I/O by libcloudroute.
+
+Tested against the newest redis-py of each major 5.x, 6.x, 7.x and 8.x
+(tests/python/run_redis_py.sh): ``NodesManager.get_node_from_slot`` and
+``RedisCluster._execute_command(target_node, *args, **kwargs)`` of
+``redis.asyncio.cluster``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import redis
+from redis.asyncio.cluster import RedisCluster
+from redis.commands import READ_COMMANDS
+from redis.exceptions import ConnectionError, TimeoutError
+
+from . import _native
+from ._cluster_reads import PICK, Attempts, Placement, consume_pick, install, replica_reads
+from ._native import Router
+
+try:
+    from redis.cluster import LoadBalancingStrategy as _LoadBalancing  # redis-py >= 5.1
+except ImportError:  # pragma: no cover - redis-py 5.0
+    _LoadBalancing = None  # type: ignore[assignment,misc]
+
+__all__ = ["CloudRouteCluster"]
+
+
+class CloudRouteCluster(RedisCluster):
+    """redis.asyncio's RedisCluster with libcloudroute choosing the node of every read.
+
+    Takes RedisCluster's arguments plus ``config`` (a :class:`cloudroute.Config`).
+    Use it as redis.asyncio's: ``async with CloudRouteCluster(...) as rc`` or
+    ``await rc.initialize()`` … ``await rc.aclose()``.
+    """
+
+    def __init__(self, *args: Any, config: Optional[_native.Config] = None, **kwargs: Any) -> None:
+        replica_reads(kwargs, _LoadBalancing)
+        super().__init__(*args, **kwargs)
+        # Read paths that test only this flag (pipelines) ask for a read node too.
+        self.read_from_replicas = True
+        self._cloudroute = Placement(config)
+        install(self.nodes_manager, self._cloudroute)
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        PICK.set(None)  # a pick left by a pipeline is not this command's
+        return await super().execute_command(*args, **kwargs)
+
+    async def _execute_command(self, target_node: Any, *args: Any, **kwargs: Any) -> Any:
+        pick = consume_pick(target_node, args[0] if args else None, READ_COMMANDS)
+        if pick is None:
+            return await super()._execute_command(target_node, *args, **kwargs)
+        attempts = Attempts(self._cloudroute, pick)
+        while True:
+            try:
+                response = await super()._execute_command(attempts.node, *args, **kwargs)
+            except (ConnectionError, TimeoutError) as e:
+                attempts.failed(e, self.nodes_manager.slots_cache)
+                continue
+            return attempts.answered(response)
+
+    @property
+    def cloudroute_router(self) -> Router:
+        """The Router reads are placed by (built from redis-py's slot table)."""
+        self._cloudroute.ensure(self.nodes_manager.slots_cache)
+        return self._cloudroute.router
+
+    def cloudroute_stats(self) -> Dict[str, int]:
+        """As :meth:`cloudroute.redis_py.CloudRouteCluster.cloudroute_stats`."""
+        return self._cloudroute.stats()
+
+
+#: The redis-py version this module was imported with.
+REDIS_PY_VERSION: str = redis.__version__

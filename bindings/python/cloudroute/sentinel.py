@@ -1,0 +1,151 @@
+"""cloudroute.SentinelClient: Sentinel-managed shard groups, routed by libcloudroute.
+
+The C library (``cr_sentinel_client_*``) asks the sentinels for every
+group's master and replicas, stays subscribed to +switch-master and the
+instance events, sends reads to the key's group's instances nearest first
+(trying the next one when one fails) and writes to its master (retried
+after re-asking the sentinels when refused as READONLY or not dialed);
+this module only gives it redis-py's call shapes.
+
+>>> import cloudroute
+>>> ring = cloudroute.Ring.jedis(["group0", "group1"])
+>>> with cloudroute.SentinelClient("127.0.1.41:26379", ["group0", "group1"], ring,
+...                                cloudroute.Config(local_cidrs=["127.0.1.0/24"])) as c:
+...     c.set("user:1", "alice")
+...     c.get("user:1")
+True
+b'alice'
+
+Threads: one SentinelClient is meant to be shared by every thread; each
+network call releases the GIL.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, List, Optional, Sequence, Union
+
+from . import _native
+from ._lifecycle import Closing
+from ._native import Candidate, Route, SentinelStats
+from .client import READ, WRITE, Arg, Expiry, KeyT, Seeds, _ms, _seeds
+from .errors import InvalidArgumentError
+
+__all__ = ["SentinelClient", "SentinelStats"]
+
+
+class SentinelClient(Closing, _native.SentinelClient):
+    """A client for the Sentinel masters ``names`` (group i is ``names[i]``), asked
+    through ``sentinels`` (``"host:port[,host:port...]"`` or a list of ``"host:port"`` /
+    ``(host, port)``). ``ring`` places keys on groups (ring shard i is group i; build it
+    as the existing client does, e.g. ``Ring.jedis(names)``); ``config`` gives the
+    locality, weights and breaker settings. Keyword options are those of
+    ``cr_sentinel_options`` (None keeps the library's default)::
+
+        SentinelClient("10.0.0.5:26379,10.1.0.5:26379", ["orders", "users"],
+                       Ring.jedis(["orders", "users"]),
+                       Config(local_cidrs=["10.0.0.0/16"]),
+                       command_timeout_ms=(200, 500, 500, 1000, 1000), password="...")
+
+    The constructor returns once every group's master and replicas are known.
+    """
+
+    def __init__(
+        self,
+        sentinels: Seeds,
+        names: Iterable[str],
+        ring: _native.Ring,
+        config: Optional[_native.Config] = None,
+        *,
+        connect_timeout_ms: Optional[int] = None,
+        command_timeout_ms: Union[int, Sequence[int], None] = None,
+        sentinel_timeout_ms: Optional[int] = None,
+        reask_interval_ms: Optional[int] = None,
+        pool_size: Optional[int] = None,
+        pool_idle_ms: Optional[int] = None,
+        max_retries: Optional[int] = None,
+        retry_backoff_ms: Optional[int] = None,
+        tcp_keepalive_s: Optional[int] = None,
+        tcp_user_timeout_ms: Optional[int] = None,
+        username: Optional[str] = None,
+        password: Optional[str] = None,
+        sentinel_username: Optional[str] = None,
+        sentinel_password: Optional[str] = None,
+        client_name: Optional[str] = None,
+    ) -> None:
+        super().__init__(
+            _seeds(sentinels),
+            names,
+            ring,
+            config,
+            connect_timeout_ms=connect_timeout_ms,
+            command_timeout_ms=command_timeout_ms,
+            sentinel_timeout_ms=sentinel_timeout_ms,
+            reask_interval_ms=reask_interval_ms,
+            pool_size=pool_size,
+            pool_idle_ms=pool_idle_ms,
+            max_retries=max_retries,
+            retry_backoff_ms=retry_backoff_ms,
+            tcp_keepalive_s=tcp_keepalive_s,
+            tcp_user_timeout_ms=tcp_user_timeout_ms,
+            username=username,
+            password=password,
+            sentinel_username=sentinel_username,
+            sentinel_password=sentinel_password,
+            client_name=client_name,
+        )
+
+    def execute_command(self, *args: Arg, read: bool = False, key_index: int = 1) -> Any:
+        """Any single-key command: ``execute_command("HINCRBY", "h", "f", 2)``.
+        ``read=True`` lets a replica of the key's group serve it (nearest first);
+        the default sends it to the group's master."""
+        return self.command(READ if read else WRITE, key_index, args)
+
+    def get(self, name: KeyT) -> Optional[bytes]:
+        """GET name: bytes, or None when the key does not exist (a read)."""
+        result: Optional[bytes] = self.command(READ, 1, ("GET", name))
+        return result
+
+    def set(self, name: KeyT, value: Arg, ex: Optional[Expiry] = None, px: Optional[Expiry] = None) -> bool:
+        """SET name value [PX ms] on the key's group's master: True."""
+        if ex is not None and px is not None:
+            raise InvalidArgumentError("set: give ex or px, not both")
+        args: List[Arg] = ["SET", name, value]
+        if ex is not None:
+            args += ["PX", _ms(ex, "ex", 1000)]
+        elif px is not None:
+            args += ["PX", _ms(px, "px", 1)]
+        self.command(WRITE, 1, args)
+        return True
+
+    def delete(self, *names: KeyT) -> int:
+        """DEL of keys (one DEL per key: they may live in different groups): how many existed."""
+        return sum(int(self.command(WRITE, 1, ("DEL", n))) for n in names)
+
+    def exists(self, *names: KeyT) -> int:
+        """How many of names exist (one EXISTS per key, each a read)."""
+        return sum(int(self.command(READ, 1, ("EXISTS", n))) for n in names)
+
+    # -- placement (the client's ShardGroups) ----------------------------------
+
+    def locate(self, key: KeyT) -> int:
+        """The group index of key."""
+        return self.groups.locate(key)
+
+    def route_write(self, key: KeyT) -> Route:
+        """The key's group's master (Route.shard is the group)."""
+        return self.groups.route_write(key)
+
+    def route_read(self, key: KeyT) -> Route:
+        """The instance a read of key would try first."""
+        return self.groups.route_read(key)
+
+    def read_order(self, key: KeyT) -> List[Candidate]:
+        """Every instance of the key's group in the order a read tries them."""
+        return self.groups.read_order(key)
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        if self.closed:
+            return "<cloudroute.SentinelClient closed>"
+        return f"<cloudroute.SentinelClient groups={len(self.groups)}>"

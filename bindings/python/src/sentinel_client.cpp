@@ -1,0 +1,225 @@
+// The Sentinel client: cloudroute._native.SentinelClient over
+// cr_sentinel_client_* — shard groups kept current by Redis Sentinel, keys
+// placed by a Ring, reads by locality. Conversion only: asking the
+// sentinels, following +switch-master, read fallback and write retries all
+// happen in the C library.
+//
+// Threading: as Client (client.cpp). The handle lives in a shared_ptr; each
+// network call holds its own reference while the GIL is released, and
+// close() drops the object's, so cr_sentinel_client_free runs once no call
+// (and no borrowed ShardGroups) uses the handle.
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "command_args.hpp"
+#include "common.hpp"
+
+namespace crpy {
+
+namespace {
+
+struct SentinelHandle {
+  cr_sentinel_client *c = nullptr;
+  SentinelHandle() = default;
+  SentinelHandle(const SentinelHandle &) = delete;
+  SentinelHandle &operator=(const SentinelHandle &) = delete;
+  ~SentinelHandle() { cr_sentinel_client_free(c); }
+};
+
+struct SentinelClient {
+  std::shared_ptr<SentinelHandle> h;  // read and reset with the GIL held only
+
+  std::shared_ptr<SentinelHandle> Acquire() const {
+    if (!h) ThrowInvalid("the Sentinel client is closed");
+    return h;
+  }
+
+  // Runs f(cr_sentinel_client *) without the GIL, holding a reference.
+  template <class F>
+  cr_status Released(F f) const {
+    std::shared_ptr<SentinelHandle> ref = Acquire();
+    py::gil_scoped_release nogil;
+    const cr_status st = f(ref->c);
+    ref.reset();  // the last reference (after close()) frees here, without the GIL
+    return st;
+  }
+};
+
+// The keyword options, stored where cr_sentinel_client_new reads them.
+struct SentinelOptions {
+  cr_sentinel_options o;
+  std::deque<std::string> strings;
+
+  SentinelOptions() { cr_sentinel_options_init(&o, sizeof o); }
+
+  const char *Text(py::handle v, const char *name) {
+    strings.push_back(CString(v, name));
+    return strings.back().c_str();
+  }
+
+  void Apply(const std::string &k, py::handle v) {
+    const char *n = k.c_str();
+    uint32_t *u32 = k == "connect_timeout_ms"    ? &o.connect_timeout_ms
+                    : k == "sentinel_timeout_ms" ? &o.sentinel_timeout_ms
+                    : k == "reask_interval_ms"   ? &o.reask_interval_ms
+                    : k == "pool_size"           ? &o.pool_size
+                    : k == "pool_idle_ms"        ? &o.pool_idle_ms
+                    : k == "max_retries"         ? &o.max_retries
+                    : k == "retry_backoff_ms"    ? &o.retry_backoff_ms
+                    : k == "tcp_keepalive_s"     ? &o.tcp_keepalive_s
+                    : k == "tcp_user_timeout_ms" ? &o.tcp_user_timeout_ms
+                                                 : nullptr;
+    const char **text = k == "username"            ? &o.username
+                        : k == "password"          ? &o.password
+                        : k == "sentinel_username" ? &o.sentinel_username
+                        : k == "sentinel_password" ? &o.sentinel_password
+                        : k == "client_name"       ? &o.client_name
+                                                   : nullptr;
+    if (u32 != nullptr)
+      *u32 = U32(v, n);
+    else if (text != nullptr)
+      *text = Text(v, n);
+    else if (k == "command_timeout_ms")
+      TierTimeouts(v, o.command_timeout_ms);
+    else
+      throw py::type_error("SentinelClient() got an unexpected keyword argument '" + k + "'");
+  }
+};
+
+PyTypeObject *g_sentinel_stats = nullptr;
+
+PyStructSequence_Field kSentinelStatsFields[] = {
+    {"subscribed", "True while subscribed to a sentinel's events"},
+    {"reads", "read commands an instance answered"},
+    {"writes", "write commands a master answered"},
+    {"fallbacks", "reads served by a later instance after one failed"},
+    {"retries", "writes tried again (not executed the first time)"},
+    {"conn_errors", "failed connects and broken connections"},
+    {"timeouts", "connect and command deadlines that passed"},
+    {"server_errors", "error replies returned to the caller"},
+    {"master_changes", "times a group's master moved"},
+    {"switch_events", "+switch-master messages received"},
+    {"asks", "groups asked about"},
+    {"ask_failures", "group questions no sentinel answered"},
+    {"subscriptions", "successful (re)subscriptions"},
+    {nullptr, nullptr}};
+PyStructSequence_Desc kSentinelStatsDesc = {
+    "cloudroute.SentinelStats",
+    "SentinelStats(...): counters of a SentinelClient since it was created.", kSentinelStatsFields,
+    13};
+
+py::object Stats(const SentinelClient &self) {
+  std::shared_ptr<SentinelHandle> h = self.Acquire();
+  cr_sentinel_stats s = CR_SENTINEL_STATS_INIT;
+  Check(cr_sentinel_client_get_stats(&s, h->c));  // counters only: keeps the GIL
+  const uint64_t counters[] = {s.reads,         s.writes,   s.fallbacks,     s.retries,
+                               s.conn_errors,   s.timeouts, s.server_errors, s.master_changes,
+                               s.switch_events, s.asks,     s.ask_failures,  s.subscriptions};
+  PyObject *o = PyStructSequence_New(g_sentinel_stats);
+  if (o == nullptr) throw py::error_already_set();
+  py::object record = py::reinterpret_steal<py::object>(o);
+  PyStructSequence_SetItem(o, 0, py::bool_(s.subscribed != 0).release().ptr());
+  Py_ssize_t i = 1;
+  for (uint64_t v : counters) PyStructSequence_SetItem(o, i++, py::int_(v).release().ptr());
+  return record;
+}
+
+std::unique_ptr<SentinelClient> New(py::handle sentinels, py::handle names, py::handle ring,
+                                    py::handle config, py::kwargs options) {
+  const std::string s = CString(sentinels, "sentinels");
+  if (PyUnicode_Check(names.ptr()) || PyBytes_Check(names.ptr())) {
+    throw py::type_error("names must be an iterable of Sentinel master names, not a single " +
+                         std::string(Py_TYPE(names.ptr())->tp_name));
+  }
+  std::vector<std::string> group_names;
+  for (py::handle n : py::iter(names)) group_names.push_back(CString(n, "names[]"));
+  std::vector<const char *> name_ptrs;
+  for (const std::string &n : group_names) name_ptrs.push_back(n.c_str());
+  if (!py::isinstance<Ring>(ring)) {
+    throw py::type_error("ring must be a cloudroute.Ring, not " +
+                         std::string(Py_TYPE(ring.ptr())->tp_name));
+  }
+  const cr_ring *r = ring.cast<Ring &>().ring;  // kept alive by the caller's reference
+  const cr_config *cfg = ConfigOrNull(config);
+  SentinelOptions o;
+  for (auto item : options) {
+    if (!item.second.is_none()) o.Apply(py::cast<std::string>(item.first), item.second);
+  }
+  auto client = std::make_unique<SentinelClient>();
+  client->h = std::make_shared<SentinelHandle>();
+  cr_status st;
+  {
+    py::gil_scoped_release nogil;  // asks the sentinels about every group
+    st = cr_sentinel_client_new(&client->h->c, cfg, &o.o, r, name_ptrs.data(), name_ptrs.size(),
+                                s.c_str());
+  }
+  Check(st);
+  return client;
+}
+
+py::object Command(const SentinelClient &self, py::handle access, py::handle key_index,
+                   py::handle args) {
+  const CommandCall call(access, key_index, args);
+  cr_reply *out = nullptr;
+  const cr_status st = self.Released([&](cr_sentinel_client *c) {
+    return cr_sentinel_client_command(&out, c, call.access, call.key_index, call.argv.size(),
+                                      call.argv.ptrs(), call.argv.lens());
+  });
+  return ReplyResult(st, out);
+}
+
+}  // namespace
+
+void InitSentinelClient(py::module_ &m) {
+  g_sentinel_stats = PyStructSequence_NewType(&kSentinelStatsDesc);
+  if (g_sentinel_stats == nullptr) throw py::error_already_set();
+  m.add_object("SentinelStats", py::handle(reinterpret_cast<PyObject *>(g_sentinel_stats)));
+
+  py::class_<SentinelClient>(
+      m, "SentinelClient",
+      "A client for Sentinel-managed shard groups (use cloudroute.SentinelClient): a Ring\n"
+      "places each key on a group, writes go to its master, reads to its instances\n"
+      "nearest first. Safe to share between threads; every network call releases the GIL.")
+      .def(py::init(&New), py::arg("sentinels"), py::arg("names"), py::arg("ring"),
+           py::arg("config") = py::none(),
+           "Asks the sentinels ('host:port[,host:port...]') about the masters names[i]\n"
+           "(group i = ring shard i; the ring's shard count must equal len(names)) and\n"
+           "returns once every group's master and replicas are known. config (a Config:\n"
+           "locality, weights, breaker) is copied. Keyword options are the fields of\n"
+           "cr_sentinel_options (connect_timeout_ms, command_timeout_ms, sentinel_timeout_ms,\n"
+           "reask_interval_ms, pool_size, ..., sentinel_username, sentinel_password).")
+      .def("command", &Command, py::arg("access"), py::arg("key_index"), py::arg("args"),
+           "Any command on one key: access 0 = read, 1 = write; args[key_index] places it.")
+      .def(
+          "refresh",
+          [](const SentinelClient &self) {
+            Check(
+                self.Released([](cr_sentinel_client *c) { return cr_sentinel_client_refresh(c); }));
+          },
+          "Ask the sentinels about every group now (the watching thread also does).")
+      .def("stats", &Stats, "Counters since the client was created (SentinelStats).")
+      .def_property_readonly(
+          "groups",
+          [](const SentinelClient &self) {
+            std::shared_ptr<SentinelHandle> h = self.Acquire();
+            cr_shard_groups *g = cr_sentinel_client_get_groups(h->c);
+            return BorrowedShardGroups(g, std::static_pointer_cast<void>(h));
+          },
+          "The client's ShardGroups (borrowed: it keeps the client's handle alive), for\n"
+          "locate / route_read / route_write / read_order and health feedback. Leave its\n"
+          "masters and replicas to the client.")
+      .def_property_readonly("closed", [](const SentinelClient &self) { return !self.h; })
+      .def(
+          "close",
+          [](SentinelClient &self) {
+            std::shared_ptr<SentinelHandle> h = std::move(self.h);
+            self.h.reset();
+            py::gil_scoped_release nogil;  // joins the watching thread
+            h.reset();
+          },
+          "Stops the watching thread and closes every connection once no call is running\n"
+          "(and no borrowed ShardGroups is alive). Idempotent.");
+}
+
+}  // namespace crpy
