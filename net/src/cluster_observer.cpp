@@ -1,6 +1,7 @@
 // Refreshes and what follows them; periodic probes (see cluster_observer.hpp).
 #include "cloudroute/net/cluster_observer.hpp"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "cloudroute/net/errors.hpp"
@@ -11,7 +12,7 @@
 namespace cloudroute {
 namespace net {
 
-std::vector<Seed> ClusterObserver::AskOrder() const {
+std::vector<Seed> ClusterObserver::AskOrder() {
   std::vector<Seed> ask, down;
   std::unordered_set<std::string> seen;
   if (std::shared_ptr<const Snapshot> snap = ctx_->router->Current()) {
@@ -22,6 +23,10 @@ std::vector<Seed> ClusterObserver::AskOrder() const {
       const bool up = e == nullptr || e->health.State(reg.clock()()) == HealthState::kUp;
       (up ? ask : down).push_back(Seed{n.host, n.port});
     }
+  }
+  if (ask.size() > 1) {
+    const size_t first = static_cast<size_t>(ask_start_++ % ask.size());
+    std::rotate(ask.begin(), ask.begin() + static_cast<std::ptrdiff_t>(first), ask.end());
   }
   ask.insert(ask.end(), down.begin(), down.end());
   for (const Seed &s : seeds_) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -97,6 +99,40 @@ TEST(RefreshSchedule, ARefreshElsewherePushesThePeriodicOne) {
   EXPECT_EQ(s.Next(Ms(50000), &wake), Step::kRefresh);
 }
 
+// With jitter, every periodic interval lies within +-jitter of the nominal
+// one, the draws spread over that band, and two schedules (two clients
+// started together) draw different sequences.
+TEST(RefreshSchedule, JitteredIntervalsSpreadWithinTheBand) {
+  RefreshSchedule a(/*interval_ms=*/30000, /*min_gap_ms=*/1000, /*tick_ms=*/kHour, kT0,
+                    /*jitter_pct=*/10, /*seed=*/1);
+  RefreshSchedule b(/*interval_ms=*/30000, /*min_gap_ms=*/1000, /*tick_ms=*/kHour, kT0,
+                    /*jitter_pct=*/10, /*seed=*/2);
+  int64_t lo = INT64_MAX, hi = 0, now = kT0;
+  int same = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t d = a.current_interval_ns();
+    EXPECT_GE(d, 27000 * kNsPerMs);
+    EXPECT_LE(d, 33000 * kNsPerMs);
+    lo = std::min(lo, d);
+    hi = std::max(hi, d);
+    if (d == b.current_interval_ns()) ++same;
+    // Due exactly then, not before.
+    int64_t wake = 0;
+    EXPECT_EQ(a.Next(now + d - 1, &wake), RefreshSchedule::Step::kWait);
+    EXPECT_EQ(a.Next(now + d, &wake), RefreshSchedule::Step::kRefresh);
+    now += d;
+    a.Refreshed(now);
+    a.Ticked(now);  // keep the (hourly) tick from being due first
+    b.Refreshed(now);
+  }
+  EXPECT_LT(lo, 27300 * kNsPerMs);  // the draws reach both ends of the band
+  EXPECT_GT(hi, 32700 * kNsPerMs);
+  EXPECT_LT(same, 5);
+  // No jitter: exactly the interval, always.
+  RefreshSchedule c(/*interval_ms=*/30000, /*min_gap_ms=*/1000, /*tick_ms=*/kHour, kT0);
+  EXPECT_EQ(c.current_interval_ns(), 30000 * kNsPerMs);
+}
+
 TEST(RefreshSchedule, TicksAreAtLeastTenMilliseconds) {
   RefreshSchedule s(/*interval_ms=*/0, /*min_gap_ms=*/0, /*tick_ms=*/0, kT0);
   int64_t wake = 0;
@@ -128,8 +164,8 @@ TEST(Refresher, FollowsTheInjectedClock) {
   g_fake_now = Ms(kHour);
   ASSERT_TRUE(WaitFor([&r] { return r.runs() == 1; }));
   EXPECT_EQ(refreshes.load(), 1);
-  // The periodic one: an interval after the last, by the fake clock.
-  g_fake_now = Ms(2 * int64_t{kHour});
+  // The periodic one: an interval (+-10 % jitter) after the last, by the fake clock.
+  g_fake_now = Ms(int64_t{kHour} + int64_t{kHour} * 11 / 10);
   ASSERT_TRUE(WaitFor([&r] { return r.runs() == 2; }));
   EXPECT_EQ(refreshes.load(), 2);
   EXPECT_GE(ticks.load(), 1);

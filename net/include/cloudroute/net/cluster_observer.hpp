@@ -16,6 +16,7 @@
 // refresher thread; OnConnect on whichever thread dials.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -45,9 +46,12 @@ class ClusterObserver {
   Status OnConnect(const std::string &host, uint16_t port, Connection *conn, uint32_t timeout_ms);
 
  private:
-  // The nodes to ask for the topology: the known ones (up first), then the
-  // seeds not among them.
-  std::vector<Seed> AskOrder() const;
+  // The nodes to ask for the topology: the known ones that are up, starting
+  // at a different one each refresh (from an offset random per client, so
+  // many clients spread their CLUSTER SHARDS over the cluster instead of all
+  // asking its first node), then those marked down, then the seeds not
+  // among them. REQUIRES: refresh_mu_ held.
+  std::vector<Seed> AskOrder();
 
   ClientContext *const ctx_;
   const std::vector<Seed> seeds_;
@@ -55,6 +59,9 @@ class ClusterObserver {
   ZoneProbe zones_;
   std::mutex refresh_mu_;   // serializes refreshes
   RefreshEpisode episode_;  // under refresh_mu_
+  uint64_t ask_start_ =     // under refresh_mu_: where the next AskOrder starts
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+      reinterpret_cast<uintptr_t>(this);
 };
 
 }  // namespace net

@@ -35,8 +35,12 @@ class RefreshSchedule {
   enum class Step : uint8_t { kRefresh, kTick, kWait };
 
   // now_ns: the instant the schedule starts (counts as the last refresh).
-  // tick_ms below 10 counts as 10.
-  RefreshSchedule(uint32_t interval_ms, uint32_t min_gap_ms, uint32_t tick_ms, int64_t now_ns);
+  // tick_ms below 10 counts as 10. jitter_pct (0-50): each periodic
+  // interval is drawn uniformly within +-jitter_pct % of interval_ms, from a
+  // sequence seeded by seed, so clients started together (a deploy) do not
+  // refresh together ever after.
+  RefreshSchedule(uint32_t interval_ms, uint32_t min_gap_ms, uint32_t tick_ms, int64_t now_ns,
+                  uint32_t jitter_pct = 0, uint64_t seed = 0);
 
   // What is due at now_ns: a refresh (it takes the pending trigger), a tick,
   // or nothing before *wake_ns.
@@ -44,13 +48,20 @@ class RefreshSchedule {
   // Asks for a refresh; false when one was already pending.
   bool Trigger();
   // A refresh ended at now_ns (here or elsewhere): the next periodic one is
-  // due interval_ms later, a triggered one min_gap_ms later.
+  // due an interval (interval_ms, jittered) later, a triggered one
+  // min_gap_ms later.
   void Refreshed(int64_t now_ns);
+  // The interval until the next periodic refresh (for tests).
+  int64_t current_interval_ns() const { return current_interval_ns_; }
   // A tick ended at now_ns: the next is due tick_ms later.
   void Ticked(int64_t now_ns);
 
  private:
-  const int64_t interval_ns_, min_gap_ns_, tick_ns_;
+  int64_t DrawInterval();
+
+  const int64_t interval_ns_, min_gap_ns_, tick_ns_, jitter_ns_;
+  uint64_t rng_;
+  int64_t current_interval_ns_;
   bool triggered_ = false;
   int64_t last_ns_;
   int64_t next_tick_ns_;
@@ -58,9 +69,12 @@ class RefreshSchedule {
 
 class Refresher {
  public:
-  // clock: nullptr = SteadyNowNs.
+  // clock: nullptr = SteadyNowNs. Periodic refreshes are jittered by
+  // jitter_pct (see RefreshSchedule), seeded per instance.
+  static constexpr uint32_t kDefaultJitterPct = 10;
   Refresher(std::function<void()> refresh, std::function<void()> tick, uint32_t interval_ms,
-            uint32_t min_gap_ms, uint32_t tick_ms = 1000, ClockFn clock = nullptr);
+            uint32_t min_gap_ms, uint32_t tick_ms = 1000, ClockFn clock = nullptr,
+            uint32_t jitter_pct = kDefaultJitterPct);
   ~Refresher();
   Refresher(const Refresher &) = delete;
   Refresher &operator=(const Refresher &) = delete;
