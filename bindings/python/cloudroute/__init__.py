@@ -48,6 +48,7 @@ from ._native import (
     parse_static,
 )
 from .client import READ, WRITE, Client, ClientStats, NodeStats
+from .commands import Pinned, Script
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
 from .errors import (
     ConnectionError,
@@ -95,6 +96,8 @@ __all__ = [
     "Client",
     "ClientStats",
     "NodeStats",
+    "Pinned",
+    "Script",
     "READ",
     "WRITE",
     "Policy",

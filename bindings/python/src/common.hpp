@@ -186,6 +186,7 @@ void InitRouter(py::module_ &m);
 void InitRing(py::module_ &m);
 void InitShardGroups(py::module_ &m);
 void InitClient(py::module_ &m);
+void InitClientCommands(py::module_ &m);  // after InitClient: adds to its Client
 
 // Wrapped handles, shared between sections.
 struct Topology {
