@@ -7,7 +7,7 @@ set -euo pipefail
 cli=$1 envfile=$2
 var() { sed -n "s/^$1=//p" "$envfile"; }
 seeds=$(var SEEDS) node1=$(var NODE1_ADDR) node2=$(var NODE2_ADDR) node3=$(var NODE3_ADDR)
-node4=$(var NODE4_ADDR) node7=$(var NODE7_ADDR) key1=$(var SHARD1_KEY) value1=$(var SHARD1_VALUE)
+node4=$(var NODE4_ADDR) node7=$(var NODE7_ADDR) key1=$(var SHARD1_KEY)
 run() { timeout 20 "$cli" "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 passed=0
@@ -38,10 +38,11 @@ start=$(date +%s%N)
 ok
 # --remap: shard 1's nodes dialed at ports nothing listens on.
 remaps=(--remap "$node1=127.0.0.1:8094" --remap "$node2=127.0.0.1:8095" --remap "$node3=127.0.0.1:8096")
-[[ $(run get --seeds "$node4" "$key1") == "$value1" ]] || fail "get without remaps"
+[[ $(run set --seeds "$seeds" "$key1" cli-value) == OK ]] || fail "set $key1"
+[[ $(run get --seeds "$node4" --policy master "$key1") == cli-value ]] || fail "get without remaps"
 rc=0
-err=$(run get --seeds "$node4" "${remaps[@]}" "$key1" 2>&1) || rc=$?
-[[ $rc == 1 && $err == *127.0.0.1:8094* && $err == *127.0.0.1:8096* ]] || fail "get with remaps: rc=$rc '$err'"
+err=$(run get --seeds "$node4" --policy master "${remaps[@]}" "$key1" 2>&1) || rc=$?
+[[ $rc == 1 && $err == *127.0.0.1:8094* ]] || fail "get with remaps: rc=$rc '$err'"
 rc=0
 err=$(run exec --seeds "$node4" "${remaps[@]}" --read -- GET "$key1" 2>&1) || rc=$?
 [[ $rc == 1 && $err == *127.0.0.1:8095* ]] || fail "exec with remaps: rc=$rc '$err'"
