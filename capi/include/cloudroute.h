@@ -1041,6 +1041,178 @@ CR_API const cr_reply *cr_reply_get_element(const cr_reply *r, size_t i);
 /* Frees a top-level reply and its elements. NULL is a no-op. */
 CR_API void cr_reply_free(cr_reply *r);
 
+/* ---- Live client: per-call options, node-targeted commands, SCAN, scripts, transactions ---- */
+
+/* Options of one call (an input versioned struct: CR_CALL_OPTIONS_INIT or
+ * cr_call_options_init). NULL wherever a call takes one means the defaults.
+ *
+ * timeout_ms replaces the node's tier timeout (cr_client_options
+ * .command_timeout_ms) for this call: for a blocking or slow command
+ * (BLPOP, BRPOP, XREAD … BLOCK, WAIT, a SCAN with a large COUNT). When the
+ * deadline of such a call passes the call fails with CR_ETIMEOUT, but the
+ * node is not marked (its breaker does not see it) and no other candidate
+ * is tried: the node was waiting as asked. Without a call timeout, a
+ * blocking command (BLPOP, BRPOP, BLMOVE, BLMPOP, BRPOPLPUSH, BZPOPMIN,
+ * BZPOPMAX, BZMPOP, XREAD / XREADGROUP with BLOCK, WAIT, WAITAOF) gets its
+ * own wait on top of the tier timeout, and its timing out is not a node
+ * failure either; one that waits forever (timeout 0) needs a call timeout
+ * to wait longer than the tier timeout. */
+typedef struct cr_call_options {
+  uint32_t struct_size;
+  uint32_t timeout_ms; /* 0 = the node's tier timeout (default) */
+} cr_call_options;
+
+#define CR_CALL_OPTIONS_INIT { (uint32_t)sizeof(cr_call_options), 0u }
+/* Defaults into the caller's struct, as cr_parse_options_init. */
+CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
+
+/* cr_client_command with call options (opts may be NULL). */
+CR_API cr_status cr_client_command_opts(cr_reply **out, cr_client *c, const cr_call_options *opts,
+                                        cr_access access, size_t key_index, size_t argc,
+                                        const void *const *argv, const size_t *argvlen);
+
+/* Which nodes a node-targeted command goes to. Values are pinned. */
+typedef enum cr_target {
+  CR_TARGET_NODE = 0,      /* the one node named "host:port" (of the current topology) */
+  CR_TARGET_MASTERS = 1,   /* every master (each shard's) */
+  CR_TARGET_ALL_NODES = 2  /* every master and replica */
+} cr_target;
+
+/* The per-node answers of cr_client_command_nodes. Immutable; free once. */
+typedef struct cr_node_replies cr_node_replies;
+
+/* A keyless or node-targeted command (PING, INFO, DBSIZE, FLUSHALL, SCRIPT
+ * LOAD, CONFIG GET …) sent to the target nodes at once; node: "host:port"
+ * for CR_TARGET_NODE (as the topology announces it), NULL otherwise. Nothing
+ * is redirected, retried or skipped: a node marked down is still asked.
+ * out receives every target's answer (masters in slot order, each followed
+ * by its replicas for CR_TARGET_ALL_NODES): the call succeeds when the
+ * targets were found, whatever each answered; check each entry (or
+ * cr_node_replies_get_failed). Errors: CR_EINVAL (NULL pointers, argc 0, a
+ * bad target, node NULL for CR_TARGET_NODE or set for the others),
+ * CR_ENOTFOUND (no such node in the topology), CR_ENOTOPOLOGY, CR_EVERSION.
+ * Ownership: free out with cr_node_replies_free. */
+CR_API cr_status cr_client_command_nodes(cr_node_replies **out, cr_client *c,
+                                         const cr_call_options *opts, cr_target target,
+                                         const char *node, size_t argc, const void *const *argv,
+                                         const size_t *argvlen);
+/* How many nodes were asked; how many of them gave no reply or an error
+ * reply. 0 for NULL. */
+CR_API size_t cr_node_replies_get_count(const cr_node_replies *r);
+CR_API size_t cr_node_replies_get_failed(const cr_node_replies *r);
+/* Entry i's node, "host:port"; its role; NULL / CR_ROLE_MASTER when i is
+ * out of range. Borrowed: valid while r is. */
+CR_API const char *cr_node_replies_get_address(const cr_node_replies *r, size_t i);
+CR_API cr_role cr_node_replies_get_role(const cr_node_replies *r, size_t i);
+/* Entry i's outcome: CR_OK with a reply; CR_EREDIS for an error reply;
+ * CR_ECONN / CR_ETIMEOUT when it did not answer (CR_EINVAL when i is out of
+ * range). Its message ("" for CR_OK; it names the node) is
+ * cr_node_replies_get_error. */
+CR_API cr_status cr_node_replies_get_status(const cr_node_replies *r, size_t i);
+CR_API const char *cr_node_replies_get_error(const cr_node_replies *r, size_t i);
+/* Entry i's reply (an error reply is CR_REPLY_TYPE_ERROR); NULL when the
+ * node did not answer. Borrowed: valid while r is; never free it. */
+CR_API const cr_reply *cr_node_replies_get_reply(const cr_node_replies *r, size_t i);
+/* NULL is a no-op. */
+CR_API void cr_node_replies_free(cr_node_replies *r);
+
+/* SCAN over the whole cluster (an input versioned struct:
+ * CR_SCAN_OPTIONS_INIT or cr_scan_options_init). */
+typedef struct cr_scan_options {
+  uint32_t struct_size;
+  const void *match;  /* MATCH pattern (binary-safe); NULL = every key */
+  size_t match_len;
+  uint32_t count;      /* COUNT hint per round trip; 0 = the server's default */
+  const char *type;    /* TYPE filter ("string", "hash" …); NULL = every type */
+  uint32_t timeout_ms; /* per round trip; 0 = the node's tier timeout */
+} cr_scan_options;
+
+#define CR_SCAN_OPTIONS_INIT { (uint32_t)sizeof(cr_scan_options), NULL, 0u, 0u, NULL, 0u }
+/* Defaults into the caller's struct, as cr_parse_options_init. */
+CR_API cr_status cr_scan_options_init(cr_scan_options *opts, size_t size);
+
+/* A SCAN iterator over every shard of the topology current at the first
+ * cr_scan_next: each shard once, in shard order, on the node a read of the
+ * shard would use (the read policy's first candidate that is not marked
+ * down: a local replica when the policy prefers one). A node that fails
+ * before its shard's first reply is replaced by the shard's next candidate;
+ * one that fails part-way ends the scan with its error (going on elsewhere
+ * would repeat or miss keys). A key present for the whole scan is returned
+ * once (unless the server's SCAN itself repeats it during a rehash).
+ * Errors: CR_EINVAL (NULL, options), CR_EVERSION.
+ * Ownership: free with cr_scan_free before cr_client_free(c).
+ * Thread-safety: one thread at a time. */
+typedef struct cr_scan cr_scan;
+CR_API cr_status cr_scan_new(cr_scan **out, cr_client *c, const cr_scan_options *opts);
+/* The next batch: out receives an ARRAY of key STRINGs (possibly empty:
+ * MATCH and TYPE filter on the server), or NULL once every shard is done.
+ * Errors: those of the live client section; after an error the scan is
+ * over (the next call gives NULL). Free each batch with cr_reply_free. */
+CR_API cr_status cr_scan_next(cr_reply **out, cr_scan *s);
+/* "host:port" of the node the last batch came from; NULL before the first.
+ * Borrowed: valid until cr_scan_free. */
+CR_API const char *cr_scan_get_address(const cr_scan *s);
+/* NULL is a no-op. */
+CR_API void cr_scan_free(cr_scan *s);
+
+/* A Lua script: its body and SHA1, for cr_client_eval. Immutable: safe to
+ * share between threads. Errors: CR_EINVAL (NULL with len > 0, len 0).
+ * Ownership: free with cr_script_free (NULL is a no-op). */
+typedef struct cr_script cr_script;
+CR_API cr_status cr_script_new(cr_script **out, const void *body, size_t len);
+/* The SHA1 of the body as 40 lowercase hex digits (what EVALSHA names);
+ * NULL for NULL. Borrowed: valid while s is. */
+CR_API const char *cr_script_get_sha(const cr_script *s);
+CR_API void cr_script_free(cr_script *s);
+
+/* EVALSHA script numkeys keys… args… (EVALSHA_RO when read_only is 1: a
+ * replica may answer, tried like any read), routed by its keys: every key
+ * must hash to one slot, else CR_EINVAL ("CROSSSLOT …") before anything is
+ * sent; with no keys, a random shard. A node that answers NOSCRIPT (it was
+ * restarted, flushed with SCRIPT FLUSH, or promoted) gets SCRIPT LOAD of the
+ * body and the EVALSHA once more, in one round trip. Errors: as for
+ * cr_client_command; a script error is CR_EREDIS. */
+CR_API cr_status cr_client_eval(cr_reply **out, cr_client *c, const cr_call_options *opts,
+                                const cr_script *script, int read_only, size_t numkeys,
+                                const void *const *keys, const size_t *key_lens, size_t nargs,
+                                const void *const *args, const size_t *arg_lens);
+/* FCALL function numkeys keys… args… (FCALL_RO when read_only is 1), routed
+ * by its keys as cr_client_eval. The function must be loaded on the
+ * masters (FUNCTION LOAD through cr_client_command_nodes). */
+CR_API cr_status cr_client_fcall(cr_reply **out, cr_client *c, const cr_call_options *opts,
+                                 const char *function, int read_only, size_t numkeys,
+                                 const void *const *keys, const size_t *key_lens, size_t nargs,
+                                 const void *const *args, const size_t *arg_lens);
+
+/* A connection pinned to the master of one slot, for a transaction: WATCH,
+ * reads, MULTI, commands, EXEC all on one connection. Each command names
+ * its keys by position; a key of another slot is refused with CR_EINVAL
+ * ("CROSSSLOT …") before that command is sent. Nothing is redirected or
+ * retried: a MOVED (the slot moved since the pin) is CR_EREDIS, and the
+ * caller pins again. A connection error or timeout marks the master and
+ * breaks the pin (later commands: CR_ECONN). cr_pinned_free releases it,
+ * sending DISCARD (an open MULTI) or UNWATCH first.
+ * Ownership: free with cr_pinned_free before cr_client_free(c).
+ * Thread-safety: one thread at a time. */
+typedef struct cr_pinned cr_pinned;
+/* Pins the master of key's slot (or of slot). Errors: CR_EINVAL,
+ * CR_ENOTOPOLOGY, CR_ESLOT_UNCOVERED, CR_EUNAVAILABLE, CR_ECONN, CR_ETIMEOUT. */
+CR_API cr_status cr_client_pin(cr_pinned **out, cr_client *c, const void *key, size_t len);
+CR_API cr_status cr_client_pin_slot(cr_pinned **out, cr_client *c, uint16_t slot);
+/* One command on the pinned connection: argv as cr_client_command;
+ * key_indexes[0..nkeys-1] say which arguments are keys (none for MULTI,
+ * EXEC, DISCARD, UNWATCH). out receives the reply (QUEUED inside MULTI;
+ * EXEC's array, or NIL when a WATCHed key changed). Errors: CR_EINVAL (bad
+ * arguments, an index >= argc, CROSSSLOT), CR_EREDIS (an error reply),
+ * CR_ECONN, CR_ETIMEOUT, CR_EVERSION. */
+CR_API cr_status cr_pinned_command(cr_reply **out, cr_pinned *p, const cr_call_options *opts,
+                                   size_t nkeys, const size_t *key_indexes, size_t argc,
+                                   const void *const *argv, const size_t *argvlen);
+/* The pinned slot; 0 for NULL. */
+CR_API uint16_t cr_pinned_get_slot(const cr_pinned *p);
+/* Releases the connection (see above). NULL is a no-op. */
+CR_API void cr_pinned_free(cr_pinned *p);
+
 /* ======================================================================
  * Sentinel client (hiredis): shard groups kept current by Redis Sentinel
  *

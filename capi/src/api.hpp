@@ -165,6 +165,8 @@ CR_FIRST_LAYOUT(cr_candidate, down);
 CR_FIRST_LAYOUT(cr_client_stats, connections);
 CR_FIRST_LAYOUT(cr_client_node_stats, idle_connections);
 CR_FIRST_LAYOUT(cr_sentinel_stats, subscriptions);
+CR_FIRST_LAYOUT(cr_call_options, timeout_ms);
+CR_FIRST_LAYOUT(cr_scan_options, timeout_ms);
 #undef CR_FIRST_LAYOUT
 
 template <typename T>

@@ -63,3 +63,31 @@ struct cr_sentinel_client {
   std::unique_ptr<cr_shard_groups> groups;  // declared first: outlives the client
   std::unique_ptr<cloudroute::net::SentinelClient> client;
 };
+
+// ---- Live client: node-targeted commands, SCAN, scripts, transactions ----
+
+struct cr_node_replies {
+  struct Entry {
+    std::string address;
+    cr_role role = CR_ROLE_MASTER;
+    cr_status status = CR_OK;
+    std::string error;
+    std::unique_ptr<cr_reply> reply;  // null when the node did not answer
+  };
+  std::vector<Entry> entries;
+  size_t failed = 0;
+};
+
+struct cr_scan {
+  std::unique_ptr<cloudroute::net::ClusterScan> scan;
+  std::string address;  // of the last batch's node
+};
+
+struct cr_script {
+  explicit cr_script(std::string body) : script(std::move(body)) {}
+  cloudroute::net::Script script;
+};
+
+struct cr_pinned {
+  std::unique_ptr<cloudroute::net::Pinned> pinned;
+};

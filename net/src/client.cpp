@@ -1,6 +1,8 @@
 // Client: the façade that owns the pieces (see client.hpp).
 #include "cloudroute/net/client.hpp"
 
+#include "cloudroute/core/keyslot.hpp"
+
 namespace cloudroute {
 namespace net {
 
@@ -37,8 +39,46 @@ Client::~Client() {
 
 Status Client::Refresh() { return observer_.Refresh(); }
 
-Result<ReplyPtr> Client::Execute(Access access, std::string_view key, const Args &args) {
-  return executor_.Execute(access, key, args);
+Result<ReplyPtr> Client::Execute(Access access, std::string_view key, const Args &args,
+                                 const CallOptions &call) {
+  return executor_.Execute(access, key, args, call);
+}
+
+Result<ReplyPtr> Client::ExecuteKeys(Access access, const std::vector<std::string> &keys,
+                                     const Args &args, const CallOptions &call) {
+  if (args.empty()) return Error(Code::kInvalid, "empty command");
+  uint16_t slot = 0;
+  if (keys.empty()) {
+    slot = static_cast<uint16_t>(ctx_.router->registry().NextRandom() % kSlotCount);
+  } else {
+    slot = KeySlot(keys[0].data(), keys[0].size());
+    for (const std::string &k : keys) {
+      if (KeySlot(k.data(), k.size()) != slot) {
+        return Error(Code::kInvalid, "CROSSSLOT: the keys of " + args[0] +
+                                         " hash to different slots (use a {hash tag}); nothing "
+                                         "was sent");
+      }
+    }
+  }
+  return executor_.ExecuteSlot(access, slot, args, call);
+}
+
+Result<ReplyPtr> Client::EvalScript(const Script &script, bool read_only,
+                                    const std::vector<std::string> &keys,
+                                    const std::vector<std::string> &args, const CallOptions &call) {
+  CallOptions c = call;
+  c.script = &script.body();
+  return ExecuteKeys(read_only ? Access::kRead : Access::kWrite, keys,
+                     script.Command(read_only, keys, args), c);
+}
+
+Result<std::vector<NodeReply>> Client::ExecuteOnNodes(NodeTarget target, const std::string &address,
+                                                      const Args &args, const CallOptions &call) {
+  if (args.empty()) return Error(Code::kInvalid, "empty command");
+  auto targets = ResolveTargets(&ctx_, target, address);
+  if (!targets.ok()) return targets.status();
+  RunOnNodes(&ctx_, &pools_, args, call, &*targets);
+  return targets;
 }
 
 Result<ReplyPtr> Client::Get(const std::string &key) {

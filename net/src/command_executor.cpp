@@ -16,86 +16,128 @@ namespace cloudroute {
 namespace net {
 
 Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, const Args &args,
-                                 bool asking) {
-  static const Args kAsking{"ASKING"};
+                                 const Args *prefix, const CallOptions &call) {
   NodePool &pool = pools_->For(node);
-  const uint32_t timeout = ctx_->TimeoutFor(tier);
+  const uint32_t tier_ms = ctx_->TimeoutFor(tier);
   Outcome o;
-  auto conn = pool.Acquire(timeout);
+  o.node = node;
+  o.tier = tier;
+  auto conn = pool.Acquire(tier_ms);
   if (!conn.ok()) {
     pools_->NoteFailure(node, &pool, conn.status());
     o.status = conn.status();
     return o;
   }
   std::vector<const Args *> cmds;
-  if (asking) cmds.push_back(&kAsking);
+  if (prefix != nullptr) cmds.push_back(prefix);
   cmds.push_back(&args);
   std::vector<ReplyPtr> replies;
   const int64_t t0 = SteadyNowNs();
-  Status s = (*conn)->Pipeline(cmds, timeout, &replies);
+  Status s = (*conn)->Pipeline(cmds, CommandTimeoutMs(args, call, tier_ms), &replies);
   const int64_t t1 = SteadyNowNs();
-  pool.Release(std::move(*conn));
+  pool.Release(std::move(*conn));  // a broken connection is dropped here
   if (!s.ok()) {
+    if (s.code() == kTimeout && TimeoutIsNotAFailure(args, call)) {
+      // The node waited as the command (or the caller) asked: its health
+      // and its other sockets are not in question.
+      ctx_->stats.Add(&Stats::timeouts);
+      o.waited = true;
+      o.status =
+          Error(kTimeout, s.message() + " (the call's own deadline; the node is not marked)");
+      return o;
+    }
     pools_->NoteFailure(node, &pool, s);
     o.status = s;
     return o;
   }
   pools_->NoteSuccess(node);
   pool.counters().AddSample(t0, t1);
-  o = Classify(std::move(replies.back()), node, access);
-  if (o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kServerError) {
+  ReplyPtr answer = std::move(replies.back());
+  if (prefix != nullptr && replies.front()->is_error()) answer = std::move(replies.front());
+  Outcome c = Classify(std::move(answer), node, access);
+  c.node = node;
+  c.tier = tier;
+  if (c.kind == OutcomeKind::kDone || c.kind == OutcomeKind::kServerError) {
     pools_->NoteServed(access, tier, &pool);
   }
-  return o;
+  return c;
 }
 
-Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint16_t slot) {
+Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint16_t slot,
+                                 const CallOptions &call) {
   NodeRegistry &reg = ctx_->router->registry();
   Outcome result;
   uint32_t tried = 0, failed = 0;
+  std::string why;  // "addr: reason; addr: reason"
+  auto attempt = [&](const Candidate &c) {
+    ++tried;
+    Outcome o = TryNode(c.node, c.tier, Access::kRead, args, nullptr, call);
+    if (o.kind == OutcomeKind::kNodeFailed && !o.waited) {
+      ++failed;
+      if (!why.empty()) why += "; ";
+      // Name the node as the topology does (a remapped dial names another).
+      const std::string &msg = o.status.message();
+      if (msg.compare(0, c.node->address.size(), c.node->address) != 0)
+        why += c.node->address + ": ";
+      why += msg;
+      result = std::move(o);
+      return false;
+    }
+    if (failed > 0 && o.kind != OutcomeKind::kNodeFailed) ctx_->stats.Add(&Stats::fallbacks);
+    result = std::move(o);
+    return true;
+  };
   VisitInPollOrder(
       set, [&reg]() { return reg.NextRandom(); },
       [&](const Candidate &c) {
         // Admit() claims a half-open probe: only ask it of a node we will try.
         if (!c.node->health.Admit(reg.clock(), reg.health_config())) return false;
-        ++tried;
-        Outcome o = TryNode(c.node, c.tier, Access::kRead, args, false);
-        if (o.kind == OutcomeKind::kNodeFailed) {
-          ++failed;
-          result = std::move(o);
-          return false;
-        }
-        if (failed > 0) ctx_->stats.Add(&Stats::fallbacks);
-        result = std::move(o);
-        return true;
+        return attempt(c);
       });
   if (tried == 0) {
-    result.kind = OutcomeKind::kNodeFailed;
-    result.status = Error(Code::kUnavailable, "every read candidate of slot " +
-                                                  std::to_string(slot) + " is marked down");
-  } else if (result.kind == OutcomeKind::kNodeFailed) {
-    result.status = Error(result.status.code(),
-                          "all " + std::to_string(tried) + " reachable read candidates of slot " +
-                              std::to_string(slot) + " failed; last: " + result.status.message());
+    // Every breaker is open, but breakers can be stale (a node back up
+    // before its cooldown ends): try each anyway, in candidate order.
+    for (const Candidate &c : set.list) {
+      if (attempt(c)) break;
+    }
+    if (tried == 0) {
+      result.kind = OutcomeKind::kNodeFailed;
+      result.status =
+          Error(Code::kUnavailable, "slot " + std::to_string(slot) + " has no read candidate");
+    } else if (result.kind == OutcomeKind::kNodeFailed && !result.waited) {
+      result.status =
+          Error(Code::kUnavailable, "every read candidate of slot " + std::to_string(slot) +
+                                        " is marked down; tried each in candidate order: " + why);
+    }
+  } else if (result.kind == OutcomeKind::kNodeFailed && !result.waited) {
+    result.status = Error(result.status.code(), "all " + std::to_string(tried) +
+                                                    " reachable read candidates of slot " +
+                                                    std::to_string(slot) + " failed: " + why);
   }
   return result;
 }
 
-Result<ReplyPtr> CommandExecutor::Execute(Access access, std::string_view key, const Args &args) {
+Result<ReplyPtr> CommandExecutor::Execute(Access access, std::string_view key, const Args &args,
+                                          const CallOptions &call) {
   if (args.empty()) return Error(Code::kInvalid, "empty command");
-  return ExecuteSlot(access, KeySlot(key.data(), key.size()), args);
+  return ExecuteSlot(access, KeySlot(key.data(), key.size()), args, call);
 }
 
-Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, const Args &args) {
+Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, const Args &args,
+                                              const CallOptions &call) {
+  static const Args kAsking{"ASKING"};
   Router *const router = ctx_->router;
   const ClientOptions &opts = ctx_->opts;
-  NodeEntry *ask = nullptr;
+  NodeEntry *pinned = nullptr;  // the next attempt's node, when a reply named it
+  Tier pinned_tier = Tier::kUnknown;
+  const Args *prefix = nullptr;
+  Args load;  // SCRIPT LOAD <call.script>, sent at most once
   uint32_t redirects = 0, retries = 0;
   for (;;) {
     Outcome o;
-    if (ask != nullptr) {
-      o = TryNode(ask, Tier::kUnknown, access, args, /*asking=*/true);
-      ask = nullptr;
+    if (pinned != nullptr) {
+      o = TryNode(pinned, pinned_tier, access, args, prefix, call);
+      pinned = nullptr;
     } else {
       std::shared_ptr<const Snapshot> snap = router->Current();
       if (snap == nullptr) return Error(Code::kNoTopology, "no topology installed");
@@ -110,16 +152,26 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
           return Error(Code::kUnavailable,
                        "the master of slot " + std::to_string(slot) + " has no known endpoint");
         }
-        o = TryNode(set->master, set->master_tier, access, args, false);
+        o = TryNode(set->master, set->master_tier, access, args, nullptr, call);
       } else {
         // A migrating slot's set is master-first (see Snapshot::slot_to_set).
-        o = TryRead(*set, args, slot);
+        o = TryRead(*set, args, slot, call);
       }
     }
     switch (o.kind) {
       case OutcomeKind::kDone:
         return std::move(o.reply);
       case OutcomeKind::kServerError:
+        if (call.script != nullptr && load.empty() && o.node != nullptr &&
+            ErrorPrefix(*o.reply) == "NOSCRIPT") {
+          // The script is not cached on that node (restarted, SCRIPT FLUSH,
+          // a new replica): load it there and send the command once more.
+          load = {"SCRIPT", "LOAD", *call.script};
+          pinned = o.node;
+          pinned_tier = o.tier;
+          prefix = &load;
+          break;
+        }
         ctx_->stats.Add(&Stats::server_errors);
         return Error(kServerError, o.reply->str);
       case OutcomeKind::kNodeFailed:
@@ -139,7 +191,9 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
           ctx_->stats.Add(&Stats::ask);
           auto target = router->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
           if (!target.ok()) return target.status();
-          ask = *target;
+          pinned = *target;
+          pinned_tier = Tier::kUnknown;
+          prefix = &kAsking;
         }
         break;
       }

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import cloudroute
 from cloudroute import Candidate, Config, Policy, Ring, Role, Route, Router, ShardGroups, Tier, Topology
@@ -91,3 +91,22 @@ def parity(router: Router, sentinels: str) -> int:
         groups: ShardGroups = sc.groups
         del value, subscribed, order, w, migrating
         return sc.locate("k") + len(groups) + stats.reads + sc.exists("k") + sc.delete("k")
+
+
+def everyday_commands(c: cloudroute.Client) -> int:
+    popped = c.execute_command("BLPOP", "l", 1, timeout=2.5)
+    masters: Dict[str, object] = c.execute_on_nodes("PING", target="masters")
+    one = c.execute_on_nodes("INFO", node="127.0.1.1:7001", raise_on_error=False)
+    keys: List[bytes] = list(c.scan_iter(match="user:*", count=100, _type="string"))
+    script: cloudroute.Script = c.register_script("return redis.call('GET', KEYS[1])")
+    value = script(keys=["k"], read_only=True, timeout=1)
+    sha: str = c.script_load("return 1") + script.sha
+    f = c.fcall("fn", 1, "k", "arg") or c.fcall_ro("fn", 0)
+    with c.pinned("{u}a") as p:
+        p.watch("{u}a")
+        p.multi()
+        p.execute_command("SET", "{u}a", 1)
+        done: Optional[List[Any]] = p.execute()
+        slot: int = p.slot
+    del popped, one, value, f, done
+    return len(masters) + len(keys) + len(sha) + slot + c.dbsize()

@@ -62,5 +62,7 @@ int CmdJedisHash(const std::vector<std::string> &args);
 int CmdRing(const std::vector<std::string> &args);
 // get | set | mget on a live cluster (--seeds), through the client.
 int CmdClient(const std::string &verb, const std::vector<std::string> &args);
+// exec: any command, routed by its key or sent to chosen nodes (cmd_exec.cpp).
+int CmdExec(const std::vector<std::string> &args);
 
 }  // namespace cli

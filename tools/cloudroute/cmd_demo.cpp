@@ -21,7 +21,6 @@ using Clock = std::chrono::steady_clock;
 
 struct DemoArgs {
   std::string seeds;
-  std::vector<std::pair<std::string, std::string>> remaps;
   int requests = 200;
   int fanout = 60;
   int keys = 2000;
@@ -40,14 +39,11 @@ double Percentile(std::vector<double> v, double p) {
 
 std::string KeyName(int i) { return "demo:key:" + std::to_string(i); }
 
-// A client with the shared locality, the remaps, and the given policy.
+// A client with the shared locality and remaps (RouterSetup), and the given policy.
 cr_client *NewClient(RouterSetup &setup, const DemoArgs &a, cr_policy policy) {
   cr_router_options o = setup.opts;
   o.policy = policy;
   cr_status s = cr_config_set_router_options(setup.cfg, &o);
-  for (const auto &[from, to] : a.remaps) {
-    if (s == CR_OK) s = cr_config_add_address_remap(setup.cfg, from.c_str(), to.c_str());
-  }
   cr_client *c = nullptr;
   if (s == CR_OK) {
     cr_client_options co = CR_CLIENT_OPTIONS_INIT;
@@ -257,12 +253,7 @@ int CmdDemo(const std::vector<std::string> &args) {
     const std::string v = rest[++i];
     if (f == "--seeds")
       a.seeds = v;
-    else if (f == "--remap") {
-      const size_t eq = v.find('=');
-      if (eq == std::string::npos)
-        return Usage("demo: --remap wants ANNOUNCED=DIAL, got '" + v + "'");
-      a.remaps.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-    } else if (f == "--requests")
+    else if (f == "--requests")
       a.requests = std::max(1, std::atoi(v.c_str()));
     else if (f == "--fanout")
       a.fanout = std::max(1, std::atoi(v.c_str()));

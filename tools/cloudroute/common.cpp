@@ -125,7 +125,7 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
     if (a == "--cluster-slots" || a == "--cluster-shards" || a == "--static" ||
         a == "--default-host" || a == "--local-cidr" || a == "--location-rule" ||
         a == "--client-location" || a == "--zone" || a == "--node-location" || a == "--weight" ||
-        a == "--policy" || a == "--seeds") {
+        a == "--policy" || a == "--seeds" || a == "--remap") {
       if (!value(&v)) return Usage(a + " needs a value");
     } else {
       rest->push_back(a);
@@ -155,6 +155,8 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
         s = cr_config_add_zone(cfg, x.c_str(), y.c_str());
       else if (a == "--node-location")
         s = cr_config_add_node_location(cfg, x.c_str(), y.c_str());
+      else if (a == "--remap")  // a live client dials DIAL for the node announced as x
+        s = cr_config_add_address_remap(cfg, x.c_str(), y.c_str());
       else {
         char *end = nullptr;
         const unsigned long w = std::strtoul(y.c_str(), &end, 10);

@@ -27,6 +27,11 @@ const char kHelp[] =
     "                          run on a live cluster through the client; --stats prints (stderr)\n"
     "                          where each read was served; --user U, --client-name N;\n"
     "                          the password comes from $CLOUDROUTE_PASSWORD\n"
+    "  exec --seeds ... [--node HOST:PORT | --all-masters | --all-nodes] [--read]\n"
+    "       [--key-index N] [--timeout MS] -- CMD ARG...\n"
+    "                          any command: routed by its key (argument N, default 1), or sent\n"
+    "                          to one node, every master or every node (each reply printed\n"
+    "                          under its address); --timeout replaces the tier timeout\n"
     "  demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--remap ANNOUNCED=DIAL]...\n"
     "                          fan-out reads on a live cluster: latency by policy, or a live view\n"
     "                          of where reads and writes go (scripts/demo.sh runs both)\n"
@@ -46,6 +51,8 @@ const char kHelp[] =
     "  --zone ZONE=cloud[/region[/zone]]      what a server-reported zone means\n"
     "  --node-location HOST:PORT|ID=cloud[/region[/zone]]\n"
     "  --weight HOST:PORT|ID=N                relative read weight (default 1)\n"
+    "  --remap ANNOUNCED=DIAL                 live commands dial DIAL for the node announced\n"
+    "                                         as ANNOUNCED (NAT, a proxy)\n"
     "\n"
     "policies: master, prefer-replica, local (default), local-replicas-first, nearest\n"
     "exit codes: 0 ok, 1 a key could not be routed, 2 usage or input error\n";
@@ -67,6 +74,7 @@ int main(int argc, char **argv) {
   if (cmd == "jedis-hash") return cli::CmdJedisHash(args);
   if (cmd == "ring") return cli::CmdRing(args);
   if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);
+  if (cmd == "exec") return cli::CmdExec(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());
     return cli::kExitOk;

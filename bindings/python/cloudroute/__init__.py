@@ -51,6 +51,7 @@ from ._native import (
 )
 from .client import READ, WRITE, Client, ClientStats, NodeStats
 from .sentinel import SentinelClient, SentinelStats
+from .commands import Pinned, Script
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
 from .errors import (
     ConnectionError,
@@ -100,6 +101,8 @@ __all__ = [
     "NodeStats",
     "SentinelClient",
     "SentinelStats",
+    "Pinned",
+    "Script",
     "READ",
     "WRITE",
     "Policy",

@@ -289,6 +289,57 @@ class Client:
     @property
     def closed(self) -> bool: ...
     def close(self) -> None: ...
+    def command_opts(
+        self, access: int, key_index: int, args: Iterable[_Arg], timeout_ms: Optional[int] = None
+    ) -> Any: ...
+    def command_nodes(
+        self, target: int, node: Optional[str], args: Iterable[_Arg], timeout_ms: Optional[int] = None
+    ) -> List[Tuple[str, Role, Any]]: ...
+    def scan(
+        self,
+        match: Optional[_Key] = None,
+        count: Optional[int] = None,
+        type: Optional[str] = None,
+        timeout_ms: Optional[int] = None,
+    ) -> Scan: ...
+    def eval_script(
+        self,
+        script: Script,
+        read_only: bool,
+        keys: Iterable[_Arg],
+        args: Iterable[_Arg],
+        timeout_ms: Optional[int] = None,
+    ) -> Any: ...
+    def fcall(
+        self,
+        function: str,
+        read_only: bool,
+        keys: Iterable[_Arg],
+        args: Iterable[_Arg],
+        timeout_ms: Optional[int] = None,
+    ) -> Any: ...
+    def pin(self, key: _Key) -> Pinned: ...
+
+@final
+class Scan:
+    def next(self) -> Optional[List[bytes]]: ...
+    @property
+    def address(self) -> Optional[str]: ...
+    def close(self) -> None: ...
+
+@final
+class Script:
+    def __init__(self, body: _Key) -> None: ...
+    @property
+    def sha(self) -> str: ...
+
+@final
+class Pinned:
+    def command(
+        self, key_indexes: Iterable[int], args: Iterable[_Arg], timeout_ms: Optional[int] = None
+    ) -> Any: ...
+    @property
+    def slot(self) -> int: ...
 
 @final
 class SentinelStats(structseq[Any], Tuple[bool, int, int, int, int, int, int, int, int, int, int, int, int]):

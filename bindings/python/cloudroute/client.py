@@ -29,6 +29,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from . import _native
 from ._lifecycle import Closing
 from ._native import ClientStats, NodeStats
+from .commands import ClientCommands, _timeout_ms
 from .errors import InvalidArgumentError
 
 __all__ = ["Client", "ClientStats", "NodeStats", "READ", "WRITE"]
@@ -73,7 +74,7 @@ def _ms(value: Expiry, what: str, unit_ms: int) -> int:
     return ms
 
 
-class Client(Closing, _native.Client):
+class Client(Closing, ClientCommands):
     """A Redis Cluster client whose reads go to the nearest candidate.
 
     ``seeds`` is ``"host:port[,host:port...]"`` or a list of ``"host:port"`` /
@@ -90,7 +91,9 @@ class Client(Closing, _native.Client):
     Commands covered with redis-py's call shapes: get, set (ex/px/nx/xx/
     keepttl/get), delete, exists, expire, pexpire, ttl, pttl, incr, incrby,
     decr, hget, hset, hdel, hgetall, mget, mset, plus execute_command for any
-    single-key command.
+    single-key command (``timeout=`` for a call-level timeout), and from
+    :class:`cloudroute.commands.ClientCommands`: execute_on_nodes, dbsize,
+    script_load, scan_iter, register_script, fcall, fcall_ro, pinned.
     """
 
     def __init__(
@@ -160,13 +163,20 @@ class Client(Closing, _native.Client):
 
     # -- generic -------------------------------------------------------------
 
-    def execute_command(self, *args: Arg, read: bool = False, key_index: int = 1) -> Any:
+    def execute_command(
+        self, *args: Arg, read: bool = False, key_index: int = 1, timeout: Optional[float] = None
+    ) -> Any:
         """Any single-key command: ``execute_command("HINCRBY", "h", "f", 2)``.
 
         ``read=True`` lets a replica serve it (local candidates first); the
         default sends it to the key's master. ``key_index`` is the position of
-        the key that places the command (1 for most commands).
+        the key that places the command (1 for most commands). ``timeout``
+        (seconds) replaces the node's tier timeout for this call — for
+        BLPOP, XREAD BLOCK, WAIT or a slow command; its passing raises
+        TimeoutError but does not mark the node down.
         """
+        if timeout is not None:
+            return self.command_opts(READ if read else WRITE, key_index, args, _timeout_ms(timeout))
         return self.command(READ if read else WRITE, key_index, args)
 
     # -- strings -------------------------------------------------------------

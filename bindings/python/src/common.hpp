@@ -187,6 +187,7 @@ void InitRing(py::module_ &m);
 void InitShardGroups(py::module_ &m);
 void InitClient(py::module_ &m);
 void InitSentinelClient(py::module_ &m);
+void InitClientCommands(py::module_ &m);  // after InitClient: adds to its Client
 
 // Wrapped handles, shared between sections.
 struct Topology {

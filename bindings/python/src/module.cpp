@@ -15,6 +15,7 @@ PYBIND11_MODULE(_native, m) {
   crpy::InitShardGroups(m);
   crpy::InitClient(m);
   crpy::InitSentinelClient(m);
+  crpy::InitClientCommands(m);
   m.attr("VERSION") = cr_version();              // the linked library
   m.attr("HEADER_VERSION") = CR_VERSION_STRING;  // the header compiled against
   m.attr("VERSION_NUMBER") = cr_version_number();

@@ -45,12 +45,17 @@
 #include <vector>
 
 #include "cloudroute/core/router.hpp"
+#include "cloudroute/net/call_options.hpp"
 #include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/cluster_observer.hpp"
+#include "cloudroute/net/cluster_scan.hpp"
 #include "cloudroute/net/command_executor.hpp"
 #include "cloudroute/net/discovery.hpp"
+#include "cloudroute/net/node_commands.hpp"
 #include "cloudroute/net/node_pools.hpp"
+#include "cloudroute/net/pinned.hpp"
 #include "cloudroute/net/refresher.hpp"
+#include "cloudroute/net/script.hpp"
 #include "cloudroute/net/stats.hpp"
 
 namespace cloudroute {
@@ -65,8 +70,36 @@ class Client {
   Client(const Client &) = delete;
   Client &operator=(const Client &) = delete;
 
-  // Any command on one key (args is the whole command, binary-safe).
-  Result<ReplyPtr> Execute(Access access, std::string_view key, const Args &args);
+  // Any command on one key (args is the whole command, binary-safe); call:
+  // a call-level timeout (call_options.hpp).
+  Result<ReplyPtr> Execute(Access access, std::string_view key, const Args &args,
+                           const CallOptions &call = {});
+  // Any command on the slot every key shares (EVAL, FCALL: the keys are
+  // numkeys arguments); kInvalid ("CROSSSLOT …") before anything is sent
+  // when they do not share one; no keys: a random slot's shard.
+  Result<ReplyPtr> ExecuteKeys(Access access, const std::vector<std::string> &keys,
+                               const Args &args, const CallOptions &call = {});
+
+  // Keyless and node-targeted commands (node_commands.hpp): address names
+  // the node for NodeTarget::kNode. Each node's answer is in its entry.
+  Result<std::vector<NodeReply>> ExecuteOnNodes(NodeTarget target, const std::string &address,
+                                                const Args &args, const CallOptions &call = {});
+  // EVALSHA (EVALSHA_RO when read_only: a replica may answer) of script,
+  // routed by its keys as ExecuteKeys; NOSCRIPT loads the body on that node
+  // and sends it once more.
+  Result<ReplyPtr> EvalScript(const Script &script, bool read_only,
+                              const std::vector<std::string> &keys,
+                              const std::vector<std::string> &args, const CallOptions &call = {});
+  // A connection to the master of slot, for a transaction (pinned.hpp).
+  Result<std::unique_ptr<Pinned>> Pin(uint16_t slot) {
+    return Pinned::Acquire(&ctx_, &pools_, slot);
+  }
+
+  // SCAN over every shard (cluster_scan.hpp). The scan must not outlive
+  // the client.
+  std::unique_ptr<ClusterScan> Scan(ScanOptions opts) {
+    return std::make_unique<ClusterScan>(&ctx_, &executor_, std::move(opts));
+  }
 
   Result<ReplyPtr> Get(const std::string &key);
   Status Set(const std::string &key, const std::string &value, uint64_t ttl_ms = 0);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cloudroute/net/call_options.hpp"
 #include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/outcome.hpp"
@@ -28,9 +29,20 @@ class CommandExecutor {
   CommandExecutor &operator=(const CommandExecutor &) = delete;
 
   // Any command on one key (args is the whole command, binary-safe).
-  Result<ReplyPtr> Execute(Access access, std::string_view key, const Args &args);
-  // The same for a slot: follows redirects, retries, falls back.
-  Result<ReplyPtr> ExecuteSlot(Access access, uint16_t slot, const Args &args);
+  Result<ReplyPtr> Execute(Access access, std::string_view key, const Args &args,
+                           const CallOptions &call = {});
+  // The same for a slot: follows redirects, retries, falls back. With
+  // call.script, a NOSCRIPT reply is answered by SCRIPT LOAD of it on the
+  // node that gave it and the command is sent once more (it did not run).
+  Result<ReplyPtr> ExecuteSlot(Access access, uint16_t slot, const Args &args,
+                               const CallOptions &call = {});
+
+  // One attempt on a node the caller chose (no redirect, retry or
+  // fallback): for commands bound to one node, like a shard's SCAN.
+  Outcome RunOn(NodeEntry *node, Tier tier, Access access, const Args &args,
+                const CallOptions &call) {
+    return TryNode(node, tier, access, args, nullptr, call);
+  }
 
   // Multi-key, split by slot and fanned out.
   Result<ReplyPtr> MGet(const std::vector<std::string> &keys);  // array in key order
@@ -38,10 +50,15 @@ class CommandExecutor {
   Result<int64_t> Del(const std::vector<std::string> &keys);
 
  private:
-  // One attempt on one node (asking: ASKING first, in the same round trip).
-  Outcome TryNode(NodeEntry *node, Tier tier, Access access, const Args &args, bool asking);
-  // The read candidates of the slot in poll order until one answers.
-  Outcome TryRead(const CandidateSet &set, const Args &args, uint16_t slot);
+  // One attempt on one node (prefix: ASKING or SCRIPT LOAD first, in the
+  // same round trip; an error reply to it is the outcome).
+  Outcome TryNode(NodeEntry *node, Tier tier, Access access, const Args &args, const Args *prefix,
+                  const CallOptions &call);
+  // The read candidates of the slot in poll order until one answers; when
+  // every one is marked down, each is still tried, in candidate order. A
+  // failure names every node tried and why.
+  Outcome TryRead(const CandidateSet &set, const Args &args, uint16_t slot,
+                  const CallOptions &call);
 
   ClientContext *const ctx_;
   NodePools *const pools_;

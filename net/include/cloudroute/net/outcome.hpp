@@ -26,6 +26,11 @@ struct Outcome {
   uint16_t slot = 0;  // kMoved / kAsk
   std::string host;
   uint16_t port = 0;
+  NodeEntry *node = nullptr;  // who answered (or failed), when one was tried
+  Tier tier = Tier::kUnknown;
+  // The deadline of a blocking command or of a call-level timeout passed: not
+  // the node's failure, and no other candidate is tried (call_options.hpp).
+  bool waited = false;
 };
 
 // node: the node that answered (an empty or "?" host in a redirect means it).

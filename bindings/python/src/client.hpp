@@ -1,0 +1,51 @@
+// Internal to the binding: the live client's handle, argument and reply
+// conversion, shared by its sections (client.cpp: the client and its plain
+// commands; commands.cpp: per-call timeouts, node-targeted commands, SCAN,
+// scripts, pinned connections).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "command_args.hpp"
+#include "common.hpp"
+
+namespace crpy {
+
+struct ClientHandle {
+  cr_client *c = nullptr;
+  ClientHandle() = default;
+  ClientHandle(const ClientHandle &) = delete;
+  ClientHandle &operator=(const ClientHandle &) = delete;
+  ~ClientHandle() { cr_client_free(c); }
+};
+
+struct Client {
+  std::shared_ptr<ClientHandle> h;  // read and reset with the GIL held only
+
+  std::shared_ptr<ClientHandle> Acquire() const {
+    if (!h) ThrowInvalid("the client is closed");
+    return h;
+  }
+};
+
+using ReplyPtr = std::unique_ptr<cr_reply, void (*)(cr_reply *)>;
+
+// Runs f(cr_client *) without the GIL, holding a reference to the handle.
+template <class F>
+cr_status NoGil(const Client &self, F f) {
+  std::shared_ptr<ClientHandle> h = self.Acquire();
+  cr_status st;
+  {
+    py::gil_scoped_release nogil;
+    st = f(h->c);
+    h.reset();  // the last reference (after close()) frees here, without the GIL
+  }
+  return st;
+}
+
+// Arguments (Args, CommandCall): command_args.hpp, shared with the Sentinel
+// client. FromReply and ReplyResult: common.hpp.
+
+}  // namespace crpy

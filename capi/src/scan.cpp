@@ -1,0 +1,75 @@
+// C API: SCAN over the whole cluster.
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "live.hpp"
+
+using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
+namespace net = cloudroute::net;
+
+namespace {
+constexpr cr_scan_options kScanDefaults = CR_SCAN_OPTIONS_INIT;
+}  // namespace
+
+extern "C" {
+
+cr_status cr_scan_options_init(cr_scan_options *opts, size_t size) {
+  return Guard([&] { return InitOptions(opts, size, kScanDefaults, "cr_scan_options_init"); });
+}
+
+cr_status cr_scan_new(cr_scan **out, cr_client *c, const cr_scan_options *opts) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_scan_new";
+    if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
+    *out = nullptr;
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    cr_scan_options o;
+    if (cr_status s = ReadInput(&o, opts, kScanDefaults, fn, "opts"); s != CR_OK) return s;
+    if (cr_status s = Bytes(o.match, o.match_len, fn, "match"); s != CR_OK) return s;
+    net::ScanOptions so;
+    so.has_match = o.match != nullptr;
+    if (o.match != nullptr) so.match.assign(static_cast<const char *>(o.match), o.match_len);
+    so.count = o.count;
+    if (o.type != nullptr) {
+      if (o.type[0] == '\0') return Fail(CR_EINVAL, std::string(fn) + ": type is empty");
+      so.type = o.type;
+    }
+    so.timeout_ms = o.timeout_ms;
+    auto s = std::make_unique<cr_scan>();
+    s->scan = c->client->Scan(std::move(so));
+    *out = s.release();
+    return CR_OK;
+  });
+}
+
+cr_status cr_scan_next(cr_reply **out, cr_scan *s) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_scan_next";
+    if (cr_status st = NotNull(out, fn, "out"); st != CR_OK) return st;
+    *out = nullptr;
+    if (cr_status st = NotNull(s, fn, "scan"); st != CR_OK) return st;
+    std::vector<std::string> keys;
+    bool done = false;
+    if (cr_status st = Check(s->scan->Next(&keys, &done)); st != CR_OK) return st;
+    if (done) return CR_OK;
+    if (s->scan->node() != nullptr) s->address = s->scan->node()->address;
+    auto r = std::make_unique<cr_reply>();
+    r->type = CR_REPLY_TYPE_ARRAY;
+    r->elements.resize(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      r->elements[i].type = CR_REPLY_TYPE_STRING;
+      r->elements[i].str = std::move(keys[i]);
+    }
+    *out = r.release();
+    return CR_OK;
+  });
+}
+
+const char *cr_scan_get_address(const cr_scan *s) {
+  return s == nullptr || s->address.empty() ? nullptr : s->address.c_str();
+}
+
+void cr_scan_free(cr_scan *s) { delete s; }
+
+}  // extern "C"

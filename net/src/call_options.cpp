@@ -1,0 +1,67 @@
+// Per-call options and blocking commands (see call_options.hpp).
+#include "cloudroute/net/call_options.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+
+namespace cloudroute {
+namespace net {
+
+bool ArgIs(const std::string &arg, const char *upper) {
+  size_t i = 0;
+  for (; upper[i] != '\0'; ++i) {
+    if (i >= arg.size() ||
+        std::toupper(static_cast<unsigned char>(arg[i])) != static_cast<unsigned char>(upper[i]))
+      return false;
+  }
+  return i == arg.size();
+}
+
+namespace {
+
+// A timeout argument in seconds (BLPOP accepts decimals) or milliseconds, as
+// ms; 0 (wait forever) for a value that does not parse: the server refuses
+// it, and until it does nothing bounds the wait.
+int64_t WaitArg(const std::string &text, double scale) {
+  char *end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0) return 0;
+  return static_cast<int64_t>(std::min(std::ceil(v * scale), 1e15));
+}
+
+// XREAD / XREADGROUP: BLOCK ms among the options before STREAMS.
+int64_t StreamBlockMs(const Args &args) {
+  for (size_t i = 1; i + 1 < args.size(); ++i) {
+    if (ArgIs(args[i], "STREAMS")) break;
+    if (ArgIs(args[i], "BLOCK")) return WaitArg(args[i + 1], 1);
+  }
+  return -1;
+}
+
+}  // namespace
+
+int64_t BlockingWaitMs(const Args &args) {
+  if (args.size() < 2) return -1;
+  const std::string &cmd = args[0];
+  if (ArgIs(cmd, "BLPOP") || ArgIs(cmd, "BRPOP") || ArgIs(cmd, "BZPOPMIN") ||
+      ArgIs(cmd, "BZPOPMAX") || ArgIs(cmd, "BRPOPLPUSH") || ArgIs(cmd, "BLMOVE")) {
+    return WaitArg(args.back(), 1000);
+  }
+  if (ArgIs(cmd, "BLMPOP") || ArgIs(cmd, "BZMPOP")) return WaitArg(args[1], 1000);
+  if (ArgIs(cmd, "XREAD") || ArgIs(cmd, "XREADGROUP")) return StreamBlockMs(args);
+  if (ArgIs(cmd, "WAIT") && args.size() >= 3) return WaitArg(args[2], 1);
+  if (ArgIs(cmd, "WAITAOF") && args.size() >= 4) return WaitArg(args[3], 1);
+  return -1;
+}
+
+uint32_t CommandTimeoutMs(const Args &args, const CallOptions &call, uint32_t tier_ms) {
+  if (call.timeout_ms != 0) return call.timeout_ms;
+  const int64_t wait = BlockingWaitMs(args);
+  if (wait <= 0) return tier_ms;
+  return static_cast<uint32_t>(std::min<int64_t>(wait + tier_ms, UINT32_MAX));
+}
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,152 @@
+// `cloudroute exec --seeds HOST:PORT[,…] [--node H:P | --all-masters |
+// --all-nodes] [--read] [--key-index N] [--timeout MS] -- CMD ARG…`: any
+// command on a live cluster. Without a target it is routed by its key
+// (argument --key-index, default 1: GET key, HSET key …; a write to the
+// master unless --read); with one it goes to that node, every master or
+// every node (cr_client_command_nodes), and each node's answer is printed
+// under its address. --timeout replaces the tier timeout for the call
+// (BLPOP, XREAD BLOCK, WAIT). Locality, --policy, --remap, --user,
+// --client-name and --stats as for get/set/mget.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "client_setup.hpp"
+
+namespace cli {
+
+namespace {
+
+// A reply as redis-cli prints one: strings (escaped by Printable: a reply
+// cannot drive the terminal), "(nil)", "(integer) N", "(error) …", arrays as
+// numbered lines, indented per level.
+void Print(const cr_reply *r, const std::string &indent, bool first_line_indented) {
+  const std::string lead = first_line_indented ? indent : "";
+  size_t len = 0;
+  const char *p = cr_reply_get_string(r, &len);
+  switch (cr_reply_get_type(r)) {
+    case CR_REPLY_TYPE_NIL:
+      std::printf("%s(nil)\n", lead.c_str());
+      return;
+    case CR_REPLY_TYPE_INTEGER:
+    case CR_REPLY_TYPE_BOOL:
+      std::printf("%s(integer) %lld\n", lead.c_str(),
+                  static_cast<long long>(cr_reply_get_integer(r)));
+      return;
+    case CR_REPLY_TYPE_ERROR:
+      std::printf("%s(error) %s\n", lead.c_str(), Printable(std::string_view(p, len)).c_str());
+      return;
+    case CR_REPLY_TYPE_ARRAY:
+    case CR_REPLY_TYPE_MAP: {
+      const size_t n = cr_reply_get_count(r);
+      if (n == 0) std::printf("%s(empty array)\n", lead.c_str());
+      for (size_t i = 0; i < n; ++i) {
+        const std::string num = std::to_string(i + 1) + ") ";
+        std::printf("%s%s", i == 0 ? lead.c_str() : indent.c_str(), num.c_str());
+        Print(cr_reply_get_element(r, i), indent + std::string(num.size(), ' '), false);
+      }
+      return;
+    }
+    default:
+      std::printf("%s%s\n", lead.c_str(), Printable(std::string_view(p, len)).c_str());
+  }
+}
+
+}  // namespace
+
+int CmdExec(const std::vector<std::string> &args) {
+  // Everything after "--" is the command, whatever it looks like.
+  std::vector<std::string> opts, cmd;
+  bool in_cmd = false;
+  for (const std::string &a : args) {
+    if (!in_cmd && a == "--") {
+      in_cmd = true;
+      continue;
+    }
+    (in_cmd ? cmd : opts).push_back(a);
+  }
+  ClientSetup setup;
+  std::vector<std::string> rest;
+  if (int rc = setup.Parse(opts, &rest)) return rc;
+  std::string node;
+  int target = -1;  // none: routed by the key
+  bool read = false;
+  unsigned long key_index = 1;
+  cr_call_options call = CR_CALL_OPTIONS_INIT;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    const std::string &a = rest[i];
+    auto number = [&](unsigned long *out) {
+      if (i + 1 >= rest.size()) return false;
+      char *end = nullptr;
+      const std::string &v = rest[++i];
+      *out = std::strtoul(v.c_str(), &end, 10);
+      return !v.empty() && v[0] != '-' && *end == '\0' && *out <= 0xFFFFFFFFul;
+    };
+    unsigned long v = 0;
+    if (a == "--node") {
+      if (i + 1 >= rest.size()) return Usage("exec: --node needs HOST:PORT");
+      node = rest[++i];
+      target = CR_TARGET_NODE;
+    } else if (a == "--all-masters" || a == "--all-nodes") {
+      if (target != -1) return Usage("exec: give one of --node, --all-masters, --all-nodes");
+      target = a == "--all-masters" ? CR_TARGET_MASTERS : CR_TARGET_ALL_NODES;
+    } else if (a == "--read") {
+      read = true;
+    } else if (a == "--key-index") {
+      if (!number(&key_index) || key_index == 0) return Usage("exec: --key-index wants N >= 1");
+    } else if (a == "--timeout") {
+      if (!number(&v) || v == 0) return Usage("exec: --timeout wants milliseconds > 0");
+      call.timeout_ms = static_cast<uint32_t>(v);
+    } else {
+      return Usage("exec: unknown option '" + a + "' (the command goes after --)");
+    }
+  }
+  if (cmd.empty()) return Usage("exec: no command (cloudroute exec [options] -- CMD ARG...)");
+  if (target == -1 && key_index >= cmd.size()) {
+    return Usage("exec: " + cmd[0] + " has no argument " + std::to_string(key_index) +
+                 " to route by; give --key-index, --node, --all-masters or --all-nodes");
+  }
+  if (int rc = setup.Connect()) return rc;
+  std::vector<const void *> p;
+  std::vector<size_t> l;
+  for (const std::string &a : cmd) {
+    p.push_back(a.data());
+    l.push_back(a.size());
+  }
+  const auto before = setup.NodeStats();
+  int exit_code = kExitOk;
+  if (target == -1) {
+    cr_reply *r = nullptr;
+    const cr_status s =
+        cr_client_command_opts(&r, setup.client, &call, read ? CR_ACCESS_READ : CR_ACCESS_WRITE,
+                               key_index, p.size(), p.data(), l.data());
+    if (s != CR_OK) return Die(cmd[0], s), kExitCommandFailed;
+    Print(r, "", true);
+    cr_reply_free(r);
+  } else {
+    cr_node_replies *r = nullptr;
+    const cr_status s = cr_client_command_nodes(
+        &r, setup.client, &call, static_cast<cr_target>(target),
+        node.empty() ? nullptr : node.c_str(), p.size(), p.data(), l.data());
+    if (s != CR_OK) return Die(cmd[0], s), kExitCommandFailed;
+    for (size_t i = 0; i < cr_node_replies_get_count(r); ++i) {
+      std::printf("%s (%s):\n", cr_node_replies_get_address(r, i),
+                  cr_role_name(cr_node_replies_get_role(r, i)));
+      const cr_reply *reply = cr_node_replies_get_reply(r, i);
+      if (reply != nullptr) {
+        Print(reply, "  ", true);
+      } else {
+        std::printf("  (error) %s: %s\n", cr_status_str(cr_node_replies_get_status(r, i)),
+                    Printable(cr_node_replies_get_error(r, i)).c_str());
+      }
+    }
+    if (cr_node_replies_get_failed(r) > 0) exit_code = kExitCommandFailed;
+    cr_node_replies_free(r);
+  }
+  setup.PrintServed(cmd[0], before);
+  setup.PrintTotals();
+  return exit_code;
+}
+
+}  // namespace cli
