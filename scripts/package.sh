@@ -46,7 +46,8 @@ python_artifacts() {
     grep -E 'New WHEEL info tags|Fixed-up wheel' || true
   ls "$dist"/cloudroute-*manylinux*.whl >/dev/null
   echo "== package: Python sdist"
-  .venv/bin/python -m build -q --sdist --no-isolation -o "$dist" ./bindings/python >/dev/null
+  .venv/bin/python -m build --sdist --no-isolation -o "$dist" ./bindings/python >"$raw/sdist.log" 2>&1 ||
+    { cat "$raw/sdist.log" >&2; exit 1; }
   ls "$dist"/cloudroute-*.tar.gz
 }
 
