@@ -65,7 +65,7 @@ deb_artifacts() {
 jar_artifacts() {
   echo "== package: JVM jar (Maven; the tests run in tests/java/run.sh)"
   rm -f "$dist"/cloudroute-*.jar
-  (cd bindings/java && ${MVN:-mvn} -B -q "-Dmaven.repo.local=$root/.m2" -DskipTests package)
+  (cd bindings/java && ${MVN:-mvn} -B -q -Dstyle.color=never "-Dmaven.repo.local=$root/.m2" -DskipTests package)
   local jar
   jar=$(ls bindings/java/target/cloudroute-*.jar | grep -v -e '-sources' -e '-javadoc' -e '-tests')
   cp "$jar" "$dist"/
