@@ -4,7 +4,9 @@
 # against real redis-server processes that the tests start and stop
 # themselves on 127.0.x.x; the Python and JVM stages; then the unit, C API and
 # integration tests again under ASan + UBSan, the concurrency tests under
-# ThreadSanitizer, and a short run of every libFuzzer target.
+# ThreadSanitizer, and a short run of every libFuzzer target. The package
+# stage builds the artifacts of scripts/package.sh and installs each
+# (tests/package/run.sh).
 #
 #   ./scripts/deps.sh && ./scripts/test.sh   the README's command (CI runs it)
 #   ./scripts/test.sh --fast     skip the ASan + UBSan, TSan and fuzz passes
@@ -54,6 +56,14 @@ tests/python/run.sh
 # Lettuce adapters against live clusters, -Xcheck:jni (tests/java/run.sh).
 stage "java and clojure (tests/java/run.sh)"
 tests/java/run.sh
+
+# Packages: every artifact of scripts/package.sh into dist/ (the wheel and the
+# jar reuse the two stages' builds; the Debian packages build preset package),
+# then each installed as a user gets it: the wheel and the sdist in fresh
+# virtualenvs, the .debs with apt-get (removed again), the jar alone.
+stage "packages (scripts/package.sh, tests/package/run.sh)"
+scripts/package.sh
+tests/package/run.sh
 
 if ((fast == 0)); then
   stage "build (preset asan: ASan + UBSan)"

