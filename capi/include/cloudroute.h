@@ -289,7 +289,9 @@ typedef enum cr_policy {
   CR_POLICY_PREFER_REPLICA = 1,       /* replicas (nearest tier first), then the master */
   CR_POLICY_LOCAL = 2,                /* per tier, nearest first: master, then replicas */
   CR_POLICY_LOCAL_REPLICAS_FIRST = 3, /* per tier, nearest first: replicas, then master */
-  CR_POLICY_NEAREST = 4               /* by measured RTT, with a tolerance band */
+  CR_POLICY_NEAREST = 4,              /* by measured RTT, with a tolerance band */
+  CR_POLICY_LOCAL_SPREAD = 5, /* per tier, nearest first: master and replicas share by weight */
+  CR_POLICY_REPLICA_ONLY = 6 /* replicas only, nearest tier first; never a master (fails instead) */
 } cr_policy;
 
 /* How far a node is from the client: the first level at which their
@@ -366,13 +368,36 @@ CR_API cr_status cr_router_options_init(cr_router_options *opts, size_t size);
 CR_API cr_status cr_config_set_router_options(cr_config *cfg, const cr_router_options *opts);
 
 /* Parse a policy name: "master", "prefer-replica", "local",
- * "local-replicas-first", "nearest" (case-insensitive, '_' == '-').
+ * "local-replicas-first", "nearest", "local-spread", "replica-only"
+ * (case-insensitive, '_' == '-').
  * Errors: CR_EINVAL (NULL, or no such policy). Pure function. */
 CR_API cr_status cr_policy_from_name(cr_policy *out, const char *name);
 /* Names of policies and tiers ("local", "same-region", …): static text, "?"
  * for a value that is none. Pure functions. */
 CR_API const char *cr_policy_name(cr_policy policy);
 CR_API const char *cr_tier_name(cr_tier tier);
+
+/* ---- read selection: how a read picks among candidates of equal rank ---- */
+
+typedef enum cr_selection {
+  /* weighted random from the router's seeded streams (the default) */
+  CR_SELECTION_RANDOM = 0,
+  /* steady weighted round-robin per shard: over every W consecutive reads of
+   * a shard's rank (W = the rank's total weight) each node is tried first
+   * exactly `weight` times, interleaved; a node that is down is skipped as
+   * under random selection */
+  CR_SELECTION_ROUND_ROBIN = 1
+} cr_selection;
+
+/* The selection of routers, clients and shard-group tables made from cfg
+ * (default CR_SELECTION_RANDOM). Errors: CR_EINVAL (NULL, an unknown value).
+ * Thread-safety: as every cr_config_* call. */
+CR_API cr_status cr_config_set_selection(cr_config *cfg, cr_selection selection);
+/* Parse "random" or "round-robin" (case-insensitive, '_' == '-').
+ * Errors: CR_EINVAL (NULL, or no such selection). Pure function. */
+CR_API cr_status cr_selection_from_name(cr_selection *out, const char *name);
+/* "random", "round-robin": static text, "?" for a value that is none. Pure function. */
+CR_API const char *cr_selection_name(cr_selection selection);
 
 /* ======================================================================
  * Router: thread-safe routing on the current snapshot
@@ -713,6 +738,29 @@ CR_API cr_status cr_jump_hash(uint32_t *out_bucket, uint64_t key, uint32_t num_b
  * CR_FAMILY_KEY_SIZE bytes); CR_EBUFS when cap < *needed. Pure function. */
 CR_API cr_status cr_family_key(char *buf, size_t cap, size_t *needed, const char *family,
                                const void *key, size_t key_len);
+
+/* ---- family-key variants: which Java hash wrote the stored keys ---- */
+
+typedef enum cr_family_key_variant {
+  /* Jedis Hashing.MURMUR_HASH.hash(String): MurmurHash64A, seed 0x1234ABCD
+   * (what cr_family_key computes) */
+  CR_FAMILY_KEY_VARIANT_JEDIS = 0,
+  /* commons-codec MurmurHash2.hash64(String): MurmurHash64A, seed 0xe17a1465 */
+  CR_FAMILY_KEY_VARIANT_COMMONS_CODEC = 1
+} cr_family_key_variant;
+
+/* cr_family_key with the hash of the given variant. Both Java classes hash
+ * the String's UTF-8 bytes, so pass family and key as UTF-8 to match keys
+ * stored from Java. Errors: as cr_family_key, and CR_EINVAL for an unknown
+ * variant. Pure function. */
+CR_API cr_status cr_family_key_as(char *buf, size_t cap, size_t *needed,
+                                  cr_family_key_variant variant, const char *family,
+                                  const void *key, size_t key_len);
+/* Parse "jedis" or "commons-codec" (case-insensitive, '_' == '-').
+ * Errors: CR_EINVAL (NULL, or no such variant). Pure function. */
+CR_API cr_status cr_family_key_variant_from_name(cr_family_key_variant *out, const char *name);
+/* "jedis", "commons-codec": static text, "?" for a value that is none. Pure function. */
+CR_API const char *cr_family_key_variant_name(cr_family_key_variant variant);
 
 typedef struct cr_shard_groups cr_shard_groups;
 

@@ -53,22 +53,20 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
   NodeRegistry &reg = ctx_->router->registry();
   Outcome result;
   uint32_t tried = 0, failed = 0;
-  VisitInPollOrder(
-      set, [&reg]() { return reg.NextRandom(); },
-      [&](const Candidate &c) {
-        // Admit() claims a half-open probe: only ask it of a node we will try.
-        if (!c.node->health.Admit(reg.clock(), reg.health_config())) return false;
-        ++tried;
-        Outcome o = TryNode(c.node, c.tier, Access::kRead, args, false);
-        if (o.kind == OutcomeKind::kNodeFailed) {
-          ++failed;
-          result = std::move(o);
-          return false;
-        }
-        if (failed > 0) ctx_->stats.Add(&Stats::fallbacks);
-        result = std::move(o);
-        return true;
-      });
+  VisitReadOrder(set, reg, [&](const Candidate &c) {
+    // Admit() claims a half-open probe: only ask it of a node we will try.
+    if (!c.node->health.Admit(reg.clock(), reg.health_config())) return false;
+    ++tried;
+    Outcome o = TryNode(c.node, c.tier, Access::kRead, args, false);
+    if (o.kind == OutcomeKind::kNodeFailed) {
+      ++failed;
+      result = std::move(o);
+      return false;
+    }
+    if (failed > 0) ctx_->stats.Add(&Stats::fallbacks);
+    result = std::move(o);
+    return true;
+  });
   if (tried == 0) {
     result.kind = OutcomeKind::kNodeFailed;
     result.status = Error(Code::kUnavailable, "every read candidate of slot " +
