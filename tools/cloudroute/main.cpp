@@ -21,6 +21,8 @@ const char kHelp[] =
     "       [--key-tags] [KEY...]\n"
     "                          each key's 0-based shard on a client-side sharding ring\n"
     "                          (SPEC: NAME=WEIGHT,...; =WEIGHT is an unnamed shard)\n"
+    "  family-key [--variant jedis|commons-codec] FAMILY KEY\n"
+    "                          the stored key of the family-key design (decimal MurmurHash)\n"
     "  get --seeds HOST:PORT[,...] [LOCALITY] [--policy P] [--stats] KEY...\n"
     "  mget --seeds ... [LOCALITY] [--policy P] [--stats] KEY...\n"
     "  set --seeds ... KEY VALUE\n"
@@ -47,7 +49,10 @@ const char kHelp[] =
     "  --node-location HOST:PORT|ID=cloud[/region[/zone]]\n"
     "  --weight HOST:PORT|ID=N                relative read weight (default 1)\n"
     "\n"
-    "policies: master, prefer-replica, local (default), local-replicas-first, nearest\n"
+    "  --selection random|round-robin         how a read picks among equal candidates\n"
+    "\n"
+    "policies: master, prefer-replica, local (default), local-replicas-first, nearest,\n"
+    "          local-spread, replica-only\n"
     "exit codes: 0 ok, 1 a key could not be routed, 2 usage or input error\n";
 
 }  // namespace
@@ -66,6 +71,7 @@ int main(int argc, char **argv) {
   if (cmd == "demo") return cli::CmdDemo(args);
   if (cmd == "jedis-hash") return cli::CmdJedisHash(args);
   if (cmd == "ring") return cli::CmdRing(args);
+  if (cmd == "family-key") return cli::CmdFamilyKey(args);
   if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());

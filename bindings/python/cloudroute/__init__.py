@@ -49,6 +49,7 @@ from ._native import (
 )
 from .client import READ, WRITE, Client, ClientStats, NodeStats
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
+from ._types import FamilyKeyVariant, Selection
 from .errors import (
     ConnectionError,
     Error,
@@ -104,6 +105,8 @@ __all__ = [
     "RingAlgo",
     "HashAlgo",
     "RingNaming",
+    "Selection",
+    "FamilyKeyVariant",
     "Error",
     "InvalidArgumentError",
     "ParseError",
@@ -172,6 +175,7 @@ class Config(_native.Config):
             weights={"10.0.0.5:6379": 2},
             address_remap={"10.0.0.5:6379": "nat-gw:16379"},  # the live Client dials here
             policy="local",                              # or a Policy
+            selection="random",                          # or "round-robin", a Selection
         )
 
     Each entry is checked at once: a bad CIDR raises ParseError here.
@@ -193,6 +197,7 @@ class Config(_native.Config):
         failure_threshold: Optional[int] = None,
         down_cooldown_ms: Optional[int] = None,
         seed: Optional[int] = None,
+        selection: Union[Selection, str, None] = None,
     ) -> None:
         super().__init__()
         if client_location is not None:
@@ -219,6 +224,8 @@ class Config(_native.Config):
                 down_cooldown_ms=down_cooldown_ms,
                 seed=seed,
             )
+        if selection is not None:
+            self.set_selection(selection)
 
 
 #: A ring shard: a name (str or bytes), None for an unnamed shard, or a
