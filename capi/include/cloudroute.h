@@ -1056,6 +1056,55 @@ typedef struct cr_client_node_stats {
 CR_API cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
                                           cr_client *c);
 
+/* ---- operator view: log events and Prometheus metrics of the client ---- */
+
+typedef enum cr_log_level {
+  CR_LOG_LEVEL_DEBUG = 0, /* every refresh, failed probes of a node already down */
+  CR_LOG_LEVEL_INFO = 1,  /* node marked up, MOVED/ASK redirects */
+  CR_LOG_LEVEL_WARN = 2,  /* node marked down, failover seen, refresh failed, read fallback */
+  CR_LOG_LEVEL_ERROR = 3
+} cr_log_level;
+
+/* One structured field of a log event, e.g. {"node", "10.0.0.5:6379"},
+ * {"slot", "1234"}, {"tier", "other-cloud"}, {"error", "..."}: NUL-terminated UTF-8. */
+typedef struct cr_log_field {
+  const char *key;
+  const char *value;
+} cr_log_field;
+
+/* Receives one event: its level, message ("node marked down", "failover
+ * seen", "refresh failed", "MOVED redirect", "read fell back to a later
+ * candidate", ...) and fields. Called on the thread where the event
+ * happened — a caller's, or the client's refresher thread — possibly from
+ * several threads at once; it must not block for long and must not free the
+ * client. Every pointer is valid during the call only. Events that can
+ * happen per request are rate-limited (one a second per kind and node, with
+ * a "suppressed" count). No event ever carries a password. */
+typedef void (*cr_log_callback)(cr_log_level level, const char *message, const cr_log_field *fields,
+                                size_t field_count, void *payload);
+
+/* Clients made from cfg call callback(…, payload) for each event at or above
+ * min_level; callback NULL (the default) keeps them silent. Ownership: the
+ * payload is borrowed and must outlive every client made from cfg.
+ * Errors: CR_EINVAL (cfg NULL, an unknown level). Thread-safety: as every
+ * cr_config_* call. */
+CR_API cr_status cr_config_set_log_callback(cr_config *cfg, cr_log_level min_level,
+                                            cr_log_callback callback, void *payload);
+/* "debug", "info", "warn", "error": static text, "?" for a value that is none. Pure function. */
+CR_API const char *cr_log_level_name(cr_log_level level);
+
+/* The client's statistics as Prometheus text exposition (version 0.0.4),
+ * NUL-terminated, as (buf, cap, needed): cloudroute_reads_total by tier
+ * (the share of reads that crossed clouds is
+ * cloudroute_reads_total{tier="other-cloud"} over their sum), writes, read
+ * fallbacks, redirects by kind, retries, timeouts, connection and server
+ * errors, refreshes by result, connections, and per node (label node=
+ * "host:port") reads, writes, errors, cloudroute_node_up and the
+ * cloudroute_node_latency_seconds histogram of round trips.
+ * Errors: CR_EINVAL (NULL), CR_EBUFS (cap < *needed). Thread-safety: safe
+ * concurrently with other calls on c. */
+CR_API cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_client *c);
+
 /* The type of a reply. Values are pinned. */
 typedef enum cr_reply_type {
   CR_REPLY_TYPE_STRING = 0, /* bulk string (binary-safe) */

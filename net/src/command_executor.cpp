@@ -49,6 +49,14 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
   return o;
 }
 
+void CommandExecutor::LogRedirect(const char *kind, const Outcome &o) {
+  if (!ctx_->log.Enabled(LogLevel::kInfo)) return;
+  const std::string target = FormatAddress(o.host, o.port);
+  ctx_->log.EmitLimited(LogLevel::kInfo, std::string(kind) + " " + target,
+                        std::string(kind) + " redirect",
+                        {{"slot", std::to_string(o.slot)}, {"node", target}});
+}
+
 Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint16_t slot) {
   NodeRegistry &reg = ctx_->router->registry();
   Outcome result;
@@ -63,7 +71,17 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
       result = std::move(o);
       return false;
     }
-    if (failed > 0) ctx_->stats.Add(&Stats::fallbacks);
+    if (failed > 0) {
+      ctx_->stats.Add(&Stats::fallbacks);
+      if (ctx_->log.Enabled(LogLevel::kWarn)) {
+        ctx_->log.EmitLimited(LogLevel::kWarn, "fallback " + c.node->address,
+                              "read fell back to a later candidate",
+                              {{"node", c.node->address},
+                               {"tier", TierName(c.tier)},
+                               {"slot", std::to_string(slot)},
+                               {"failed", std::to_string(failed)}});
+      }
+    }
     result = std::move(o);
     return true;
   });
@@ -130,11 +148,13 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
         }
         if (o.kind == OutcomeKind::kMoved) {
           ctx_->stats.Add(&Stats::moved);
+          LogRedirect("MOVED", o);
           Status s = router->ReportMoved(o.slot, o.host, o.port);
           if (!s.ok()) return s;
           ctx_->TriggerRefresh();
         } else {
           ctx_->stats.Add(&Stats::ask);
+          LogRedirect("ASK", o);
           auto target = router->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
           if (!target.ok()) return target.status();
           ask = *target;

@@ -29,6 +29,8 @@ const char kHelp[] =
     "                          run on a live cluster through the client; --stats prints (stderr)\n"
     "                          where each read was served; --user U, --client-name N;\n"
     "                          the password comes from $CLOUDROUTE_PASSWORD\n"
+    "  stats --seeds ... [LOCALITY] [--log LEVEL] [KEY...]\n"
+    "                          read the keys, print the client's statistics as Prometheus text\n"
     "  demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--remap ANNOUNCED=DIAL]...\n"
     "                          fan-out reads on a live cluster: latency by policy, or a live view\n"
     "                          of where reads and writes go (scripts/demo.sh runs both)\n"
@@ -72,6 +74,7 @@ int main(int argc, char **argv) {
   if (cmd == "jedis-hash") return cli::CmdJedisHash(args);
   if (cmd == "ring") return cli::CmdRing(args);
   if (cmd == "family-key") return cli::CmdFamilyKey(args);
+  if (cmd == "stats") return cli::CmdStats(args);
   if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());

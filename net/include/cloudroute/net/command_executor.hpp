@@ -42,6 +42,8 @@ class CommandExecutor {
   Outcome TryNode(NodeEntry *node, Tier tier, Access access, const Args &args, bool asking);
   // The read candidates of the slot in poll order until one answers.
   Outcome TryRead(const CandidateSet &set, const Args &args, uint16_t slot);
+  // A MOVED or ASK for the operator's log (rate-limited per target).
+  void LogRedirect(const char *kind, const Outcome &o);
 
   ClientContext *const ctx_;
   NodePools *const pools_;
