@@ -383,9 +383,9 @@ typedef enum cr_selection {
   /* weighted random from the router's seeded streams (the default) */
   CR_SELECTION_RANDOM = 0,
   /* steady weighted round-robin per shard: over every W consecutive reads of
-   * a shard's rank (W = the rank's total weight) each node is tried first
-   * exactly `weight` times, interleaved; a node that is down is skipped as
-   * under random selection */
+   * a shard (W = the total weight of its first rank) each of that rank's
+   * nodes is tried first exactly `weight` times, interleaved; a node that is
+   * down is skipped as under random selection */
   CR_SELECTION_ROUND_ROBIN = 1
 } cr_selection;
 
