@@ -24,6 +24,7 @@ builds, batches of 2048 keys or more) release the GIL.
 
 from __future__ import annotations
 
+import logging
 from typing import Iterable, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from . import _native
@@ -68,6 +69,9 @@ from .errors import (
     TimeoutError,
     UnavailableError,
 )
+
+# Silent until the application configures logging (a library's manners).
+logging.getLogger("cloudroute").addHandler(logging.NullHandler())
 
 __all__ = [
     "__version__",

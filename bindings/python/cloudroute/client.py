@@ -90,6 +90,12 @@ class Client(_native.Client):
     keepttl/get), delete, exists, expire, pexpire, ttl, pttl, incr, incrby,
     decr, hget, hset, hdel, hgetall, mget, mset, plus execute_command for any
     single-key command.
+
+    What an operator sees: events (node marked down/up, failover seen,
+    refresh failed, MOVED/ASK, reads that fell back) go to the logger
+    ``"cloudroute"`` at the level it has when the client starts (the fields
+    are in the record's ``cloudroute`` dict; the config's log route is set for
+    it), and :meth:`metrics_text` returns the statistics as Prometheus text.
     """
 
     def __init__(

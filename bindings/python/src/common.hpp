@@ -186,6 +186,8 @@ void InitRouter(py::module_ &m);
 void InitRing(py::module_ &m);
 void InitShardGroups(py::module_ &m);
 void InitClient(py::module_ &m);
+// Sends the events of clients made from cfg to logging.getLogger("cloudroute").
+void RouteLogsToLogging(cr_config *cfg);
 
 // Wrapped handles, shared between sections.
 struct Topology {
