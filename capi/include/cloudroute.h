@@ -289,7 +289,9 @@ typedef enum cr_policy {
   CR_POLICY_PREFER_REPLICA = 1,       /* replicas (nearest tier first), then the master */
   CR_POLICY_LOCAL = 2,                /* per tier, nearest first: master, then replicas */
   CR_POLICY_LOCAL_REPLICAS_FIRST = 3, /* per tier, nearest first: replicas, then master */
-  CR_POLICY_NEAREST = 4               /* by measured RTT, with a tolerance band */
+  CR_POLICY_NEAREST = 4,              /* by measured RTT, with a tolerance band */
+  CR_POLICY_LOCAL_SPREAD = 5, /* per tier, nearest first: master and replicas share by weight */
+  CR_POLICY_REPLICA_ONLY = 6 /* replicas only, nearest tier first; never a master (fails instead) */
 } cr_policy;
 
 /* How far a node is from the client: the first level at which their
@@ -368,13 +370,36 @@ CR_API cr_status cr_router_options_init(cr_router_options *opts, size_t size);
 CR_API cr_status cr_config_set_router_options(cr_config *cfg, const cr_router_options *opts);
 
 /* Parse a policy name: "master", "prefer-replica", "local",
- * "local-replicas-first", "nearest" (case-insensitive, '_' == '-').
+ * "local-replicas-first", "nearest", "local-spread", "replica-only"
+ * (case-insensitive, '_' == '-').
  * Errors: CR_EINVAL (NULL, or no such policy). Pure function. */
 CR_API cr_status cr_policy_from_name(cr_policy *out, const char *name);
 /* Names of policies and tiers ("local", "same-region", …): static text, "?"
  * for a value that is none. Pure functions. */
 CR_API const char *cr_policy_name(cr_policy policy);
 CR_API const char *cr_tier_name(cr_tier tier);
+
+/* ---- read selection: how a read picks among candidates of equal rank ---- */
+
+typedef enum cr_selection {
+  /* weighted random from the router's seeded streams (the default) */
+  CR_SELECTION_RANDOM = 0,
+  /* steady weighted round-robin per shard: over every W consecutive reads of
+   * a shard (W = the total weight of its first rank) each of that rank's
+   * nodes is tried first exactly `weight` times, interleaved; a node that is
+   * down is skipped as under random selection */
+  CR_SELECTION_ROUND_ROBIN = 1
+} cr_selection;
+
+/* The selection of routers, clients and shard-group tables made from cfg
+ * (default CR_SELECTION_RANDOM). Errors: CR_EINVAL (NULL, an unknown value).
+ * Thread-safety: as every cr_config_* call. */
+CR_API cr_status cr_config_set_selection(cr_config *cfg, cr_selection selection);
+/* Parse "random" or "round-robin" (case-insensitive, '_' == '-').
+ * Errors: CR_EINVAL (NULL, or no such selection). Pure function. */
+CR_API cr_status cr_selection_from_name(cr_selection *out, const char *name);
+/* "random", "round-robin": static text, "?" for a value that is none. Pure function. */
+CR_API const char *cr_selection_name(cr_selection selection);
 
 /* ======================================================================
  * Router: thread-safe routing on the current snapshot
@@ -716,6 +741,29 @@ CR_API cr_status cr_jump_hash(uint32_t *out_bucket, uint64_t key, uint32_t num_b
 CR_API cr_status cr_family_key(char *buf, size_t cap, size_t *needed, const char *family,
                                const void *key, size_t key_len);
 
+/* ---- family-key variants: which Java hash wrote the stored keys ---- */
+
+typedef enum cr_family_key_variant {
+  /* Jedis Hashing.MURMUR_HASH.hash(String): MurmurHash64A, seed 0x1234ABCD
+   * (what cr_family_key computes) */
+  CR_FAMILY_KEY_VARIANT_JEDIS = 0,
+  /* commons-codec MurmurHash2.hash64(String): MurmurHash64A, seed 0xe17a1465 */
+  CR_FAMILY_KEY_VARIANT_COMMONS_CODEC = 1
+} cr_family_key_variant;
+
+/* cr_family_key with the hash of the given variant. Both Java classes hash
+ * the String's UTF-8 bytes, so pass family and key as UTF-8 to match keys
+ * stored from Java. Errors: as cr_family_key, and CR_EINVAL for an unknown
+ * variant. Pure function. */
+CR_API cr_status cr_family_key_as(char *buf, size_t cap, size_t *needed,
+                                  cr_family_key_variant variant, const char *family,
+                                  const void *key, size_t key_len);
+/* Parse "jedis" or "commons-codec" (case-insensitive, '_' == '-').
+ * Errors: CR_EINVAL (NULL, or no such variant). Pure function. */
+CR_API cr_status cr_family_key_variant_from_name(cr_family_key_variant *out, const char *name);
+/* "jedis", "commons-codec": static text, "?" for a value that is none. Pure function. */
+CR_API const char *cr_family_key_variant_name(cr_family_key_variant variant);
+
 typedef struct cr_shard_groups cr_shard_groups;
 
 /* A shard-group table with a copy of cfg (NULL for defaults). Of cfg it uses
@@ -1009,6 +1057,55 @@ typedef struct cr_client_node_stats {
  * second. Errors: CR_EINVAL, CR_EVERSION, CR_EBUFS. */
 CR_API cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
                                           cr_client *c);
+
+/* ---- operator view: log events and Prometheus metrics of the client ---- */
+
+typedef enum cr_log_level {
+  CR_LOG_LEVEL_DEBUG = 0, /* every refresh, failed probes of a node already down */
+  CR_LOG_LEVEL_INFO = 1,  /* node marked up, MOVED/ASK redirects */
+  CR_LOG_LEVEL_WARN = 2,  /* node marked down, failover seen, refresh failed, read fallback */
+  CR_LOG_LEVEL_ERROR = 3
+} cr_log_level;
+
+/* One structured field of a log event, e.g. {"node", "10.0.0.5:6379"},
+ * {"slot", "1234"}, {"tier", "other-cloud"}, {"error", "..."}: NUL-terminated UTF-8. */
+typedef struct cr_log_field {
+  const char *key;
+  const char *value;
+} cr_log_field;
+
+/* Receives one event: its level, message ("node marked down", "failover
+ * seen", "refresh failed", "MOVED redirect", "read fell back to a later
+ * candidate", ...) and fields. Called on the thread where the event
+ * happened — a caller's, or the client's refresher thread — possibly from
+ * several threads at once; it must not block for long and must not free the
+ * client. Every pointer is valid during the call only. Events that can
+ * happen per request are rate-limited (one a second per kind and node, with
+ * a "suppressed" count). No event ever carries a password. */
+typedef void (*cr_log_callback)(cr_log_level level, const char *message, const cr_log_field *fields,
+                                size_t field_count, void *payload);
+
+/* Clients made from cfg call callback(…, payload) for each event at or above
+ * min_level; callback NULL (the default) keeps them silent. Ownership: the
+ * payload is borrowed and must outlive every client made from cfg.
+ * Errors: CR_EINVAL (cfg NULL, an unknown level). Thread-safety: as every
+ * cr_config_* call. */
+CR_API cr_status cr_config_set_log_callback(cr_config *cfg, cr_log_level min_level,
+                                            cr_log_callback callback, void *payload);
+/* "debug", "info", "warn", "error": static text, "?" for a value that is none. Pure function. */
+CR_API const char *cr_log_level_name(cr_log_level level);
+
+/* The client's statistics as Prometheus text exposition (version 0.0.4),
+ * NUL-terminated, as (buf, cap, needed): cloudroute_reads_total by tier
+ * (the share of reads that crossed clouds is
+ * cloudroute_reads_total{tier="other-cloud"} over their sum), writes, read
+ * fallbacks, redirects by kind, retries, timeouts, connection and server
+ * errors, refreshes by result, connections, and per node (label node=
+ * "host:port") reads, writes, errors, cloudroute_node_up and the
+ * cloudroute_node_latency_seconds histogram of round trips.
+ * Errors: CR_EINVAL (NULL), CR_EBUFS (cap < *needed). Thread-safety: safe
+ * concurrently with other calls on c. */
+CR_API cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_client *c);
 
 /* The type of a reply. Values are pinned. */
 typedef enum cr_reply_type {

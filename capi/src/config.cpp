@@ -180,7 +180,8 @@ cr_status cr_policy_from_name(cr_policy *out, const char *name) {
     if (!cloudroute::PolicyFromName(name, &p)) {
       return Fail(CR_EINVAL,
                   std::string("unknown policy '") + name +
-                      "' (want master, prefer-replica, local, local-replicas-first or nearest)");
+                      "' (want master, prefer-replica, local, local-replicas-first, nearest, "
+                      "local-spread or replica-only)");
     }
     *out = static_cast<cr_policy>(p);
     return CR_OK;

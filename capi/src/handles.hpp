@@ -24,6 +24,7 @@ struct cr_topology {
 
 struct cr_config {
   cloudroute::RouterConfig cfg;
+  cloudroute::net::LogSink log;  // for clients made from it; no fn = silent
 };
 
 struct cr_router {

@@ -1,9 +1,8 @@
-// C API: consistent hashing rings, Jedis hashes, jump hash, family keys.
+// C API: consistent hashing rings, Jedis hashes, jump hash, family keys (Jedis).
 #include <cstring>
 #include <type_traits>
 
 #include "api.hpp"
-#include "cloudroute/core/family_key.hpp"
 #include "cloudroute/core/jedis_ring.hpp"
 #include "cloudroute/core/jump.hpp"
 
@@ -158,22 +157,7 @@ cr_status cr_jump_hash(uint32_t *out_bucket, uint64_t key, uint32_t num_buckets)
 
 cr_status cr_family_key(char *buf, size_t cap, size_t *needed, const char *family, const void *key,
                         size_t key_len) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_family_key";
-    if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
-    if (cr_status s = NotNull(family, fn, "family"); s != CR_OK) return s;
-    if (cr_status s = Bytes(key, key_len, fn, "key"); s != CR_OK) return s;
-    const size_t family_len = std::strlen(family);
-    if (cloudroute::Status s = cloudroute::ValidateFamily(family, family_len); !s.ok()) {
-      return Fail(CR_EINVAL, "cr_family_key: " + s.message());
-    }
-    char text[cloudroute::kFamilyKeyMax];
-    const size_t n = cloudroute::FamilyKey(text, family, family_len, key, key_len);
-    *needed = n + 1;
-    if (cap < n + 1) return TooSmall(n + 1, cap, fn, "bytes");
-    std::memcpy(buf, text, n + 1);
-    return CR_OK;
-  });
+  return cr_family_key_as(buf, cap, needed, CR_FAMILY_KEY_VARIANT_JEDIS, family, key, key_len);
 }
 
 }  // extern "C"

@@ -4,9 +4,7 @@
 
 namespace cloudroute {
 
-namespace {
-
-void Group(CandidateSet *set, const std::vector<uint64_t> &keys) {
+void AssignRanks(CandidateSet *set, const std::vector<uint64_t> &keys) {
   set->ranks.clear();
   for (size_t i = 0; i < set->list.size(); ++i) {
     if (i == 0 || keys[i] != keys[i - 1]) set->ranks.push_back(CandidateRank{0, 0});
@@ -16,8 +14,6 @@ void Group(CandidateSet *set, const std::vector<uint64_t> &keys) {
   }
 }
 
-}  // namespace
-
 CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vector<NodeFacts> &facts,
                              const CandidateOptions &opts) {
   const TopoShard &s = t.shards[shard];
@@ -26,6 +22,7 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
   set.master_topo = s.master;
   set.master = facts[s.master].entry;
   set.master_tier = facts[s.master].tier;
+  set.round_robin = opts.selection == Selection::kRoundRobin;
 
   std::vector<uint32_t> members;
   members.push_back(s.master);
@@ -88,7 +85,7 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
     sorted_keys.push_back(keys[i]);
   }
   set.list = std::move(sorted);
-  Group(&set, sorted_keys);
+  AssignRanks(&set, sorted_keys);
   return set;
 }
 
@@ -104,17 +101,19 @@ CandidateSet MasterFirstCandidates(const CandidateSet &set) {
   keys[0] = 0;
   for (size_t i = 1; i < out.list.size(); ++i)
     keys[i] = 1 + static_cast<uint64_t>(out.list[i].rank);
-  Group(&out, keys);
+  AssignRanks(&out, keys);
   return out;
 }
 
-CandidateSet RedirectCandidates(NodeEntry *master) {
+CandidateSet RedirectCandidates(NodeEntry *master, const CandidateOptions &opts) {
   CandidateSet set;
   set.shard_id = master->address;
   set.master = master;
+  set.round_robin = opts.selection == Selection::kRoundRobin;
+  if (!PolicyAdmits(opts.policy, Role::kMaster)) return set;
   set.list.push_back(Candidate{master, kNoNode, Role::kMaster, Tier::kUnknown, 0, 1,
                                master->rtt_us.load(std::memory_order_relaxed)});
-  Group(&set, std::vector<uint64_t>{0});
+  AssignRanks(&set, std::vector<uint64_t>{0});
   return set;
 }
 

@@ -1,32 +1,37 @@
 #include "cloudroute/core/read_policy.hpp"
 
-#include <cctype>
-#include <string>
+#include "cloudroute/core/names.hpp"
 
 namespace cloudroute {
 
 namespace {
-constexpr const char *kNames[kPolicyCount] = {"master", "prefer-replica", "local",
-                                              "local-replicas-first", "nearest"};
+constexpr const char *kNames[kPolicyCount] = {
+    "master",  "prefer-replica", "local",       "local-replicas-first",
+    "nearest", "local-spread",   "replica-only"};
+constexpr const char *kSelectionNames[kSelectionCount] = {"random", "round-robin"};
+
+template <typename E, int N>
+bool FromName(std::string_view name, const char *const (&names)[N], E *out) {
+  const int i = IndexOfName(name, names);
+  if (i >= 0) *out = static_cast<E>(i);
+  return i >= 0;
 }
+}  // namespace
 
 const char *PolicyName(Policy p) {
   const int i = static_cast<int>(p);
   return i >= 0 && i < kPolicyCount ? kNames[i] : "?";
 }
 
-bool PolicyFromName(std::string_view name, Policy *out) {
-  std::string norm;
-  for (char c : name) {
-    norm.push_back(c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
-  for (int i = 0; i < kPolicyCount; ++i) {
-    if (norm == kNames[i]) {
-      *out = static_cast<Policy>(i);
-      return true;
-    }
-  }
-  return false;
+bool PolicyFromName(std::string_view name, Policy *out) { return FromName(name, kNames, out); }
+
+const char *SelectionName(Selection s) {
+  const int i = static_cast<int>(s);
+  return i >= 0 && i < kSelectionCount ? kSelectionNames[i] : "?";
+}
+
+bool SelectionFromName(std::string_view name, Selection *out) {
+  return FromName(name, kSelectionNames, out);
 }
 
 uint64_t RankKey(Policy p, const RankInput &in, uint32_t band) {
@@ -42,6 +47,9 @@ uint64_t RankKey(Policy p, const RankInput &in, uint32_t band) {
       return (tier << 8) | master_first;
     case Policy::kLocalReplicasFirst:
       return (tier << 8) | replica_first;
+    case Policy::kLocalSpread:
+    case Policy::kReplicaOnly:  // only replicas are admitted: one rank per tier
+      return tier << 8;
     case Policy::kNearest:
       // Measured nodes by band; unmeasured ones after them, by tier.
       if (in.rtt_us != 0) return static_cast<uint64_t>(band);

@@ -172,13 +172,10 @@ Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
     if (a.tier != b.tier) return a.tier < b.tier;
     return a.node->address < b.node->address;
   });
-  for (size_t i = 0; i < set.list.size(); ++i) {
-    if (i == 0 || set.list[i].tier != set.list[i - 1].tier)
-      set.ranks.push_back(CandidateRank{0, 0});
-    set.list[i].rank = static_cast<uint32_t>(set.ranks.size() - 1);
-    set.ranks.back().end = static_cast<uint32_t>(i + 1);
-    set.ranks.back().weight += set.list[i].weight;
-  }
+  std::vector<uint64_t> keys;
+  for (const Candidate &c : set.list) keys.push_back(static_cast<uint64_t>(c.tier));
+  AssignRanks(&set, keys);
+  set.round_robin = cfg_.selection == Selection::kRoundRobin;
   return set;
 }
 

@@ -28,6 +28,11 @@ std::string Why(Policy p, const Candidate &c, uint32_t margin) {
       return "tier " + tier +
              (c.role == Role::kMaster ? ", master after its tier's replicas"
                                       : ", replicas first in their tier");
+    case Policy::kLocalSpread:
+      return "tier " + tier + ", " + (c.role == Role::kMaster ? "master" : "replica") +
+             " sharing its tier's reads by weight";
+    case Policy::kReplicaOnly:
+      return "replica, tier " + tier + " (policy replica-only never reads a master)";
     case Policy::kNearest:
       if (c.rtt_us == 0) return "no RTT measured: after measured nodes, by tier " + tier;
       return "rtt " + std::to_string(c.rtt_us) + " us, band " + std::to_string(c.rank) +
@@ -43,8 +48,9 @@ std::string Snapshot::Explain(uint16_t slot) const {
   if (set == nullptr) return "slot " + std::to_string(slot) + ": served by no shard\n";
   const int64_t now = registry->clock()();
   std::string out = "slot " + std::to_string(slot) + " shard " + set->shard_id + " policy " +
-                    PolicyName(policy) + " write " +
-                    (set->master != nullptr ? set->master->address : std::string("?")) + "\n";
+                    PolicyName(policy) + (set->round_robin ? " selection round-robin" : "") +
+                    " write " + (set->master != nullptr ? set->master->address : std::string("?")) +
+                    "\n";
   for (size_t i = 0; i < set->list.size(); ++i) {
     const Candidate &c = set->list[i];
     const char *health = HealthStateName(c.node->health.State(now));
@@ -104,7 +110,7 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
         entry, TierOf(cfg.locality.client, snap->placements[i]), WeightOf(cfg, n),
         entry != nullptr && in.lagging != nullptr && in.lagging->count(entry->address) != 0};
   }
-  CandidateOptions copts{cfg.policy, cfg.nearest_margin_us};
+  CandidateOptions copts{cfg.policy, cfg.nearest_margin_us, cfg.selection};
   snap->sets.reserve(t.shards.size());
   for (uint32_t s = 0; s < t.shards.size(); ++s) {
     snap->sets.push_back(BuildCandidates(t, s, facts, copts));
@@ -121,7 +127,7 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       }
       if (target == snap->sets.size()) {
         if (snap->sets.size() >= kNoShard) return Error(Code::kLimit, "too many shards");
-        snap->sets.push_back(RedirectCandidates(m.target));
+        snap->sets.push_back(RedirectCandidates(m.target, copts));
       }
       snap->slot_to_set[m.slot] = static_cast<uint16_t>(target);
     }

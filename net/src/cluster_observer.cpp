@@ -37,18 +37,29 @@ std::vector<Seed> ClusterObserver::AskOrder() {
 
 Status ClusterObserver::Refresh() {
   std::lock_guard<std::mutex> lock(refresh_mu_);
+  EventLog &log = ctx_->log;
+  const int64_t t0 = SteadyNowNs();
+  log.Emit(LogLevel::kDebug, "refresh started", {});
+  auto failed = [&](const Status &st) {
+    ctx_->stats.Add(&Stats::refresh_failures);
+    log.Emit(LogLevel::kWarn, "refresh failed",
+             {{"error", st.message()}, {"ms", std::to_string((SteadyNowNs() - t0) / 1000000)}});
+    return st;
+  };
   auto d = Discover(AskOrder(), ctx_->opts.conn, ctx_->TimeoutFor(Tier::kUnknown));
-  if (!d.ok()) {
-    ctx_->stats.Add(&Stats::refresh_failures);
-    return d.status();
-  }
+  if (!d.ok()) return failed(d.status());
   const std::shared_ptr<const Topology> topology = std::move(*d);
+  const std::shared_ptr<const Snapshot> before = ctx_->router->Current();
   Status s = ctx_->router->Update(topology);
-  if (!s.ok()) {
-    ctx_->stats.Add(&Stats::refresh_failures);
-    return s;
-  }
+  if (!s.ok()) return failed(s);
   ctx_->stats.Add(&Stats::refreshes);
+  if (log.Enabled(LogLevel::kWarn) && before != nullptr) {
+    LogFailovers(log, *before->topology, *topology);
+  }
+  log.Emit(LogLevel::kDebug, "refresh done",
+           {{"shards", std::to_string(topology->shards.size())},
+            {"nodes", std::to_string(topology->nodes.size())},
+            {"ms", std::to_string((SteadyNowNs() - t0) / 1000000)}});
   ctx_->NoteRefreshed();
   if (episode_.Observe(*topology)) ctx_->TriggerRefresh();
   ScanMigrations(ctx_, pools_, *topology);

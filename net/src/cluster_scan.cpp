@@ -57,11 +57,7 @@ Result<ReplyPtr> ClusterScan::RoundTrip() {
   // The shard's first round trip: the node a read would use, then the others.
   const CandidateSet &set = snap_->sets[shard_];
   NodeRegistry &reg = ctx_->router->registry();
-  const Candidate *first = VisitInPollOrder(
-      set, [&reg]() { return reg.NextRandom(); },
-      [&reg](const Candidate &c) {
-        return c.node->health.Admit(reg.clock(), reg.health_config());
-      });
+  const Candidate *first = SelectCandidate(set, reg);
   std::vector<std::pair<NodeEntry *, Tier>> order;
   if (first != nullptr) order.emplace_back(first->node, first->tier);
   for (const Candidate &c : set.list) {

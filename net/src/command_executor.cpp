@@ -63,6 +63,14 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
   return c;
 }
 
+void CommandExecutor::LogRedirect(const char *kind, const Outcome &o) {
+  if (!ctx_->log.Enabled(LogLevel::kInfo)) return;
+  const std::string target = FormatAddress(o.host, o.port);
+  ctx_->log.EmitLimited(LogLevel::kInfo, std::string(kind) + " " + target,
+                        std::string(kind) + " redirect",
+                        {{"slot", std::to_string(o.slot)}, {"node", target}});
+}
+
 Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint16_t slot,
                                  const CallOptions &call) {
   NodeRegistry &reg = ctx_->router->registry();
@@ -83,17 +91,25 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
       result = std::move(o);
       return false;
     }
-    if (failed > 0 && o.kind != OutcomeKind::kNodeFailed) ctx_->stats.Add(&Stats::fallbacks);
+    if (failed > 0 && o.kind != OutcomeKind::kNodeFailed) {
+      ctx_->stats.Add(&Stats::fallbacks);
+      if (ctx_->log.Enabled(LogLevel::kWarn)) {
+        ctx_->log.EmitLimited(LogLevel::kWarn, "fallback " + c.node->address,
+                              "read fell back to a later candidate",
+                              {{"node", c.node->address},
+                               {"tier", TierName(c.tier)},
+                               {"slot", std::to_string(slot)},
+                               {"failed", std::to_string(failed)}});
+      }
+    }
     result = std::move(o);
     return true;
   };
-  VisitInPollOrder(
-      set, [&reg]() { return reg.NextRandom(); },
-      [&](const Candidate &c) {
-        // Admit() claims a half-open probe: only ask it of a node we will try.
-        if (!c.node->health.Admit(reg.clock(), reg.health_config())) return false;
-        return attempt(c);
-      });
+  VisitReadOrder(set, reg, [&](const Candidate &c) {
+    // Admit() claims a half-open probe: only ask it of a node we will try.
+    if (!c.node->health.Admit(reg.clock(), reg.health_config())) return false;
+    return attempt(c);
+  });
   if (tried == 0) {
     // Every breaker is open, but breakers can be stale (a node back up
     // before its cooldown ends): try each anyway, in candidate order.
@@ -184,11 +200,13 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
         }
         if (o.kind == OutcomeKind::kMoved) {
           ctx_->stats.Add(&Stats::moved);
+          LogRedirect("MOVED", o);
           Status s = router->ReportMoved(o.slot, o.host, o.port);
           if (!s.ok()) return s;
           ctx_->TriggerRefresh();
         } else {
           ctx_->stats.Add(&Stats::ask);
+          LogRedirect("ASK", o);
           auto target = router->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
           if (!target.ok()) return target.status();
           pinned = *target;

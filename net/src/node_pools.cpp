@@ -64,6 +64,7 @@ std::vector<NodeStatsValues> NodePools::node_stats() const {
     v.errors = c.errors.load(std::memory_order_relaxed);
     v.connections = c.connections.load(std::memory_order_relaxed);
     v.latency_us = c.latency_us.load(std::memory_order_relaxed);
+    v.latency = c.latency.Snapshot();
     v.open = p.second->open();
     v.idle = p.second->idle();
     out.push_back(v);
@@ -77,6 +78,15 @@ std::vector<NodeStatsValues> NodePools::node_stats() const {
 void NodePools::NoteFailure(NodeEntry *node, NodePool *pool, const Status &s) {
   NodeRegistry &reg = ctx_->router->registry();
   node->health.Failure(reg.clock()(), reg.health_config());
+  const uint32_t failures = node->health.consecutive_failures();
+  const uint32_t threshold = reg.health_config().failure_threshold;
+  // Logged once as the breaker opens; failed probes of a down node at debug.
+  const LogLevel level = failures == threshold ? LogLevel::kWarn : LogLevel::kDebug;
+  if (failures >= threshold && ctx_->log.Enabled(level)) {
+    ctx_->log.Emit(
+        level, failures == threshold ? "node marked down" : "node still down",
+        {{"node", node->address}, {"failures", std::to_string(failures)}, {"error", s.message()}});
+  }
   if (pool != nullptr) {
     pool->DropIdle();  // sockets to a failing node are suspect
     pool->counters().errors.fetch_add(1, std::memory_order_relaxed);
@@ -90,7 +100,13 @@ void NodePools::NoteFailure(NodeEntry *node, NodePool *pool, const Status &s) {
 }
 
 void NodePools::NoteSuccess(NodeEntry *node) {
-  if (node->health.consecutive_failures() != 0) node->health.Success();
+  const uint32_t failures = node->health.consecutive_failures();
+  if (failures != 0) node->health.Success();
+  if (failures >= ctx_->router->registry().health_config().failure_threshold &&
+      ctx_->log.Enabled(LogLevel::kInfo)) {
+    ctx_->log.Emit(LogLevel::kInfo, "node marked up",
+                   {{"node", node->address}, {"failures", std::to_string(failures)}});
+  }
   if (consecutive_failures_.load(std::memory_order_relaxed) != 0) {
     consecutive_failures_.store(0, std::memory_order_relaxed);
   }

@@ -4,6 +4,23 @@
 namespace cloudroute {
 namespace net {
 
+void LatencyHistogram::Add(uint64_t us) {
+  int b = 0;
+  while (b < kLatencyBuckets - 1 && us > kLatencyBoundsUs[b]) ++b;
+  buckets_[b].fetch_add(1, std::memory_order_relaxed);
+  sum_us_.fetch_add(us, std::memory_order_relaxed);
+}
+
+LatencyValues LatencyHistogram::Snapshot() const {
+  LatencyValues v;
+  for (int b = 0; b < kLatencyBuckets; ++b) {
+    v.buckets[b] = buckets_[b].load(std::memory_order_relaxed);
+    v.count += v.buckets[b];
+  }
+  v.sum_us = sum_us_.load(std::memory_order_relaxed);
+  return v;
+}
+
 StatsValues Stats::Snapshot() const {
   StatsValues v;
   auto get = [](const std::atomic<uint64_t> &a) { return a.load(std::memory_order_relaxed); };

@@ -60,6 +60,9 @@ int CmdRoute(const std::vector<std::string> &args);
 int CmdDemo(const std::vector<std::string> &args);
 int CmdJedisHash(const std::vector<std::string> &args);
 int CmdRing(const std::vector<std::string> &args);
+int CmdFamilyKey(const std::vector<std::string> &args);
+// Prometheus text of a live client's statistics (after reading the given keys).
+int CmdStats(const std::vector<std::string> &args);
 // get | set | mget on a live cluster (--seeds), through the client.
 int CmdClient(const std::string &verb, const std::vector<std::string> &args);
 // exec: any command, routed by its key or sent to chosen nodes (cmd_exec.cpp).

@@ -125,7 +125,7 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
     if (a == "--cluster-slots" || a == "--cluster-shards" || a == "--static" ||
         a == "--default-host" || a == "--local-cidr" || a == "--location-rule" ||
         a == "--client-location" || a == "--zone" || a == "--node-location" || a == "--weight" ||
-        a == "--policy" || a == "--seeds" || a == "--remap") {
+        a == "--policy" || a == "--seeds" || a == "--remap" || a == "--selection") {
       if (!value(&v)) return Usage(a + " needs a value");
     } else {
       rest->push_back(a);
@@ -147,7 +147,11 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
       s = cr_config_set_client_location(cfg, v.c_str());
     else if (a == "--policy")
       s = cr_policy_from_name(&opts.policy, v.c_str());
-    else {
+    else if (a == "--selection") {
+      cr_selection sel = CR_SELECTION_RANDOM;
+      s = cr_selection_from_name(&sel, v.c_str());
+      if (s == CR_OK) s = cr_config_set_selection(cfg, sel);
+    } else {
       if (!SplitEq(v, &x, &y)) return Usage(a + " wants KEY=VALUE, got '" + v + "'");
       if (a == "--location-rule")
         s = cr_config_add_location_rule(cfg, x.c_str(), y.c_str());

@@ -21,6 +21,8 @@ const char kHelp[] =
     "       [--key-tags] [KEY...]\n"
     "                          each key's 0-based shard on a client-side sharding ring\n"
     "                          (SPEC: NAME=WEIGHT,...; =WEIGHT is an unnamed shard)\n"
+    "  family-key [--variant jedis|commons-codec] FAMILY KEY\n"
+    "                          the stored key of the family-key design (decimal MurmurHash)\n"
     "  get --seeds HOST:PORT[,...] [LOCALITY] [--policy P] [--stats] KEY...\n"
     "  mget --seeds ... [LOCALITY] [--policy P] [--stats] KEY...\n"
     "  set --seeds ... KEY VALUE\n"
@@ -32,6 +34,8 @@ const char kHelp[] =
     "                          any command: routed by its key (argument N, default 1), or sent\n"
     "                          to one node, every master or every node (each reply printed\n"
     "                          under its address); --timeout replaces the tier timeout\n"
+    "  stats --seeds ... [LOCALITY] [--log LEVEL] [KEY...]\n"
+    "                          read the keys, print the client's statistics as Prometheus text\n"
     "  demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--remap ANNOUNCED=DIAL]...\n"
     "                          fan-out reads on a live cluster: latency by policy, or a live view\n"
     "                          of where reads and writes go (scripts/demo.sh runs both)\n"
@@ -54,7 +58,10 @@ const char kHelp[] =
     "  --remap ANNOUNCED=DIAL                 live commands dial DIAL for the node announced\n"
     "                                         as ANNOUNCED (NAT, a proxy)\n"
     "\n"
-    "policies: master, prefer-replica, local (default), local-replicas-first, nearest\n"
+    "  --selection random|round-robin         how a read picks among equal candidates\n"
+    "\n"
+    "policies: master, prefer-replica, local (default), local-replicas-first, nearest,\n"
+    "          local-spread, replica-only\n"
     "exit codes: 0 ok, 1 a key could not be routed, 2 usage or input error\n";
 
 }  // namespace
@@ -73,6 +80,8 @@ int main(int argc, char **argv) {
   if (cmd == "demo") return cli::CmdDemo(args);
   if (cmd == "jedis-hash") return cli::CmdJedisHash(args);
   if (cmd == "ring") return cli::CmdRing(args);
+  if (cmd == "family-key") return cli::CmdFamilyKey(args);
+  if (cmd == "stats") return cli::CmdStats(args);
   if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);
   if (cmd == "exec") return cli::CmdExec(args);
   if (cmd == "version" || cmd == "--version") {

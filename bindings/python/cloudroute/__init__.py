@@ -26,6 +26,7 @@ builds, batches of 2048 keys or more) release the GIL.
 
 from __future__ import annotations
 
+import logging
 from typing import Iterable, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from . import _native
@@ -53,6 +54,7 @@ from .client import READ, WRITE, Client, ClientStats, NodeStats
 from .sentinel import SentinelClient, SentinelStats
 from .commands import Pinned, Script
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
+from ._types import FamilyKeyVariant, Selection
 from .errors import (
     ConnectionError,
     Error,
@@ -71,6 +73,9 @@ from .errors import (
     TimeoutError,
     UnavailableError,
 )
+
+# Silent until the application configures logging (a library's manners).
+logging.getLogger("cloudroute").addHandler(logging.NullHandler())
 
 __all__ = [
     "__version__",
@@ -112,6 +117,8 @@ __all__ = [
     "RingAlgo",
     "HashAlgo",
     "RingNaming",
+    "Selection",
+    "FamilyKeyVariant",
     "Error",
     "InvalidArgumentError",
     "ParseError",
@@ -180,6 +187,7 @@ class Config(_native.Config):
             weights={"10.0.0.5:6379": 2},
             address_remap={"10.0.0.5:6379": "nat-gw:16379"},  # the live Client dials here
             policy="local",                              # or a Policy
+            selection="random",                          # or "round-robin", a Selection
         )
 
     Each entry is checked at once: a bad CIDR raises ParseError here.
@@ -201,6 +209,7 @@ class Config(_native.Config):
         failure_threshold: Optional[int] = None,
         down_cooldown_ms: Optional[int] = None,
         seed: Optional[int] = None,
+        selection: Union[Selection, str, None] = None,
     ) -> None:
         super().__init__()
         if client_location is not None:
@@ -227,6 +236,8 @@ class Config(_native.Config):
                 down_cooldown_ms=down_cooldown_ms,
                 seed=seed,
             )
+        if selection is not None:
+            self.set_selection(selection)
 
 
 #: A ring shard: a name (str or bytes), None for an unnamed shard, or a

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["Policy", "Tier", "Role", "Health", "RingAlgo", "HashAlgo", "RingNaming"]
+__all__ = ["Policy", "Tier", "Role", "Health", "RingAlgo", "HashAlgo", "RingNaming", "Selection", "FamilyKeyVariant"]
 
 
 class _StrEnum(str, enum.Enum):
@@ -28,6 +28,22 @@ class Policy(_StrEnum):
     LOCAL = "local"  #: per tier, nearest first: the master, then replicas (default)
     LOCAL_REPLICAS_FIRST = "local-replicas-first"  #: per tier: replicas, then the master
     NEAREST = "nearest"  #: by measured RTT (Router.set_rtt), with a tolerance band
+    LOCAL_SPREAD = "local-spread"  #: per tier, nearest first: master and replicas share by weight
+    REPLICA_ONLY = "replica-only"  #: replicas only, nearest tier first; never a master
+
+
+class Selection(_StrEnum):
+    """How a read picks among candidates of equal rank (cr_selection)."""
+
+    RANDOM = "random"  #: weighted random, from the router's seeded streams (default)
+    ROUND_ROBIN = "round-robin"  #: steady weighted round-robin: exact shares over every cycle
+
+
+class FamilyKeyVariant(_StrEnum):
+    """Which Java hash wrote stored family keys (cr_family_key_variant)."""
+
+    JEDIS = "jedis"  #: Jedis MurmurHash.hash(String), seed 0x1234ABCD (default)
+    COMMONS_CODEC = "commons-codec"  #: commons-codec MurmurHash2.hash64(String), seed 0xe17a1465
 
 
 class Tier(_StrEnum):

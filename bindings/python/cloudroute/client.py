@@ -94,6 +94,12 @@ class Client(Closing, ClientCommands):
     single-key command (``timeout=`` for a call-level timeout), and from
     :class:`cloudroute.commands.ClientCommands`: execute_on_nodes, dbsize,
     script_load, scan_iter, register_script, fcall, fcall_ro, pinned.
+
+    What an operator sees: events (node marked down/up, failover seen,
+    refresh failed, MOVED/ASK, reads that fell back) go to the logger
+    ``"cloudroute"`` at the level it has when the client starts (the fields
+    are in the record's ``cloudroute`` dict; the config's log route is set for
+    it), and :meth:`metrics_text` returns the statistics as Prometheus text.
     """
 
     def __init__(

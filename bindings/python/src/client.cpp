@@ -362,7 +362,13 @@ void InitClient(py::module_ &m) {
                      "releases the GIL.")
       .def(py::init([](py::handle seeds, py::handle config, py::kwargs options) {
              const std::string s = CString(seeds, "seeds");
-             const cr_config *cfg = ConfigOrNull(config);
+             // Events go to logging.getLogger("cloudroute"), through the
+             // given Config (which clients made from it later share) or a
+             // default one.
+             std::unique_ptr<Config> own;
+             if (config.is_none()) own = std::make_unique<Config>();
+             cr_config *cfg = own ? own->cfg : const_cast<cr_config *>(ConfigOrNull(config));
+             RouteLogsToLogging(cfg);
              Options o;
              for (auto item : options) {
                if (!item.second.is_none()) o.Apply(py::cast<std::string>(item.first), item.second);
@@ -400,6 +406,24 @@ void InitClient(py::module_ &m) {
           },
           "Re-read the topology now (the background thread also does on its schedule).")
       .def("stats", &Stats, "Counters since the client was created (ClientStats).")
+      .def(
+          "metrics_text",
+          [](const Client &self) {
+            std::string text;
+            Check(NoGil(self, [&text](cr_client *c) {
+              size_t needed = 0;
+              cr_status st = cr_client_get_metrics_text(nullptr, 0, &needed, c);
+              while (st == CR_EBUFS) {  // nodes may appear between the two calls
+                text.resize(needed);
+                st = cr_client_get_metrics_text(&text[0], text.size(), &needed, c);
+              }
+              if (st == CR_OK) text.resize(needed - 1);
+              return st;
+            }));
+            return text;
+          },
+          "The client's statistics as Prometheus text exposition (version 0.0.4): reads\n"
+          "by tier, fallbacks, redirects, timeouts, refreshes, per-node latency histograms.")
       .def("node_stats", &NodeStats,
            "Per-node counters of every node talked to (list of NodeStats).")
       .def_property_readonly(

@@ -18,7 +18,16 @@ struct ClientHandle {
   ClientHandle() = default;
   ClientHandle(const ClientHandle &) = delete;
   ClientHandle &operator=(const ClientHandle &) = delete;
-  ~ClientHandle() { cr_client_free(c); }
+  ~ClientHandle() {
+    // Freeing joins the refresher thread, which may be waiting for the GIL
+    // to log an event: never free while holding it.
+    if (PyGILState_Check() != 0) {
+      py::gil_scoped_release nogil;
+      cr_client_free(c);
+    } else {
+      cr_client_free(c);
+    }
+  }
 };
 
 struct Client {

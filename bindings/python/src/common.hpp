@@ -188,6 +188,8 @@ void InitShardGroups(py::module_ &m);
 void InitClient(py::module_ &m);
 void InitSentinelClient(py::module_ &m);
 void InitClientCommands(py::module_ &m);  // after InitClient: adds to its Client
+// Sends the events of clients made from cfg to logging.getLogger("cloudroute").
+void RouteLogsToLogging(cr_config *cfg);
 
 // Wrapped handles, shared between sections.
 struct Topology {

@@ -110,7 +110,20 @@ void InitConfig(py::module_ &m) {
           "default (policy 'local', nearest_margin_us 1000, failure_threshold 3,\n"
           "down_cooldown_ms 2000, seed 0 = from the clock). policy is a Policy or\n"
           "its name ('master', 'prefer-replica', 'local', 'local-replicas-first',\n"
-          "'nearest'; case-insensitive, '_' == '-').");
+          "'nearest', 'local-spread', 'replica-only'; case-insensitive, '_' == '-').")
+      .def(
+          "set_selection",
+          [](py::object self, py::handle selection) {
+            const std::string name = CString(selection, "selection");
+            cr_selection s = CR_SELECTION_RANDOM;
+            Check(cr_selection_from_name(&s, name.c_str()));
+            Check(cr_config_set_selection(self.cast<Config &>().cfg, s));
+            return self;
+          },
+          py::arg("selection"),
+          "How a read picks among candidates of equal rank: a Selection or its name,\n"
+          "'random' (weighted random, the default) or 'round-robin' (steady weighted\n"
+          "round-robin: over every cycle of reads each node gets exactly its weight).");
 }
 
 }  // namespace crpy

@@ -138,7 +138,7 @@ void InitRing(py::module_ &m) {
       "Java long (its two's-complement bits). buckets is 1 .. 2**31-1.");
   m.def(
       "family_key",
-      [](py::handle family, py::handle key) {
+      [](py::handle family, py::handle key, py::handle variant) {
         KeyArg f, k;
         if (!f.Set(family.ptr(), "family") || !k.Set(key.ptr(), "key"))
           throw py::error_already_set();
@@ -146,14 +146,19 @@ void InitRing(py::module_ &m) {
         size_t needed = 0;
         const std::string fam(f.data(), f.size());
         if (fam.find('\0') != std::string::npos) ThrowInvalid("family contains a NUL byte");
-        Check(cr_family_key(buf, sizeof buf, &needed, fam.c_str(), k.data(), k.size()));
+        const std::string name = CString(variant, "variant");
+        cr_family_key_variant v = CR_FAMILY_KEY_VARIANT_JEDIS;
+        Check(cr_family_key_variant_from_name(&v, name.c_str()));
+        Check(cr_family_key_as(buf, sizeof buf, &needed, v, fam.c_str(), k.data(), k.size()));
         return std::string(buf);
       },
-      py::arg("family"), py::arg("key"),
+      py::arg("family"), py::arg("key"), py::kw_only(), py::arg("variant") = "jedis",
       "The key to store for (family, key) in the family-key design: the decimal text\n"
-      "of the signed Jedis MurmurHash of family + ':' + key. It hides the original key\n"
-      "from Redis (SCAN, KEYS and MONITOR show only numbers). family must be non-empty\n"
-      "without ':' or NUL.");
+      "of the signed 64-bit MurmurHash of family + ':' + key. variant names the Java\n"
+      "hash that wrote existing keys: 'jedis' (Jedis MurmurHash, the default) or\n"
+      "'commons-codec' (MurmurHash2.hash64(String)); both hash UTF-8. It hides the\n"
+      "original key from Redis (SCAN, KEYS and MONITOR show only numbers). family\n"
+      "must be non-empty without ':' or NUL.");
   m.attr("FAMILY_KEY_SIZE") = CR_FAMILY_KEY_SIZE;
 }
 

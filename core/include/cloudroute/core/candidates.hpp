@@ -5,6 +5,7 @@
 // Thread-safety: immutable once built.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +33,21 @@ struct CandidateRank {
   uint64_t weight;  // sum of the weights of the rank's candidates
 };
 
+// The round-robin ticket of a candidate set: every read of the set under
+// round-robin selection takes the next one. Mutable state in an immutable
+// set, so it lives off the set's first cache line; a copied set starts from
+// the original's position.
+struct RoundRobinTicket {
+  mutable std::atomic<uint64_t> next{0};
+  RoundRobinTicket() = default;
+  RoundRobinTicket(const RoundRobinTicket &o) : next(o.next.load(std::memory_order_relaxed)) {}
+  RoundRobinTicket &operator=(const RoundRobinTicket &o) {
+    next.store(o.next.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    return *this;
+  }
+  uint64_t Take() const { return next.fetch_add(1, std::memory_order_relaxed); }
+};
+
 // What a routed read or write touches comes first, on one cache line (the
 // sets of a 100-shard snapshot do not all stay in L1): the list, the ranks
 // (one array, not two: one line less per read), the master.
@@ -41,8 +57,15 @@ struct alignas(64) CandidateSet {
   NodeEntry *master = nullptr;       // nullptr when the master's endpoint is unknown
   uint32_t master_topo = kNoNode;
   Tier master_tier = Tier::kUnknown;
+  bool round_robin = false;  // Selection::kRoundRobin: reads take `ticket`
   std::string shard_id;
+  RoundRobinTicket ticket;
 };
+
+// Groups adjacent candidates with equal keys into ranks (keys[i] is
+// list[i]'s sort key; the list is sorted by it): sets each candidate's rank
+// and each rank's end and weight.
+void AssignRanks(CandidateSet *set, const std::vector<uint64_t> &keys);
 
 // Per topology node, what ranking needs; index-aligned with Topology::nodes.
 struct NodeFacts {
@@ -55,14 +78,16 @@ struct NodeFacts {
 struct CandidateOptions {
   Policy policy = Policy::kLocal;
   uint32_t nearest_margin_us = 1000;
+  Selection selection = Selection::kRandom;
 };
 
 CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vector<NodeFacts> &facts,
                              const CandidateOptions &opts);
 
 // A shard known only from a MOVED redirect: the target is its master and
-// only candidate until the next refresh.
-CandidateSet RedirectCandidates(NodeEntry *master);
+// only candidate until the next refresh — none under a policy that never
+// reads a master (its writes still go there).
+CandidateSet RedirectCandidates(NodeEntry *master, const CandidateOptions &opts);
 
 // The same set with its master moved to the front, alone in the first rank
 // (the rest keep their order and ranks after it): the candidates of a slot

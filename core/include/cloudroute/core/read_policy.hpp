@@ -18,8 +18,21 @@ enum class Policy : uint8_t {
   kLocal = 2,               // per tier, nearest first: master, then replicas
   kLocalReplicasFirst = 3,  // per tier, nearest first: replicas, then master
   kNearest = 4,             // by measured RTT in bands of `margin`; unmeasured last
+  kLocalSpread = 5,         // per tier, nearest first: master and replicas share the tier by weight
+  kReplicaOnly = 6,         // replicas only, nearest tier first; never the master
 };
-constexpr int kPolicyCount = 5;
+constexpr int kPolicyCount = 7;
+
+// How a read picks among the candidates of one rank (equal rank key).
+enum class Selection : uint8_t {
+  kRandom = 0,      // weighted random: each read draws from the router's random streams
+  kRoundRobin = 1,  // steady weighted round-robin: exact shares over every cycle of reads
+};
+constexpr int kSelectionCount = 2;
+
+const char *SelectionName(Selection s);
+// Case-insensitive; '_' and '-' are the same. false when unknown.
+bool SelectionFromName(std::string_view name, Selection *out);
 
 const char *PolicyName(Policy p);
 // Case-insensitive; '_' and '-' are the same. false when unknown.
@@ -38,7 +51,9 @@ uint64_t RankKey(Policy p, const RankInput &in, uint32_t band);
 
 // Whether the policy reads from this node at all.
 inline bool PolicyAdmits(Policy p, Role role) {
-  return p != Policy::kMaster || role == Role::kMaster;
+  if (p == Policy::kMaster) return role == Role::kMaster;
+  if (p == Policy::kReplicaOnly) return role == Role::kReplica;
+  return true;
 }
 
 }  // namespace cloudroute

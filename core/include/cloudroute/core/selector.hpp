@@ -1,10 +1,15 @@
 // Selector: picks the node that serves a read from a shard's candidate set.
 //
-// Ranks are tried in order. Inside a rank, a weighted random choice picks the
-// first node to try; when it is down, the rest of the rank is polled
-// round-robin from there (the getWorkInstance + round-robin loop of the
-// Sentinel shard design). Then the next rank. A node skipped by its breaker is
-// never chosen unless its half-open probe is due.
+// Ranks are tried in order. Inside a rank, a weighted choice picks the first
+// node to try; when it is down, the rest of the rank is polled round-robin
+// from there (the getWorkInstance + round-robin loop of the Sentinel shard
+// design). Then the next rank. A node skipped by its breaker is never chosen
+// unless its half-open probe is due.
+//
+// The weighted choice is random (Selection::kRandom) or steady round-robin
+// (Selection::kRoundRobin, see RoundRobinStart): over every cycle of W reads
+// of a set (W = the rank's total weight) each node starts exactly `weight`
+// of them, interleaved, with no random streaks.
 //
 // Thread-safety: lock-free; allocation-free.
 #pragma once
@@ -14,12 +19,6 @@
 
 namespace cloudroute {
 
-// Visits the set's candidates in the order a read polls them — rank by rank;
-// inside a rank, from a weighted random start (uniform when the rank's
-// weights are all 0), then round-robin over the rest of the rank — until
-// visit(candidate) returns true; returns that candidate, or nullptr.
-// random() is drawn once per rank of more than one candidate, so a caller
-// that replays the same draws gets the same order.
 // A uniform value in [0, bound) from a 64-bit random value: the high half of
 // the 128-bit product (Lemire), not `r % bound` — a 64-bit division costs
 // more than the rest of a routing decision.
@@ -28,35 +27,51 @@ inline uint64_t ScaleRandom(uint64_t r, uint64_t bound) {
   return static_cast<uint64_t>((static_cast<Uint128>(r) * bound) >> 64);
 }
 
+// The weighted random start of a rank of n > 1 candidates from list[begin]
+// (uniform when the rank's weights are all 0): the high half of r * weight
+// picks a point x, and the start is how many prefix sums of the weights are
+// <= x — the node the subtract-and-compare walk picked, with a fixed trip
+// count and no branch on the random value (which mispredicted half the time).
+inline uint32_t RandomStart(const CandidateSet &set, const CandidateRank &rank, uint32_t begin,
+                            uint32_t n, uint64_t r) {
+  const uint64_t total = rank.weight;
+  if (total == 0) return static_cast<uint32_t>(ScaleRandom(r, n));
+  const uint64_t x = ScaleRandom(r, total);
+  uint64_t cum = 0;
+  uint32_t start = 0;
+  for (uint32_t j = 0; j + 1 < n; ++j) {
+    cum += set.list[begin + j].weight;
+    start += static_cast<uint32_t>(x >= cum);
+  }
+  return start;
+}
+
+// The round-robin start of read number `ticket` (interleaved weighted
+// round-robin): a cycle of W = the rank's total weight reads is played in
+// rounds — round k visits, in list order, every node whose weight is above
+// k — so each node starts exactly `weight` reads per cycle and equal nodes
+// alternate. The round of position x is found by binary search on
+// C(k) = sum of min(weight, k), the positions before round k.
+uint32_t RoundRobinStart(const CandidateSet &set, const CandidateRank &rank, uint32_t begin,
+                         uint32_t n, uint64_t ticket);
+
+// Visits the set's candidates in the order a read polls them — rank by rank;
+// inside a rank, from a weighted start, then round-robin over the rest of the
+// rank — until visit(candidate) returns true; returns that candidate, or
+// nullptr. start(rank, begin, n) gives the start in [0, n) of a rank of
+// n > 1 candidates from list[begin]; it is called once per such rank, so a
+// caller that replays the same draws gets the same order.
 // Always inlined: out of line, the call and its six callee-saved registers
 // were a tenth of a routed read's instructions.
-template <typename Random, typename Visit>
+template <typename Start, typename Visit>
 __attribute__((always_inline)) inline const Candidate *VisitInPollOrder(const CandidateSet &set,
-                                                                        Random &&random,
+                                                                        Start &&start_of,
                                                                         Visit &&visit) {
   uint32_t begin = 0;
   for (const CandidateRank &rank : set.ranks) {
     const uint32_t end = rank.end;
     const uint32_t n = end - begin;
-    uint32_t start = 0;
-    if (n > 1) {
-      const uint64_t r = random();
-      const uint64_t total = rank.weight;
-      if (total == 0) {
-        start = static_cast<uint32_t>(ScaleRandom(r, n));
-      } else {
-        // start = how many prefix sums of the weights are <= x: the same
-        // node the subtract-and-compare walk picked, with a fixed trip count
-        // and no branch on the random value (which mispredicted half the time).
-        const uint64_t x = ScaleRandom(r, total);
-        uint64_t cum = 0;
-        for (uint32_t j = 0; j + 1 < n; ++j) {
-          cum += set.list[begin + j].weight;
-          start += static_cast<uint32_t>(x >= cum);
-        }
-      }
-    }
-    uint32_t i = start;
+    uint32_t i = n > 1 ? start_of(rank, begin, n) : 0;
     for (uint32_t k = 0; k < n; ++k) {
       const Candidate &c = set.list[begin + i];
       if (visit(c)) return &c;
@@ -67,12 +82,33 @@ __attribute__((always_inline)) inline const Candidate *VisitInPollOrder(const Ca
   return nullptr;
 }
 
-inline const Candidate *SelectCandidate(const CandidateSet &set, NodeRegistry &reg) {
+// VisitInPollOrder with the set's selection: the router's random streams, or
+// the set's next round-robin ticket (one per read).
+template <typename Visit>
+__attribute__((always_inline)) inline const Candidate *VisitReadOrder(const CandidateSet &set,
+                                                                      NodeRegistry &reg,
+                                                                      Visit &&visit) {
+  if (__builtin_expect(set.round_robin, 0)) {
+    const uint64_t ticket = set.ticket.Take();
+    return VisitInPollOrder(
+        set,
+        [&set, ticket](const CandidateRank &rank, uint32_t begin, uint32_t n) {
+          return RoundRobinStart(set, rank, begin, n, ticket);
+        },
+        visit);
+  }
   return VisitInPollOrder(
-      set, [&reg]() { return reg.NextRandom(); },
-      [&reg](const Candidate &c) {
-        return c.node->health.Admit(reg.clock(), reg.health_config());
-      });
+      set,
+      [&set, &reg](const CandidateRank &rank, uint32_t begin, uint32_t n) {
+        return RandomStart(set, rank, begin, n, reg.NextRandom());
+      },
+      visit);
+}
+
+inline const Candidate *SelectCandidate(const CandidateSet &set, NodeRegistry &reg) {
+  return VisitReadOrder(set, reg, [&reg](const Candidate &c) {
+    return c.node->health.Admit(reg.clock(), reg.health_config());
+  });
 }
 
 }  // namespace cloudroute

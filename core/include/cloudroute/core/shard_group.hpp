@@ -138,12 +138,17 @@ Code ShardGroups::VisitReadOrder(const void *key, size_t len, uint32_t *group, E
   // order, then those whose breaker is open — so both walk the same order.
   // A probe that is due counts as live: trying it is how the breaker closes.
   const int64_t now = registry_->clock()();
-  const uint64_t seed = registry_->NextRandom();
+  // Round-robin selection replays one ticket instead.
+  const uint64_t seed = set.round_robin ? set.ticket.Take() : registry_->NextRandom();
   for (int pass = 0; pass < 2; ++pass) {
     const bool want_down = pass == 1;
     uint64_t state = seed;
     VisitInPollOrder(
-        set, [&state]() { return SplitMix64Next(&state); },  // replayed from one seed by each pass
+        set,
+        [&](const CandidateRank &rank, uint32_t begin, uint32_t n) {  // replayed by each pass
+          return set.round_robin ? RoundRobinStart(set, rank, begin, n, seed)
+                                 : RandomStart(set, rank, begin, n, SplitMix64Next(&state));
+        },
         [&](const Candidate &c) {
           const bool down = c.node->health.State(now) == HealthState::kDown;
           if (down == want_down) emit(c, down);

@@ -31,6 +31,7 @@ struct RouterConfig {
   std::unordered_map<std::string, std::pair<std::string, uint16_t>> connect_via;
   Policy policy = Policy::kLocal;
   uint32_t nearest_margin_us = 1000;
+  Selection selection = Selection::kRandom;
   HealthConfig health;
   uint64_t seed = 0;
   uint32_t migration_ttl_ms = 0;  // see SlotMigrations; 0 = its default

@@ -15,6 +15,7 @@
 #include "cloudroute/core/locality.hpp"
 #include "cloudroute/core/router.hpp"
 #include "cloudroute/net/connection.hpp"
+#include "cloudroute/net/event_log.hpp"
 #include "cloudroute/net/pool.hpp"
 #include "cloudroute/net/refresher.hpp"
 #include "cloudroute/net/stats.hpp"
@@ -36,6 +37,7 @@ struct ClientOptions {
   uint64_t replica_max_lag_bytes = 0;  // read a replica last past this lag; 0 = off
   uint32_t replica_max_lag_s = 0;      // ... or past this many seconds without an ack
   uint32_t idle_ping_ms = 5000;        // PING nodes without a sample for this long; 0 = never
+  LogSink log;                         // no fn: silent
 };
 
 enum class Access : uint8_t { kRead, kWrite };
@@ -61,6 +63,7 @@ struct ClientContext {
 
   Router *const router;
   const ClientOptions opts;
+  EventLog log{opts.log};
   Stats stats;
   std::atomic<Refresher *> refresher{nullptr};
 };

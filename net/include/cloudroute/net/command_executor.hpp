@@ -59,6 +59,8 @@ class CommandExecutor {
   // failure names every node tried and why.
   Outcome TryRead(const CandidateSet &set, const Args &args, uint16_t slot,
                   const CallOptions &call);
+  // A MOVED or ASK for the operator's log (rate-limited per target).
+  void LogRedirect(const char *kind, const Outcome &o);
 
   ClientContext *const ctx_;
   NodePools *const pools_;

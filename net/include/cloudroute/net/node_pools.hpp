@@ -33,6 +33,7 @@ struct NodeStatsValues {
   uint64_t reads = 0, writes = 0, errors = 0, connections = 0;
   uint32_t latency_us = 0;  // EWMA of round trips; 0 = none yet
   size_t open = 0, idle = 0;
+  LatencyValues latency;  // histogram of round trips
 };
 
 class NodePools {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cloudroute/net/connection.hpp"
+#include "cloudroute/net/stats.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -37,6 +38,7 @@ struct NodeCounters {
   std::atomic<uint32_t> latency_us{0};   // EWMA of command round trips, 0 = none yet
   std::atomic<uint32_t> published_rtt_us{0};
   std::atomic<int64_t> last_sample_ns{0};  // SteadyNowNs() of the last round-trip sample
+  LatencyHistogram latency;                // every round trip (commands, idle PINGs)
 
   // EWMA with weight 1/8 (like TCP's SRTT).
   void AddLatency(uint32_t us) {
@@ -48,7 +50,9 @@ struct NodeCounters {
   // A round trip from t0_ns to t1_ns (SteadyNowNs clock): its latency, and
   // t1_ns as the time of the last sample.
   void AddSample(int64_t t0_ns, int64_t t1_ns) {
-    AddLatency(static_cast<uint32_t>(std::min<int64_t>((t1_ns - t0_ns) / 1000, UINT32_MAX)));
+    const int64_t us = std::max<int64_t>((t1_ns - t0_ns) / 1000, 0);
+    AddLatency(static_cast<uint32_t>(std::min<int64_t>(us, UINT32_MAX)));
+    latency.Add(static_cast<uint64_t>(us));
     last_sample_ns.store(t1_ns, std::memory_order_relaxed);
   }
 };

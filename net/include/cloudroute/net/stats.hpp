@@ -13,6 +13,31 @@ namespace net {
 
 constexpr int kTierCount = 5;  // Tier::kLocal .. Tier::kUnknown
 
+// Upper bounds (microseconds) of the latency histogram's buckets; a last,
+// unbounded bucket follows. From a same-zone round trip to a cross-cloud
+// timeout.
+constexpr uint32_t kLatencyBoundsUs[] = {100,   250,   500,    1000,   2500,   5000,   10000,
+                                         25000, 50000, 100000, 250000, 500000, 1000000};
+constexpr int kLatencyBuckets = sizeof kLatencyBoundsUs / sizeof kLatencyBoundsUs[0] + 1;
+
+struct LatencyValues {
+  uint64_t buckets[kLatencyBuckets] = {};  // per bucket (not cumulative)
+  uint64_t count = 0;
+  uint64_t sum_us = 0;
+};
+
+// Round-trip latencies of one node: a count per bucket and the sum.
+// Thread-safety: relaxed atomics, from any thread.
+class LatencyHistogram {
+ public:
+  void Add(uint64_t us);
+  LatencyValues Snapshot() const;
+
+ private:
+  std::atomic<uint64_t> buckets_[kLatencyBuckets] = {};
+  std::atomic<uint64_t> sum_us_{0};
+};
+
 struct StatsValues {
   uint64_t reads = 0;  // read commands a node answered
   uint64_t reads_by_tier[kTierCount] = {};

@@ -11,7 +11,11 @@ public enum Policy {
   /** Per tier, nearest first: replicas, then master. */
   LOCAL_REPLICAS_FIRST("local-replicas-first"),
   /** By measured RTT, with a tolerance band. */
-  NEAREST("nearest");
+  NEAREST("nearest"),
+  /** Per tier, nearest first: master and replicas share the tier's reads by weight. */
+  LOCAL_SPREAD("local-spread"),
+  /** Replicas only, nearest tier first; never a master. */
+  REPLICA_ONLY("replica-only");
 
   private static final Policy[] VALUES = values();
   private final String label;

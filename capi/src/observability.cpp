@@ -1,0 +1,66 @@
+// C API: what an operator sees of a client — log events through a callback,
+// statistics as Prometheus text.
+#include <cstring>
+
+#include "api.hpp"
+#include "cloudroute/net/metrics_text.hpp"
+
+using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
+namespace net = cloudroute::net;
+
+extern "C" {
+
+cr_status cr_config_set_log_callback(cr_config *cfg, cr_log_level min_level,
+                                     cr_log_callback callback, void *payload) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_config_set_log_callback";
+    if (cr_status s = NotNull(cfg, fn, "config"); s != CR_OK) return s;
+    if (cr_status s = EnumInRange(min_level, net::kLogLevelCount - 1, fn, "min_level"); s != CR_OK)
+      return s;
+    net::LogSink sink;
+    sink.min_level = static_cast<net::LogLevel>(RawEnum(min_level));
+    if (callback != nullptr) {
+      sink.fn = [callback, payload](net::LogLevel l, const std::string &message,
+                                    const net::LogFields &fields) {
+        cr_log_field out[16];
+        size_t n = 0;
+        for (const auto &f : fields) {
+          if (n == sizeof out / sizeof out[0]) break;
+          out[n++] = cr_log_field{f.first.c_str(), f.second.c_str()};
+        }
+        callback(static_cast<cr_log_level>(l), message.c_str(), out, n, payload);
+      };
+    }
+    cfg->log = std::move(sink);
+    return CR_OK;
+  });
+}
+
+const char *cr_log_level_name(cr_log_level level) {
+  const int l = RawEnum(level);
+  if (l < 0 || l >= net::kLogLevelCount) return "?";
+  return net::LogLevelName(static_cast<net::LogLevel>(l));
+}
+
+cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_client *c) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_client_get_metrics_text";
+    if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    const cloudroute::NodeRegistry &reg = c->client->router().registry();
+    const std::string text =
+        net::PrometheusText(c->client->stats(), c->client->node_stats(), reg.clock()());
+    *needed = text.size() + 1;
+    if (cap < text.size() + 1) {
+      if (cap != 0) {
+        std::memcpy(buf, text.data(), cap - 1);
+        buf[cap - 1] = '\0';
+      }
+      return TooSmall(text.size() + 1, cap, fn, "bytes");
+    }
+    std::memcpy(buf, text.c_str(), text.size() + 1);
+    return CR_OK;
+  });
+}
+
+}  // extern "C"
