@@ -260,8 +260,9 @@ def measure(env: Dict[str, str], args: argparse.Namespace, family: str, req: Any
     }
     out.update(summary(rec.rows, seconds))
     if args.fault:
-        stall = [r for r in rec.rows if STALL_AT <= r[0] < STALL_AT + STALL_S + 1.0]
-        fo = [r for r in rec.rows if FAILOVER_AT <= r[0] < seconds]
+        # A phase holds every request that was in flight during it, also those started before.
+        stall = [r for r in rec.rows if r[0] < STALL_AT + STALL_S + 1.0 and r[0] + r[1] >= STALL_AT]
+        fo = [r for r in rec.rows if r[0] + r[1] >= FAILOVER_AT]
         out["stall"] = summary(stall, STALL_S + 1.0)
         out["failover"] = summary(fo, seconds - FAILOVER_AT)
         out["actions"] = actions

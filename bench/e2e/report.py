@@ -89,9 +89,10 @@ def plot_cell(out: pathlib.Path, cell: Tuple[float, int, int], summ: Dict[Any, D
     ax.set_yticklabels(names)
     ax.invert_yaxis()
     ax.set_xscale("log")
+    ax.set_xlim(left=0.1)
     ax.set_xlabel("request latency, ms (log scale; medians of repetitions)")
     ax.set_title(f"read {f} keys over all shards, {d:g} ms one-way to cloud B, {c} in flight")
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper right")
     fig.tight_layout()
     name = f"latency_{d:g}ms_f{f}_c{c}.png"
     fig.savefig(out / name, dpi=90)
@@ -101,15 +102,18 @@ def plot_cell(out: pathlib.Path, cell: Tuple[float, int, int], summ: Dict[Any, D
 
 def plot_fault(out: pathlib.Path, faults: List[Dict[str, Any]]) -> str:
     fig, ax = plt.subplots(figsize=(10, 5))
-    for r in sorted(faults, key=lambda r: r["client"]):
+    colors = plt.get_cmap("tab20").colors
+    styles = {"cr": "-", "glide": "--", "redispy": ":"}
+    for i, r in enumerate(sorted(faults, key=lambda r: r["client"])):
         tl = r.get("timeline", [])
-        ax.plot([t for t, _, _ in tl], [mx for _, _, mx in tl], label=r["client"], linewidth=1)
+        ax.plot([t for t, _, _ in tl], [mx for _, _, mx in tl], label=r["client"], linewidth=1.2,
+                color=colors[(2 * i) % 20 + (2 * i) // 20], linestyle=styles.get(r["client"].split("-")[0], "-"))
     for t, what in (faults[0].get("actions", []) if faults else []):
         ax.axvline(t, color="grey", linestyle=":")
         ax.text(t, ax.get_ylim()[1] if ax.get_yscale() == "linear" else 1, what.split(" ")[0] + " " +
                 what.split(" ")[1], rotation=90, fontsize=7, va="top")
     ax.set_yscale("log")
-    ax.set_xlabel("seconds into the measured window")
+    ax.set_xlabel("seconds into the measured window (requests binned by start time)")
     ax.set_ylabel("worst request latency per 250 ms, ms (log)")
     ax.set_title("fault run: local replica SIGSTOP 2-7 s, shard-1 failover into cloud B at 9 s")
     ax.legend(fontsize=7, ncol=2)

@@ -12,6 +12,7 @@
 #   --full  (~2 h): delays 1/3/10 ms (and 0 ms for the same subset), fan-out 10/60/100,
 #            concurrency 1/4/16, 3 repetitions of 4 s, then the fault run.
 #   --out    results directory (default build/e2e/<mode>-<UTC time>)
+#   --fault-only  skip the matrix, run only the fault run
 #   --wheel  install this cloudroute wheel instead of building one
 #   --publish copy the CSVs, plots and tables into docs/benchmarks/
 #
@@ -24,7 +25,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-mode=quick out="" wheel="" publish=0
+mode=quick out="" wheel="" publish=0 fault_only=0
 while (($#)); do
   case $1 in
     --quick) mode=quick ;;
@@ -32,7 +33,8 @@ while (($#)); do
     --out) out=$2; shift ;;
     --wheel) wheel=$(realpath "$2"); shift ;;
     --publish) publish=1 ;;
-    *) echo "usage: $0 [--quick|--full] [--out DIR] [--wheel FILE] [--publish]" >&2; exit 2 ;;
+    --fault-only) fault_only=1 ;;
+    *) echo "usage: $0 [--quick|--full] [--out DIR] [--wheel FILE] [--fault-only] [--publish]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -100,7 +102,8 @@ run_one() { # CLIENT TAG FANOUTS CONCS [extra driver args]
     echo "!! $c ($tag) failed (exit $?)" | tee -a "$out/failures.txt"
 }
 
-for d in "${delays[@]}" 0; do
+if ((fault_only)); then delays=(); else delays+=(0); fi   # 0 ms: the no-delay reference
+for d in "${delays[@]}"; do
   "$here/cluster.sh" delay "$cdir" "$d"
   if ((d == 0)); then set -- "${ref_clients[@]}"; else set -- "${clients[@]}"; fi
   for ((r = 1; r <= reps; r++)); do
