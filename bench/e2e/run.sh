@@ -44,7 +44,10 @@ base=${E2E_BASE_PORT:-8301}
 all_clients="cr-local cr-local-rf cr-adapter cr-master glide-az-rp glide-az glide-prefer-replica
   glide-primary glide-sync-az-rp redispy-primary redispy-rr-replicas redispy-rr-replicas-pipe"
 clients=(${E2E_CLIENTS:-$all_clients})
-ref_clients=(cr-local cr-local-rf glide-az-rp glide-sync-az-rp)   # also measured with no delay
+ref_clients=()   # also measured with no delay: these, among the selected clients
+for c in cr-local cr-local-rf glide-az-rp glide-sync-az-rp; do
+  [[ " ${clients[*]} " == *" $c "* ]] && ref_clients+=("$c")
+done
 if [[ $mode == quick ]]; then
   delays=(3) fanouts=60 concs=1,4 reps=${E2E_REPS:-3} secs=${E2E_SECONDS:-3}
 else
