@@ -56,5 +56,7 @@ int CmdJedisHash(const std::vector<std::string> &args);
 int CmdRing(const std::vector<std::string> &args);
 // get | set | mget on a live cluster (--seeds), through the client.
 int CmdClient(const std::string &verb, const std::vector<std::string> &args);
+// pipe: commands from stdin run as one pipeline on a live cluster.
+int CmdPipe(const std::vector<std::string> &args);
 
 }  // namespace cli

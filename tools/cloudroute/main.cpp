@@ -27,6 +27,9 @@ const char kHelp[] =
     "                          run on a live cluster through the client; --stats prints (stderr)\n"
     "                          where each read was served; --user U, --client-name N;\n"
     "                          the password comes from $CLOUDROUTE_PASSWORD\n"
+    "  pipe --seeds ... [LOCALITY] [--policy P] [--node HOST:PORT]\n"
+    "                          commands from stdin, one per line (redis-cli quoting), run as one\n"
+    "                          pipeline; replies printed in order; keyless commands go to --node\n"
     "  demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--remap ANNOUNCED=DIAL]...\n"
     "                          fan-out reads on a live cluster: latency by policy, or a live view\n"
     "                          of where reads and writes go (scripts/demo.sh runs both)\n"
@@ -67,6 +70,7 @@ int main(int argc, char **argv) {
   if (cmd == "jedis-hash") return cli::CmdJedisHash(args);
   if (cmd == "ring") return cli::CmdRing(args);
   if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);
+  if (cmd == "pipe") return cli::CmdPipe(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());
     return cli::kExitOk;
