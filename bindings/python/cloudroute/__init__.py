@@ -48,6 +48,7 @@ from ._native import (
     parse_static,
 )
 from .client import READ, WRITE, Client, ClientStats, NodeStats
+from .pipeline import Pipeline
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
 from .errors import (
     ConnectionError,
@@ -95,6 +96,7 @@ __all__ = [
     "Client",
     "ClientStats",
     "NodeStats",
+    "Pipeline",
     "READ",
     "WRITE",
     "Policy",

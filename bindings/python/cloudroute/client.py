@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import datetime
 from types import TracebackType
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, Union
 
 from . import _native
 from ._native import ClientStats, NodeStats
 from .errors import InvalidArgumentError
+
+if TYPE_CHECKING:
+    from .pipeline import Pipeline
 
 __all__ = ["Client", "ClientStats", "NodeStats", "READ", "WRITE"]
 
@@ -303,6 +306,18 @@ class Client(_native.Client):
             return reply
         it = iter(reply)
         return dict(zip(it, it))
+
+    # -- pipelines -------------------------------------------------------------
+
+    def pipeline(self, transaction: Optional[bool] = None) -> "Pipeline":
+        """A :class:`cloudroute.Pipeline` on this client: commands in any slots
+        queued, then sent at once by ``execute()`` (redis-py's shape). Cross-slot
+        transactions are not offered: ``transaction=True`` is refused."""
+        if transaction:
+            raise InvalidArgumentError("pipeline: transactions are not supported (commands span slots)")
+        from .pipeline import Pipeline  # pipeline.py imports this module
+
+        return Pipeline(self)
 
     # -- lifecycle -------------------------------------------------------------
 

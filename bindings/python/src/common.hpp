@@ -186,6 +186,7 @@ void InitRouter(py::module_ &m);
 void InitRing(py::module_ &m);
 void InitShardGroups(py::module_ &m);
 void InitClient(py::module_ &m);
+void InitPipeline(py::module_ &m);
 
 // Wrapped handles, shared between sections.
 struct Topology {
