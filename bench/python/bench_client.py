@@ -124,18 +124,23 @@ def main() -> int:
     ap.add_argument("--port", type=int, default=7571, help="harness base port (default 7571)")
     ap.add_argument("--env", help="cluster.env of a running harness cluster (else one is started)")
     args = ap.parse_args()
+    on_cluster(run, args)
+    return 0
 
+
+def on_cluster(fn: Callable[[Dict[str, str], argparse.Namespace], None], args: argparse.Namespace) -> None:
+    """fn(env, args) on the cluster of args.env, or on a harness cluster started
+    on args.port for the call and stopped afterwards."""
     if args.env:
-        run(parse_env(pathlib.Path(args.env)), args)
-        return 0
+        fn(parse_env(pathlib.Path(args.env)), args)
+        return
     with tempfile.TemporaryDirectory(prefix="cr-bench-") as d:
         subprocess.run([str(HARNESS), "cluster", "--noncontiguous", d, str(args.port)], check=True,
                        stdout=subprocess.DEVNULL, timeout=180)
         try:
-            run(parse_env(pathlib.Path(d) / "cluster.env"), args)
+            fn(parse_env(pathlib.Path(d) / "cluster.env"), args)
         finally:
             subprocess.run([str(HARNESS), "stop", d], check=False, stdout=subprocess.DEVNULL, timeout=60)
-    return 0
 
 
 def parse_env(path: pathlib.Path) -> Dict[str, str]:

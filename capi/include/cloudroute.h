@@ -1114,7 +1114,7 @@ typedef enum cr_reply_type {
   CR_REPLY_TYPE_INTEGER = 2,
   CR_REPLY_TYPE_NIL = 3,
   CR_REPLY_TYPE_ARRAY = 4,  /* also RESP3 sets and pushes */
-  CR_REPLY_TYPE_ERROR = 5,  /* only inside an array (e.g. EXEC); a top-level error is CR_EREDIS */
+  CR_REPLY_TYPE_ERROR = 5,  /* in an array (EXEC), a pipeline result; else CR_EREDIS */
   CR_REPLY_TYPE_MAP = 6,    /* RESP3 map: elements are key, value, key, value, … */
   CR_REPLY_TYPE_DOUBLE = 7, /* RESP3 double, as text */
   CR_REPLY_TYPE_BOOL = 8,   /* RESP3 boolean: cr_reply_get_integer gives 0 or 1 */
@@ -1159,7 +1159,8 @@ typedef struct cr_call_options {
   uint32_t timeout_ms; /* 0 = the node's tier timeout (default) */
 } cr_call_options;
 
-#define CR_CALL_OPTIONS_INIT { (uint32_t)sizeof(cr_call_options), 0u }
+#define CR_CALL_OPTIONS_INIT \
+  { (uint32_t)sizeof(cr_call_options), 0u }
 /* Defaults into the caller's struct, as cr_parse_options_init. */
 CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
 
@@ -1170,9 +1171,9 @@ CR_API cr_status cr_client_command_opts(cr_reply **out, cr_client *c, const cr_c
 
 /* Which nodes a node-targeted command goes to. Values are pinned. */
 typedef enum cr_target {
-  CR_TARGET_NODE = 0,      /* the one node named "host:port" (of the current topology) */
-  CR_TARGET_MASTERS = 1,   /* every master (each shard's) */
-  CR_TARGET_ALL_NODES = 2  /* every master and replica */
+  CR_TARGET_NODE = 0,     /* the one node named "host:port" (of the current topology) */
+  CR_TARGET_MASTERS = 1,  /* every master (each shard's) */
+  CR_TARGET_ALL_NODES = 2 /* every master and replica */
 } cr_target;
 
 /* The per-node answers of cr_client_command_nodes. Immutable; free once. */
@@ -1217,14 +1218,15 @@ CR_API void cr_node_replies_free(cr_node_replies *r);
  * CR_SCAN_OPTIONS_INIT or cr_scan_options_init). */
 typedef struct cr_scan_options {
   uint32_t struct_size;
-  const void *match;  /* MATCH pattern (binary-safe); NULL = every key */
+  const void *match; /* MATCH pattern (binary-safe); NULL = every key */
   size_t match_len;
   uint32_t count;      /* COUNT hint per round trip; 0 = the server's default */
   const char *type;    /* TYPE filter ("string", "hash" …); NULL = every type */
   uint32_t timeout_ms; /* per round trip; 0 = the node's tier timeout */
 } cr_scan_options;
 
-#define CR_SCAN_OPTIONS_INIT { (uint32_t)sizeof(cr_scan_options), NULL, 0u, 0u, NULL, 0u }
+#define CR_SCAN_OPTIONS_INIT \
+  { (uint32_t)sizeof(cr_scan_options), NULL, 0u, 0u, NULL, 0u }
 /* Defaults into the caller's struct, as cr_parse_options_init. */
 CR_API cr_status cr_scan_options_init(cr_scan_options *opts, size_t size);
 
@@ -1309,6 +1311,78 @@ CR_API cr_status cr_pinned_command(cr_reply **out, cr_pinned *p, const cr_call_o
 CR_API uint16_t cr_pinned_get_slot(const cr_pinned *p);
 /* Releases the connection (see above). NULL is a no-op. */
 CR_API void cr_pinned_free(cr_pinned *p);
+/* ---- pipelines ---- */
+/* ======================================================================
+ * Pipelines: any commands in any slots, run at once
+ *
+ * A cr_pipeline queues commands for one cr_client — GET, HGETALL, ZRANGE,
+ * SET … in any mix — and cr_pipeline_execute runs them together: each is
+ * routed by its key and its cr_access (or sent to the node the caller
+ * names), the commands are grouped per node, every node's group is written
+ * on one connection and all nodes are in flight at once (about one round
+ * trip for the whole pipeline), and the results come back in queue order
+ * with an error in place of each command that failed.
+ *
+ * Inside a pipeline, as for cr_client_command: a MOVED or ASK (ASKING
+ * first) is followed for the commands it concerns only; TRYAGAIN /
+ * CLUSTERDOWN are retried with backoff; a read whose node fails (connection
+ * error, timeout, a replica still LOADING) goes to its next candidate; a
+ * write that may have reached its node is never re-sent — its result is an
+ * error saying so. The commands are not a transaction: each node runs its
+ * group in order, different nodes independently.
+ *
+ * Ownership: unlike the rest of this API, cr_pipeline_add and
+ * cr_pipeline_add_node do NOT copy the arguments: argv, argvlen and the
+ * bytes they point to are borrowed and must stay valid and unchanged until
+ * cr_pipeline_execute, cr_pipeline_clear or cr_pipeline_free returns (the
+ * wire buffer built at execute is the only copy made).
+ *
+ * Thread-safety: a cr_pipeline is used by one thread at a time; several
+ * pipelines may run on one cr_client at once. Free every pipeline before
+ * its client.
+ * ==================================================================== */
+
+typedef struct cr_pipeline cr_pipeline;
+
+/* An empty pipeline for c. Errors: CR_EINVAL (NULL). Ownership: free with
+ * cr_pipeline_free, before cr_client_free(c). */
+CR_API cr_status cr_pipeline_new(cr_pipeline **out, cr_client *c);
+/* NULL is a no-op. */
+CR_API void cr_pipeline_free(cr_pipeline *p);
+
+/* Queues a command routed by its key argv[key_index], as cr_client_command
+ * (arguments borrowed: see above). Errors: CR_EINVAL (NULL pointers, argc 0,
+ * key_index >= argc — a keyless command needs cr_pipeline_add_node). */
+CR_API cr_status cr_pipeline_add(cr_pipeline *p, cr_access access, size_t key_index, size_t argc,
+                                 const void *const *argv, const size_t *argvlen);
+/* Queues a command for the node host:port only — keyless commands (PING,
+ * INFO, DBSIZE …) or a key the caller places itself. It is sent once: a
+ * redirect, an error reply or a failure is its result. Errors: CR_EINVAL,
+ * CR_ENOTFOUND (the client has never seen that node). */
+CR_API cr_status cr_pipeline_add_node(cr_pipeline *p, cr_access access, const char *host,
+                                      uint16_t port, size_t argc, const void *const *argv,
+                                      const size_t *argvlen);
+/* How many commands are queued; 0 for NULL. */
+CR_API size_t cr_pipeline_get_count(const cr_pipeline *p);
+/* Empties the queue without sending it. NULL is a no-op. */
+CR_API void cr_pipeline_clear(cr_pipeline *p);
+
+/* Runs every queued command and empties the queue. Results by position in
+ * (out, cap, needed) shape: *needed receives the command count; when cap is
+ * at least that, replies[i] receives command i's result (free each with
+ * cr_reply_free) and statuses[i] (may be NULL) its status: CR_OK with the
+ * reply, or the error — CR_EREDIS (an error reply), CR_ECONN, CR_ETIMEOUT,
+ * CR_EUNAVAILABLE, CR_ESLOT_UNCOVERED … — with replies[i] a
+ * CR_REPLY_TYPE_ERROR reply holding the message (the server's text for
+ * CR_EREDIS; for a write that failed once sent, the message ends with "the
+ * command may have reached the server and was not re-sent").
+ * Returns CR_OK when every command succeeded, else the first failed
+ * command's status (cr_last_error() names its position and message): every
+ * result is in place either way. Errors before anything is sent (the queue
+ * is kept, nothing written): CR_EINVAL (NULL p, needed, or replies with
+ * cap > 0), CR_EBUFS (cap < *needed; call with cap 0 to learn it). */
+CR_API cr_status cr_pipeline_execute(cr_reply **replies, cr_status *statuses, size_t cap,
+                                     size_t *needed, cr_pipeline *p);
 
 /* ======================================================================
  * Sentinel client (hiredis): shard groups kept current by Redis Sentinel

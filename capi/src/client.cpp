@@ -98,11 +98,15 @@ cr_status cloudroute::capi::CheckCommand(cr_reply **out, const void *client, int
   return BytesArray(argv, argvlen, argc, fn, "argv");
 }
 
+std::unique_ptr<cr_reply> cloudroute::capi::NewReply(net::Reply &from) {
+  auto reply = std::make_unique<cr_reply>();
+  Convert(from, reply.get());
+  return reply;
+}
+
 cr_status cloudroute::capi::ReplyOut(cr_reply **out, cloudroute::Result<net::ReplyPtr> r) {
   if (!r.ok()) return Fail(r.status());
-  auto reply = std::make_unique<cr_reply>();
-  Convert(**r, reply.get());
-  *out = reply.release();
+  *out = NewReply(**r).release();
   return CR_OK;
 }
 

@@ -3,6 +3,7 @@
 // replies handed to the caller.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "api.hpp"
@@ -46,6 +47,9 @@ net::Args ArgsFrom(const void *const *argv, const size_t *argvlen, size_t argc);
 // access, argc/key_index and argv. *out is cleared first.
 cr_status CheckCommand(cr_reply **out, const void *client, int access, size_t key_index,
                        size_t argc, const void *const *argv, const size_t *argvlen, const char *fn);
+
+// A net reply tree moved into a new C reply.
+std::unique_ptr<cr_reply> NewReply(net::Reply &from);
 
 // *out gets the converted reply on success; a failed r is recorded with
 // Fail() and its status returned. REQUIRES: out != NULL.

@@ -10,7 +10,7 @@ constexpr const char *kNames[kPolicyCount] = {
     "nearest", "local-spread",   "replica-only"};
 constexpr const char *kSelectionNames[kSelectionCount] = {"random", "round-robin"};
 
-template <typename E, int N>
+template <typename E, size_t N>
 bool FromName(std::string_view name, const char *const (&names)[N], E *out) {
   const int i = IndexOfName(name, names);
   if (i >= 0) *out = static_cast<E>(i);

@@ -230,21 +230,38 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
   }
 }
 
+namespace {
+
+// Runs one job per batch; the first failed job's status, if any.
+Status RunBatches(ClientContext *ctx, NodePools *pools, const std::vector<Batch> &batches,
+                  Access access, std::vector<Job> *jobs) {
+  *jobs = JobsFor(batches, access);
+  FanOut(ctx, pools, jobs).Run();
+  for (const Job &j : *jobs) {
+    if (!j.status.ok()) return j.status;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<ReplyPtr> CommandExecutor::MGet(const std::vector<std::string> &keys) {
   if (keys.empty()) return Error(Code::kInvalid, "MGET needs at least one key");
   std::vector<Batch> batches = SplitBySlot(keys, "MGET", nullptr);
-  Status s = FanOut(ctx_, pools_, this, Access::kRead, &batches).Run();
+  std::vector<Job> jobs;
+  Status s = RunBatches(ctx_, pools_, batches, Access::kRead, &jobs);
   if (!s.ok()) return s;
   auto out = std::make_unique<Reply>();
   out->type = RespType::kArray;
   out->elements.resize(keys.size());
-  for (Batch &b : batches) {
-    if (b.reply->type != RespType::kArray || b.reply->elements.size() != b.idx.size()) {
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const Batch &b = batches[i];
+    Reply &r = *jobs[i].reply;
+    if (r.type != RespType::kArray || r.elements.size() != b.idx.size()) {
       return Error(Code::kParse,
                    "MGET reply for slot " + std::to_string(b.slot) + " has the wrong shape");
     }
-    for (size_t j = 0; j < b.idx.size(); ++j)
-      out->elements[b.idx[j]] = std::move(b.reply->elements[j]);
+    for (size_t j = 0; j < b.idx.size(); ++j) out->elements[b.idx[j]] = std::move(r.elements[j]);
   }
   return out;
 }
@@ -255,18 +272,22 @@ Status CommandExecutor::MSet(const std::vector<std::string> &keys,
     return Error(Code::kInvalid, "MSET needs as many values as keys, and at least one");
   }
   std::vector<Batch> batches = SplitBySlot(keys, "MSET", &values);
-  return FanOut(ctx_, pools_, this, Access::kWrite, &batches).Run();
+  std::vector<Job> jobs;
+  return RunBatches(ctx_, pools_, batches, Access::kWrite, &jobs);
 }
 
 Result<int64_t> CommandExecutor::Del(const std::vector<std::string> &keys) {
   if (keys.empty()) return Error(Code::kInvalid, "DEL needs at least one key");
   std::vector<Batch> batches = SplitBySlot(keys, "DEL", nullptr);
-  Status s = FanOut(ctx_, pools_, this, Access::kWrite, &batches).Run();
+  std::vector<Job> jobs;
+  Status s = RunBatches(ctx_, pools_, batches, Access::kWrite, &jobs);
   if (!s.ok()) return s;
   int64_t n = 0;
-  for (Batch &b : batches) n += b.reply->integer;
+  for (const Job &j : jobs) n += j.reply->integer;
   return n;
 }
+
+void CommandExecutor::Run(std::vector<Job> *jobs) { FanOut(ctx_, pools_, jobs).Run(); }
 
 }  // namespace net
 }  // namespace cloudroute

@@ -47,14 +47,6 @@ void SetSockOpt(int fd, int level, int name, int value) {
 
 }  // namespace
 
-void AppendCommand(const Args &args, std::string *out) {
-  out->append("*").append(std::to_string(args.size())).append("\r\n");
-  for (const std::string &a : args) {
-    out->append("$").append(std::to_string(a.size())).append("\r\n");
-    out->append(a).append("\r\n");
-  }
-}
-
 Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, uint16_t port,
                                                      const ConnectOptions &opts,
                                                      uint32_t timeout_ms) {
@@ -281,10 +273,14 @@ Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok) {
 }
 
 Status Connection::Send(const std::vector<const Args *> &cmds, int64_t deadline_ns) {
-  if (broken_) return Error(kConnError, address_ + ": connection is broken");
   std::string bytes;
   for (const Args *a : cmds) AppendCommand(*a, &bytes);
-  return SendAll(bytes, deadline_ns);
+  return SendBytes(bytes, deadline_ns);
+}
+
+Status Connection::SendBytes(const std::string &wire, int64_t deadline_ns) {
+  if (broken_) return Error(kConnError, address_ + ": connection is broken");
+  return SendAll(wire, deadline_ns);
 }
 
 Status Connection::Receive(size_t n, int64_t deadline_ns, std::vector<ReplyPtr> *replies) {

@@ -1,15 +1,25 @@
-// Multi-key fan-out (see fan_out.hpp).
+// Commands fanned out over the nodes in pipelined rounds (see fan_out.hpp).
 #include "cloudroute/net/fan_out.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <map>
-#include <unordered_map>
+#include <thread>
 
 #include "cloudroute/core/keyslot.hpp"
+#include "cloudroute/core/selector.hpp"
+#include "cloudroute/net/backoff.hpp"
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 
 namespace cloudroute {
 namespace net {
+
+namespace {
+
+constexpr char kAsking[] = "*1\r\n$6\r\nASKING\r\n";
+
+}  // namespace
 
 std::vector<Batch> SplitBySlot(const std::vector<std::string> &keys, const std::string &cmd,
                                const std::vector<std::string> *values) {
@@ -32,48 +42,111 @@ std::vector<Batch> SplitBySlot(const std::vector<std::string> &keys, const std::
   return batches;
 }
 
-Status FanOut::Run() {
-  Status s = Plan();
-  if (!s.ok()) return s;
-  // Every node's share goes out before any reply is read: all in flight.
-  for (Leg &leg : legs_) Send(&leg);
-  for (Leg &leg : legs_) Receive(&leg);
-  Redo();
-  for (Batch &b : *batches_) {
-    if (!b.status.ok()) return b.status;
+std::vector<Job> JobsFor(const std::vector<Batch> &batches, Access access) {
+  std::vector<Job> jobs(batches.size());
+  for (size_t i = 0; i < batches.size(); ++i) {
+    jobs[i].access = access;
+    jobs[i].slot = batches[i].slot;
+    jobs[i].argv.assign(batches[i].args.begin(), batches[i].args.end());
   }
-  return Status::Ok();
+  return jobs;
 }
 
-Status FanOut::Plan() {
+void FanOut::Run() {
+  for (;;) {
+    Plan();
+    if (legs_.empty()) return;  // every job settled
+    // Every node's share goes out before any reply is read: all in flight.
+    for (Leg &leg : legs_) Send(&leg);
+    for (Leg &leg : legs_) Receive(&leg);
+    if (backoff_retries_ > 0) {
+      const uint32_t ms = BackoffMs(backoff_retries_ - 1, ctx_->opts.retry_base_ms,
+                                    ctx_->opts.retry_cap_ms, ctx_->router->registry().NextRandom());
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      backoff_retries_ = 0;
+    }
+  }
+}
+
+void FanOut::Plan() {
+  legs_.clear();
   std::shared_ptr<const Snapshot> snap = ctx_->router->Current();
-  if (snap == nullptr) return Error(Code::kNoTopology, "no topology installed");
-  std::unordered_map<uint32_t, size_t> leg_of;  // node handle -> index in legs_
-  for (Batch &b : *batches_) {
-    Route r;
-    const Code c =
-        access_ == Access::kRead ? snap->RouteRead(b.slot, &r) : snap->RouteWrite(b.slot, &r);
-    if (c != Code::kOk) {
-      b.redo = true;  // the single-key path produces the precise error
-      continue;
+  for (Job &job : *jobs_) {
+    if (job.done()) continue;
+    if (job.pinned != nullptr) {
+      AddToLeg(&job, job.pinned, Tier::kUnknown, false);
+    } else if (job.ask != nullptr) {
+      AddToLeg(&job, job.ask, Tier::kUnknown, true);
+      job.ask = nullptr;
+    } else if (snap == nullptr) {
+      job.status = Error(Code::kNoTopology, "no topology installed");
+    } else {
+      Place(&job, *snap);
     }
-    auto it = leg_of.find(r.node->handle);
-    if (it == leg_of.end()) {
-      it = leg_of.emplace(r.node->handle, legs_.size()).first;
-      legs_.emplace_back();
-      legs_.back().node = r.node;
-      legs_.back().tier = r.tier;
-    }
-    legs_[it->second].batches.push_back(&b);
   }
-  return Status::Ok();
 }
 
-void FanOut::Unfinished(Batch *b, const Status &s) const {
-  if (access_ == Access::kRead)
-    b->redo = true;
-  else
-    b->status = s;  // a write that may have arrived is never re-sent
+void FanOut::Place(Job *job, const Snapshot &snap) {
+  const std::string slot = std::to_string(job->slot);
+  const CandidateSet *set = snap.SetForSlot(job->slot);
+  if (set == nullptr) {
+    ctx_->TriggerRefresh();
+    job->status = Error(Code::kSlotUncovered, "slot " + slot + " is served by no shard");
+    return;
+  }
+  if (job->access == Access::kWrite) {
+    if (set->master == nullptr) {
+      job->status =
+          Error(Code::kUnavailable, "the master of slot " + slot + " has no known endpoint");
+    } else {
+      AddToLeg(job, set->master, set->master_tier, false);
+    }
+    return;
+  }
+  // A migrating slot's set is master-first (see Snapshot::slot_to_set).
+  NodeRegistry &reg = ctx_->router->registry();
+  const Candidate *c = VisitReadOrder(*set, reg, [&](const Candidate &cand) {
+    if (std::find(job->failed.begin(), job->failed.end(), cand.node) != job->failed.end())
+      return false;
+    // Admit() claims a half-open probe: only ask it of a node we will try.
+    return cand.node->health.Admit(reg.clock(), reg.health_config());
+  });
+  if (c != nullptr) {
+    AddToLeg(job, c->node, c->tier, false);
+  } else if (job->failed.empty()) {
+    job->status =
+        Error(Code::kUnavailable, "every read candidate of slot " + slot + " is marked down");
+  } else {
+    job->status =
+        Error(job->last_failure.code(), "all " + std::to_string(job->failed.size()) +
+                                            " reachable read candidates of slot " + slot +
+                                            " failed; last: " + job->last_failure.message());
+  }
+}
+
+void FanOut::AddToLeg(Job *job, NodeEntry *node, Tier tier, bool asking) {
+  auto it =
+      std::find_if(legs_.begin(), legs_.end(), [node](const Leg &l) { return l.node == node; });
+  if (it == legs_.end()) {
+    legs_.emplace_back();
+    it = legs_.end() - 1;
+    it->node = node;
+    it->tier = tier;
+  }
+  it->entries.push_back({job, asking});
+  it->replies += asking ? 2 : 1;
+}
+
+void FanOut::Failed(Job *job, const Leg &leg, const Status &s, bool sent) {
+  if (job->pinned != nullptr || job->access == Access::kWrite) {
+    job->status = sent ? Error(s.code(), s.message() +
+                                             "; the command may have reached the server and "
+                                             "was not re-sent")
+                       : s;
+    return;
+  }
+  job->failed.push_back(leg.node);
+  job->last_failure = s;
 }
 
 void FanOut::Send(Leg *leg) {
@@ -82,18 +155,21 @@ void FanOut::Send(Leg *leg) {
   auto conn = leg->pool->Acquire(timeout);
   if (!conn.ok()) {
     pools_->NoteFailure(leg->node, leg->pool, conn.status());
-    for (Batch *b : leg->batches) b->redo = true;  // nothing was sent: safe to redo
+    for (Entry &e : leg->entries) Failed(e.job, *leg, conn.status(), /*sent=*/false);
     return;
   }
   leg->conn = std::move(*conn);
   leg->t0 = SteadyNowNs();
   leg->deadline = DeadlineAfter(timeout, leg->t0);
-  std::vector<const Args *> cmds;
-  for (Batch *b : leg->batches) cmds.push_back(&b->args);
-  Status s = leg->conn->Send(cmds, leg->deadline);
+  std::string wire;
+  for (const Entry &e : leg->entries) {
+    if (e.asking) wire.append(kAsking, sizeof kAsking - 1);
+    AppendCommand(e.job->argv, &wire);
+  }
+  Status s = leg->conn->SendBytes(wire, leg->deadline);
   if (!s.ok()) {
     pools_->NoteFailure(leg->node, leg->pool, s);
-    for (Batch *b : leg->batches) Unfinished(b, s);
+    for (Entry &e : leg->entries) Failed(e.job, *leg, s, /*sent=*/true);
     leg->pool->Release(std::move(leg->conn));
   }
 }
@@ -101,7 +177,7 @@ void FanOut::Send(Leg *leg) {
 void FanOut::Receive(Leg *leg) {
   if (leg->conn == nullptr) return;
   std::vector<ReplyPtr> replies;
-  Status s = leg->conn->Receive(leg->batches.size(), leg->deadline, &replies);
+  Status s = leg->conn->Receive(leg->replies, leg->deadline, &replies);
   const int64_t t1 = SteadyNowNs();
   leg->pool->Release(std::move(leg->conn));
   if (!s.ok())
@@ -109,39 +185,72 @@ void FanOut::Receive(Leg *leg) {
   else
     pools_->NoteSuccess(leg->node);
   if (!replies.empty()) leg->pool->counters().AddSample(leg->t0, t1);
-  for (size_t i = 0; i < leg->batches.size(); ++i) {
-    Batch *b = leg->batches[i];
-    if (i >= replies.size()) {
-      Unfinished(b, s);
+  size_t r = 0;
+  for (Entry &e : leg->entries) {
+    if (e.asking) ++r;  // ASKING's +OK; an error there shows in the command's own reply
+    if (r >= replies.size()) {
+      Failed(e.job, *leg, s, /*sent=*/true);
       continue;
     }
-    Outcome o = Classify(std::move(replies[i]), leg->node, access_);
-    if (o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kServerError) {
-      pools_->NoteServed(access_, leg->tier, leg->pool);
-      if (o.kind == OutcomeKind::kServerError) {
-        ctx_->stats.Add(&Stats::server_errors);
-        b->status = Error(kServerError, o.reply->str);
-      } else {
-        b->reply = std::move(o.reply);
-      }
-    } else {
-      // MOVED / ASK / TRYAGAIN / LOADING: not executed; the single-key
-      // path follows the redirect or retries. An ASK marks the slot
-      // migrating first, so the redo reads it from the master.
-      if (o.kind == OutcomeKind::kAsk) (void)ctx_->router->ReportMigrating(o.slot, true);
-      b->redo = true;
-    }
+    Settle(e.job, leg, std::move(replies[r++]));
   }
 }
 
-void FanOut::Redo() {
-  for (Batch &b : *batches_) {
-    if (!b.redo) continue;
-    Result<ReplyPtr> r = exec_->ExecuteSlot(access_, b.slot, b.args);
-    if (r.ok())
-      b.reply = std::move(*r);
-    else
-      b.status = r.status();
+void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
+  Outcome o = Classify(std::move(reply), leg->node, job->access);
+  const bool served = o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kServerError;
+  if (served) pools_->NoteServed(job->access, leg->tier, leg->pool);
+  if (o.kind == OutcomeKind::kDone) {
+    if (!job->failed.empty()) ctx_->stats.Add(&Stats::fallbacks);
+    job->reply = std::move(o.reply);
+    return;
+  }
+  if (served || job->pinned != nullptr) {
+    ctx_->stats.Add(&Stats::server_errors);
+    job->status = Error(kServerError, o.reply->str);
+    return;
+  }
+  const ClientOptions &opts = ctx_->opts;
+  switch (o.kind) {
+    case OutcomeKind::kMoved:
+    case OutcomeKind::kAsk: {
+      if (++job->redirects > opts.max_redirects) {
+        job->status =
+            Error(kServerError, "too many redirects for slot " + std::to_string(job->slot) +
+                                    "; last: " + o.reply->str);
+        return;
+      }
+      if (o.kind == OutcomeKind::kMoved) {
+        ctx_->stats.Add(&Stats::moved);
+        Status s = ctx_->router->ReportMoved(o.slot, o.host, o.port);
+        if (!s.ok()) job->status = s;
+        ctx_->TriggerRefresh();
+      } else {
+        ctx_->stats.Add(&Stats::ask);
+        auto target = ctx_->router->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
+        if (target.ok())
+          job->ask = *target;
+        else
+          job->status = target.status();
+      }
+      return;
+    }
+    case OutcomeKind::kRetry:
+      if (++job->retries > opts.max_retries) {
+        ctx_->stats.Add(&Stats::server_errors);
+        job->status = Error(kServerError, o.reply->str);
+        return;
+      }
+      ctx_->stats.Add(&Stats::retries);
+      backoff_retries_ = std::max(backoff_retries_, job->retries);
+      return;
+    case OutcomeKind::kNodeFailed:  // a replica still LOADING: the next candidate
+      job->failed.push_back(leg->node);
+      job->last_failure = o.status;
+      return;
+    case OutcomeKind::kDone:
+    case OutcomeKind::kServerError:
+      return;  // handled above
   }
 }
 

@@ -29,7 +29,7 @@ ok
 [[ $(run exec --seeds "$seeds" -- SET cli:exec 5) == OK ]] || fail "exec SET"
 [[ $(run exec --seeds "$seeds" -- INCRBY cli:exec 2) == "(integer) 7" ]] || fail "exec INCRBY"
 run exec --seeds "$seeds" -- RPUSH cli:list a b >/dev/null
-[[ $(run exec --seeds "$seeds" --read -- LRANGE cli:list 0 -1) == $'1) a\n2) b' ]] || fail "exec LRANGE"
+[[ $(run exec --seeds "$seeds" --read -- LRANGE cli:list 0 -1) == $'1) "a"\n2) "b"' ]] || fail "exec LRANGE"
 ok
 # A blocking command waits longer than the tier timeout when asked to.
 start=$(date +%s%N)

@@ -53,6 +53,13 @@ std::string JsonString(const std::string &s);
 // quoting, without the quotes). Nothing a reply holds can move the cursor,
 // change colours or forge a line.
 std::string Printable(std::string_view text);
+// A string as redis-cli quotes it: "…" with \" and Printable's escapes.
+std::string Quoted(std::string_view text);
+// A reply as redis-cli prints one to a terminal, appended to *out: strings
+// Quoted, status text, "(integer) N", "(nil)", "(error) …", numbered arrays
+// (indent: the width of the enclosing numbering, for lines after the first).
+// Every byte from the server goes through Printable or Quoted.
+void FormatReply(const cr_reply *r, size_t indent, std::string *out);
 
 int CmdKeyslot(const std::vector<std::string> &args);
 int CmdTopology(const std::vector<std::string> &args);
@@ -67,5 +74,7 @@ int CmdStats(const std::vector<std::string> &args);
 int CmdClient(const std::string &verb, const std::vector<std::string> &args);
 // exec: any command, routed by its key or sent to chosen nodes (cmd_exec.cpp).
 int CmdExec(const std::vector<std::string> &args);
+// pipe: commands from stdin run as one pipeline on a live cluster.
+int CmdPipe(const std::vector<std::string> &args);
 
 }  // namespace cli

@@ -1,7 +1,7 @@
 // Internal to the CLI: the options and client every live-cluster command
-// shares (get, set, mget, exec): --seeds, the locality and policy options of
-// RouterSetup (--remap included), --user, --client-name, --stats; the
-// password from $CLOUDROUTE_PASSWORD, never from the command line.
+// shares (get, set, mget, exec, pipe): --seeds, the locality and policy
+// options of RouterSetup (--remap included), --user, --client-name, --stats;
+// the password from $CLOUDROUTE_PASSWORD, never from the command line.
 #pragma once
 
 #include <cstdio>

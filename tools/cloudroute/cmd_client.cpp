@@ -4,7 +4,6 @@
 // served (node, tier) and the client's counters. A password is read from
 // the environment (CLOUDROUTE_PASSWORD), never from the command line.
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 
 #include "client_setup.hpp"

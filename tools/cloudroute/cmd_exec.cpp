@@ -16,45 +16,6 @@
 
 namespace cli {
 
-namespace {
-
-// A reply as redis-cli prints one: strings (escaped by Printable: a reply
-// cannot drive the terminal), "(nil)", "(integer) N", "(error) …", arrays as
-// numbered lines, indented per level.
-void Print(const cr_reply *r, const std::string &indent, bool first_line_indented) {
-  const std::string lead = first_line_indented ? indent : "";
-  size_t len = 0;
-  const char *p = cr_reply_get_string(r, &len);
-  switch (cr_reply_get_type(r)) {
-    case CR_REPLY_TYPE_NIL:
-      std::printf("%s(nil)\n", lead.c_str());
-      return;
-    case CR_REPLY_TYPE_INTEGER:
-    case CR_REPLY_TYPE_BOOL:
-      std::printf("%s(integer) %lld\n", lead.c_str(),
-                  static_cast<long long>(cr_reply_get_integer(r)));
-      return;
-    case CR_REPLY_TYPE_ERROR:
-      std::printf("%s(error) %s\n", lead.c_str(), Printable(std::string_view(p, len)).c_str());
-      return;
-    case CR_REPLY_TYPE_ARRAY:
-    case CR_REPLY_TYPE_MAP: {
-      const size_t n = cr_reply_get_count(r);
-      if (n == 0) std::printf("%s(empty array)\n", lead.c_str());
-      for (size_t i = 0; i < n; ++i) {
-        const std::string num = std::to_string(i + 1) + ") ";
-        std::printf("%s%s", i == 0 ? lead.c_str() : indent.c_str(), num.c_str());
-        Print(cr_reply_get_element(r, i), indent + std::string(num.size(), ' '), false);
-      }
-      return;
-    }
-    default:
-      std::printf("%s%s\n", lead.c_str(), Printable(std::string_view(p, len)).c_str());
-  }
-}
-
-}  // namespace
-
 int CmdExec(const std::vector<std::string> &args) {
   // Everything after "--" is the command, whatever it looks like.
   std::vector<std::string> opts, cmd;
@@ -122,7 +83,9 @@ int CmdExec(const std::vector<std::string> &args) {
         cr_client_command_opts(&r, setup.client, &call, read ? CR_ACCESS_READ : CR_ACCESS_WRITE,
                                key_index, p.size(), p.data(), l.data());
     if (s != CR_OK) return Die(cmd[0], s), kExitCommandFailed;
-    Print(r, "", true);
+    std::string out;
+    FormatReply(r, 0, &out);
+    std::fputs(out.c_str(), stdout);
     cr_reply_free(r);
   } else {
     cr_node_replies *r = nullptr;
@@ -135,7 +98,9 @@ int CmdExec(const std::vector<std::string> &args) {
                   cr_role_name(cr_node_replies_get_role(r, i)));
       const cr_reply *reply = cr_node_replies_get_reply(r, i);
       if (reply != nullptr) {
-        Print(reply, "  ", true);
+        std::string out = "  ";
+        FormatReply(reply, 2, &out);
+        std::fputs(out.c_str(), stdout);
       } else {
         std::printf("  (error) %s: %s\n", cr_status_str(cr_node_replies_get_status(r, i)),
                     Printable(cr_node_replies_get_error(r, i)).c_str());

@@ -36,10 +36,14 @@ std::string Address(const char *host, uint16_t port) {
 
 namespace {
 
-// One escaper for both outputs. JSON: \" and \u00XX for control bytes;
+// One escaper for every output. JSON: \" and \u00XX for control bytes;
 // other bytes as they are (JSON text is UTF-8). Terminal: \xHH for every
-// byte outside printable ASCII. Both: \\ \n \r \t.
-std::string Escape(std::string_view text, bool json) {
+// byte outside printable ASCII; quoted (redis-cli's "…"): the same and \".
+// All: \\ \n \r \t.
+enum class EscapeMode { kJson, kTerminal, kQuoted };
+
+std::string Escape(std::string_view text, EscapeMode mode) {
+  const bool json = mode == EscapeMode::kJson;
   std::string out;
   out.reserve(text.size());
   for (unsigned char c : text) {
@@ -57,7 +61,7 @@ std::string Escape(std::string_view text, bool json) {
         out += "\\t";
         break;
       case '"':
-        out += json ? "\\\"" : "\"";
+        out += mode == EscapeMode::kTerminal ? "\"" : "\\\"";
         break;
       default: {
         char buf[8];
@@ -79,9 +83,60 @@ std::string Escape(std::string_view text, bool json) {
 
 }  // namespace
 
-std::string JsonString(const std::string &s) { return "\"" + Escape(s, true) + "\""; }
+std::string JsonString(const std::string &s) { return "\"" + Escape(s, EscapeMode::kJson) + "\""; }
 
-std::string Printable(std::string_view text) { return Escape(text, false); }
+std::string Printable(std::string_view text) { return Escape(text, EscapeMode::kTerminal); }
+
+std::string Quoted(std::string_view text) {
+  return "\"" + Escape(text, EscapeMode::kQuoted) + "\"";
+}
+
+void FormatReply(const cr_reply *r, size_t indent, std::string *out) {
+  size_t len = 0;
+  const char *p = cr_reply_get_string(r, &len);
+  const std::string_view text = p == nullptr ? std::string_view() : std::string_view(p, len);
+  switch (cr_reply_get_type(r)) {
+    case CR_REPLY_TYPE_STRING:
+      *out += Quoted(text) + "\n";
+      return;
+    case CR_REPLY_TYPE_STATUS:
+    case CR_REPLY_TYPE_BIGNUM:
+      *out += Printable(text) + "\n";
+      return;
+    case CR_REPLY_TYPE_DOUBLE:
+      *out += "(double) " + Printable(text) + "\n";
+      return;
+    case CR_REPLY_TYPE_ERROR:
+      *out += "(error) " + Printable(text) + "\n";
+      return;
+    case CR_REPLY_TYPE_INTEGER:
+      *out += "(integer) " + std::to_string(cr_reply_get_integer(r)) + "\n";
+      return;
+    case CR_REPLY_TYPE_BOOL:
+      *out += cr_reply_get_integer(r) != 0 ? "(true)\n" : "(false)\n";
+      return;
+    case CR_REPLY_TYPE_NIL:
+      *out += "(nil)\n";
+      return;
+    case CR_REPLY_TYPE_ARRAY:
+    case CR_REPLY_TYPE_MAP: {
+      const size_t n = cr_reply_get_count(r);
+      if (n == 0) {
+        *out += "(empty array)\n";
+        return;
+      }
+      const size_t width = std::to_string(n).size();
+      for (size_t i = 0; i < n; ++i) {
+        if (i > 0) out->append(indent, ' ');
+        const std::string idx = std::to_string(i + 1);
+        const std::string num = std::string(width - idx.size(), ' ') + idx + ") ";
+        *out += num;
+        FormatReply(cr_reply_get_element(r, i), indent + num.size(), out);
+      }
+      return;
+    }
+  }
+}
 
 RouterSetup::RouterSetup() { cr_config_new(&cfg); }
 

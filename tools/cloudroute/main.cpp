@@ -36,6 +36,9 @@ const char kHelp[] =
     "                          under its address); --timeout replaces the tier timeout\n"
     "  stats --seeds ... [LOCALITY] [--log LEVEL] [KEY...]\n"
     "                          read the keys, print the client's statistics as Prometheus text\n"
+    "  pipe --seeds ... [LOCALITY] [--policy P] [--node HOST:PORT]\n"
+    "                          commands from stdin, one per line (redis-cli quoting), run as one\n"
+    "                          pipeline; replies printed in order; keyless commands go to --node\n"
     "  demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--remap ANNOUNCED=DIAL]...\n"
     "                          fan-out reads on a live cluster: latency by policy, or a live view\n"
     "                          of where reads and writes go (scripts/demo.sh runs both)\n"
@@ -84,6 +87,7 @@ int main(int argc, char **argv) {
   if (cmd == "stats") return cli::CmdStats(args);
   if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);
   if (cmd == "exec") return cli::CmdExec(args);
+  if (cmd == "pipe") return cli::CmdPipe(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());
     return cli::kExitOk;

@@ -53,6 +53,7 @@ from ._native import (
 from .client import READ, WRITE, Client, ClientStats, NodeStats
 from .sentinel import SentinelClient, SentinelStats
 from .commands import Pinned, Script
+from .pipeline import Pipeline
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
 from ._types import FamilyKeyVariant, Selection
 from .errors import (
@@ -108,6 +109,7 @@ __all__ = [
     "SentinelStats",
     "Pinned",
     "Script",
+    "Pipeline",
     "READ",
     "WRITE",
     "Policy",

@@ -24,13 +24,16 @@ each network call releases the GIL.
 from __future__ import annotations
 
 import datetime
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._lifecycle import Closing
 from ._native import ClientStats, NodeStats
 from .commands import ClientCommands, _timeout_ms
 from .errors import InvalidArgumentError
+
+if TYPE_CHECKING:
+    from .pipeline import Pipeline
 
 __all__ = ["Client", "ClientStats", "NodeStats", "READ", "WRITE"]
 
@@ -324,6 +327,18 @@ class Client(Closing, ClientCommands):
             return reply
         it = iter(reply)
         return dict(zip(it, it))
+
+    # -- pipelines -------------------------------------------------------------
+
+    def pipeline(self, transaction: Optional[bool] = None) -> "Pipeline":
+        """A :class:`cloudroute.Pipeline` on this client: commands in any slots
+        queued, then sent at once by ``execute()`` (redis-py's shape). Cross-slot
+        transactions are not offered: ``transaction=True`` is refused."""
+        if transaction:
+            raise InvalidArgumentError("pipeline: transactions are not supported (commands span slots)")
+        from .pipeline import Pipeline  # pipeline.py imports this module
+
+        return Pipeline(self)
 
     # -- lifecycle -------------------------------------------------------------
 

@@ -10,7 +10,6 @@
 // Router — lets go of it. That satisfies cr_client_free's "no other call is
 // running" without a lock on the hot path.
 #include <cstring>
-#include <deque>
 #include <string>
 
 #include "client.hpp"
@@ -88,6 +87,8 @@ py::object FromReply(const cr_reply *r) {
   }
   return py::none();
 }
+
+namespace {
 
 py::object ReplyResult(cr_status st, cr_reply *raw) {
   ReplyPtr reply(raw, cr_reply_free);

@@ -190,6 +190,7 @@ void InitSentinelClient(py::module_ &m);
 void InitClientCommands(py::module_ &m);  // after InitClient: adds to its Client
 // Sends the events of clients made from cfg to logging.getLogger("cloudroute").
 void RouteLogsToLogging(cr_config *cfg);
+void InitPipeline(py::module_ &m);
 
 // Wrapped handles, shared between sections.
 struct Topology {

@@ -6,14 +6,15 @@
 #pragma once
 
 #include <cctype>
+#include <cstddef>
 #include <string_view>
 
 namespace cloudroute {
 
 // The index of `name` in `names`, or -1.
-template <int N>
+template <size_t N>
 int IndexOfName(std::string_view name, const char *const (&names)[N]) {
-  for (int i = 0; i < N; ++i) {
+  for (size_t i = 0; i < N; ++i) {
     const std::string_view want = names[i];
     if (want.size() != name.size()) continue;
     bool same = true;
@@ -23,7 +24,7 @@ int IndexOfName(std::string_view name, const char *const (&names)[N]) {
                          : static_cast<char>(std::tolower(static_cast<unsigned char>(name[j])));
       same = c == want[j];
     }
-    if (same) return i;
+    if (same) return static_cast<int>(i);
   }
   return -1;
 }

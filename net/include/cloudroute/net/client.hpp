@@ -109,6 +109,9 @@ class Client {
   Status MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values);
   Result<int64_t> Del(const std::vector<std::string> &keys);
 
+  // Any commands at once, each job's reply or error in place (pipeline.hpp).
+  void Run(std::vector<Job> *jobs) { executor_.Run(jobs); }
+
   // A synchronous refresh (the background thread does the same).
   Status Refresh();
 

@@ -3,7 +3,8 @@
 // nodes answer (see client.hpp for the rules): MOVED / ASK redirects,
 // TRYAGAIN / CLUSTERDOWN / LOADING retries with backoff, a failed read
 // moving on to the next candidate, a write never re-sent once it may have
-// arrived. Multi-key commands are split by slot and fanned out (fan_out.hpp).
+// arrived. Multi-key commands are split by slot and fanned out, and pipelines
+// run, on FanOut (fan_out.hpp).
 //
 // Thread-safety: safe for concurrent use; the context and pools it is given
 // must outlive it.
@@ -16,6 +17,7 @@
 
 #include "cloudroute/net/call_options.hpp"
 #include "cloudroute/net/client_context.hpp"
+#include "cloudroute/net/fan_out.hpp"
 #include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/outcome.hpp"
 
@@ -48,6 +50,10 @@ class CommandExecutor {
   Result<ReplyPtr> MGet(const std::vector<std::string> &keys);  // array in key order
   Status MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values);
   Result<int64_t> Del(const std::vector<std::string> &keys);
+
+  // Any commands at once (a pipeline): each job gets its reply or its
+  // error in place (see fan_out.hpp).
+  void Run(std::vector<Job> *jobs);
 
  private:
   // One attempt on one node (prefix: ASKING or SCRIPT LOAD first, in the

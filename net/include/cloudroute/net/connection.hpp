@@ -55,8 +55,16 @@ struct ConnectOptions {
 // One command: its arguments, binary-safe.
 using Args = std::vector<std::string>;
 
-// "*N\r\n$len\r\narg\r\n…" appended to out.
-void AppendCommand(const Args &args, std::string *out);
+// "*N\r\n$len\r\narg\r\n…" appended to out: args is any sequence of
+// std::string or std::string_view (Args, or views of a caller's arguments).
+template <typename Seq>
+void AppendCommand(const Seq &args, std::string *out) {
+  out->append("*").append(std::to_string(args.size())).append("\r\n");
+  for (const auto &a : args) {
+    out->append("$").append(std::to_string(a.size())).append("\r\n");
+    out->append(a.data(), a.size()).append("\r\n");
+  }
+}
 
 class Connection {
  public:
@@ -85,6 +93,8 @@ class Connection {
   // (SteadyNowNs() clock). Failures break the connection as above.
   Status Send(const std::vector<const Args *> &cmds, int64_t deadline_ns);
   Status Receive(size_t n, int64_t deadline_ns, std::vector<ReplyPtr> *replies);
+  // Send() of commands the caller already encoded (AppendCommand).
+  Status SendBytes(const std::string &wire, int64_t deadline_ns);
 
   // For a subscribed connection (pub/sub pushes arrive unasked): waits for
   // one push until the deadline. *out stays null when none completed in

@@ -1,15 +1,20 @@
-// FanOut: multi-key commands (MGET, MSET, DEL) split by slot — one command
-// per slot (a Batch) — with every node's share pipelined on one connection
-// and all nodes in flight at once: about one round trip whatever the key
-// count. In four steps:
-//   Plan     routes each batch to a node (a leg per node);
-//   Send     sends every leg's commands before any reply is read;
+// FanOut: runs a set of commands (Jobs) at about one round trip whatever
+// their number — each job routed by its slot and access (or pinned to a
+// node), the jobs grouped per node, every node's group pipelined on one
+// connection and all nodes in flight at once. Multi-key commands (MGET,
+// MSET, DEL: one job per slot) and pipelines (pipeline.hpp: one job per
+// command) both run on it. In rounds:
+//   Plan     places each open job on a node (a leg per node): a write on its
+//            slot's master, a read on its first candidate in poll order that
+//            has not failed it, an ASK target with ASKING, a pinned node;
+//   Send     writes every leg's commands before any reply is read;
 //   Receive  reads and classifies each leg's replies;
-//   Redo     runs what did not complete — an unroutable slot, a node that
-//            failed before the send (or during it, for a read), a redirect,
-//            a retry — one by one through CommandExecutor::ExecuteSlot,
-//            which produces the precise error or follows the redirect.
-// A write that may have reached its node is never re-sent: its error stays.
+// and again for the jobs a round left open — a MOVED (the slot patched, the
+// command sent to the new owner), an ASK, a TRYAGAIN / CLUSTERDOWN (after a
+// backoff), a read whose node failed (on its next candidate) — until each
+// has a reply or an error. Only the affected jobs go again. A write that
+// may have reached its node is never re-sent: its error says so. A pinned
+// job is sent once: a redirect or failure is its result.
 //
 // Thread-safety: one FanOut per call, on the caller's thread.
 #pragma once
@@ -17,22 +22,43 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cloudroute/net/client_context.hpp"
-#include "cloudroute/net/command_executor.hpp"
 #include "cloudroute/net/node_pools.hpp"
+#include "cloudroute/net/outcome.hpp"  // before errors.hpp: its kServerError would shadow
 
 namespace cloudroute {
 namespace net {
 
+// One command to run. The caller fills the first four fields; FanOut sets
+// exactly one of reply / a failed status.
+struct Job {
+  Access access = Access::kRead;
+  uint16_t slot = 0;
+  NodeEntry *pinned = nullptr;  // non-null: this node only, no redirect, no retry
+  // Views of the arguments: the leg's wire buffer is the only copy made.
+  // REQUIRES: what they point to outlives FanOut::Run.
+  std::vector<std::string_view> argv;
+
+  ReplyPtr reply;
+  Status status;
+
+  bool done() const { return reply != nullptr || !status.ok(); }
+
+  // FanOut's progress across rounds.
+  NodeEntry *ask = nullptr;               // the next round sends ASKING + argv here
+  std::vector<const NodeEntry *> failed;  // nodes this read failed on
+  Status last_failure;
+  uint32_t redirects = 0, retries = 0;
+};
+
+// Multi-key commands are split into one command per slot (a Batch).
 struct Batch {
   uint16_t slot = 0;
   Args args;
   std::vector<size_t> idx;  // positions of this batch's keys in the caller's list
-  ReplyPtr reply;
-  Status status;
-  bool redo = false;
 };
 
 // One batch per slot, in the order slots first appear: args = cmd, then each
@@ -41,41 +67,50 @@ struct Batch {
 std::vector<Batch> SplitBySlot(const std::vector<std::string> &keys, const std::string &cmd,
                                const std::vector<std::string> *values);
 
+// A job per batch, viewing its arguments. REQUIRES: batches outlive the jobs.
+std::vector<Job> JobsFor(const std::vector<Batch> &batches, Access access);
+
 class FanOut {
  public:
-  FanOut(ClientContext *ctx, NodePools *pools, CommandExecutor *exec, Access access,
-         std::vector<Batch> *batches)
-      : ctx_(ctx), pools_(pools), exec_(exec), access_(access), batches_(batches) {}
+  FanOut(ClientContext *ctx, NodePools *pools, std::vector<Job> *jobs)
+      : ctx_(ctx), pools_(pools), jobs_(jobs) {}
 
-  // Every batch gets its reply or its status; the first failed batch's
-  // status is returned.
-  Status Run();
+  // Every job gets its reply or its status, in place.
+  void Run();
 
  private:
+  struct Entry {
+    Job *job;
+    bool asking;
+  };
   struct Leg {
     NodeEntry *node = nullptr;
     Tier tier = Tier::kUnknown;
     NodePool *pool = nullptr;
     std::unique_ptr<Connection> conn;  // null: nothing to receive
-    std::vector<Batch *> batches;
+    std::vector<Entry> entries;
+    size_t replies = 0;  // expected: the entries and their ASKINGs
     int64_t deadline = 0;
     int64_t t0 = 0;
   };
 
-  Status Plan();
+  // Places every open job on a leg (or settles it with a routing error).
+  void Plan();
+  void Place(Job *job, const Snapshot &snap);
+  void AddToLeg(Job *job, NodeEntry *node, Tier tier, bool asking);
   void Send(Leg *leg);
   void Receive(Leg *leg);
-  void Redo();
-  // A batch that did not complete on its leg: a read is redone, a write that
-  // may have arrived keeps the error.
-  void Unfinished(Batch *b, const Status &s) const;
+  // What one reply means for its job.
+  void Settle(Job *job, Leg *leg, ReplyPtr reply);
+  // A job whose node failed: a read moves on to its next candidate; a write
+  // keeps the error (saying it may have arrived when sent is true).
+  void Failed(Job *job, const Leg &leg, const Status &s, bool sent);
 
   ClientContext *const ctx_;
   NodePools *const pools_;
-  CommandExecutor *const exec_;
-  const Access access_;
-  std::vector<Batch> *const batches_;
+  std::vector<Job> *const jobs_;
   std::vector<Leg> legs_;
+  uint32_t backoff_retries_ = 0;  // > 0: the next round waits (TRYAGAIN / CLUSTERDOWN)
 };
 
 }  // namespace net

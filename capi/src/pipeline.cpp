@@ -1,0 +1,129 @@
+// C API: pipelines — any commands in any slots, run at once on a cr_client
+// (net/pipeline.hpp does the work).
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cloudroute/net/pipeline.hpp"
+#include "live.hpp"
+
+using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
+namespace net = cloudroute::net;
+
+struct cr_pipeline {
+  explicit cr_pipeline(net::Client *c) : p(c) {}
+  net::Pipeline p;
+};
+
+namespace {
+
+// The checks both adds share: the handle, access and argv.
+cr_status CheckAdd(const cr_pipeline *p, cr_access access, size_t argc, const void *const *argv,
+                   const size_t *argvlen, const char *fn) {
+  if (cr_status s = NotNull(p, fn, "pipeline"); s != CR_OK) return s;
+  if (cr_status s = EnumInRange(access, CR_ACCESS_WRITE, fn, "access"); s != CR_OK) return s;
+  if (argc == 0) return Fail(CR_EINVAL, std::string(fn) + ": argc is 0");
+  return BytesArray(argv, argvlen, argc, fn, "argv");
+}
+
+// Views of the caller's arguments: borrowed until the pipeline runs.
+std::vector<std::string_view> Views(size_t argc, const void *const *argv, const size_t *argvlen) {
+  std::vector<std::string_view> v(argc);
+  for (size_t i = 0; i < argc; ++i) {
+    if (argvlen[i] != 0) v[i] = std::string_view(static_cast<const char *>(argv[i]), argvlen[i]);
+  }
+  return v;
+}
+
+net::Access AccessOf(cr_access access) {
+  return RawEnum(access) == CR_ACCESS_READ ? net::Access::kRead : net::Access::kWrite;
+}
+
+// A command's error as its in-place result: an ERROR reply with the message.
+std::unique_ptr<cr_reply> ErrorReply(const cloudroute::Status &s) {
+  auto r = std::make_unique<cr_reply>();
+  r->type = CR_REPLY_TYPE_ERROR;
+  r->str = s.message();
+  return r;
+}
+
+}  // namespace
+
+extern "C" {
+
+cr_status cr_pipeline_new(cr_pipeline **out, cr_client *c) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_pipeline_new";
+    if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
+    *out = nullptr;
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    *out = new cr_pipeline(c->client.get());
+    return CR_OK;
+  });
+}
+
+void cr_pipeline_free(cr_pipeline *p) { delete p; }
+
+cr_status cr_pipeline_add(cr_pipeline *p, cr_access access, size_t key_index, size_t argc,
+                          const void *const *argv, const size_t *argvlen) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_pipeline_add";
+    if (cr_status s = CheckAdd(p, access, argc, argv, argvlen, fn); s != CR_OK) return s;
+    if (key_index >= argc) {
+      return Fail(CR_EINVAL, std::string(fn) + ": key_index " + std::to_string(key_index) +
+                                 " is not below argc " + std::to_string(argc) +
+                                 " (a keyless command needs cr_pipeline_add_node)");
+    }
+    p->p.Add(AccessOf(access), key_index, Views(argc, argv, argvlen));
+    return CR_OK;
+  });
+}
+
+cr_status cr_pipeline_add_node(cr_pipeline *p, cr_access access, const char *host, uint16_t port,
+                               size_t argc, const void *const *argv, const size_t *argvlen) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_pipeline_add_node";
+    if (cr_status s = CheckAdd(p, access, argc, argv, argvlen, fn); s != CR_OK) return s;
+    if (cr_status s = NotNull(host, fn, "host"); s != CR_OK) return s;
+    return Check(p->p.AddForNode(AccessOf(access), host, port, Views(argc, argv, argvlen)));
+  });
+}
+
+size_t cr_pipeline_get_count(const cr_pipeline *p) { return p == nullptr ? 0 : p->p.size(); }
+
+void cr_pipeline_clear(cr_pipeline *p) {
+  if (p != nullptr) p->p.Clear();
+}
+
+cr_status cr_pipeline_execute(cr_reply **replies, cr_status *statuses, size_t cap, size_t *needed,
+                              cr_pipeline *p) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_pipeline_execute";
+    if (cr_status s = NotNull(p, fn, "pipeline"); s != CR_OK) return s;
+    if (cr_status s = OutBuffer(replies, cap, needed, fn); s != CR_OK) return s;
+    const size_t n = p->p.size();
+    *needed = n;
+    if (cap < n) return TooSmall(n, cap, fn, "replies");
+    std::vector<net::Job> jobs = p->p.Execute();
+    // Every result is converted before any is handed out, so an allocation
+    // failure leaves the caller's arrays untouched.
+    std::vector<std::unique_ptr<cr_reply>> out(n);
+    for (size_t i = 0; i < n; ++i) {
+      out[i] = jobs[i].reply != nullptr ? NewReply(*jobs[i].reply) : ErrorReply(jobs[i].status);
+    }
+    cr_status first = CR_OK;
+    for (size_t i = 0; i < n; ++i) {
+      const cr_status st = static_cast<cr_status>(jobs[i].status.code());
+      if (statuses != nullptr) statuses[i] = st;
+      replies[i] = out[i].release();
+      if (st != CR_OK && first == CR_OK) {
+        first = Fail(st, std::string(fn) + ": command " + std::to_string(i) + " of " +
+                             std::to_string(n) + " failed: " + jobs[i].status.message());
+      }
+    }
+    return first;
+  });
+}
+
+}  // extern "C"

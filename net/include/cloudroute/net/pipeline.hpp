@@ -1,0 +1,55 @@
+// Pipeline: a batch of any commands for one Client — GET, HGETALL, ZRANGE,
+// SET … in any mix and any slots — queued, then run at once: each routed by
+// its key and its access (or sent to a node the caller names, for keyless
+// commands), grouped per node, every node's group pipelined on one
+// connection and all nodes in flight together; the results come back in the
+// order the commands were queued, an error in place of a command that
+// failed. Redirects, retries and read fallback follow FanOut's rules
+// (fan_out.hpp): only the affected commands go again, and a write that may
+// have reached its node is never re-sent.
+//
+// Arguments are views: nothing is copied until the wire buffer is built.
+//
+// Thread-safety: one thread at a time; the Client it runs on is shared.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cloudroute/net/client.hpp"
+#include "cloudroute/net/fan_out.hpp"
+
+namespace cloudroute {
+namespace net {
+
+class Pipeline {
+ public:
+  // REQUIRES: client outlives the pipeline.
+  explicit Pipeline(Client *client) : client_(client) {}
+
+  // A command routed by argv[key_index].
+  // REQUIRES: key_index < argv.size(); the bytes argv views stay valid and
+  // unchanged until Execute() or Clear() returns.
+  void Add(Access access, size_t key_index, std::vector<std::string_view> argv);
+  // A command for the node host:port only (keyless commands: PING, INFO,
+  // DBSIZE …), sent once: a redirect or a failure is its result.
+  // Errors: kNotFound when the client's router has never seen the node.
+  // REQUIRES: as Add.
+  Status AddForNode(Access access, const std::string &host, uint16_t port,
+                    std::vector<std::string_view> argv);
+
+  size_t size() const { return jobs_.size(); }
+  // Runs every queued command; results in queue order (each Job's reply or
+  // status). The queue is empty afterwards.
+  std::vector<Job> Execute();
+  void Clear() { jobs_.clear(); }
+
+ private:
+  Client *const client_;
+  std::vector<Job> jobs_;
+};
+
+}  // namespace net
+}  // namespace cloudroute

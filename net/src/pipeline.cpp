@@ -1,0 +1,43 @@
+// A batch of any commands, run on FanOut (see pipeline.hpp).
+#include "cloudroute/net/pipeline.hpp"
+
+#include <utility>
+
+#include "cloudroute/core/keyslot.hpp"
+#include "cloudroute/core/topology.hpp"
+
+namespace cloudroute {
+namespace net {
+
+void Pipeline::Add(Access access, size_t key_index, std::vector<std::string_view> argv) {
+  jobs_.emplace_back();
+  Job &j = jobs_.back();
+  j.access = access;
+  j.slot = KeySlot(argv[key_index].data(), argv[key_index].size());
+  j.argv = std::move(argv);
+}
+
+Status Pipeline::AddForNode(Access access, const std::string &host, uint16_t port,
+                            std::vector<std::string_view> argv) {
+  const std::string address = FormatAddress(host, port);
+  NodeEntry *node = client_->router().registry().Find(address);
+  if (node == nullptr) {
+    return Error(Code::kNotFound, "node " + address + " is not part of the client's cluster");
+  }
+  jobs_.emplace_back();
+  Job &j = jobs_.back();
+  j.access = access;
+  j.pinned = node;
+  j.argv = std::move(argv);
+  return Status::Ok();
+}
+
+std::vector<Job> Pipeline::Execute() {
+  std::vector<Job> jobs = std::move(jobs_);
+  jobs_.clear();
+  client_->Run(&jobs);
+  return jobs;
+}
+
+}  // namespace net
+}  // namespace cloudroute

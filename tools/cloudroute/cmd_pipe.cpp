@@ -1,0 +1,230 @@
+// `cloudroute pipe --seeds HOST:PORT[,…]`: commands read from stdin, one
+// per line with redis-cli's quoting, run as one pipeline on a live cluster
+// (cr_pipeline_*: grouped per node, all nodes at once) and their replies
+// printed in order in redis-cli's format — "value", (integer) N, (nil),
+// (error) …, numbered arrays. Each command is routed by its key (the
+// argument after the name) as a read when the name is a read-only command,
+// else as a write; a keyless command (PING, INFO, DBSIZE …) goes to the
+// --node HOST:PORT given, and is an error in place without one.
+// Exit codes: 0 every command succeeded, 1 some failed (each error printed
+// in its place), 2 usage or input errors (nothing is sent).
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "client_setup.hpp"
+
+namespace cli {
+
+namespace {
+
+// Read-only commands (served by replicas too, retried on the next
+// candidate). Anything else is a write: sent to the master, never re-sent.
+const std::set<std::string> kReadOnly = {
+    "GET",        "MGET",       "STRLEN",        "GETRANGE",    "SUBSTR",    "EXISTS",
+    "TTL",        "PTTL",       "EXPIRETIME",    "TYPE",        "HGET",      "HMGET",
+    "HGETALL",    "HKEYS",      "HVALS",         "HLEN",        "HEXISTS",   "HSTRLEN",
+    "HRANDFIELD", "LRANGE",     "LLEN",          "LINDEX",      "LPOS",      "SMEMBERS",
+    "SISMEMBER",  "SMISMEMBER", "SCARD",         "SRANDMEMBER", "SINTER",    "SUNION",
+    "SDIFF",      "ZRANGE",     "ZRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGE", "ZREVRANGEBYSCORE",
+    "ZSCORE",     "ZMSCORE",    "ZCARD",         "ZCOUNT",      "ZLEXCOUNT", "ZRANK",
+    "ZREVRANK",   "XRANGE",     "XREVRANGE",     "XLEN",        "BITCOUNT",  "BITPOS",
+    "GETBIT",     "DUMP",       "OBJECT",        "PFCOUNT",     "GEOPOS",    "GEODIST",
+    "GEOSEARCH",  "SORT_RO",    "EVAL_RO",       "EVALSHA_RO",  "FCALL_RO",  "TOUCH"};
+
+// Commands that name no key: they need --node.
+const std::set<std::string> kKeyless = {
+    "PING",   "ECHO",    "INFO",   "DBSIZE", "TIME",     "LASTSAVE", "CLUSTER", "CONFIG",
+    "CLIENT", "COMMAND", "MEMORY", "SCRIPT", "FUNCTION", "FLUSHALL", "FLUSHDB", "RANDOMKEY",
+    "SCAN",   "KEYS",    "SAVE",   "BGSAVE", "ROLE",     "HELLO",    "ACL",     "SLOWLOG"};
+
+std::string Upper(std::string s) {
+  for (char &c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// One line split as redis-cli splits it: whitespace-separated words;
+// "double quotes" with \n \r \t \b \a \\ \" and \xHH escapes; 'single
+// quotes' with \' only; a closing quote must end the word. False (with
+// *why) on an unbalanced quote or a quote followed by more text.
+bool SplitArgs(const std::string &line, std::vector<std::string> *out, std::string *why) {
+  size_t i = 0;
+  const size_t n = line.size();
+  for (;;) {
+    while (i < n && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i >= n) return true;
+    std::string word;
+    const char quote = line[i] == '"' || line[i] == '\'' ? line[i] : '\0';
+    if (quote == '\0') {
+      while (i < n && !std::isspace(static_cast<unsigned char>(line[i]))) word += line[i++];
+      out->push_back(std::move(word));
+      continue;
+    }
+    ++i;
+    for (;;) {
+      if (i >= n) {
+        *why = "unbalanced quotes";
+        return false;
+      }
+      const char c = line[i];
+      if (c == quote) {
+        ++i;
+        break;
+      }
+      if (c == '\\' && i + 1 < n) {
+        const char e = line[i + 1];
+        if (quote == '\'') {
+          word += e == '\'' ? '\'' : c;
+          i += e == '\'' ? 2 : 1;
+          continue;
+        }
+        if (e == 'x' && i + 3 < n && HexDigit(line[i + 2]) >= 0 && HexDigit(line[i + 3]) >= 0) {
+          word += static_cast<char>(HexDigit(line[i + 2]) * 16 + HexDigit(line[i + 3]));
+          i += 4;
+          continue;
+        }
+        switch (e) {
+          case 'n':
+            word += '\n';
+            break;
+          case 'r':
+            word += '\r';
+            break;
+          case 't':
+            word += '\t';
+            break;
+          case 'b':
+            word += '\b';
+            break;
+          case 'a':
+            word += '\a';
+            break;
+          default:
+            word += e;
+            break;
+        }
+        i += 2;
+        continue;
+      }
+      word += c;
+      ++i;
+    }
+    if (i < n && !std::isspace(static_cast<unsigned char>(line[i]))) {
+      *why = "closing quote must be followed by a space";
+      return false;
+    }
+    out->push_back(std::move(word));
+  }
+}
+
+struct Command {
+  std::vector<std::string> argv;
+  size_t line = 0;
+};
+
+// Every non-empty line of stdin, split. Returns 0 or an exit code.
+int ReadCommands(std::vector<Command> *out) {
+  std::string line;
+  for (size_t no = 1; std::getline(std::cin, line); ++no) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    Command c;
+    c.line = no;
+    std::string why;
+    if (!SplitArgs(line, &c.argv, &why)) {
+      return Usage("stdin line " + std::to_string(no) + ": " + why);
+    }
+    if (!c.argv.empty()) out->push_back(std::move(c));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int CmdPipe(const std::vector<std::string> &args) {
+  ClientSetup setup;
+  std::vector<std::string> rest;
+  int rc = setup.Parse(args, &rest);
+  if (rc != 0) return rc;
+  std::string node_host;
+  uint16_t node_port = 0;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == "--node") {
+      if (i + 1 >= rest.size()) return Usage("--node needs HOST:PORT");
+      const std::string &hp = rest[++i];
+      const size_t colon = hp.rfind(':');
+      const long port =
+          colon == std::string::npos ? 0 : std::strtol(hp.c_str() + colon + 1, nullptr, 10);
+      if (port <= 0 || port > 65535) return Usage("--node needs HOST:PORT, not '" + hp + "'");
+      node_host = hp.substr(0, colon);
+      if (node_host.size() > 2 && node_host.front() == '[')
+        node_host = node_host.substr(1, node_host.size() - 2);
+      node_port = static_cast<uint16_t>(port);
+    } else {
+      return Usage("pipe: unknown argument '" + rest[i] + "' (commands come from stdin)");
+    }
+  }
+  std::vector<Command> cmds;
+  if ((rc = ReadCommands(&cmds)) != 0) return rc;
+  if ((rc = setup.Connect()) != 0) return rc;
+
+  cr_pipeline *p = nullptr;
+  cr_status s = cr_pipeline_new(&p, setup.client);
+  if (s != CR_OK) return Die("pipeline", s);
+  // Commands that cannot be queued (a keyless one without --node, a node
+  // the cluster does not have) print their error in place.
+  std::vector<std::string> refused(cmds.size());
+  std::vector<size_t> queued;  // positions of the queued commands
+  std::vector<std::vector<const void *>> ptrs(cmds.size());
+  std::vector<std::vector<size_t>> lens(cmds.size());
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    const std::vector<std::string> &a = cmds[i].argv;
+    for (const std::string &x : a) {
+      ptrs[i].push_back(x.data());
+      lens[i].push_back(x.size());
+    }
+    const std::string name = Upper(a[0]);
+    const cr_access access = kReadOnly.count(name) ? CR_ACCESS_READ : CR_ACCESS_WRITE;
+    if (a.size() < 2 || kKeyless.count(name)) {
+      s = node_port == 0 ? CR_EINVAL
+                         : cr_pipeline_add_node(p, access, node_host.c_str(), node_port, a.size(),
+                                                ptrs[i].data(), lens[i].data());
+      if (node_port == 0) refused[i] = a[0] + " has no key: give --node HOST:PORT to send it";
+    } else {
+      s = cr_pipeline_add(p, access, 1, a.size(), ptrs[i].data(), lens[i].data());
+    }
+    if (s != CR_OK && refused[i].empty()) refused[i] = cr_last_error();
+    if (s == CR_OK) queued.push_back(i);
+  }
+  std::vector<cr_reply *> replies(queued.size(), nullptr);
+  size_t needed = 0;
+  const cr_status ran = cr_pipeline_execute(replies.data(), nullptr, replies.size(), &needed, p);
+  cr_pipeline_free(p);
+  if (ran == CR_EINVAL || ran == CR_EBUFS) return Die("pipeline", ran);
+  std::string out;
+  size_t q = 0;
+  int exit_code = ran == CR_OK ? kExitOk : kExitCommandFailed;
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    if (!refused[i].empty()) {
+      out += "(error) " + refused[i] + "\n";
+      exit_code = kExitCommandFailed;
+      continue;
+    }
+    FormatReply(replies[q], 0, &out);
+    cr_reply_free(replies[q++]);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return exit_code;
+}
+
+}  // namespace cli
