@@ -88,8 +88,6 @@ py::object FromReply(const cr_reply *r) {
   return py::none();
 }
 
-namespace {
-
 py::object ReplyResult(cr_status st, cr_reply *raw) {
   ReplyPtr reply(raw, cr_reply_free);
   Check(st);
