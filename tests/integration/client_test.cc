@@ -10,11 +10,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cloudroute.h"
@@ -315,6 +317,59 @@ TEST_F(LiveClient, FreeReturnsFdsAndThreadsToTheirBaseline) {
     EXPECT_EQ(CountEntries("/proc/self/fd"), fds0) << "round " << round;
     EXPECT_EQ(CountEntries("/proc/self/task"), threads0) << "round " << round;
   }
+}
+
+// A fan-out takes one pooled connection per node and holds it until its
+// replies are read. Concurrent MGETs whose keys meet the masters in
+// different orders, over pools of one connection, must never each hold what
+// another waits for: no timeout, no failure, whatever the interleaving.
+TEST_F(LiveClient, ConcurrentFanOutsOverOneConnectionPoolsDoNotDeadlock) {
+  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+  o.pool_size = 1;
+  cr_router *router = nullptr;
+  cr_client *c = crtest::NewCloudAClient(env_["SEEDS"], CR_POLICY_MASTER, 2000, o, &router);
+  ASSERT_NE(c, nullptr);
+  // Four keys per master, bucketed by the master that serves them.
+  std::map<uint32_t, std::vector<std::string>> by_master;
+  for (int i = 0; by_master.size() < 3 || by_master.begin()->second.size() < 4; ++i) {
+    const std::string k = "fanout:" + std::to_string(i);
+    cr_route r = CR_ROUTE_INIT;
+    ASSERT_EQ(cr_router_route_write(&r, router, k.data(), k.size()), CR_OK);
+    if (by_master[r.node_handle].size() < 4) by_master[r.node_handle].push_back(k);
+    bool full = by_master.size() == 3;
+    for (const auto &kv : by_master) full = full && kv.second.size() == 4;
+    if (full) break;
+  }
+  std::vector<std::vector<std::string>> buckets;
+  for (const auto &kv : by_master) buckets.push_back(kv.second);
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      // Thread t meets the masters starting at bucket t % 3, in one of two directions.
+      std::vector<const void *> kp;
+      std::vector<size_t> kl;
+      for (size_t b = 0; b < buckets.size(); ++b) {
+        const size_t i =
+            t % 2 == 0 ? (t + b) % buckets.size() : (t + buckets.size() - b) % buckets.size();
+        for (const std::string &k : buckets[i]) {
+          kp.push_back(k.data());
+          kl.push_back(k.size());
+        }
+      }
+      for (int n = 0; n < 150; ++n) {
+        cr_reply *r = nullptr;
+        if (cr_client_cmd_mget(&r, c, kp.data(), kl.data(), kp.size()) != CR_OK) ++failed;
+        cr_reply_free(r);
+      }
+    });
+  }
+  for (std::thread &th : threads) th.join();
+  cr_client_stats st = CR_CLIENT_STATS_INIT;
+  ASSERT_EQ(cr_client_get_stats(&st, c), CR_OK);
+  EXPECT_EQ(failed.load(), 0);
+  EXPECT_EQ(st.timeouts, 0u) << "fan-outs waited on each other's pooled connections";
+  cr_client_free(c);
 }
 
 }  // namespace
