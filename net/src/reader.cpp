@@ -22,9 +22,17 @@ ReaderState *StateOf(const redisReadTask *task) {
   return static_cast<ReaderState *>(task->privdata);
 }
 
-// Accounts for a new node and refuses it when the reply grows past the cap.
+// Accounts for a new node and refuses it when the reply grows past the cap,
+// or when the node sits deeper than max_depth (the root is depth 1, and a
+// leaf counts as an aggregate does: the same rule as core's ParseResp).
 bool Charge(const redisReadTask *task, uint64_t bytes) {
   ReaderState *st = StateOf(task);
+  uint32_t depth = 1;
+  for (const redisReadTask *p = task->parent; p != nullptr; p = p->parent) ++depth;
+  if (depth > st->limits.max_depth) {
+    st->limit_error = "nesting deeper than " + std::to_string(st->limits.max_depth);
+    return false;
+  }
   st->bytes += 16 + bytes;
   if (st->bytes > st->limits.max_total_bytes) {
     st->limit_error = "reply exceeds " + std::to_string(st->limits.max_total_bytes) + " bytes";
@@ -99,12 +107,6 @@ void *CreateArray(const redisReadTask *task, ElementCount elements) {
   if (n > st->limits.max_elements) {
     st->limit_error = "aggregate of " + std::to_string(n) + " elements exceeds the cap of " +
                       std::to_string(st->limits.max_elements);
-    return nullptr;
-  }
-  uint32_t depth = 1;
-  for (const redisReadTask *p = task->parent; p != nullptr; p = p->parent) ++depth;
-  if (depth > st->limits.max_depth) {
-    st->limit_error = "nesting deeper than " + std::to_string(st->limits.max_depth);
     return nullptr;
   }
   if (!Charge(task, 0)) return nullptr;
@@ -187,7 +189,9 @@ redisReplyObjectFunctions g_functions = MakeFunctions();
 RespLimits DefaultReplyLimits() {
   RespLimits l;
   l.max_elements = 1u << 24;
-  l.max_depth = 7;  // hiredis 0.14 supports no deeper nesting
+  // hiredis 0.14 nests aggregates 7 deep at most; their elements sit one
+  // deeper, and every node counts (as in core's ParseResp).
+  l.max_depth = 8;
   l.max_bulk_len = 512ull * 1024 * 1024;
   l.max_total_bytes = 1024ull * 1024 * 1024;
   return l;

@@ -5,8 +5,9 @@
 // callocs `*268435456\r\n` pointers — 2 GiB — before one element arrives)
 // and buffers a bulk string of any declared length until it is complete.
 // ReaderState enforces caps equivalent to core's RespLimits:
-//  - max_elements per aggregate and max_depth nesting: checked when the
-//    aggregate header is parsed, nothing is reserved beyond a small bound;
+//  - max_elements per aggregate: checked when the aggregate header is
+//    parsed, nothing is reserved beyond a small bound; max_depth: checked
+//    for every node, leaves too (the root is depth 1, as in core);
 //  - max_bulk_len: checked on each string, and while a string is still
 //    arriving by the connection's read loop (BufferedOverCap);
 //  - max_total_bytes: the reply's running size.
