@@ -77,6 +77,31 @@ def _ms(value: Expiry, what: str, unit_ms: int) -> int:
     return ms
 
 
+def _set_args(
+    name: KeyT,
+    value: Arg,
+    ex: Optional[Expiry],
+    px: Optional[Expiry],
+    nx: bool,
+    xx: bool,
+    keepttl: bool,
+    get: bool,
+) -> List[Arg]:
+    """SET's arguments with redis-py's options (Client.set, Pipeline.set); an
+    expiry as PX milliseconds. InvalidArgumentError for ex with px or nx with xx."""
+    if ex is not None and px is not None:
+        raise InvalidArgumentError("set: give ex or px, not both")
+    if nx and xx:
+        raise InvalidArgumentError("set: give nx or xx, not both")
+    args: List[Arg] = ["SET", name, value]
+    if ex is not None:
+        args += ["PX", _ms(ex, "ex", 1000)]
+    elif px is not None:
+        args += ["PX", _ms(px, "px", 1)]
+    args += [flag for flag, on in (("NX", nx), ("XX", xx), ("KEEPTTL", keepttl), ("GET", get)) if on]
+    return args
+
+
 class Client(Closing, ClientCommands):
     """A Redis Cluster client whose reads go to the nearest candidate.
 
@@ -203,25 +228,13 @@ class Client(Closing, ClientCommands):
     ) -> Any:
         """SET name value [EX|PX] [NX|XX] [KEEPTTL] [GET]. True when set (None when
         NX/XX prevented it); with get=True the old value."""
-        if ex is not None and px is not None:
-            raise InvalidArgumentError("set: give ex or px, not both")
-        ttl_ms = _ms(ex, "ex", 1000) if ex is not None else _ms(px, "px", 1) if px is not None else 0
-        if not (nx or xx or keepttl or get):
+        args = _set_args(name, value, ex, px, nx, xx, keepttl, get)
+        if not (nx or xx or keepttl or get):  # SET name value [PX ms]: the plain call
+            ttl_ms = args[4] if len(args) == 5 else 0
+            assert isinstance(ttl_ms, int)
             super().set(name, value, ttl_ms)
             return True
-        if nx and xx:
-            raise InvalidArgumentError("set: give nx or xx, not both")
-        args: List[Arg] = ["SET", name, value]
-        if ttl_ms:
-            args += ["PX", ttl_ms]
-        if nx:
-            args.append("NX")
-        if xx:
-            args.append("XX")
-        if keepttl:
-            args.append("KEEPTTL")
         if get:
-            args.append("GET")
             return self.command(WRITE, 1, args)
         return True if self.command(WRITE, 1, args) is not None else None
 

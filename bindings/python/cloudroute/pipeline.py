@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
 
 from . import _native
-from .client import Arg, Expiry, KeyT, _ms
+from .client import Arg, Expiry, KeyT, _set_args
 from .errors import InvalidArgumentError
 
 if TYPE_CHECKING:
@@ -165,16 +165,7 @@ class Pipeline:
     ) -> "Pipeline":
         """SET with redis-py's options; its result is True (None when NX/XX
         prevented it), or the old value with get=True."""
-        if ex is not None and px is not None:
-            raise InvalidArgumentError("set: give ex or px, not both")
-        if nx and xx:
-            raise InvalidArgumentError("set: give nx or xx, not both")
-        args: List[Any] = ["SET", name, value]
-        if ex is not None:
-            args += ["PX", _ms(ex, "ex", 1000)]
-        elif px is not None:
-            args += ["PX", _ms(px, "px", 1)]
-        args += [flag for flag, on in (("NX", nx), ("XX", xx), ("KEEPTTL", keepttl), ("GET", get)) if on]
+        args = _set_args(name, value, ex, px, nx, xx, keepttl, get)
         return self._queue(_WRITE, 1, args, _first if get else _ok_true)
 
     def incr(self, name: KeyT, amount: int = 1) -> "Pipeline":
