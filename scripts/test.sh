@@ -66,7 +66,7 @@ scripts/package.sh
 tests/package/run.sh
 
 if ((fast == 0)); then
-  stage "build (preset asan: ASan + UBSan)"
+  stage "build (preset asan: clang 14, ASan + UBSan, the libFuzzer targets)"
   cmake --preset asan >/dev/null
   cmake --build --preset asan -j "$jobs"
   # The test preset sets ASAN_OPTIONS=detect_leaks=1 and UBSan's halt_on_error.
@@ -82,8 +82,9 @@ if ((fast == 0)); then
 
   # libFuzzer over the C API parsers, config, rings, shard groups and the net
   # reader: seeds from real servers and every saved bad input, then 10 s of
-  # new inputs per target, invariants checked on each (tests/fuzz/run.sh).
-  stage "fuzz (tests/fuzz/run.sh 10: clang 14, ASan + UBSan, 7 targets)"
-  tests/fuzz/run.sh 10
+  # new inputs per target, invariants checked on each (tests/fuzz/run.sh). The
+  # targets come from the ASan tree above (clang, coverage-instrumented).
+  stage "fuzz (tests/fuzz/run.sh 10: the asan tree's 7 libFuzzer targets)"
+  CR_FUZZ_PRESET=asan tests/fuzz/run.sh 10
 fi
 stage "all tests passed"

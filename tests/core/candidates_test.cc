@@ -16,8 +16,8 @@ class CandidatesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto t = ParseClusterSlots(
-        R{R{0, 16383, Node("127.0.2.1", 7000, "m"), Node("127.0.1.1", 7001, "ra1"),
-            Node("127.0.1.2", 7002, "ra2"), Node("127.0.2.2", 7003, "rb")}}
+        R::Arr({R{0, 16383, Node("127.0.2.1", 7000, "m"), Node("127.0.1.1", 7001, "ra1"),
+                  Node("127.0.1.2", 7002, "ra2"), Node("127.0.2.2", 7003, "rb")}})
             .Encode(),
         ClusterReplyOptions());
     ASSERT_TRUE(t.ok());
@@ -92,11 +92,11 @@ TEST_F(CandidatesTest, GroupsAndWeights) {
 }
 
 TEST_F(CandidatesTest, LoadingReplicaAndUnknownEndpointAreNotCandidates) {
-  R reply{
-      R{"slots", R{0, 16383}, "nodes",
-        R{R{"id", "m", "port", 1, "endpoint", "10.0.0.1", "role", "master"},
-          R{"id", "r1", "port", 2, "endpoint", "10.0.0.2", "role", "replica", "health", "loading"},
-          R{"id", "r2", "port", 3, "endpoint", "?", "role", "replica"}}}};
+  R reply = R::Arr(
+      {R{"slots", R{0, 16383}, "nodes",
+         R{R{"id", "m", "port", 1, "endpoint", "10.0.0.1", "role", "master"},
+           R{"id", "r1", "port", 2, "endpoint", "10.0.0.2", "role", "replica", "health", "loading"},
+           R{"id", "r2", "port", 3, "endpoint", "?", "role", "replica"}}}});
   auto t = ParseClusterShards(reply.Encode(), ClusterReplyOptions());
   ASSERT_TRUE(t.ok()) << t.status().message();
   std::vector<NodeFacts> facts;

@@ -35,7 +35,7 @@ TEST(ClusterShards, Basic) {
             R{ShardNode("m1", "10.0.0.1", 7000, "master"),
               ShardNode("r1", "10.0.1.1", 7001, "replica")}},
           R{"slots", R{3097, 4077, 5461, 16383}, "nodes",
-            R{ShardNode("m2", "10.0.0.2", 7000, "master")}}};
+            R::Arr({ShardNode("m2", "10.0.0.2", 7000, "master")})}};
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ((*t)->shards.size(), 2u);
@@ -64,7 +64,8 @@ TEST(ClusterShards, HealthZoneTlsPortAndUnknownFields) {
          "use1-az2",
          "future-field",
          R{1, 2}};
-  R reply{R{"slots", R{0, 16383}, "nodes", R{ShardNode("m", "10.0.0.1", 7000, "master"), node}}};
+  R reply = R::Arr(
+      {R{"slots", R{0, 16383}, "nodes", R{ShardNode("m", "10.0.0.1", 7000, "master"), node}}});
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok()) << t.status().message();
   const TopoNode &n = (*t)->nodes[1];
@@ -74,9 +75,9 @@ TEST(ClusterShards, HealthZoneTlsPortAndUnknownFields) {
 }
 
 TEST(ClusterShards, FailedOldMasterDoesNotOwnTheShard) {
-  R reply{R{"slots", R{0, 16383}, "nodes",
-            R{ShardNode("old", "10.0.0.1", 7000, "master", "failed"),
-              ShardNode("new", "10.0.0.2", 7000, "master", "online")}}};
+  R reply = R::Arr({R{"slots", R{0, 16383}, "nodes",
+                      R{ShardNode("old", "10.0.0.1", 7000, "master", "failed"),
+                        ShardNode("new", "10.0.0.2", 7000, "master", "online")}}});
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->shards[0].id, "new");
@@ -119,25 +120,25 @@ TEST(ClusterShards, ContradictoryOrMalformedRepliesAreRefusedByName) {
 }
 
 TEST(ClusterShards, TwoFailedMastersAndNoHealthyOneAreRefused) {
-  R reply{R{"slots", R{0, 16383}, "nodes",
-            R{ShardNode("a", "10.0.0.1", 7000, "master", "fail"),
-              ShardNode("b", "10.0.0.2", 7000, "master", "fail")}}};
+  R reply = R::Arr({R{"slots", R{0, 16383}, "nodes",
+                      R{ShardNode("a", "10.0.0.1", 7000, "master", "fail"),
+                        ShardNode("b", "10.0.0.2", 7000, "master", "fail")}}});
   auto t = Parse(reply);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("two masters"), std::string::npos) << t.status().message();
 }
 
 TEST(ClusterShards, ShardWithoutSlotsOrMaster) {
-  R reply{R{"slots", R::Arr({}), "nodes", R{ShardNode("x", "10.0.0.9", 7000, "replica")}},
-          R{"slots", R{0, 16383}, "nodes", R{ShardNode("m", "10.0.0.1", 7000, "master")}}};
+  R reply{R{"slots", R::Arr({}), "nodes", R::Arr({ShardNode("x", "10.0.0.9", 7000, "replica")})},
+          R{"slots", R{0, 16383}, "nodes", R::Arr({ShardNode("m", "10.0.0.1", 7000, "master")})}};
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->shards.size(), 1u);
 }
 
 TEST(ClusterShards, QuestionMarkEndpointFallsBackToIp) {
-  R reply{R{"slots", R{0, 16383}, "nodes",
-            R{ShardNode("m", "10.0.0.1", 7000, "master", "online", "?")}}};
+  R reply = R::Arr({R{"slots", R{0, 16383}, "nodes",
+                      R::Arr({ShardNode("m", "10.0.0.1", 7000, "master", "online", "?")})}});
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ((*t)->nodes[0].host, "10.0.0.1");
@@ -159,16 +160,21 @@ TEST(ClusterShards, Errors) {
     const char *needle;
   };
   const Case cases[] = {
-      {R{R{"slots", R{0}, "nodes", R::Arr({})}}, "start/end pairs"},
-      {R{R{"slots", R{0, 10}}}, "missing"},
-      {R{R{"slots", R{0, 10}, "nodes", R{ShardNode("r", "10.0.0.1", 1, "replica")}}}, "no master"},
-      {R{R{"slots", R{0, 10}, "nodes", R{R{"id", "m", "port", 1}}}}, "no role"},
-      {R{R{"slots", R{0, 10}, "nodes", R{ShardNode("m", "10.0.0.1", 1, "boss")}}}, "unknown role"},
-      {R{R{"slots", R{0, 99999}, "nodes", R{ShardNode("m", "10.0.0.1", 1, "master")}}},
+      {R::Arr({R{"slots", R{0}, "nodes", R::Arr({})}}), "start/end pairs"},
+      {R::Arr({R{"slots", R{0, 10}}}), "missing"},
+      {R::Arr({R{"slots", R{0, 10}, "nodes", R::Arr({ShardNode("r", "10.0.0.1", 1, "replica")})}}),
+       "no master"},
+      {R::Arr({R{"slots", R{0, 10}, "nodes", R::Arr({R{"id", "m", "port", 1}})}}), "no role"},
+      {R::Arr({R{"slots", R{0, 10}, "nodes", R::Arr({ShardNode("m", "10.0.0.1", 1, "boss")})}}),
+       "unknown role"},
+      {R::Arr(
+           {R{"slots", R{0, 99999}, "nodes", R::Arr({ShardNode("m", "10.0.0.1", 1, "master")})}}),
        "outside 0-16383"},
-      {R{R{"slots", R{0, 10}, "nodes", R{R{"id", "m", "role", "master", "port", "x"}}}},
+      {R::Arr(
+           {R{"slots", R{0, 10}, "nodes", R::Arr({R{"id", "m", "role", "master", "port", "x"}})}}),
        "not an integer"},
-      {R{R{"slots", R{0, 10}, "nodes", R{R{"id", R{1}, "role", "master", "port", 1}}}},
+      {R::Arr(
+           {R{"slots", R{0, 10}, "nodes", R::Arr({R{"id", R{1}, "role", "master", "port", 1}})}}),
        "field 'id'"},
   };
   for (const Case &c : cases) {

@@ -44,7 +44,7 @@ TEST(ClusterSlots, AdjacentRangesMerge) {
 }
 
 TEST(ClusterSlots, UncoveredSlotsStayUncovered) {
-  auto t = Parse(R{R{0, 100, Node("10.0.0.1", 7000, "m")}});
+  auto t = Parse(R::Arr({R{0, 100, Node("10.0.0.1", 7000, "m")}}));
   ASSERT_TRUE(t.ok());
   EXPECT_EQ((*t)->slot_to_shard[100], 0);
   EXPECT_EQ((*t)->slot_to_shard[101], kNoShard);
@@ -52,18 +52,18 @@ TEST(ClusterSlots, UncoveredSlotsStayUncovered) {
 }
 
 TEST(ClusterSlots, EmptyHostMeansTheAskedAddressAndQuestionMarkIsUnknown) {
-  auto t = Parse(R{R{0, 16383, Node("", 7000, "m"), Node("?", 7001, "r")}}, "10.9.9.9");
+  auto t = Parse(R::Arr({R{0, 16383, Node("", 7000, "m"), Node("?", 7001, "r")}}), "10.9.9.9");
   ASSERT_TRUE(t.ok());
   EXPECT_EQ((*t)->nodes[0].host, "10.9.9.9");
   EXPECT_EQ((*t)->nodes[1].host, "?");
   EXPECT_FALSE((*t)->nodes[1].endpoint_known());
-  auto u = Parse(R{R{0, 16383, Node("", 7000, "m")}});
+  auto u = Parse(R::Arr({R{0, 16383, Node("", 7000, "m")}}));
   ASSERT_TRUE(u.ok());
   EXPECT_FALSE((*u)->nodes[0].endpoint_known());
 }
 
 TEST(ClusterSlots, NullEndpointIsTheAskedAddress) {
-  auto t = Parse(R{R{0, 16383, R{R::Null(), 7000, "m"}}}, "10.9.9.9");
+  auto t = Parse(R::Arr({R{0, 16383, R{R::Null(), 7000, "m"}}}), "10.9.9.9");
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->nodes[0].host, "10.9.9.9");
 }
@@ -72,13 +72,13 @@ TEST(ClusterSlots, MetadataGivesIpHostnameAndZone) {
   // Redis 7 with cluster-preferred-endpoint-type hostname: endpoint is the
   // hostname, metadata carries the ip; Valkey 9.1 adds availability-zone.
   R node{"redis-0.a.example", 7000, "m", R{"ip", "10.0.0.1", "availability-zone", "use1-az1"}};
-  auto t = Parse(R{R{0, 16383, node}});
+  auto t = Parse(R::Arr({R{0, 16383, node}}));
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->nodes[0].host, "redis-0.a.example");
   EXPECT_EQ((*t)->nodes[0].ip, "10.0.0.1");
   EXPECT_EQ((*t)->nodes[0].zone, "use1-az1");
   R unknown{"?", 7000, "m", R{"ip", "10.0.0.1"}};
-  auto u = Parse(R{R{0, 16383, unknown}});
+  auto u = Parse(R::Arr({R{0, 16383, unknown}}));
   ASSERT_TRUE(u.ok());
   EXPECT_EQ((*u)->nodes[0].host, "10.0.0.1");
 }
@@ -106,11 +106,11 @@ TEST(ClusterSlots, Errors) {
     const char *needle;
   };
   const Case cases[] = {
-      {R{R{0, 16384, Node("a", 1, "m")}}, "outside 0-16383"},
-      {R{R{-1, 5, Node("a", 1, "m")}}, "outside 0-16383"},
-      {R{R{10, 5, Node("a", 1, "m")}}, "invalid slot range"},
-      {R{R{0, 5, Node("a", 70000, "m")}}, "port 70000"},
-      {R{R{0, 5}}, "not an array"},
+      {R::Arr({R{0, 16384, Node("a", 1, "m")}}), "outside 0-16383"},
+      {R::Arr({R{-1, 5, Node("a", 1, "m")}}), "outside 0-16383"},
+      {R::Arr({R{10, 5, Node("a", 1, "m")}}), "invalid slot range"},
+      {R::Arr({R{0, 5, Node("a", 70000, "m")}}), "port 70000"},
+      {R::Arr({R{0, 5}}), "not an array"},
       {R{R{0, 10, Node("a", 1, "m")}, R{5, 20, Node("b", 1, "n")}}, "claimed by shards"},
       {R{R{0, 10, Node("a", 1, "m"), Node("b", 1, "r")}, R{11, 20, Node("b", 1, "r")}},
        "both master and replica"},
@@ -118,7 +118,7 @@ TEST(ClusterSlots, Errors) {
          R{11, 20, Node("b", 1, "n"), Node("c", 1, "r")}},
        "two masters"},
       {R{"x"}, "not an array"},
-      {R{R{"zero", 5, Node("a", 1, "m")}}, "not an integer"},
+      {R::Arr({R{"zero", 5, Node("a", 1, "m")}}), "not an integer"},
   };
   for (const Case &c : cases) {
     auto t = Parse(c.reply);

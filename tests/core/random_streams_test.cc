@@ -106,7 +106,7 @@ std::shared_ptr<const Topology> FourReplicas() {
           Node("10.0.0.3", 7002, "r2"),
           Node("10.0.0.4", 7003, "r3"),
           Node("10.0.0.5", 7004, "r4")};
-  auto t = ParseClusterSlots(R{shard}.Encode(), ClusterReplyOptions());
+  auto t = ParseClusterSlots(R::Arr({shard}).Encode(), ClusterReplyOptions());
   EXPECT_TRUE(t.ok()) << t.status().message();
   return *t;
 }

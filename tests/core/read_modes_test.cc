@@ -29,7 +29,7 @@ std::shared_ptr<const Topology> LocalMasterTopo(bool with_replicas = true) {
                               Node("127.0.1.3", 7003, "rb"),
                               Node("127.0.2.1", 7101, "rc")}
                           : R{0, 16383, Node("127.0.1.1", 7001, "m")};
-  auto t = ParseClusterSlots(R{shard}.Encode(), ClusterReplyOptions());
+  auto t = ParseClusterSlots(R::Arr({shard}).Encode(), ClusterReplyOptions());
   EXPECT_TRUE(t.ok()) << t.status().message();
   return *t;
 }

@@ -232,7 +232,7 @@ TEST(Router, MovedPatchesOneSlotAtOnceAndFlagsRefresh) {
 
 TEST(Router, UncoveredSlot) {
   Router r(Cfg(Policy::kLocal));
-  ASSERT_TRUE(r.Update(Topo(R{R{0, 10, Node("127.0.1.1", 1, "m")}})).ok());
+  ASSERT_TRUE(r.Update(Topo(R::Arr({R{0, 10, Node("127.0.1.1", 1, "m")}}))).ok());
   Route out;
   EXPECT_EQ(r.Current()->RouteRead(11, &out), Code::kSlotUncovered);
   EXPECT_EQ(r.Current()->RouteWrite(11, &out), Code::kSlotUncovered);

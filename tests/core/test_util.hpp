@@ -15,9 +15,11 @@ struct R {
   int64_t i = 0;
   std::string s;
   std::vector<R> a;
-  R(int v) : kind(kInt), i(v) {}                       // NOLINT
-  R(const char *v) : kind(kStr), s(v) {}               // NOLINT
-  R(std::string v) : kind(kStr), s(std::move(v)) {}    // NOLINT
+  R(int v) : kind(kInt), i(v) {}                     // NOLINT
+  R(const char *v) : kind(kStr), s(v) {}             // NOLINT
+  R(std::string v) : kind(kStr), s(std::move(v)) {}  // NOLINT
+  // A list of two or more elements. One element of type R in braces is a
+  // copy for clang and a one-element array for gcc: write R::Arr({x}).
   R(std::initializer_list<R> v) : kind(kArr), a(v) {}  // NOLINT
   static R Arr(std::vector<R> v) {
     R r{};

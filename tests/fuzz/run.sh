@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (preset fuzz: clang 14, ASan + UBSan) and runs
+# Builds the libFuzzer targets (preset fuzz: clang 14, ASan + UBSan, optimized;
+# CR_FUZZ_PRESET=asan uses the Debug ASan tree that scripts/test.sh builds) and runs
 # each one for a bounded time over its committed seeds (tests/fuzz/seeds/,
 # real replies of redis-server 7 and Valkey 8) and every saved bad input
 # (tests/fuzz/regressions/). New interesting inputs go to a scratch corpus,
@@ -19,13 +20,15 @@ targets=("$@")
   targets=(cluster_slots cluster_shards static_topology config rings shard_groups reply_reader)
 command -v clang++-14 >/dev/null || { echo "fuzz: clang++-14 is missing: run ./scripts/deps.sh" >&2; exit 1; }
 
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
+preset=${CR_FUZZ_PRESET:-fuzz}
+[[ $preset == fuzz || $preset == asan ]] || { echo "fuzz: CR_FUZZ_PRESET is fuzz or asan, not '$preset'" >&2; exit 2; }
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$(nproc)" --target fuzz_targets
 
 out=${CR_FUZZ_OUT:-$(mktemp -d)}
 echo "fuzz: $seconds s per target; scratch corpora and any reproducer in $out"
 for t in "${targets[@]}"; do
-  bin=build/fuzz/tests/fuzz/fuzz_$t
+  bin=build/$preset/tests/fuzz/fuzz_$t
   [[ -x $bin ]] || { echo "fuzz: no target $t" >&2; exit 2; }
   dirs=()
   for d in tests/fuzz/seeds/$t tests/fuzz/regressions/$t; do [[ -d $d ]] && dirs+=("$d"); done
