@@ -49,13 +49,26 @@ stage "tests (unit, capi, abi, integration)"
 ctest --preset werror -j "$jobs"
 
 # Python binding: the wheel in a fresh virtualenv, pytest, mypy (tests/python/run.sh).
-stage "python (tests/python/run.sh)"
-tests/python/run.sh
-
 # JVM binding: the jar (JNI library inside), JUnit, clojure.test, the Jedis and
 # Lettuce adapters against live clusters, -Xcheck:jni (tests/java/run.sh).
-stage "java and clojure (tests/java/run.sh)"
-tests/java/run.sh
+# The two run side by side — most of their time is spent waiting on servers,
+# on separate ports — and each one's log is printed whole when both are done.
+stage "python and java/clojure, side by side (tests/python/run.sh, tests/java/run.sh)"
+logs=build/stage-logs
+mkdir -p "$logs"
+tests/python/run.sh >"$logs/python.log" 2>&1 &
+py_pid=$!
+tests/java/run.sh >"$logs/java.log" 2>&1 &
+java_pid=$!
+py_rc=0 java_rc=0
+wait "$py_pid" || py_rc=$?
+wait "$java_pid" || java_rc=$?
+for s in python java; do
+  echo "-- $s stage ($logs/$s.log):"
+  cat "$logs/$s.log"
+done
+((py_rc == 0)) || { echo "test: the python stage failed (exit $py_rc)" >&2; exit 1; }
+((java_rc == 0)) || { echo "test: the java stage failed (exit $java_rc)" >&2; exit 1; }
 
 # Packages: every artifact of scripts/package.sh into dist/ (the wheel and the
 # jar reuse the two stages' builds; the Debian packages build preset package),
