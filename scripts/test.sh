@@ -2,7 +2,8 @@
 # Builds libcloudroute strictly and runs every test: the format check, unit
 # (GoogleTest), C API (CMocka), ABI and install checks, and integration tests
 # against real redis-server processes that the tests start and stop
-# themselves on 127.0.x.x; the Python and JVM stages; then the unit, C API and
+# themselves on 127.0.x.x; the Python and JVM stages; a 30 s soak of the live
+# client (tests/soak/run.sh); then the unit, C API and
 # integration tests again under ASan + UBSan, the concurrency tests under
 # ThreadSanitizer, and a short run of every libFuzzer target. The package
 # stage builds the artifacts of scripts/package.sh and installs each
@@ -77,6 +78,13 @@ done
 stage "packages (scripts/package.sh, tests/package/run.sh)"
 scripts/package.sh
 tests/package/run.sh
+
+# The soak, short: the live client under mixed traffic, a refresh every second
+# and a CLUSTER FAILOVER every 6 s for 30 s (its own cluster, ports 8571-8579);
+# memory, heap, descriptors and threads must stay flat and no acknowledged
+# write may be lost (tests/soak/run.sh; the README's long run is 300 s).
+stage "soak (tests/soak/run.sh 30)"
+CR_SOAK_BUILD=build/werror tests/soak/run.sh 30
 
 if ((fast == 0)); then
   stage "build (preset asan: clang 14, ASan + UBSan, the libFuzzer targets)"

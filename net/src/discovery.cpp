@@ -62,11 +62,14 @@ Result<std::shared_ptr<const Topology>> AskOne(const Seed &seed, const ConnectOp
   if (!(*reply)->is_error()) {
     topo = ClusterShardsToTopology(ToRespValue(**reply), seed.host);
   } else {
-    // Redis < 7 ("unknown subcommand"): the older, still supported reply.
+    // Redis < 7 ("unknown subcommand") or an ACL user without the command
+    // ("NOPERM ... 'cluster|shards'"): the older, still supported reply.
+    const std::string shards_error = (*reply)->str;
     reply = (*conn)->Command({"CLUSTER", "SLOTS"}, timeout_ms);
     if (!reply.ok()) return reply.status();
     if ((*reply)->is_error()) {
-      return Error(kServerError, from + ": CLUSTER SLOTS refused: " + (*reply)->str);
+      return Error(kServerError, from + ": CLUSTER SHARDS refused (" + shards_error +
+                                     ") and CLUSTER SLOTS refused: " + (*reply)->str);
     }
     topo = ClusterSlotsToTopology(ToRespValue(**reply), seed.host);
   }

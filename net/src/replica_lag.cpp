@@ -24,6 +24,13 @@ void CheckReplicaLag(ClientContext *ctx, NodePools *pools, const Topology &t) {
     if (!conn.ok()) continue;
     auto reply = (*conn)->Command(kInfo, timeout);
     pool.Release(std::move(*conn));
+    if (reply.ok() && (*reply)->is_error()) {
+      // An ACL user without INFO ("NOPERM ... 'info' command"): the bounds
+      // cannot be checked; say so, naming the server's reason.
+      ctx->log.EmitLimited(LogLevel::kWarn, "lag " + master->address,
+                           "replica lag unknown: INFO replication refused",
+                           {{"node", master->address}, {"error", (*reply)->str}});
+    }
     if (!reply.ok() || !(*reply)->is_string()) continue;
 
     const ReplicationInfo info = ParseReplicationInfo((*reply)->str);

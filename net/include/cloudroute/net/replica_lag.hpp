@@ -8,7 +8,9 @@
 // either bound (or not listed as online) is marked lagging in the router,
 // which reads it only after every other candidate. A master that does not
 // answer leaves its replicas' marks as they were (the next refresh asks
-// again). No-op when both bounds are 0.
+// again); one that refuses INFO (an ACL user without it) does too, with a
+// "replica lag unknown" warning carrying the server's reason. No-op when
+// both bounds are 0.
 //
 // Readiness: on each new connection, a replica that holds no replicated
 // data yet (a restarted, empty replica whose sync has not started or
