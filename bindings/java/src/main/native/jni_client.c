@@ -211,7 +211,8 @@ JNIEXPORT void JNICALL Java_io_cloudroute_ClientOptions_defaults(JNIEnv *env, jc
 JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls, jlong cfg,
                                                         jstring seeds, jintArray u32,
                                                         jlongArray u64, jobjectArray strs,
-                                                        jboolean tls, jboolean tls_verify) {
+                                                        jboolean tls, jboolean tls_verify,
+                                                        jint log_level) {
   cr_client_options o;
   cr_client_options_init(&o, sizeof o);
   jint u[CLIENT_U32];
@@ -224,7 +225,8 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls
   char *seed_text = NULL;
   cr_client *c = NULL;
   cr_status st = CR_OK;
-  if (fill_strings(env, strs, s, CLIENT_STRS) && crj_cstring(env, seeds, &seed_text)) {
+  if (fill_strings(env, strs, s, CLIENT_STRS) && crj_cstring(env, seeds, &seed_text) &&
+      crj_log_route(env, (cr_config *)CRJ_PTR(cfg), log_level)) {
     o.username = s[0];
     o.password = s[1];
     o.client_name = s[2];

@@ -38,17 +38,23 @@ public final class Client extends NativeResource {
   /**
    * Connects to the cluster through seeds; config (may be null) is copied into the client's
    * router. Returns once the topology was read from a seed.
+   *
+   * <p>The client's log events go to the SLF4J logger {@code io.cloudroute} at the levels it has
+   * enabled now; with a config, clients made from it later share that routing (the config
+   * remembers it).
    */
   public static Client connect(String seeds, Config config, ClientOptions options) {
     if (config == null) {
-      return new Client(create(0L, seeds, options.u32, options.u64, options.strings, options.tls,
-          options.tlsVerify));
+      try (Config defaults = new Config()) {
+        return connect(seeds, defaults, options);
+      }
     }
+    int logLevel = NativeLog.minLevel();
     long c = config.acquire();
     try {
       synchronized (config) {
         return new Client(create(c, seeds, options.u32, options.u64, options.strings,
-            options.tls, options.tlsVerify));
+            options.tls, options.tlsVerify, logLevel));
       }
     } finally {
       config.release();
@@ -191,7 +197,7 @@ public final class Client extends NativeResource {
   }
 
   private static native long create(long config, String seeds, int[] u32, long[] u64,
-      String[] strings, boolean tls, boolean tlsVerify);
+      String[] strings, boolean tls, boolean tlsVerify, int logLevel);
 
   static native Object command0(int kind, long h, int access, int keyIndex, Object[] args);
 
