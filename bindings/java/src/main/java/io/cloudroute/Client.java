@@ -71,6 +71,19 @@ public final class Client extends NativeResource {
     }
   }
 
+  /**
+   * Any command on one key with call options (a timeout of its own: {@code
+   * command(new CallOptions().timeoutMs(5000), Access.WRITE, 1, "BLPOP", "q", "4")}).
+   */
+  public Object command(CallOptions options, Access access, int keyIndex, Object... args) {
+    long p = acquire();
+    try {
+      return commandOpts0(p, options.timeoutMs, access.ordinal(), keyIndex, args);
+    } finally {
+      release();
+    }
+  }
+
   /** A read command whose key is its first argument: {@code read("HGET", "h", "f")}. */
   public Object read(Object... args) {
     return command(Access.READ, 1, args);
@@ -186,6 +199,21 @@ public final class Client extends NativeResource {
     return new ClientStats(v);
   }
 
+  /**
+   * The client's statistics as Prometheus text exposition (version 0.0.4): reads by tier
+   * ({@code cloudroute_reads_total{tier="other-cloud"}} over their sum is the share of reads
+   * that crossed clouds), writes, fallbacks, redirects, retries, timeouts, errors, refreshes,
+   * connections, and per node reads, writes, errors, up and a latency histogram.
+   */
+  public String metricsText() {
+    long p = acquire();
+    try {
+      return metrics0(p);
+    } finally {
+      release();
+    }
+  }
+
   /** Statistics of every node the client has talked to. */
   public List<NodeStats> nodeStats() {
     long p = acquire();
@@ -200,6 +228,11 @@ public final class Client extends NativeResource {
       String[] strings, boolean tls, boolean tlsVerify, int logLevel);
 
   static native Object command0(int kind, long h, int access, int keyIndex, Object[] args);
+
+  private static native Object commandOpts0(long h, int timeoutMs, int access, int keyIndex,
+      Object[] args);
+
+  private static native String metrics0(long h);
 
   private static native Object get0(long h, Object key);
 
