@@ -2,6 +2,8 @@ package io.cloudroute.clients;
 
 import io.cloudroute.Config;
 import io.cloudroute.Policy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.Socket;
@@ -13,7 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
@@ -141,6 +145,21 @@ final class ClusterEnv {
       }
       pause();
     }
+  }
+
+  /**
+   * Once a failover to node master has been observed: 200 writes (keys prefix + i) and 200 reads
+   * of a shard key holding value, none of which may fail; every write must reach master without
+   * a redirect. Returns the reads per node.
+   */
+  Map<Integer, Long> commandsAfterFailover(int master, String prefix,
+      BiConsumer<String, String> set, UnaryOperator<String> get, String key, String value) {
+    resetStats();
+    for (int n = 0; n < 200; n++) set.accept(prefix + n, "v" + n);
+    for (int n = 0; n < 200; n++) assertEquals(value, get.apply(key), "read " + n);
+    assertEquals(200L, calls("set").get(master), "SETs on the new master n" + master);
+    assertEquals(0, rejectedCalls(), "redirects after the change was seen");
+    return calls("get");
   }
 
   /** kill -9 of node n, then waits (bounded) until its port refuses connections. */

@@ -98,12 +98,7 @@ class JedisProviderTest {
         assertEquals(value, jc.get(key));
       }, () -> p[0].router().candidatesSlot(slot).stream()
           .anyMatch(c -> c.role() == Role.MASTER && c.port() == env.node(3).getPort()));
-      env.resetStats();
-      for (int n = 0; n < 200; n++) jc.set(tagged + n, "v" + n);
-      for (int n = 0; n < 200; n++) assertEquals(value, jc.get(key), "read " + n);
-      Map<Integer, Long> gets = env.calls("get");
-      assertEquals(200L, env.calls("set").get(3), "SETs on the new master n3");
-      assertEquals(0, env.rejectedCalls(), "redirects after the change was seen");
+      Map<Integer, Long> gets = env.commandsAfterFailover(3, tagged, jc::set, jc::get, key, value);
       assertTrue(Set.of(1, 2).containsAll(gets.keySet()), "reads off cloud A's n1 and n2: " + gets
           + " (" + failed + " commands failed before the change was seen)");
       assertEquals(200, gets.getOrDefault(1, 0L) + gets.getOrDefault(2, 0L), gets.toString());

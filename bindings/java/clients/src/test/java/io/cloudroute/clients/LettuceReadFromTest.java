@@ -40,14 +40,27 @@ class LettuceReadFromTest {
     return client;
   }
 
-  @Test
-  void readsLandInTheClientsCloudAndWritesOnMasters() {
-    ClusterEnv env = ClusterEnv.require("CR_JAVA_CLUSTER_ENV");
+  /** A test body given a connection that reads through CloudRouteReadFrom for cloud A. */
+  private interface Body {
+    void run(StatefulRedisClusterConnection<String, String> conn,
+        RedisAdvancedClusterCommands<String, String> cmd) throws Exception;
+  }
+
+  private static void withConnection(ClusterEnv env, Body body) throws Exception {
     RedisClusterClient client = client(env);
     try (Config c = ClusterEnv.cloudA();
         StatefulRedisClusterConnection<String, String> conn = client.connect()) {
       conn.setReadFrom(CloudRouteReadFrom.readFrom(c));
-      RedisAdvancedClusterCommands<String, String> cmd = conn.sync();
+      body.run(conn, conn.sync());
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  @Test
+  void readsLandInTheClientsCloudAndWritesOnMasters() throws Exception {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_CLUSTER_ENV");
+    withConnection(env, (conn, cmd) -> {
       env.resetStats();
       for (int i = 0; i < 300; i++) cmd.set("lettuce:k" + i, "v" + i);
       for (int i = 0; i < 300; i++) cmd.get("lettuce:k" + i);
@@ -71,9 +84,7 @@ class LettuceReadFromTest {
         if (env.isMaster(e.getKey())) written += e.getValue();
       }
       assertEquals(300, written, sets.toString());
-    } finally {
-      client.shutdown();
-    }
+    });
   }
 
   /**
@@ -82,13 +93,9 @@ class LettuceReadFromTest {
    * no command fails.
    */
   @Test
-  void aFailoverIntoTheOtherCloudIsFollowed() {
+  void aFailoverIntoTheOtherCloudIsFollowed() throws Exception {
     ClusterEnv env = ClusterEnv.require("CR_JAVA_FAILOVER_ENV");
-    RedisClusterClient client = client(env);
-    try (Config c = ClusterEnv.cloudA();
-        StatefulRedisClusterConnection<String, String> conn = client.connect()) {
-      conn.setReadFrom(CloudRouteReadFrom.readFrom(c));
-      RedisAdvancedClusterCommands<String, String> cmd = conn.sync();
+    withConnection(env, (conn, cmd) -> {
       String key = env.get("SHARD2_KEY");
       String value = env.get("SHARD2_VALUE");
       int slot = Integer.parseInt(env.get("SHARD2_KEY_SLOT"));
@@ -102,27 +109,17 @@ class LettuceReadFromTest {
         assertEquals(value, cmd.get(key));
       }, () -> conn.getPartitions().getPartitionBySlot(slot).getUri().getPort()
           == env.node(6).getPort());
-      env.resetStats();
-      for (int n = 0; n < 200; n++) cmd.set(tagged + n, "v" + n);
-      for (int n = 0; n < 200; n++) assertEquals(value, cmd.get(key), "read " + n);
-      assertEquals(200L, env.calls("set").get(6), "SETs on the new master n6");
-      assertEquals(0, env.rejectedCalls(), "redirects after the change was seen");
-      assertEquals(Map.of(6, 200L), env.calls("get"),
+      assertEquals(Map.of(6, 200L), env.commandsAfterFailover(6, tagged, cmd::set, cmd::get, key,
+          value),
           "reads (" + failed + " commands failed before the change was seen)");
-    } finally {
-      client.shutdown();
-    }
+    });
   }
 
   /** Shard 1's cloud-A replica n2 is killed: every read still succeeds, on cloud A's n1. */
   @Test
   void aKilledLocalReplicaCostsNoFailedRead() throws Exception {
     ClusterEnv env = ClusterEnv.require("CR_JAVA_KILL_ENV");
-    RedisClusterClient client = client(env);
-    try (Config c = ClusterEnv.cloudA();
-        StatefulRedisClusterConnection<String, String> conn = client.connect()) {
-      conn.setReadFrom(CloudRouteReadFrom.readFrom(c));
-      RedisAdvancedClusterCommands<String, String> cmd = conn.sync();
+    withConnection(env, (conn, cmd) -> {
       String key = env.get("SHARD1_KEY");
       String value = env.get("SHARD1_VALUE");
       long before = env.calls(2, "get");
@@ -133,8 +130,6 @@ class LettuceReadFromTest {
       long onMaster = env.calls(1, "get");
       for (int i = 0; i < 200; i++) assertEquals(value, cmd.get(key), "read " + i);
       assertEquals(onMaster + 200, env.calls(1, "get"), "reads on cloud A's master n1");
-    } finally {
-      client.shutdown();
-    }
+    });
   }
 }
