@@ -60,7 +60,9 @@ static jobjectArray event_parts(JNIEnv *env, const char *message, const cr_log_f
                                 size_t n) {
   jobjectArray parts = (*env)->NewObjectArray(env, (jsize)(1 + 2 * n), crj.byte_array_class, NULL);
   for (size_t i = 0; parts != NULL && i < 1 + 2 * n; ++i) {
-    const char *s = i == 0 ? message : i % 2 == 1 ? fields[i / 2].key : fields[i / 2].value;
+    const char *s = i == 0       ? message
+                    : i % 2 == 1 ? fields[(i - 1) / 2].key
+                                 : fields[(i - 1) / 2].value;
     jbyteArray b = utf8_bytes(env, s);
     if (b == NULL) return NULL;
     (*env)->SetObjectArrayElement(env, parts, (jsize)i, b);

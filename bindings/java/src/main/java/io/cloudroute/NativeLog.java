@@ -4,21 +4,24 @@ import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
-import org.slf4j.spi.LoggingEventBuilder;
 
 /**
  * The live clients' log events (node marked down, failover seen, refresh failed, MOVED, read
  * fallback, ...) into the SLF4J logger {@code io.cloudroute}: the text is the event's message
- * followed by its fields as {@code key=value}, and each field is also an SLF4J key-value pair. No
- * event carries a password (the library never puts one in any).
+ * followed by its fields as {@code key=value} (not also as SLF4J key-value pairs: several
+ * providers print those before the message, which would show them twice). No event carries a
+ * password (the library never puts one in any). Without slf4j-api on the class path, clients
+ * send no events.
  */
 final class NativeLog {
-  /** The logger, looked up on the first event or client (not when the library loads). */
+  /**
+   * The logger, looked up when a client connects (not when the library loads: without slf4j-api
+   * on the class path everything but logging works).
+   */
   private static final class Holder {
     static final Logger LOG = LoggerFactory.getLogger("io.cloudroute");
+    static final Level[] LEVELS = {Level.DEBUG, Level.INFO, Level.WARN, Level.ERROR};
   }
-
-  private static final Level[] LEVELS = {Level.DEBUG, Level.INFO, Level.WARN, Level.ERROR};
 
   private NativeLog() {}
 
@@ -27,9 +30,12 @@ final class NativeLog {
    * client created now sends (a later change of the logger's level does not reach it).
    */
   static int minLevel() {
-    Logger log = Holder.LOG;
-    for (int level = 0; level < LEVELS.length; level++) {
-      if (log.isEnabledForLevel(LEVELS[level])) return level;
+    try {
+      for (int level = 0; level < Holder.LEVELS.length; level++) {
+        if (Holder.LOG.isEnabledForLevel(Holder.LEVELS[level])) return level;
+      }
+    } catch (NoClassDefFoundError noSlf4j) {
+      // slf4j-api is not on the class path: the client stays silent.
     }
     return -1;
   }
@@ -40,14 +46,10 @@ final class NativeLog {
    */
   static void log(int level, byte[][] parts) {
     StringBuilder text = new StringBuilder(utf8(parts[0]));
-    LoggingEventBuilder event = Holder.LOG.atLevel(LEVELS[level]);
     for (int i = 1; i + 1 < parts.length; i += 2) {
-      String key = utf8(parts[i]);
-      String value = utf8(parts[i + 1]);
-      text.append(' ').append(key).append('=').append(value);
-      event = event.addKeyValue(key, value);
+      text.append(' ').append(utf8(parts[i])).append('=').append(utf8(parts[i + 1]));
     }
-    event.log(text.toString());
+    Holder.LOG.atLevel(Holder.LEVELS[level]).log(text.toString());
   }
 
   private static String utf8(byte[] b) {

@@ -95,13 +95,14 @@ class LogTest {
       assertEquals(env.get("SHARD1_VALUE"), client.get(env.get("SHARD1_KEY")));
       long deadline = System.nanoTime() + 10_000_000_000L;
       while (seen.stream().noneMatch(s -> s.thread != caller && done(s))) {
-        assertTrue(System.nanoTime() < deadline, "no refresh event from the refresher thread");
+        assertTrue(System.nanoTime() < deadline, () -> "no refresh event from the refresher "
+            + "thread; seen: " + describe(seen));
         LockSupport.parkNanos(10_000_000L);
       }
     }
     Seen refresh = seen.stream().filter(s -> s.thread != caller && done(s)).findFirst().get();
     assertEquals(Level.FINE, refresh.record.getLevel());
-    assertTrue(refresh.record.getMessage().contains(" shards=3 nodes=9 ms="),
+    assertTrue(refresh.record.getMessage().matches("refresh done shards=3 nodes=9 ms=\\d+"),
         refresh.record.getMessage());
     assertTrue(refresh.thread.isDaemon(), "the library's thread is attached as a daemon");
     // A wrong password: the connect fails, and nothing says what was tried.
@@ -112,6 +113,15 @@ class LogTest {
     for (Seen s : seen) {
       assertFalse(s.record.getMessage().contains(password), s.record.getMessage());
     }
+  }
+
+  private static String describe(List<Seen> seen) {
+    StringBuilder out = new StringBuilder();
+    for (Seen s : seen) {
+      out.append('[').append(s.thread.getName()).append(' ').append(s.record.getLevel())
+          .append(' ').append(s.record.getMessage()).append(']');
+    }
+    return out.toString();
   }
 
   private static boolean done(Seen s) {
