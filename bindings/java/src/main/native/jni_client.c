@@ -220,10 +220,10 @@ JNIEXPORT void JNICALL Java_io_cloudroute_ClientOptions_defaults(JNIEnv *env, jc
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls, jlong cfg,
-                                                        jstring seeds, jintArray u32,
-                                                        jlongArray u64, jobjectArray strs,
-                                                        jboolean tls, jboolean tls_verify,
-                                                        jint log_level) {
+                                                         jstring seeds, jintArray u32,
+                                                         jlongArray u64, jobjectArray strs,
+                                                         jboolean tls, jboolean tls_verify,
+                                                         jint log_level) {
   cr_client_options o;
   cr_client_options_init(&o, sizeof o);
   jint u[CLIENT_U32];
