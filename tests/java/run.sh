@@ -2,14 +2,15 @@
 # tests/java/run.sh — the JVM binding's tests (bindings/java, bindings/clojure,
 # bindings/java/clients): JUnit 5 and clojure.test through Maven, against two-cloud
 # clusters and a Sentinel setup started by scripts/redis-harness.sh (ports:
-# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749; bus ports +10000), then the
+# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609; bus ports +10000), then the
 # native-heavy tests again under -Xcheck:jni, failing on any JNI warning. Servers
 # run under the global lock /tmp/cr-servers.lock and are stopped on exit.
 #
 # Maven's local repository is .m2/ at the repository root (ignored by git).
 # Environment: CR_JAVA_PORT (cluster base port, default 7701),
 # CR_JAVA_SENTINEL_PORT (default 7721), CR_JAVA_KILL_PORT (the cluster whose
-# replica a test kills, default 7741), JEDIS_VERSION / LETTUCE_VERSION (the client
+# replica a test kills, default 7741), CR_JAVA_FAILOVER_PORT (the cluster whose
+# shards the adapters' tests fail over into the other cloud, default 8601), JEDIS_VERSION / LETTUCE_VERSION (the client
 # versions the adapters are tested with; defaults in bindings/java/clients/pom.xml),
 # CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis test, default
 # 7.5.3; "" for none), MVN (default mvn).
@@ -24,6 +25,7 @@ cleanup() {
   "$harness" stop "$dir/cluster" >/dev/null 2>&1 || true
   "$harness" stop "$dir/sentinel" >/dev/null 2>&1 || true
   "$harness" stop "$dir/kill" >/dev/null 2>&1 || true
+  "$harness" stop "$dir/failover" >/dev/null 2>&1 || true
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -33,9 +35,11 @@ flock 9
 "$harness" cluster "$dir/cluster" "${CR_JAVA_PORT:-7701}" >/dev/null
 "$harness" sentinel "$dir/sentinel" "${CR_JAVA_SENTINEL_PORT:-7721}" >/dev/null
 "$harness" cluster "$dir/kill" "${CR_JAVA_KILL_PORT:-7741}" >/dev/null
+"$harness" cluster "$dir/failover" "${CR_JAVA_FAILOVER_PORT:-8601}" >/dev/null
 export CR_JAVA_CLUSTER_ENV="$dir/cluster/cluster.env"
 export CR_JAVA_SENTINEL_ENV="$dir/sentinel/sentinel.env"
 export CR_JAVA_KILL_ENV="$dir/kill/cluster.env"
+export CR_JAVA_FAILOVER_ENV="$dir/failover/cluster.env"
 versions=()
 [[ -n "${JEDIS_VERSION:-}" ]] && versions+=("-Djedis.version=$JEDIS_VERSION")
 [[ -n "${LETTUCE_VERSION:-}" ]] && versions+=("-Dlettuce.version=$LETTUCE_VERSION")
@@ -72,7 +76,7 @@ done
 
 # The same native paths under -Xcheck:jni: any JNI warning fails the run.
 rm -f target/surefire-reports/*.dumpstream
-"${mvn[@]}" test -Dtest='ConcurrencyTest,KeyslotTest,RouterTest,LiveClientTest' \
+"${mvn[@]}" test -Dtest='ConcurrencyTest,KeyslotTest,RouterTest,LiveClientTest,LogTest' \
   -Dcr.test.jvm.args=-Xcheck:jni >"$log.jni" 2>&1 || status=$?
 echo "== -Xcheck:jni"
 summary "$log.jni"

@@ -138,6 +138,17 @@ static int args_take(JNIEnv *env, args *a, jobjectArray array) {
   return 1;
 }
 
+/* args_take for a command routed by argument key_index (checked). */
+static int args_take_keyed(JNIEnv *env, args *a, jobjectArray array, jint key_index) {
+  if (!args_take(env, a, array)) return 0;
+  if (key_index < 0 || (size_t)key_index >= a->n) {
+    args_free(a);
+    crj_throw_invalid(env, "key index outside the arguments");
+    return 0;
+  }
+  return 1;
+}
+
 /* ---- options ---- */
 
 static int fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
@@ -209,9 +220,10 @@ JNIEXPORT void JNICALL Java_io_cloudroute_ClientOptions_defaults(JNIEnv *env, jc
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls, jlong cfg,
-                                                        jstring seeds, jintArray u32,
-                                                        jlongArray u64, jobjectArray strs,
-                                                        jboolean tls, jboolean tls_verify) {
+                                                         jstring seeds, jintArray u32,
+                                                         jlongArray u64, jobjectArray strs,
+                                                         jboolean tls, jboolean tls_verify,
+                                                         jint log_level) {
   cr_client_options o;
   cr_client_options_init(&o, sizeof o);
   jint u[CLIENT_U32];
@@ -224,7 +236,8 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls
   char *seed_text = NULL;
   cr_client *c = NULL;
   cr_status st = CR_OK;
-  if (fill_strings(env, strs, s, CLIENT_STRS) && crj_cstring(env, seeds, &seed_text)) {
+  if (fill_strings(env, strs, s, CLIENT_STRS) && crj_cstring(env, seeds, &seed_text) &&
+      crj_log_route(env, (cr_config *)CRJ_PTR(cfg), log_level)) {
     o.username = s[0];
     o.password = s[1];
     o.client_name = s[2];
@@ -248,12 +261,7 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_command0(JNIEnv *env, jclass
                                                             jlong h, jint access, jint key_index,
                                                             jobjectArray argv) {
   args a;
-  if (!args_take(env, &a, argv)) return NULL;
-  if (key_index < 0 || (size_t)key_index >= a.n) {
-    args_free(&a);
-    crj_throw_invalid(env, "key index outside the arguments");
-    return NULL;
-  }
+  if (!args_take_keyed(env, &a, argv, key_index)) return NULL;
   cr_reply *reply = NULL;
   cr_status st =
       kind == 0 ? cr_client_command(&reply, CLIENT(h), (cr_access)access, (size_t)key_index, a.n,
@@ -262,6 +270,51 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_command0(JNIEnv *env, jclass
                                              (size_t)key_index, a.n, a.ptrs, a.lens);
   args_free(&a);
   return reply_result(env, st, reply);
+}
+
+/* A command with call options (cr_client_command_opts): timeout_ms > 0
+ * replaces the node's tier timeout for this call (CallOptions checked it is
+ * not negative). */
+JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_commandOpts0(JNIEnv *env, jclass cls, jlong h,
+                                                                 jint timeout_ms, jint access,
+                                                                 jint key_index,
+                                                                 jobjectArray argv) {
+  args a;
+  if (!args_take_keyed(env, &a, argv, key_index)) return NULL;
+  cr_call_options opts;
+  cr_call_options_init(&opts, sizeof opts);
+  opts.timeout_ms = (uint32_t)timeout_ms;
+  cr_reply *reply = NULL;
+  cr_status st = cr_client_command_opts(&reply, CLIENT(h), &opts, (cr_access)access,
+                                        (size_t)key_index, a.n, a.ptrs, a.lens);
+  args_free(&a);
+  return reply_result(env, st, reply);
+}
+
+/* cr_client_get_metrics_text as a String, growing the buffer while the text
+ * grows between the size query and the copy. */
+JNIEXPORT jstring JNICALL Java_io_cloudroute_Client_metrics0(JNIEnv *env, jclass cls, jlong h) {
+  size_t needed = 0;
+  cr_status st = cr_client_get_metrics_text(NULL, 0, &needed, CLIENT(h));
+  char *buf = NULL;
+  while (st == CR_EBUFS) {
+    char *grown = realloc(buf, needed);
+    if (grown == NULL) {
+      free(buf);
+      (*env)->ThrowNew(env, crj.oom, "libcloudroute: metrics text");
+      return NULL;
+    }
+    buf = grown;
+    st = cr_client_get_metrics_text(buf, needed, &needed, CLIENT(h));
+  }
+  jstring out = NULL;
+  if (st != CR_OK) {
+    crj_throw(env, st);
+  } else {
+    out = crj_string(env, buf);
+  }
+  free(buf);
+  return out;
 }
 
 JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_get0(JNIEnv *env, jclass cls, jlong h,

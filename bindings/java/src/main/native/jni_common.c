@@ -38,6 +38,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   if (!(crj.string_class = global_class(env, "java/lang/String"))) return JNI_ERR;
   if (!(crj.byte_array_class = global_class(env, "[B"))) return JNI_ERR;
   if (!(crj.oom = global_class(env, "java/lang/OutOfMemoryError"))) return JNI_ERR;
+  if (!crj_log_init(vm, env)) return JNI_ERR;
   if ((*env)->ExceptionCheck(env)) return JNI_ERR;
   return JNI_VERSION_1_8;
 }

@@ -86,6 +86,14 @@ typedef struct crj_packed {
 int crj_packed_open(JNIEnv *env, crj_packed *p, jbyteArray data, jintArray ends, jint n);
 void crj_packed_close(JNIEnv *env, crj_packed *p);
 
+/* Log events of clients into SLF4J (jni_log.c). crj_log_init, from
+ * JNI_OnLoad, returns 0 when io.cloudroute.NativeLog is missing;
+ * crj_log_route sends the events of clients made from cfg at or above
+ * min_level (-1: none) to NativeLog.log, returning 0 with an exception
+ * pending when the library refused. */
+int crj_log_init(JavaVM *vm, JNIEnv *env);
+int crj_log_route(JNIEnv *env, cr_config *cfg, jint min_level);
+
 #define CRJ_PTR(h) ((void *)(intptr_t)(h))
 #define CRJ_HANDLE(p) ((jlong)(intptr_t)(p))
 

@@ -38,17 +38,23 @@ public final class Client extends NativeResource {
   /**
    * Connects to the cluster through seeds; config (may be null) is copied into the client's
    * router. Returns once the topology was read from a seed.
+   *
+   * <p>The client's log events go to the SLF4J logger {@code io.cloudroute} at the levels it has
+   * enabled now; with a config, clients made from it later share that routing (the config
+   * remembers it).
    */
   public static Client connect(String seeds, Config config, ClientOptions options) {
     if (config == null) {
-      return new Client(create(0L, seeds, options.u32, options.u64, options.strings, options.tls,
-          options.tlsVerify));
+      try (Config defaults = new Config()) {
+        return connect(seeds, defaults, options);
+      }
     }
+    int logLevel = NativeLog.minLevel();
     long c = config.acquire();
     try {
       synchronized (config) {
         return new Client(create(c, seeds, options.u32, options.u64, options.strings,
-            options.tls, options.tlsVerify));
+            options.tls, options.tlsVerify, logLevel));
       }
     } finally {
       config.release();
@@ -60,6 +66,19 @@ public final class Client extends NativeResource {
     long p = acquire();
     try {
       return command0(0, p, access.ordinal(), keyIndex, args);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Any command on one key with call options (a timeout of its own: {@code
+   * command(new CallOptions().timeoutMs(5000), Access.WRITE, 1, "BLPOP", "q", "4")}).
+   */
+  public Object command(CallOptions options, Access access, int keyIndex, Object... args) {
+    long p = acquire();
+    try {
+      return commandOpts0(p, options.timeoutMs, access.ordinal(), keyIndex, args);
     } finally {
       release();
     }
@@ -180,6 +199,21 @@ public final class Client extends NativeResource {
     return new ClientStats(v);
   }
 
+  /**
+   * The client's statistics as Prometheus text exposition (version 0.0.4): reads by tier
+   * ({@code cloudroute_reads_total{tier="other-cloud"}} over their sum is the share of reads
+   * that crossed clouds), writes, fallbacks, redirects, retries, timeouts, errors, refreshes,
+   * connections, and per node reads, writes, errors, up and a latency histogram.
+   */
+  public String metricsText() {
+    long p = acquire();
+    try {
+      return metrics0(p);
+    } finally {
+      release();
+    }
+  }
+
   /** Statistics of every node the client has talked to. */
   public List<NodeStats> nodeStats() {
     long p = acquire();
@@ -191,9 +225,14 @@ public final class Client extends NativeResource {
   }
 
   private static native long create(long config, String seeds, int[] u32, long[] u64,
-      String[] strings, boolean tls, boolean tlsVerify);
+      String[] strings, boolean tls, boolean tlsVerify, int logLevel);
 
   static native Object command0(int kind, long h, int access, int keyIndex, Object[] args);
+
+  private static native Object commandOpts0(long h, int timeoutMs, int access, int keyIndex,
+      Object[] args);
+
+  private static native String metrics0(long h);
 
   private static native Object get0(long h, Object key);
 

@@ -2,6 +2,7 @@ package io.cloudroute;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +15,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -145,5 +148,61 @@ class LiveClientTest {
     CloudRouteException e = assertThrows(CloudRouteException.ConnectionException.class,
         () -> Client.connect("127.0.0.1:1", null, new ClientOptions().connectTimeoutMs(200)));
     assertTrue(e.getMessage().contains("127.0.0.1:1"), e.getMessage());
+  }
+
+  @Test
+  void aNegativeCallTimeoutIsRefused() {
+    assertThrows(CloudRouteException.InvalidArgumentException.class,
+        () -> new CallOptions().timeoutMs(-1));
+    assertEquals(0, new CallOptions().timeoutMs());
+  }
+
+  @Test
+  void aBlockingCommandRepliesWithinItsCallTimeout() {
+    String key = "{java:calltimeout}:empty";
+    client.del(key);
+    long t0 = System.nanoTime();
+    assertNull(client.command(new CallOptions().timeoutMs(3000), Access.WRITE, 1, "BLPOP", key,
+        "1"));
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertTrue(ms >= 900 && ms < 3000, ms + " ms");
+  }
+
+  @Test
+  void aPassedCallTimeoutFailsTheCallButDoesNotMarkTheNode() {
+    String key = "{java:calltimeout}:forever";
+    client.del(key);
+    long t0 = System.nanoTime();
+    CloudRouteException e = assertThrows(CloudRouteException.ConnectionException.class,
+        () -> client.command(new CallOptions().timeoutMs(500), Access.WRITE, 1, "BLPOP", key,
+            "0"));
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertEquals(CloudRouteException.ETIMEOUT, e.status(), e.getMessage());
+    assertTrue(ms >= 450 && ms < 1900, ms + " ms (the tier timeout is 2000 ms)");
+    int slot = CloudRoute.keyslot(key);
+    for (Candidate c : client.router().candidatesSlot(slot)) assertFalse(c.down(), c.toString());
+    client.set(key, "still served"); // the master answers at once
+    assertEquals("still served", client.get(key));
+  }
+
+  @Test
+  void theMetricsTextCountsReadsByTier() {
+    long before = readsLocal(client.metricsText());
+    for (int s = 1; s <= 3; s++) {
+      assertEquals(env.get("SHARD" + s + "_VALUE"), client.get(env.get("SHARD" + s + "_KEY")));
+    }
+    String text = client.metricsText();
+    assertTrue(text.contains("# TYPE cloudroute_reads_total counter"), text);
+    assertEquals(before + 3, readsLocal(text), text);
+    // shard 1 was read on its cloud-A replica n2
+    assertTrue(text.contains("cloudroute_node_up{node=\"" + env.get("NODE2_ADDR") + "\"} 1"),
+        text);
+  }
+
+  private static long readsLocal(String metrics) {
+    Matcher m = Pattern.compile("(?m)^cloudroute_reads_total\\{tier=\"local\"\\} (\\d+)$")
+        .matcher(metrics);
+    assertTrue(m.find(), metrics);
+    return Long.parseLong(m.group(1));
   }
 }

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cloudroute.Candidate;
 import io.cloudroute.Config;
+import io.cloudroute.Role;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.JedisCluster;
@@ -66,12 +68,40 @@ class JedisProviderTest {
       Candidate local = p[0].router().candidatesSlot(
           Integer.parseInt(env.get("SHARD2_KEY_SLOT"))).get(0);
       assertEquals("127.0.1.6", local.host()); // n6: shard 2's replica in cloud A
-      Process kill = new ProcessBuilder("kill", "-9", env.get("NODE6_PID")).start();
-      assertEquals(0, kill.waitFor());
-      Thread.sleep(200);
+      env.kill(6);
       for (int i = 0; i < 200; i++) assertEquals(value, jc.get(key), "read " + i);
       assertTrue(p[0].router().candidatesSlot(Integer.parseInt(env.get("SHARD2_KEY_SLOT")))
           .stream().anyMatch(c -> c.host().equals("127.0.1.6") && c.down()));
+    }
+  }
+
+  /**
+   * Shard 1's master (n1, cloud A) hands over to its cloud-B replica n3: once the provider has
+   * seen it, writes go to n3 with no redirect, reads stay on the cloud-A nodes n1 and n2 (both
+   * replicas now), and no command fails.
+   */
+  @Test
+  void aFailoverIntoTheOtherCloudIsFollowed() {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_FAILOVER_ENV");
+    CloudRouteClusterProvider[] p = new CloudRouteClusterProvider[1];
+    try (JedisCluster jc = cluster(env, p)) {
+      String key = env.get("SHARD1_KEY");
+      String value = env.get("SHARD1_VALUE");
+      int slot = Integer.parseInt(env.get("SHARD1_KEY_SLOT"));
+      String tagged = "{" + key + "}:jedis-failover:";
+      for (int i = 0; i < 20; i++) jc.set(tagged + i, "before"); // pooled connections
+      assertEquals("127.0.2.3", env.node(3).getHost());
+      env.failover(3);
+      int[] i = {0};
+      int failed = ClusterEnv.untilObserved(() -> {
+        jc.set(tagged + i[0]++, "after");
+        assertEquals(value, jc.get(key));
+      }, () -> p[0].router().candidatesSlot(slot).stream()
+          .anyMatch(c -> c.role() == Role.MASTER && c.port() == env.node(3).getPort()));
+      Map<Integer, Long> gets = env.commandsAfterFailover(3, tagged, jc::set, jc::get, key, value);
+      assertTrue(Set.of(1, 2).containsAll(gets.keySet()), "reads off cloud A's n1 and n2: " + gets
+          + " (" + failed + " commands failed before the change was seen)");
+      assertEquals(200, gets.getOrDefault(1, 0L) + gets.getOrDefault(2, 0L), gets.toString());
     }
   }
 }
