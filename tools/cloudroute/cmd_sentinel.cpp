@@ -80,10 +80,10 @@ int PrintRoute(cr_sentinel_client *c, const std::vector<std::string> &masters,
   if (cs != CR_OK) return Die("candidates of " + stored, cs), kExitRouteFailed;
   std::printf("family=%s key=%s stored=%s group=%u name=%s write=%s\n", Printable(family).c_str(),
               Printable(key).c_str(), stored.c_str(), group, Printable(masters[group]).c_str(),
-              ws == CR_OK ? Address(w.host, w.port).c_str() : "?");
+              ws == CR_OK ? Printable(Address(w.host, w.port)).c_str() : "?");
   for (size_t i = 0; i < n; ++i) {
     const cr_candidate &e = cands[i];
-    std::printf("  read %zu: %s %s tier=%s%s\n", i + 1, Address(e.host, e.port).c_str(),
+    std::printf("  read %zu: %s %s tier=%s%s\n", i + 1, Printable(Address(e.host, e.port)).c_str(),
                 cr_role_name(e.role), cr_tier_name(e.tier), e.down ? " down" : "");
   }
   return ws == CR_OK ? kExitOk : kExitRouteFailed;
