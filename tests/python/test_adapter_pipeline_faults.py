@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import Any, Dict, Iterator, List
+from typing import Any, Awaitable, Callable, Dict, Iterator, List, Tuple
 
 import pytest
 from conftest import harness, live
@@ -75,31 +75,52 @@ def kill(env: Dict[str, str], victim: int, others: List[str]) -> None:
     os.kill(int(env[f"NODE{victim}_PID"]), signal.SIGKILL)
 
 
-def shard_others(env: Dict[str, str], shard: int, victim: int) -> List[str]:
+def prepare(env: Dict[str, str], shard: int, victim: int) -> Tuple[List[str], str, int, List[str]]:
+    """The shard's keys (written and replicated), the seed host and port, and the
+    shard's nodes but the victim."""
+    keys = shard_keys(env, shard, PIPELINES * PER_PIPELINE)
+    seed(env, shard, keys)
+    host, port = env["SEEDS"].split(",")[0].split(":")
     addr = env[f"NODE{victim}_ADDR"]
-    return [env[f"SHARD{shard}_MASTER"]] + [a for a in env[f"SHARD{shard}_REPLICAS"].split(",") if a != addr]
+    others = [env[f"SHARD{shard}_MASTER"]] + [a for a in env[f"SHARD{shard}_REPLICAS"].split(",") if a != addr]
+    return keys, host, int(port), others
+
+
+def start(env: Dict[str, str], router: cloudroute.Router, key: str, victim: int, others: List[str]) -> int:
+    """Checks that the victim serves the key's reads first, resets the counters;
+    returns the key's slot."""
+    slot = cloudroute.keyslot(key)
+    first = router.route_read_slot(slot)
+    assert f"{first.host}:{first.port}" == env[f"NODE{victim}_ADDR"]  # the local replica
+    reset(others + [env[f"NODE{victim}_ADDR"]])
+    return slot
+
+
+async def drive(env: Dict[str, str], keys: List[str], victim: int, others: List[str],
+                execute: Callable[[List[str], int], Awaitable[List[Any]]]) -> None:
+    """PIPELINES pipelines (execute(batch, p) runs one), the victim killed before
+    pipeline KILL_AT; every result must be the keys' values and the write's True."""
+    for p in range(PIPELINES):
+        if p == KILL_AT:
+            kill(env, victim, others)
+        batch = batch_of(keys, p)
+        assert await execute(batch, p) == [k.encode() for k in batch] + [True], p
 
 
 def test_sync_pipeline_killed_local_replica_costs_no_failed_read(faulty: Dict[str, str]) -> None:
     env = faulty
-    keys = shard_keys(env, 2, PIPELINES * PER_PIPELINE)
-    seed(env, 2, keys)
-    host, port = env["SEEDS"].split(",")[0].split(":")
-    rc = redis_py.CloudRouteCluster(host=host, port=int(port), socket_timeout=2,
+    keys, host, port, others = prepare(env, 2, 6)
+    rc = redis_py.CloudRouteCluster(host=host, port=port, socket_timeout=2,
                                     config=cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]]))
+
+    async def execute(batch: List[str], p: int) -> List[Any]:
+        pipe = rc.pipeline()
+        queue(pipe, batch, p)
+        return pipe.execute()
+
     try:
-        slot = cloudroute.keyslot(keys[0])
-        first = rc.cloudroute_router.route_read_slot(slot)
-        assert f"{first.host}:{first.port}" == env["NODE6_ADDR"]  # the local replica
-        others = shard_others(env, 2, 6)
-        reset(others + [env["NODE6_ADDR"]])
-        for p in range(PIPELINES):
-            if p == KILL_AT:
-                kill(env, 6, others)
-            batch = batch_of(keys, p)
-            pipe = rc.pipeline()
-            queue(pipe, batch, p)
-            assert pipe.execute() == [k.encode() for k in batch] + [True], p
+        slot = start(env, rc.cloudroute_router, keys[0], 6, others)
+        asyncio.run(drive(env, keys, 6, others, execute))
         check(env, 6, others, rc.cloudroute_stats(), rc.cloudroute_router, slot)
     finally:
         rc.close()
@@ -107,27 +128,21 @@ def test_sync_pipeline_killed_local_replica_costs_no_failed_read(faulty: Dict[st
 
 def test_asyncio_pipeline_killed_local_replica_costs_no_failed_read(faulty: Dict[str, str]) -> None:
     env = faulty
-    keys = shard_keys(env, 1, PIPELINES * PER_PIPELINE)
-    seed(env, 1, keys)
-    host, port = env["SEEDS"].split(",")[0].split(":")
-    others = shard_others(env, 1, 2)
+    keys, host, port, others = prepare(env, 1, 2)
 
     async def run() -> None:
         cfg = cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]], policy="local-replicas-first")
-        rc = redis_asyncio.CloudRouteCluster(host=host, port=int(port), socket_timeout=2, config=cfg)
+        rc = redis_asyncio.CloudRouteCluster(host=host, port=port, socket_timeout=2, config=cfg)
+
+        async def execute(batch: List[str], p: int) -> List[Any]:
+            pipe = rc.pipeline()
+            queue(pipe, batch, p)
+            return await pipe.execute()
+
         try:
             await rc.initialize()
-            slot = cloudroute.keyslot(keys[0])
-            first = rc.cloudroute_router.route_read_slot(slot)
-            assert f"{first.host}:{first.port}" == env["NODE2_ADDR"]  # the local replica
-            reset(others + [env["NODE2_ADDR"]])
-            for p in range(PIPELINES):
-                if p == KILL_AT:
-                    kill(env, 2, others)
-                batch = batch_of(keys, p)
-                pipe = rc.pipeline()
-                queue(pipe, batch, p)
-                assert await pipe.execute() == [k.encode() for k in batch] + [True], p
+            slot = start(env, rc.cloudroute_router, keys[0], 2, others)
+            await drive(env, keys, 2, others, execute)
             check(env, 2, others, rc.cloudroute_stats(), rc.cloudroute_router, slot)
         finally:
             await rc.aclose()
