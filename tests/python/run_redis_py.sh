@@ -12,7 +12,8 @@
 # Bounded: pip gives up on PyPI after 60 s per request (2 retries); every
 # pytest run stops its clusters itself. Servers: run under
 # `flock /tmp/cr-servers.lock` as run.sh is. Ports: those of the adapter tests
-# (7561-7569 session cluster, 8101-8109 faults; tests/PORTS.md).
+# (7561-7569 session cluster, 8101-8109 faults, 8581-8589 pipeline faults;
+# tests/PORTS.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -39,5 +40,6 @@ for major in "${majors[@]}"; do
   echo "== redis-py $version: adapter tests (fresh virtualenv $venv)"
   CR_PY_LIVE_DIR=$out/live-cluster CR_PY_HARNESS_ROOT=$out/harness \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-    tests/python/test_redis_py.py tests/python/test_redis_asyncio.py tests/python/test_adapter_faults.py
+    tests/python/test_redis_py.py tests/python/test_redis_asyncio.py tests/python/test_adapter_faults.py \
+    tests/python/test_adapter_pipeline_faults.py
 done

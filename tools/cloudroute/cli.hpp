@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "tls_flags.hpp"
 
 namespace cli {
 
@@ -35,6 +36,7 @@ struct RouterSetup {
   cr_router_options opts = CR_ROUTER_OPTIONS_INIT;
   cr_topology *topo = nullptr;
   cr_router *router = nullptr;
+  TlsFlags tls;  // --tls, --cacert, …: for --seeds and every live command
 
   RouterSetup();
   ~RouterSetup();
@@ -76,5 +78,7 @@ int CmdClient(const std::string &verb, const std::vector<std::string> &args);
 int CmdExec(const std::vector<std::string> &args);
 // pipe: commands from stdin run as one pipeline on a live cluster.
 int CmdPipe(const std::vector<std::string> &args);
+// sentinel route|get|set: family keys on Sentinel shard groups (cmd_sentinel.cpp).
+int CmdSentinel(const std::vector<std::string> &args);
 
 }  // namespace cli

@@ -1,6 +1,6 @@
 // Internal to the CLI: the options and client every live-cluster command
 // shares (get, set, mget, exec, pipe): --seeds, the locality and policy
-// options of RouterSetup (--remap included), --user, --client-name, --stats;
+// options of RouterSetup (--remap and the TLS options included), --user, --client-name, --stats;
 // the password from $CLOUDROUTE_PASSWORD, never from the command line.
 #pragma once
 
@@ -15,6 +15,10 @@
 namespace cli {
 
 constexpr int kExitCommandFailed = 1;
+
+// A string or status reply on one line (Printable), "(nil)" for nil: what
+// get, mget and `sentinel get|set` print.
+void PrintValue(const cr_reply *r);
 
 struct ClientSetup {
   RouterSetup router;
@@ -52,6 +56,7 @@ struct ClientSetup {
     o.username = user.empty() ? nullptr : user.c_str();
     o.client_name = name.empty() ? "cloudroute-cli" : name.c_str();
     o.refresh_interval_ms = 0;  // a short-lived process
+    if (const int rc = router.tls.Apply(&o)) return rc;
     s = cr_client_new(&client, router.cfg, &o, seeds.c_str());
     if (s != CR_OK) return Die("connect to " + seeds, s);
     return 0;

@@ -10,8 +10,6 @@
 
 namespace cli {
 
-namespace {
-
 void PrintValue(const cr_reply *r) {
   size_t len = 0;
   const char *p = cr_reply_get_string(r, &len);
@@ -21,8 +19,6 @@ void PrintValue(const cr_reply *r) {
   }
   std::puts(Printable(std::string_view(p, len)).c_str());
 }
-
-}  // namespace
 
 int CmdClient(const std::string &verb, const std::vector<std::string> &args) {
   ClientSetup setup;

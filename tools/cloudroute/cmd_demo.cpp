@@ -48,6 +48,7 @@ cr_client *NewClient(RouterSetup &setup, const DemoArgs &a, cr_policy policy) {
   if (s == CR_OK) {
     cr_client_options co = CR_CLIENT_OPTIONS_INIT;
     co.client_name = "cloudroute-demo";
+    if (setup.tls.Apply(&co) != kExitOk) return nullptr;
     s = cr_client_new(&c, setup.cfg, &co, a.seeds.c_str());
   }
   if (s != CR_OK) {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli.hpp"
+#include "ring_spec.hpp"
 
 namespace cli {
 
@@ -74,6 +75,79 @@ class Out {
 };
 
 }  // namespace
+
+int BuildRing(const RingSpec &spec, cr_ring **out) {
+  const std::string &algo = spec.algo, &naming = spec.naming, &hash = spec.hash,
+                    &shards = spec.shards;
+  cr_ring_options o = CR_RING_OPTIONS_INIT;
+  o.key_tags = spec.key_tags ? 1 : 0;
+  if (algo == "murmur" || algo == "md5") {
+    o.algo = CR_RING_ALGO_JEDIS;
+    o.hash = algo == "md5" ? CR_HASH_ALGO_MD5 : CR_HASH_ALGO_MURMUR;
+    if (!hash.empty())
+      return Usage("ring: --hash is for jump and modulo (--algo " + algo + " names the hash)");
+  } else if (algo == "ketama") {
+    o.algo = CR_RING_ALGO_KETAMA;
+    if (!hash.empty() && hash != "md5") return Usage("ring: ketama hashes with md5 only");
+  } else if (algo == "jump" || algo == "modulo") {
+    o.algo = algo == "jump" ? CR_RING_ALGO_JUMP : CR_RING_ALGO_MODULO;
+    if (hash == "md5") {
+      o.hash = CR_HASH_ALGO_MD5;
+    } else if (hash.empty() || hash == "murmur") {
+      o.hash = CR_HASH_ALGO_MURMUR;
+    } else {
+      return Usage("ring: unknown --hash '" + hash + "' (want murmur or md5)");
+    }
+  } else {
+    return Usage(algo.empty() ? "ring: --algo is required (murmur, md5, ketama, jump or modulo)"
+                              : "ring: unknown --algo '" + algo +
+                                    "' (want murmur, md5, ketama, jump or modulo)");
+  }
+  if (naming == "jedis3") {
+    o.naming = CR_RING_NAMING_JEDIS3;
+  } else if (naming == "jedis2") {
+    o.naming = CR_RING_NAMING_JEDIS2;
+  } else {
+    return Usage("ring: unknown --naming '" + naming + "' (want jedis3 or jedis2)");
+  }
+  if (shards.empty()) return Usage("ring: --shards is required");
+
+  cr_ring *raw = nullptr;
+  if (cr_status s = cr_ring_new(&raw, &o); s != CR_OK) return Die("ring", s);
+  std::unique_ptr<cr_ring, RingDeleter> ring(raw);
+  if (o.algo == CR_RING_ALGO_JUMP || o.algo == CR_RING_ALGO_MODULO) {
+    long long n = 0;
+    if (!ParseInt(shards, 1, 65536, &n)) {
+      return Usage("ring: --algo " + algo + " wants --shards N (a count from 1 to 65536), got '" +
+                   shards + "'");
+    }
+    for (long long i = 0; i < n; ++i) {
+      if (cr_status s = cr_ring_add_shard(ring.get(), nullptr, 1); s != CR_OK)
+        return Die("ring", s);
+    }
+  } else {
+    size_t start = 0;
+    for (;;) {
+      const size_t comma = shards.find(',', start);
+      const std::string item =
+          shards.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const size_t eq = item.rfind('=');
+      long long w = 0;
+      if (eq == std::string::npos || !ParseInt(item.substr(eq + 1), 0, UINT32_MAX, &w)) {
+        return Usage("ring: --shards wants NAME=WEIGHT or =WEIGHT items, got '" + item + "'");
+      }
+      const std::string name = item.substr(0, eq);
+      cr_status s =
+          cr_ring_add_shard(ring.get(), eq == 0 ? nullptr : name.c_str(), static_cast<uint32_t>(w));
+      if (s != CR_OK) return Die("--shards '" + item + "'", s);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  if (cr_status s = cr_ring_build(ring.get()); s != CR_OK) return Die("ring", s);
+  *out = ring.release();
+  return kExitOk;
+}
 
 int CmdJedisHash(const std::vector<std::string> &args) {
   if (WantsHelp(args)) {
@@ -145,72 +219,9 @@ int CmdRing(const std::vector<std::string> &args) {
     }
   }
 
-  cr_ring_options o = CR_RING_OPTIONS_INIT;
-  o.key_tags = key_tags ? 1 : 0;
-  if (algo == "murmur" || algo == "md5") {
-    o.algo = CR_RING_ALGO_JEDIS;
-    o.hash = algo == "md5" ? CR_HASH_ALGO_MD5 : CR_HASH_ALGO_MURMUR;
-    if (!hash.empty())
-      return Usage("ring: --hash is for jump and modulo (--algo " + algo + " names the hash)");
-  } else if (algo == "ketama") {
-    o.algo = CR_RING_ALGO_KETAMA;
-    if (!hash.empty() && hash != "md5") return Usage("ring: ketama hashes with md5 only");
-  } else if (algo == "jump" || algo == "modulo") {
-    o.algo = algo == "jump" ? CR_RING_ALGO_JUMP : CR_RING_ALGO_MODULO;
-    if (hash == "md5") {
-      o.hash = CR_HASH_ALGO_MD5;
-    } else if (hash.empty() || hash == "murmur") {
-      o.hash = CR_HASH_ALGO_MURMUR;
-    } else {
-      return Usage("ring: unknown --hash '" + hash + "' (want murmur or md5)");
-    }
-  } else {
-    return Usage(algo.empty() ? "ring: --algo is required (murmur, md5, ketama, jump or modulo)"
-                              : "ring: unknown --algo '" + algo +
-                                    "' (want murmur, md5, ketama, jump or modulo)");
-  }
-  if (naming == "jedis3") {
-    o.naming = CR_RING_NAMING_JEDIS3;
-  } else if (naming == "jedis2") {
-    o.naming = CR_RING_NAMING_JEDIS2;
-  } else {
-    return Usage("ring: unknown --naming '" + naming + "' (want jedis3 or jedis2)");
-  }
-  if (shards.empty()) return Usage("ring: --shards is required");
-
   cr_ring *raw = nullptr;
-  if (cr_status s = cr_ring_new(&raw, &o); s != CR_OK) return Die("ring", s);
+  if (int rc = BuildRing(RingSpec{algo, naming, hash, shards, key_tags}, &raw)) return rc;
   std::unique_ptr<cr_ring, RingDeleter> ring(raw);
-  if (o.algo == CR_RING_ALGO_JUMP || o.algo == CR_RING_ALGO_MODULO) {
-    long long n = 0;
-    if (!ParseInt(shards, 1, 65536, &n)) {
-      return Usage("ring: --algo " + algo + " wants --shards N (a count from 1 to 65536), got '" +
-                   shards + "'");
-    }
-    for (long long i = 0; i < n; ++i) {
-      if (cr_status s = cr_ring_add_shard(ring.get(), nullptr, 1); s != CR_OK)
-        return Die("ring", s);
-    }
-  } else {
-    size_t start = 0;
-    for (;;) {
-      const size_t comma = shards.find(',', start);
-      const std::string item =
-          shards.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      const size_t eq = item.rfind('=');
-      long long w = 0;
-      if (eq == std::string::npos || !ParseInt(item.substr(eq + 1), 0, UINT32_MAX, &w)) {
-        return Usage("ring: --shards wants NAME=WEIGHT or =WEIGHT items, got '" + item + "'");
-      }
-      const std::string name = item.substr(0, eq);
-      cr_status s =
-          cr_ring_add_shard(ring.get(), eq == 0 ? nullptr : name.c_str(), static_cast<uint32_t>(w));
-      if (s != CR_OK) return Die("--shards '" + item + "'", s);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  if (cr_status s = cr_ring_build(ring.get()); s != CR_OK) return Die("ring", s);
 
   Out out;
   for (const std::string &key : KeysFromArgsOrStdin(keys)) {

@@ -175,6 +175,10 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
       *out = args[++i];
       return true;
     };
+    if (const int taken = tls.Take(args, &i)) {
+      if (taken != 1) return taken;
+      continue;
+    }
     std::string v, x, y;
     cr_status s = CR_OK;
     if (a == "--cluster-slots" || a == "--cluster-shards" || a == "--static" ||
@@ -239,6 +243,7 @@ int RouterSetup::Build() {
         "HOST:PORT[,...]");
   }
   if (!seeds.empty()) return BuildLive();
+  if (tls.tls) return Usage("the TLS options are for a live cluster (--seeds)");
   const std::string &path = !slots_file.empty()    ? slots_file
                             : !shards_file.empty() ? shards_file
                                                    : static_file;
@@ -273,6 +278,7 @@ int RouterSetup::BuildLive() {
   o.password = pw != nullptr && *pw != '\0' ? pw : nullptr;
   o.client_name = "cloudroute-cli";
   o.refresh_interval_ms = 0;  // a short-lived process
+  if (const int rc = tls.Apply(&o)) return rc;
   if ((s = cr_client_new(&client, cfg, &o, seeds.c_str())) != CR_OK)
     return Die("connect to " + seeds, s);
   router = cr_client_get_router(client);

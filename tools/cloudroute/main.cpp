@@ -39,6 +39,10 @@ const char kHelp[] =
     "  pipe --seeds ... [LOCALITY] [--policy P] [--node HOST:PORT]\n"
     "                          commands from stdin, one per line (redis-cli quoting), run as one\n"
     "                          pipeline; replies printed in order; keyless commands go to --node\n"
+    "  sentinel route|get|set --sentinels HOST:PORT[,...] --masters NAME[,...] [--variant V]\n"
+    "       [LOCALITY] FAMILY KEY [VALUE]\n"
+    "                          family keys on Sentinel shard groups: where (FAMILY, KEY) is\n"
+    "                          stored and served, read it, write it (sentinel --help)\n"
     "  demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--remap ANNOUNCED=DIAL]...\n"
     "                          fan-out reads on a live cluster: latency by policy, or a live view\n"
     "                          of where reads and writes go (scripts/demo.sh runs both)\n"
@@ -73,6 +77,7 @@ int main(int argc, char **argv) {
   if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0 ||
       std::strcmp(argv[1], "help") == 0) {
     std::fputs(kHelp, argc < 2 ? stderr : stdout);
+    std::fputs(cli::kTlsHelp, argc < 2 ? stderr : stdout);
     return argc < 2 ? cli::kExitUsage : cli::kExitOk;
   }
   const std::string cmd = argv[1];
@@ -88,6 +93,7 @@ int main(int argc, char **argv) {
   if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);
   if (cmd == "exec") return cli::CmdExec(args);
   if (cmd == "pipe") return cli::CmdPipe(args);
+  if (cmd == "sentinel") return cli::CmdSentinel(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());
     return cli::kExitOk;

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
-from typing import Any, Dict, List, NamedTuple, Optional, Set, Tuple, Type
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple, Type
 
 from . import _native
 from ._native import Router
@@ -64,6 +64,31 @@ class Pick(NamedTuple):
 
 #: The last pick of this thread / asyncio task, consumed by _execute_command.
 PICK: contextvars.ContextVar[Optional[Pick]] = contextvars.ContextVar("cloudroute_pick", default=None)
+
+
+class Batch:
+    """One pipeline execution (the adapters' pipeline classes): the read node
+    libcloudroute chose per redis-py node name, and the handles that failed
+    during it, which the execution's later choices (redis-py re-sending the
+    batch) skip at once, breaker open or not. wrap, when set, turns a chosen
+    node into what the pipeline is given instead (the asyncio adapter's node
+    that reports how its share of the batch went)."""
+
+    def __init__(self, wrap: Optional[Callable[[Pick], Any]] = None) -> None:
+        self.picks: Dict[str, Pick] = {}
+        self.failed: Set[int] = set()
+        self.wrap = wrap
+
+    def settle(self, placement: "Placement") -> None:
+        """The pipeline answered: every chosen node that did not fail is reported
+        as a success."""
+        for pick in self.picks.values():
+            if pick.handle not in self.failed:
+                placement.report(pick.handle, ok=True)
+
+
+#: The pipeline execution of this thread, if any.
+BATCH: contextvars.ContextVar[Optional[Batch]] = contextvars.ContextVar("cloudroute_batch", default=None)
 
 
 class Placement:
@@ -117,11 +142,19 @@ class Placement:
             pick = self._lookup(cache, slot)
             if pick is None and self.ensure(cache, force=True):
                 pick = self._lookup(cache, slot)
+        batch = BATCH.get()
+        if pick is not None and batch is not None:
+            if pick.handle in batch.failed:
+                pick = self.next_candidate(cache, slot, batch.failed)
+            if pick is not None:
+                batch.picks[pick.node.name] = pick
         PICK.set(pick)
         if pick is None:
             self.fallbacks += 1
             return None
         self.routed += 1
+        if batch is not None and batch.wrap is not None:
+            return batch.wrap(pick)
         return pick.node
 
     def next_candidate(self, cache: Dict[int, List[Any]], slot: int, tried: Set[int]) -> Optional[Pick]:
@@ -145,6 +178,9 @@ class Placement:
                 self.router.report_success(handle)
             else:
                 self.failures += 1
+                batch = BATCH.get()
+                if batch is not None:
+                    batch.failed.add(handle)
                 self.router.report_failure(handle)
         except Error:
             pass  # a handle of a router rebuilt meanwhile: nothing to mark

@@ -14,8 +14,9 @@ pipelines, pub/sub). Reads that target the slot of their keys go to the node
 ``Router.route_read_slot`` picks on a Router built from redis-py's slot table;
 a chosen node that fails to answer (ConnectionError, TimeoutError) is
 reported to the Router's breaker and the read tried on the slot's next
-candidate at once; answers are reported as successes. Writes are untouched
-and never re-sent. The choice is pure computation (no await), so the event
+candidate at once; answers are reported as successes. Pipelines report the
+same way (a failed node's reads are asked again on the next candidates).
+Writes are untouched and never re-sent. The choice is pure computation (no await), so the event
 loop is never blocked on I/O by libcloudroute.
 
 Tested against the newest redis-py of each major 5.x, 6.x, 7.x and 8.x
@@ -29,11 +30,12 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 import redis
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.commands import READ_COMMANDS
 from redis.exceptions import ConnectionError, TimeoutError
 
 from . import _native
+from ._cluster_pipeline_async import CloudRoutePipeline
 from ._cluster_reads import PICK, Attempts, Placement, consume_pick, install, replica_reads
 from ._native import Router
 
@@ -77,6 +79,14 @@ class CloudRouteCluster(RedisCluster):
                 attempts.failed(e, self.nodes_manager.slots_cache)
                 continue
             return attempts.answered(response)
+
+    def pipeline(self, *args: Any, **kwargs: Any) -> Any:
+        """redis.asyncio's ClusterPipeline, whose read nodes' failures reach the Router
+        (:class:`cloudroute._cluster_pipeline_async.CloudRoutePipeline`)."""
+        pipe = super().pipeline(*args, **kwargs)
+        if type(pipe) is ClusterPipeline:
+            pipe.__class__ = CloudRoutePipeline  # type: ignore[type-abstract]
+        return pipe
 
     @property
     def cloudroute_router(self) -> Router:

@@ -36,8 +36,13 @@ consecutive failures its breaker skips the node for ``down_cooldown_ms``)
 and the read is tried on the slot's next candidate at once; an answer is
 reported as a success (closing the breaker). So a dead local replica costs
 no failed read and stops being chosen long before redis-py's slot table
-drops it. Writes are never re-sent. ``cloudroute_stats()`` counts the
-reported failures and the reads a next candidate answered.
+drops it. Writes are never re-sent. Pipelines (``pipeline()``) report the
+same way: a read node whose dial fails is reported and the batch re-sent by
+redis-py goes to the slot's next candidate; commands redis-py re-sends one by
+one after a node failed mid-batch take the single-command path above; the
+nodes of a pipeline that answered are reported as successes.
+``cloudroute_stats()`` counts the reported failures and the reads a next
+candidate answered.
 
 Replica connections need READONLY: unless the caller configured
 ``read_from_replicas`` or ``load_balancing_strategy`` (redis-py >= 5.1),
@@ -58,20 +63,11 @@ from __future__ import annotations
 from typing import Any, Dict, Optional
 
 import redis
-from redis.cluster import RedisCluster
-from redis.commands import READ_COMMANDS
-from redis.exceptions import ConnectionError, TimeoutError
+from redis.cluster import ClusterPipeline, RedisCluster
 
 from . import _native
-from ._cluster_reads import (
-    PICK,
-    Attempts,
-    Placement,
-    consume_pick,
-    install,
-    replica_reads,
-    topology_from_slots_cache,
-)
+from ._cluster_pipeline import CloudRoutePipeline, execute_read
+from ._cluster_reads import PICK, Placement, install, replica_reads, topology_from_slots_cache
 from ._native import Router
 
 try:
@@ -104,17 +100,16 @@ class CloudRouteCluster(RedisCluster):
         return super().execute_command(*args, **kwargs)  # type: ignore[no-untyped-call]
 
     def _execute_command(self, target_node: Any, *args: Any, **kwargs: Any) -> Any:
-        pick = consume_pick(target_node, args[0] if args else None, READ_COMMANDS)
-        if pick is None:
-            return super()._execute_command(target_node, *args, **kwargs)  # type: ignore[no-untyped-call]
-        attempts = Attempts(self._cloudroute, pick)
-        while True:
-            try:
-                response = super()._execute_command(attempts.node, *args, **kwargs)  # type: ignore[no-untyped-call]
-            except (ConnectionError, TimeoutError) as e:
-                attempts.failed(e, self.nodes_manager.slots_cache)
-                continue
-            return attempts.answered(response)
+        return execute_read(self, target_node, args, kwargs)
+
+    def pipeline(self, *args: Any, **kwargs: Any) -> Any:
+        """redis-py's ClusterPipeline, whose read nodes' failures reach the Router
+        as single commands' do (:class:`cloudroute._cluster_pipeline.CloudRoutePipeline`)."""
+        pipe = super().pipeline(*args, **kwargs)  # type: ignore[no-untyped-call]
+        if type(pipe) is ClusterPipeline:
+            pipe.__class__ = CloudRoutePipeline
+            pipe._cloudroute = self._cloudroute  # type: ignore[attr-defined]
+        return pipe
 
     @property
     def cloudroute_router(self) -> Router:

@@ -1,0 +1,90 @@
+"""Failure feedback for redis.asyncio's ClusterPipeline (redis_asyncio's
+CloudRouteCluster.pipeline()).
+
+redis.asyncio sends each node its share of a pipeline through that node's
+``execute_pipeline(commands)`` (5.x to 8.x), on the node the NodesManager
+gave for each command — libcloudroute's choice for a read. A node that does
+not answer either raises (the dial or the write failed; redis.asyncio then
+closes its connections, re-reads the topology and sends the whole batch
+again) or leaves ConnectionError / TimeoutError in place of its replies
+(redis.asyncio then fails the pipeline). Neither told the Router.
+
+During :class:`CloudRoutePipeline`'s execute a read's node is handed to
+redis.asyncio wrapped (:class:`_ReportingNode`): a raise is reported to the
+Router, and the batch redis.asyncio sends again skips the node; failed replies
+are reported and those of reads — reads only, writes are never re-sent — are
+asked again through the client's single-command path, which tries the slot's
+next candidates; the pipeline's other chosen nodes are reported as successes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+from redis.asyncio.cluster import ClusterPipeline
+from redis.commands import READ_COMMANDS
+from redis.exceptions import ConnectionError, RedisError, TimeoutError
+
+from ._cluster_reads import BATCH, CLIENT_SIDE_ERRORS, PICK, Batch, Pick
+
+
+class _ReportingNode:
+    """A redis.asyncio ClusterNode as a pipeline sees it: the same, but its
+    share of the batch reports to the Router and its failed reads are re-asked."""
+
+    def __init__(self, node: Any, client: Any, pick: Pick) -> None:
+        self._node = node
+        self._client = client
+        self._pick = pick
+
+    async def execute_pipeline(self, commands: List[Any]) -> bool:
+        placement = self._client._cloudroute
+        try:
+            await self._node.execute_pipeline(commands)
+        except (ConnectionError, TimeoutError) as e:
+            if not isinstance(e, CLIENT_SIDE_ERRORS):
+                placement.report(self._pick.handle, ok=False)
+            raise
+        lost = [c for c in commands if isinstance(c.result, (ConnectionError, TimeoutError))]
+        if lost:
+            placement.report(self._pick.handle, ok=False)
+            token = BATCH.set(None)  # the single-command path places these, not this batch
+            try:
+                for c in lost:
+                    if c.args[0] not in READ_COMMANDS:
+                        continue
+                    try:
+                        c.result = await self._client.execute_command(*c.args, **c.kwargs)
+                    except RedisError as e:
+                        c.result = e  # in place, as redis.asyncio leaves a command's error
+            finally:
+                BATCH.reset(token)
+        return any(isinstance(c.result, Exception) for c in commands)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._node, name)
+
+
+def _client_of(pipe: Any) -> Any:
+    """The pipeline's RedisCluster: cluster_client (redis-py 6+) or _client (5.x)."""
+    client = getattr(pipe, "cluster_client", None)
+    return client if client is not None else pipe._client
+
+
+class CloudRoutePipeline(ClusterPipeline):
+    """redis.asyncio's ClusterPipeline whose read nodes' failures reach the
+    Router. Made by CloudRouteCluster.pipeline(); use it as redis.asyncio's."""
+
+    __slots__ = ()
+
+    async def execute(self, *args: Any, **kwargs: Any) -> List[Any]:
+        client = _client_of(self)
+        batch = Batch(wrap=lambda pick: _ReportingNode(pick.node, client, pick))
+        token = BATCH.set(batch)
+        try:
+            result: List[Any] = await super().execute(*args, **kwargs)
+        finally:
+            BATCH.reset(token)
+            PICK.set(None)
+        batch.settle(client._cloudroute)
+        return result
