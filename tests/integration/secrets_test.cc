@@ -139,9 +139,15 @@ TEST_F(Secrets, TlsFailuresNeverPrintThePassword) {
   o.tls_ca_file = ca.c_str();  // no client certificate where one is required
   EXPECT_NE(NewClient(&c, nullptr, kAppPassword, tls.at("TLS_CLIENTAUTH"), &o), CR_OK);
   cr_client_free(c);
-  // The CLI has no TLS options: plaintext to a TLS-only port fails too.
-  capture_.Add(Cli(kAppPassword, "get --seeds " + tls.at("TLS_UNTRUSTED") + " somekey"));
-  capture_.Add(Cli(kAppPassword, "stats --seeds " + tls.at("TLS_GOOD") + " --log debug somekey"));
+  // The CLI with its TLS options: the same three failures, and plaintext to a
+  // TLS-only port.
+  capture_.Add(Cli(kAppPassword, "get --seeds " + tls.at("TLS_UNTRUSTED") +
+                                     " --user app --cacert " + ca + " somekey"));
+  capture_.Add(Cli(kAppPassword, "stats --seeds " + tls.at("TLS_GOOD") + " --cacert " + evil_ca +
+                                     " --log debug somekey"));
+  capture_.Add(Cli(kAppPassword,
+                   "exec --seeds " + tls.at("TLS_CLIENTAUTH") + " --cacert " + ca + " -- GET k"));
+  capture_.Add(Cli(kAppPassword, "get --seeds " + tls.at("TLS_GOOD") + " somekey"));
   ExpectNoSecrets(capture_.text(), "certificate verification failed");
 }
 
