@@ -39,6 +39,9 @@ const char kHelp[] =
     "  pipe --seeds ... [LOCALITY] [--policy P] [--node HOST:PORT]\n"
     "                          commands from stdin, one per line (redis-cli quoting), run as one\n"
     "                          pipeline; replies printed in order; keyless commands go to --node\n"
+    "  scan --seeds ... [LOCALITY] [--match PATTERN] [--count N] [--type TYPE] [--nodes]\n"
+    "                          every key of the cluster, one per line: each shard once, on the\n"
+    "                          node a read would use (a local replica where there is one)\n"
     "  sentinel route|get|set --sentinels HOST:PORT[,...] --masters NAME[,...] [--variant V]\n"
     "       [LOCALITY] FAMILY KEY [VALUE]\n"
     "                          family keys on Sentinel shard groups: where (FAMILY, KEY) is\n"
@@ -93,6 +96,7 @@ int main(int argc, char **argv) {
   if (cmd == "get" || cmd == "set" || cmd == "mget") return cli::CmdClient(cmd, args);
   if (cmd == "exec") return cli::CmdExec(args);
   if (cmd == "pipe") return cli::CmdPipe(args);
+  if (cmd == "scan") return cli::CmdScan(args);
   if (cmd == "sentinel") return cli::CmdSentinel(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());
