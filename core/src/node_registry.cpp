@@ -73,16 +73,13 @@ Result<NodeEntry *> NodeRegistry::Intern(const std::string &host, uint16_t port)
   if (it != by_address_.end()) {
     return &chunks_[it->second / kChunk].load(std::memory_order_relaxed)[it->second % kChunk];
   }
-  // Reserve the map node first: nothing below can fail once a slot is taken.
-  auto placed = by_address_.emplace(address, kFreeHandle).first;
+  std::string host_copy = host;  // allocated before a slot is taken
   const uint32_t i = TakeSlotLocked();
-  if (i == kFreeHandle) {
-    by_address_.erase(placed);
-    return Error(Code::kLimit, "more than 1048576 live nodes");
-  }
-  placed->second = i;
+  if (i == kFreeHandle) return Error(Code::kLimit, "more than 1048576 live nodes");
+  // Out of memory here loses the slot (its handle stays free), never more.
+  by_address_.emplace(address, i);
   NodeEntry *e = &chunks_[i / kChunk].load(std::memory_order_relaxed)[i % kChunk];
-  e->host = host;
+  e->host.swap(host_copy);
   e->port = port;
   e->address = std::move(address);
   e->handle.store((static_cast<uint32_t>(e->generation) << kIndexBits) | i,
