@@ -153,9 +153,9 @@ TEST(NodeRegistry, MillionUpdatesOfNewAddressesStayBounded) {
   // nodes, keep the previous one's, reclaim the rest): a router update also
   // rebuilds a 16384-slot snapshot, so a million of those would take ~1 min;
   // the router runs the same churn below with fewer updates. Sanitizers slow
-  // this loop ~10×: they run a quarter of it (the bound is reached after ~350
-  // updates either way).
-  constexpr uint32_t kUpdates = kSanitized ? 250000 : 1000000;
+  // this loop 10-20×: they run a tenth of it (slots are reused from update
+  // ~345 on, so the bound is reached either way).
+  constexpr uint32_t kUpdates = kSanitized ? 100000 : 1000000;
   NodeRegistry reg(HealthConfig{}, nullptr, 1);
   NodePins current, previous;
   uint32_t peak = 0;
@@ -257,7 +257,7 @@ TEST(RouterReclaim, OffKeepsEveryNode) {
 // addresses. Sized to run in seconds in every build (a topology update
 // rebuilds the whole snapshot); the million runs through the registry above.
 TEST(RouterReclaim, ChurningAddressesKeepsTheRegistryAndHeapFlat) {
-  const uint32_t updates = kOptimized ? 30000 : kSanitized ? 3000 : 10000;
+  const uint32_t updates = kOptimized ? 20000 : kSanitized ? 1000 : 10000;
   Router r(Cfg());
   size_t heap_early = 0;
   uint32_t peak = 0;
@@ -285,7 +285,7 @@ TEST(RouterReclaim, ConcurrentReadersDuringChurn) {
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> routed{0}, refused{0}, bad{0};
   std::vector<std::thread> readers;
-  for (int t = 0; t < 3; ++t) {
+  for (int t = 0; t < 2; ++t) {
     readers.emplace_back([&, t] {
       uint32_t kept = 0;
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
@@ -311,7 +311,7 @@ TEST(RouterReclaim, ConcurrentReadersDuringChurn) {
       }
     });
   }
-  const uint32_t updates = 1000;
+  const uint32_t updates = kSanitized ? 500 : 1000;  // slots are reused from ~345 on
   for (uint32_t u = 1; u <= updates; ++u) {
     ASSERT_TRUE(r.Update(OneShard(3 * u)).ok());
   }
@@ -319,7 +319,9 @@ TEST(RouterReclaim, ConcurrentReadersDuringChurn) {
   for (auto &t : readers) t.join();
   EXPECT_EQ(bad.load(), 0u);
   EXPECT_GT(routed.load(), 0u);
-  EXPECT_LE(r.registry().size(), 6 + NodeRegistry::kReuseAfter + 3 + 3 * 3);
+  // A reader's feedback call pins one entry, which may then escape one
+  // Reclaim(): at most one more live entry per reader.
+  EXPECT_LE(r.registry().size(), 6 + 2 + NodeRegistry::kReuseAfter + 3);
   std::printf("routed %llu, stale reports refused %llu\n",
               static_cast<unsigned long long>(routed.load()),
               static_cast<unsigned long long>(refused.load()));
