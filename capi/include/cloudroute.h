@@ -29,9 +29,13 @@
  *    UTF-8. A node
  *    is named by (host, port) in routing calls and by "host:port" text (or
  *    its node id) in configuration text.
- *  - A "node handle" is the router's stable number for an address (cr_route
- *    .node_handle, valid for the router's lifetime); a "node index" is a
- *    position in one topology (cr_topology_get_node).
+ *  - A "node handle" is the router's number for an address (cr_route
+ *    .node_handle), valid while the node is in the router's current or
+ *    previous topology or in a snapshot someone holds; after that the router
+ *    reclaims the node and refuses its handle with CR_ENOTFOUND (a handle is
+ *    never reused for another address while it could still be held in
+ *    practice: see cr_router_update). A "node index" is a position in one
+ *    topology (cr_topology_get_node).
  *  - Ownership: handles are opaque and allocated by the library; cr_x_free(
  *    NULL) is a no-op. Strings and buffers passed in are copied; the library
  *    keeps no pointer to caller memory after a call returns. Pointers the
@@ -410,12 +414,13 @@ typedef struct cr_snapshot cr_snapshot;
 
 /* The outcome of a routing decision (an output struct: CR_ROUTE_INIT).
  * host points to storage owned by the router's node registry: valid while
- * the router or any snapshot taken from it is alive. */
+ * the node's handle is (its node in the router's current or previous
+ * topology, or in a snapshot taken from it that is still alive). */
 typedef struct cr_route {
   uint32_t struct_size;
   uint16_t slot;
   uint32_t shard;       /* index in the snapshot's topology */
-  uint32_t node_handle; /* stable node handle: valid for cr_router_report_* */
+  uint32_t node_handle; /* node handle for cr_router_report_* (lifetime: see top) */
   const char *host;
   uint16_t port;
   cr_role role;
@@ -439,10 +444,15 @@ CR_API void cr_router_free(cr_router *r);
 
 /* Install a topology: candidate sets are rebuilt for every shard from each
  * node's role and locality, then swapped in atomically (readers never see a
- * half-built snapshot). The router takes its own reference to t.
- * Errors: CR_EINVAL (NULL), CR_ELIMIT (more distinct nodes than the
- * registry holds). Thread-safety: may run concurrently with routing calls;
- * updates serialize. */
+ * half-built snapshot). The router takes its own reference to t. Nodes in
+ * neither t nor the topology it replaces (nor in a snapshot still held, nor
+ * an ASK target since the previous update) are then reclaimed: their
+ * handles are refused (CR_ENOTFOUND) and their memory reused, so a client
+ * whose nodes move to new addresses keeps a bounded registry. A handle's
+ * number comes back only after about four million further reclaims.
+ * Errors: CR_EINVAL (NULL), CR_ELIMIT (more than 1048576 nodes alive at
+ * once). Thread-safety: may run concurrently with routing calls; updates
+ * serialize. */
 CR_API cr_status cr_router_update(cr_router *r, cr_topology *t);
 
 /* Every routing call below: Thread-safety: lock-free, from any number of
@@ -560,7 +570,7 @@ CR_API int cr_router_get_slot_migrating(const cr_router *r, uint16_t slot);
  * failure_threshold consecutive failures the node is skipped for
  * down_cooldown_ms, then one probe is let through (half-open); a success
  * closes the breaker. Errors: CR_EINVAL (NULL), CR_ENOTFOUND (a handle this
- * router never gave). */
+ * router never gave, or whose node it reclaimed: find the node again). */
 CR_API cr_status cr_router_report_failure(cr_router *r, uint32_t node_handle);
 CR_API cr_status cr_router_report_success(cr_router *r, uint32_t node_handle);
 
@@ -585,8 +595,8 @@ CR_API cr_status cr_router_set_replica_lagging(cr_router *r, const char *host, u
  * cr_router_update(); 0 otherwise (also for NULL). */
 CR_API int cr_router_get_refresh_needed(const cr_router *r);
 
-/* The stable handle of host:port. Errors: CR_EINVAL (NULL), CR_ENOTFOUND
- * (never seen by this router). */
+/* The handle of host:port. Errors: CR_EINVAL (NULL), CR_ENOTFOUND (never
+ * seen by this router, or reclaimed since: see cr_router_update). */
 CR_API cr_status cr_router_find_node(uint32_t *out_node_handle, const cr_router *r,
                                      const char *host, uint16_t port);
 

@@ -289,7 +289,7 @@ inline cr_route RouteValue(const Route &r) {
   cr_route v = CR_ROUTE_INIT;
   v.slot = r.slot;
   v.shard = r.shard;
-  v.node_handle = r.node->handle;
+  v.node_handle = r.node->handle.load(std::memory_order_relaxed);
   v.host = r.node->host.c_str();
   v.port = r.node->port;
   v.role = r.role == Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
@@ -301,7 +301,7 @@ inline cr_route RouteValue(const Route &r) {
 // the shard groups' order (rtt_us 0) fill it the same way.
 inline cr_candidate CandidateValue(const Candidate &c, bool down, uint32_t rtt_us) {
   cr_candidate v = CR_CANDIDATE_INIT;
-  v.node_handle = c.node->handle;
+  v.node_handle = c.node->handle.load(std::memory_order_relaxed);
   v.host = c.node->host.c_str();
   v.port = c.node->port;
   v.role = c.role == Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
@@ -320,7 +320,7 @@ inline void FillRoute(cr_route *out, const Route &r) {
   if (out->struct_size >= sizeof(cr_route)) {
     out->slot = r.slot;
     out->shard = r.shard;
-    out->node_handle = r.node->handle;
+    out->node_handle = r.node->handle.load(std::memory_order_relaxed);
     out->host = r.node->host.c_str();
     out->port = r.node->port;
     out->role = r.role == Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;

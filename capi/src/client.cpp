@@ -166,7 +166,9 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     }
 
     auto c = std::make_unique<cr_client>();
-    c->router = std::make_unique<cr_router>(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{});
+    cloudroute::RouterConfig rc = cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{};
+    rc.reclaim_nodes = false;  // the net layer holds node entries without pins
+    c->router = std::make_unique<cr_router>(std::move(rc));
     auto client = net::Client::Create(&c->router->router, std::move(*parsed), std::move(co));
     if (!client.ok()) return Fail(client.status());
     c->client = std::move(*client);

@@ -78,15 +78,16 @@ cr_status RouteEntry(cr_route *out, const Handle *h, const Target &t, const char
   cloudroute::Code c = cloudroute::Code::kInvalid;
   if (__builtin_expect(h != nullptr && OutputOk(out) && t.ok(), 1)) {
     const uint16_t slot = t.Slot();
-    cloudroute::Route route;
     c = OnSnapshot(h, [&](const cloudroute::Snapshot *s) {
       if (s == nullptr) return cloudroute::Code::kNoTopology;
-      return kWrite ? s->RouteWrite(slot, &route) : s->RouteRead(slot, &route);
+      cloudroute::Route route;
+      const cloudroute::Code rc = kWrite ? s->RouteWrite(slot, &route) : s->RouteRead(slot, &route);
+      // Copied inside the read: the node's registry entry is pinned by the
+      // snapshot being read, not by the caller (see NodeRegistry).
+      if (__builtin_expect(rc == cloudroute::Code::kOk, 1)) FillRoute(out, route);
+      return rc;
     });
-    if (__builtin_expect(c == cloudroute::Code::kOk, 1)) {
-      FillRoute(out, route);
-      return CR_OK;
-    }
+    if (__builtin_expect(c == cloudroute::Code::kOk, 1)) return CR_OK;
   }
   return RouteEntryFail(out, h, t, c, fn);
 }
@@ -335,11 +336,9 @@ cr_status cr_router_find_node(uint32_t *out_node_handle, const cr_router *r, con
     if (cr_status s = NotNull(r, fn, "router"); s != CR_OK) return s;
     if (cr_status s = NotNull(host, fn, "host"); s != CR_OK) return s;
     const std::string address = cloudroute::FormatAddress(host, port);
-    const cloudroute::NodeEntry *e = r->router.registry().Find(address);
-    if (e == nullptr)
+    if (!r->router.registry().FindHandle(address, out_node_handle))
       return Fail(CR_ENOTFOUND,
                   std::string(fn) + ": node " + address + " is not known to this router");
-    *out_node_handle = e->handle;
     return CR_OK;
   });
 }

@@ -38,6 +38,7 @@ Status Router::Update(std::shared_ptr<const Topology> topology) {
   auto prev_moved = std::move(moved_);
   topology_ = std::move(topology);
   moved_.clear();
+  const std::shared_ptr<const Snapshot> replaced = cell_.Acquire();
   Status s = RebuildLocked();
   if (!s.ok()) {
     topology_ = std::move(prev);
@@ -45,6 +46,15 @@ Status Router::Update(std::shared_ptr<const Topology> topology) {
     return s;
   }
   refresh_needed_.store(false, std::memory_order_relaxed);
+  // The replaced snapshot's nodes (pinned by it, so pinning again is safe)
+  // and the ASK targets since the last update stay one more update: a caller
+  // that routed just before this update still holds valid handles and hosts.
+  NodePins keep;
+  if (replaced != nullptr) keep.AddAll(replaced->pins);
+  keep.AddAll(asked_);
+  asked_.Clear();
+  previous_ = std::move(keep);
+  if (cfg_.reclaim_nodes) registry_->Reclaim();
   return Status::Ok();
 }
 
@@ -83,10 +93,11 @@ Result<NodeEntry *> Router::ReportAsk(uint32_t slot, const std::string &host, ui
     return Error(Code::kInvalid, "slot " + std::to_string(slot) + " is outside 0-16383");
   }
   if (host.empty() || port == 0) return Error(Code::kInvalid, "ASK target needs a host and a port");
+  std::lock_guard<std::mutex> lock(mu_);  // an Update cannot reclaim it before it is pinned
   auto target = registry_->Intern(host, port);
   if (!target.ok()) return target;
+  if (!asked_.Contains(*target)) asked_.Add(*target);
   if (migrations_->Mark(static_cast<uint16_t>(slot))) {
-    std::lock_guard<std::mutex> lock(mu_);
     Status s = RebuildLocked();
     if (!s.ok()) return s;
   }
@@ -110,24 +121,35 @@ Status Router::SyncMigrating(const SlotSet &scanned, const SlotSet &migrating, i
   return RebuildLocked();
 }
 
+namespace {
+Status StaleHandle(uint32_t handle) {
+  return Error(Code::kNotFound, "no node with handle " + std::to_string(handle) +
+                                    " (never given, or its node left the topology and was "
+                                    "reclaimed: look the address up again)");
+}
+}  // namespace
+
 Status Router::ReportFailure(uint32_t handle) {
-  NodeEntry *e = registry_->Get(handle);
-  if (e == nullptr) return Error(Code::kNotFound, "no node with handle " + std::to_string(handle));
+  NodeEntry *e = registry_->Pin(handle);
+  if (e == nullptr) return StaleHandle(handle);
   e->health.Failure(registry_->clock()(), registry_->health_config());
+  NodeRegistry::Unpin(e);
   return Status::Ok();
 }
 
 Status Router::ReportSuccess(uint32_t handle) {
-  NodeEntry *e = registry_->Get(handle);
-  if (e == nullptr) return Error(Code::kNotFound, "no node with handle " + std::to_string(handle));
+  NodeEntry *e = registry_->Pin(handle);
+  if (e == nullptr) return StaleHandle(handle);
   e->health.Success();
+  NodeRegistry::Unpin(e);
   return Status::Ok();
 }
 
 Status Router::SetRtt(uint32_t handle, uint32_t rtt_us) {
-  NodeEntry *e = registry_->Get(handle);
-  if (e == nullptr) return Error(Code::kNotFound, "no node with handle " + std::to_string(handle));
+  NodeEntry *e = registry_->Pin(handle);
+  if (e == nullptr) return StaleHandle(handle);
   e->rtt_us.store(rtt_us, std::memory_order_relaxed);
+  NodeRegistry::Unpin(e);
   if (cfg_.policy != Policy::kNearest) return Status::Ok();  // order does not depend on RTT
   std::lock_guard<std::mutex> lock(mu_);
   return RebuildLocked();

@@ -99,6 +99,7 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       auto e = in.registry->Intern(n.host, n.port);
       if (!e.ok()) return e.status();
       entry = *e;
+      snap->pins.Add(entry);
     }
     const std::string *zone = &n.zone;
     if (in.zone_overrides != nullptr && entry != nullptr) {
@@ -118,6 +119,7 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   snap->slot_to_set = t.slot_to_shard;
   if (in.moved != nullptr) {
     for (const MovedPatch &m : *in.moved) {
+      snap->pins.Add(m.target);
       size_t target = snap->sets.size();
       for (size_t s = 0; s < snap->sets.size(); ++s) {
         if (snap->sets[s].master == m.target) {

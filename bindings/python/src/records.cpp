@@ -28,7 +28,9 @@ PyStructSequence_Field kRouteFields[] = {
     {"tier", "locality tier of the node as seen from the client (Tier)"},
     {"slot", "the key's cluster slot (0 for shard groups)"},
     {"shard", "shard index in the topology, or shard-group index"},
-    {"node_handle", "stable node handle, for report_failure/report_success/set_rtt"},
+    {"node_handle",
+     "node handle, for report_failure/report_success/set_rtt (NotFoundError once the router "
+     "has reclaimed the node: gone from its current and previous topology)"},
     {nullptr, nullptr}};
 PyStructSequence_Desc kRouteDesc = {
     "cloudroute.Route",
@@ -45,7 +47,7 @@ PyStructSequence_Field kCandidateFields[] = {
     {"weight", "relative read weight"},
     {"rtt_us", "measured round-trip time in microseconds, 0 when none"},
     {"down", "True when the health breaker currently skips the node"},
-    {"node_handle", "stable node handle"},
+    {"node_handle", "node handle (as Route.node_handle)"},
     {nullptr, nullptr}};
 PyStructSequence_Desc kCandidateDesc = {
     "cloudroute.Candidate",

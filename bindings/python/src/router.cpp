@@ -284,7 +284,7 @@ void InitRouter(py::module_ &m) {
             return handle;
           },
           py::arg("host"), py::arg("port"),
-          "The stable handle of host:port. Raises NotFoundError if never seen.")
+          "The handle of host:port. Raises NotFoundError if never seen or reclaimed since.")
       .def(
           "snapshot",
           [](Router &self) {

@@ -38,6 +38,11 @@ class NodeHealth {
   HealthState State(int64_t now) const;
   void Failure(int64_t now, const HealthConfig &cfg);
   void Success();
+  // Closed with no failures, as new: for a registry slot that is reused.
+  void Reset() {
+    failures_.store(0, std::memory_order_relaxed);
+    down_until_.store(0, std::memory_order_release);
+  }
   uint32_t consecutive_failures() const { return failures_.load(std::memory_order_relaxed); }
 
  private:

@@ -25,6 +25,9 @@ class Router {
  public:
   explicit Router(RouterConfig cfg, ClockFn clock = nullptr);
 
+  // Installs topology; then (with RouterConfig::reclaim_nodes) frees the
+  // registry entries of nodes in neither this nor the previous topology,
+  // nor in a snapshot someone still holds, nor asked by an ASK since.
   Status Update(std::shared_ptr<const Topology> topology);
 
   Code RouteRead(const void *key, size_t len, Route *out) const {
@@ -49,6 +52,8 @@ class Router {
   // A MOVED also ends the slot's migration mark; an ASK sets (re-arms) it:
   // reads of a migrating slot go to its master (see SlotMigrations).
   Status ReportMoved(uint32_t slot, const std::string &host, uint16_t port);
+  // The target stays in the registry until the second Update after it, as
+  // the nodes of a replaced topology do (its handle and host stay valid).
   Result<NodeEntry *> ReportAsk(uint32_t slot, const std::string &host, uint16_t port);
   // Marks (or clears) slot as migrating away from its owner.
   Status ReportMigrating(uint32_t slot, bool migrating);
@@ -89,6 +94,10 @@ class Router {
   std::unordered_set<std::string> lagging_;
   std::vector<MovedPatch> moved_;
   uint64_t generation_ = 0;
+  // Kept from reclaiming: the nodes of the snapshot the last Update replaced
+  // (and the ASK targets before it), and the ASK targets since.
+  NodePins previous_;
+  NodePins asked_;
 };
 
 }  // namespace cloudroute

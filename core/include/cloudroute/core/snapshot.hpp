@@ -35,6 +35,10 @@ struct RouterConfig {
   HealthConfig health;
   uint64_t seed = 0;
   uint32_t migration_ttl_ms = 0;  // see SlotMigrations; 0 = its default
+  // Free the registry entries of nodes gone from the current and previous
+  // topology on each update (see NodeRegistry). The live client turns it off:
+  // its net layer keeps node pointers (pools, in-flight commands) unpinned.
+  bool reclaim_nodes = true;
 };
 
 struct Route {
@@ -67,6 +71,8 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   // branch in the inlined loop.
   std::array<uint16_t, kSlotCount> slot_to_set;
   std::vector<Placement> placements;  // per topology node, for explain
+  // Every registry entry the sets name: none is reclaimed while this lives.
+  NodePins pins;
   uint64_t generation = 0;
   Policy policy = Policy::kLocal;
   uint32_t nearest_margin_us = 1000;

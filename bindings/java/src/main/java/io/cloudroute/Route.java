@@ -42,7 +42,11 @@ public final class Route {
     return shard;
   }
 
-  /** The router's stable number for the node: the argument of the report and RTT calls. */
+  /**
+   * The router's number for the node: the argument of the report and RTT calls. Once the node has
+   * left the router's current and previous topology it is reclaimed and reports on this number
+   * throw (CR_ENOTFOUND).
+   */
   public int nodeHandle() {
     return nodeHandle;
   }

@@ -47,6 +47,7 @@ public final class Router extends NativeResource {
       long p = acquire();
       try {
         update0(p, t);
+        hosts.clear(); // the update may have reclaimed nodes (see HostCache)
       } finally {
         release();
       }
