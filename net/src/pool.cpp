@@ -46,7 +46,7 @@ Result<std::unique_ptr<Connection>> NodePool::Acquire(uint32_t wait_ms) {
   }
   ++open_;
   lock.unlock();
-  Result<std::unique_ptr<Connection>> c = dial_();
+  Result<std::unique_ptr<Connection>> c = dial_(wait_ms);
   if (!c.ok()) {
     lock.lock();
     --open_;

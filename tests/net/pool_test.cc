@@ -17,9 +17,9 @@ namespace net {
 namespace {
 
 NodePool::Dialer DialTo(uint16_t port, std::atomic<int> *dials) {
-  return [port, dials]() {
+  return [port, dials](uint32_t timeout_ms) {
     ++*dials;
-    return Connection::Open("127.0.0.1", port, ConnectOptions(), 1000);
+    return Connection::Open("127.0.0.1", port, ConnectOptions(), timeout_ms);
   };
 }
 

@@ -4,7 +4,9 @@
 // Acquire() hands out an idle connection, or dials a new one while fewer
 // than max_size exist; when max_size are in use it waits (bounded) for one
 // to come back. Release() returns a healthy connection to the idle list and
-// drops a broken one. Dialing happens outside the lock.
+// drops a broken one. Dialing happens outside the lock; a dial's handshake
+// gets the caller's wait as its budget (the caller's tier timeout: a local
+// node's dial waits no longer than a command to it would).
 //
 // Thread-safety: safe for concurrent use.
 #pragma once
@@ -59,11 +61,15 @@ struct NodeCounters {
 
 class NodePool {
  public:
-  using Dialer = std::function<Result<std::unique_ptr<Connection>>()>;
+  // timeout_ms: the budget of the new connection's handshake (0: the
+  // dialer's own default).
+  using Dialer = std::function<Result<std::unique_ptr<Connection>>(uint32_t timeout_ms)>;
   NodePool(Dialer dial, PoolOptions opts);
   NodePool(const NodePool &) = delete;
   NodePool &operator=(const NodePool &) = delete;
 
+  // An idle connection, else a new one dialed with wait_ms as the
+  // handshake's budget, else (max_size in use) one released within wait_ms.
   // REQUIRES: the caller Release()s what it gets.
   Result<std::unique_ptr<Connection>> Acquire(uint32_t wait_ms);
   void Release(std::unique_ptr<Connection> conn);
