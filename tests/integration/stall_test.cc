@@ -115,15 +115,16 @@ class Stall : public ::testing::Test {
   void TearDown() override { cr_client_free(c_); }
 
   // A client "in cloud A" with the router's default breaker threshold (3),
-  // the given cool-down and client options.
-  void NewClient(const cr_client_options &o, uint32_t cooldown_ms) {
+  // the given cool-down, client options and read policy.
+  void NewClient(const cr_client_options &o, uint32_t cooldown_ms,
+                 cr_policy policy = CR_POLICY_LOCAL) {
     cr_config *cfg = nullptr;
     ASSERT_EQ(cr_config_new(&cfg), CR_OK);
     ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
     ASSERT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
     ASSERT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
     cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
-    ro.policy = CR_POLICY_LOCAL;
+    ro.policy = policy;
     ro.down_cooldown_ms = cooldown_ms;
     ASSERT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
     const cr_status s = cr_client_new(&c_, cfg, &o, env_["SEEDS"].c_str());
@@ -309,13 +310,17 @@ class Stall : public ::testing::Test {
 // cool-down 500 ms: the slowest request is one local timeout plus a retry on
 // a healthy cloud-B node (a few ms), asserted under 1 s; reads are back on
 // the replica within a cool-down of SIGCONT, asserted under 1 s.
-TEST_F(Stall, StoppedLocalReplicaCostsOneTimeout) {
+cr_client_options TightOptions() {
   cr_client_options o = CR_CLIENT_OPTIONS_INIT;
   o.client_name = "cr-stall";
   o.connect_timeout_ms = 300;
   for (uint32_t &t : o.command_timeout_ms) t = 1000;
   o.command_timeout_ms[CR_TIER_LOCAL] = 300;
-  NewClient(o, 500);
+  return o;
+}
+
+TEST_F(Stall, StoppedLocalReplicaCostsOneTimeout) {
+  NewClient(TightOptions(), 500);
   if (HasFatalFailure()) return;
   Run("tight", 5000, 1000, 1000);
 }
@@ -329,6 +334,38 @@ TEST_F(Stall, StoppedLocalReplicaWithDefaults) {
   NewClient(o, defaults.down_cooldown_ms);
   if (HasFatalFailure()) return;
   Run("defaults", 5000, 1000, 3000);
+}
+
+// A new client (its replicas' pools empty) whose first MGET must dial two
+// stopped local replicas (local-replicas-first: n2 for shard 1, n6 for shard
+// 2): the two handshakes run at the same time, so the MGET costs one local
+// timeout (300 ms) and a retry, not one per stalled node (>= 600 ms).
+TEST_F(Stall, NewConnectionsToStalledNodesAreDialedAtOnce) {
+  NewClient(TightOptions(), 500, CR_POLICY_LOCAL_REPLICAS_FIRST);
+  if (HasFatalFailure()) return;
+  WriteKeys();
+  if (HasFatalFailure()) return;
+  const std::string n2 = env_["NODE2_ADDR"];
+  size_t on_n2 = 0;
+  for (const std::string &k : keys_) on_n2 += FirstCandidate(k) == n2 ? 1 : 0;
+  ASSERT_GT(on_n2, 0u) << "no key is read first from " << n2;
+  cr_client_free(c_);
+  c_ = nullptr;
+  NewClient(TightOptions(), 500, CR_POLICY_LOCAL_REPLICAS_FIRST);
+  if (HasFatalFailure()) return;
+  int64_t ms = -1;
+  std::string bad;
+  {
+    Stopped a(std::atoi(env_["NODE2_PID"].c_str())), b(std::atoi(env_["NODE6_PID"].c_str()));
+    ASSERT_TRUE(a.ok() && b.ok()) << "SIGSTOP";
+    const auto t0 = Clock::now();
+    bad = MGet();
+    ms = MsSince(t0);
+  }
+  std::printf("STALL scenario=two_new_dials mget_ms=%lld\n", (long long)ms);
+  std::fflush(stdout);
+  EXPECT_EQ(bad, "");
+  EXPECT_LT(ms, 550) << "the stalled nodes' handshakes ran one after the other";
 }
 
 }  // namespace

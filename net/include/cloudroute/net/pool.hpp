@@ -72,6 +72,13 @@ class NodePool {
   // handshake's budget, else (max_size in use) one released within wait_ms.
   // REQUIRES: the caller Release()s what it gets.
   Result<std::unique_ptr<Connection>> Acquire(uint32_t wait_ms);
+  // Acquire() in two steps, for a caller that takes several pools'
+  // connections in one order and dials the new ones at the same time:
+  // Reserve() hands out an idle connection, or a null one with *must_dial
+  // set — a slot held for Dial(), which the caller then owes (a failed Dial
+  // frees the slot).
+  Result<std::unique_ptr<Connection>> Reserve(uint32_t wait_ms, bool *must_dial);
+  Result<std::unique_ptr<Connection>> Dial(uint32_t timeout_ms);
   void Release(std::unique_ptr<Connection> conn);
   // Closes every idle connection (the node failed; its sockets are suspect).
   void DropIdle();
