@@ -118,18 +118,11 @@ class Stall : public ::testing::Test {
   // the given cool-down, client options and read policy.
   void NewClient(const cr_client_options &o, uint32_t cooldown_ms,
                  cr_policy policy = CR_POLICY_LOCAL) {
-    cr_config *cfg = nullptr;
-    ASSERT_EQ(cr_config_new(&cfg), CR_OK);
-    ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
-    ASSERT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
-    ASSERT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
-    cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
-    ro.policy = policy;
-    ro.down_cooldown_ms = cooldown_ms;
-    ASSERT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
-    const cr_status s = cr_client_new(&c_, cfg, &o, env_["SEEDS"].c_str());
-    cr_config_free(cfg);
-    ASSERT_EQ(s, CR_OK) << cr_last_error();
+    const cr_router_options defaults = CR_ROUTER_OPTIONS_INIT;
+    cr_router *router = nullptr;
+    c_ = crtest::NewCloudAClient(env_["SEEDS"], policy, cooldown_ms, o, &router,
+                                 defaults.failure_threshold);
+    ASSERT_NE(c_, nullptr);
   }
 
   uint64_t NodeReads(const std::string &addr) {
