@@ -875,8 +875,11 @@ CR_API cr_status cr_shard_groups_report_success(cr_shard_groups *groups, uint32_
  * the old snapshot until the new one is swapped in.
  *
  * Failures: a read that meets a connection error or a timeout marks the
- * node (its breaker opens after failure_threshold) and moves on to the next
- * candidate; a write is never re-sent once it may have reached the server.
+ * node and moves on to the next candidate — a timeout opens the node's
+ * breaker at once, a connection error after failure_threshold in a row — so
+ * a stalled node costs one tier timeout (a new connection's handshake is
+ * bounded by it too); a write is never re-sent once it may have reached the
+ * server.
  * MOVED is followed (the slot is patched and a refresh triggered), ASK is
  * followed once, TRYAGAIN / CLUSTERDOWN / LOADING are retried with backoff.
  * Errors: CR_ECONN, CR_ETIMEOUT, CR_EREDIS (an error reply: its text, e.g.

@@ -39,11 +39,18 @@ HealthState NodeHealth::State(int64_t now) const {
 
 void NodeHealth::Failure(int64_t now, const HealthConfig &cfg) {
   const uint32_t f = failures_.fetch_add(1, std::memory_order_acq_rel) + 1;
-  if (f >= cfg.failure_threshold) {
-    int64_t until = now + static_cast<int64_t>(cfg.cooldown_ms) * 1000000;
-    if (until == 0) until = 1;  // 0 means closed
-    down_until_.store(until, std::memory_order_release);
-  }
+  if (f >= cfg.failure_threshold) Open(now, cfg);
+}
+
+void NodeHealth::SetAside(int64_t now, const HealthConfig &cfg) {
+  failures_.fetch_add(1, std::memory_order_acq_rel);
+  Open(now, cfg);
+}
+
+void NodeHealth::Open(int64_t now, const HealthConfig &cfg) {
+  int64_t until = now + static_cast<int64_t>(cfg.cooldown_ms) * 1000000;
+  if (until == 0) until = 1;  // 0 means closed
+  down_until_.store(until, std::memory_order_release);
 }
 
 void NodeHealth::Success() {

@@ -56,6 +56,7 @@ void FanOut::Run() {
   for (;;) {
     Plan();
     if (legs_.empty()) return;  // every job settled
+    Connect();
     // Every node's share goes out before any reply is read: all in flight.
     for (Leg &leg : legs_) Send(&leg);
     for (Leg &leg : legs_) Receive(&leg);
@@ -156,16 +157,51 @@ void FanOut::Failed(Job *job, const Leg &leg, const Status &s, bool sent) {
   job->last_failure = s;
 }
 
-void FanOut::Send(Leg *leg) {
-  leg->pool = &pools_->For(leg->node);
-  const uint32_t timeout = ctx_->TimeoutFor(leg->tier);
-  auto conn = leg->pool->Acquire(timeout);
-  if (!conn.ok()) {
-    pools_->NoteFailure(leg->node, leg->pool, conn.status());
-    for (Entry &e : leg->entries) Failed(e.job, *leg, conn.status(), /*sent=*/false);
-    return;
+void FanOut::Connect() {
+  // Connections are taken in the legs' order (see Plan); the legs that need
+  // a new one only hold a slot of their pool here.
+  std::vector<Leg *> dials;
+  for (Leg &leg : legs_) {
+    leg.pool = &pools_->For(leg.node);
+    bool must_dial = false;
+    auto conn = leg.pool->Reserve(ctx_->TimeoutFor(leg.tier), &must_dial);
+    if (!conn.ok()) {
+      LegFailed(&leg, conn.status(), /*sent=*/false);
+    } else if (must_dial) {
+      dials.push_back(&leg);
+    } else {
+      leg.conn = std::move(*conn);
+    }
   }
-  leg->conn = std::move(*conn);
+  // Then every new connection is dialed at once: a stalled node's handshake
+  // (up to its tier timeout) holds up no other leg — the legs of a round
+  // that redoes a failed leg's commands on their next candidates included.
+  std::vector<Status> failed(dials.size());
+  auto dial = [this, &dials, &failed](size_t i) {
+    Leg *leg = dials[i];
+    auto conn = leg->pool->Dial(ctx_->TimeoutFor(leg->tier));
+    if (conn.ok())
+      leg->conn = std::move(*conn);
+    else
+      failed[i] = conn.status();
+  };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < dials.size(); ++i) threads.emplace_back(dial, i);
+  if (!dials.empty()) dial(0);
+  for (std::thread &t : threads) t.join();
+  for (size_t i = 0; i < dials.size(); ++i) {
+    if (!failed[i].ok()) LegFailed(dials[i], failed[i], /*sent=*/false);
+  }
+}
+
+void FanOut::LegFailed(Leg *leg, const Status &s, bool sent) {
+  pools_->NoteFailure(leg->node, leg->pool, s);
+  for (Entry &e : leg->entries) Failed(e.job, *leg, s, sent);
+}
+
+void FanOut::Send(Leg *leg) {
+  if (leg->conn == nullptr) return;  // no connection: its jobs are settled or go again
+  const uint32_t timeout = ctx_->TimeoutFor(leg->tier);
   leg->t0 = SteadyNowNs();
   leg->deadline = DeadlineAfter(timeout, leg->t0);
   std::string wire;
@@ -175,8 +211,7 @@ void FanOut::Send(Leg *leg) {
   }
   Status s = leg->conn->SendBytes(wire, leg->deadline);
   if (!s.ok()) {
-    pools_->NoteFailure(leg->node, leg->pool, s);
-    for (Entry &e : leg->entries) Failed(e.job, *leg, s, /*sent=*/true);
+    LegFailed(leg, s, /*sent=*/true);
     leg->pool->Release(std::move(leg->conn));
   }
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 
 namespace cloudroute {
@@ -25,18 +26,25 @@ NodePool &NodePools::For(NodeEntry *node) {
       port = it->second.second;
     }
     ConnectOptions conn = ctx_->opts.conn;
-    conn.readonly = true;  // once per connection; harmless on a master
-    const uint32_t timeout =
-        std::max(ctx_->opts.conn.connect_timeout_ms, ctx_->TimeoutFor(Tier::kUnknown));
+    conn.readonly = true;                    // once per connection; harmless on a master
     const std::string id_host = node->host;  // the identity zones are reported under
     const uint16_t id_port = node->port;
     p = std::make_unique<NodePool>(
-        [this, host, port, id_host, id_port, conn,
-         timeout]() -> Result<std::unique_ptr<Connection>> {
-          auto c = Connection::Open(host, port, conn, timeout);
+        [this, host, port, id_host, id_port,
+         conn](uint32_t timeout_ms) -> Result<std::unique_ptr<Connection>> {
+          // The whole handshake (READONLY, the zone probe, the readiness
+          // check) shares one budget: the caller's, which is the node's
+          // tier timeout. A stalled local node then costs a dial no more
+          // than a command to it would (it was max(connect, unknown tier)).
+          const uint32_t budget = timeout_ms > 0 ? timeout_ms : ctx_->TimeoutFor(Tier::kUnknown);
+          const int64_t deadline = DeadlineAfter(budget);
+          auto c = Connection::Open(host, port, conn, budget);
           if (!c.ok()) return c;
           ctx_->stats.Add(&Stats::connections);
-          Status s = on_connect_(id_host, id_port, c->get(), timeout);
+          const uint32_t left = MsLeft(deadline);
+          Status s = left == 0 ? Error(kTimeout, "the handshake took its whole budget of " +
+                                                     std::to_string(budget) + " ms")
+                               : on_connect_(id_host, id_port, c->get(), left);
           if (!s.ok()) return Error(s.code(), FormatAddress(host, port) + ": " + s.message());
           return c;
         },
@@ -77,21 +85,33 @@ std::vector<NodeStatsValues> NodePools::node_stats() const {
 
 void NodePools::NoteFailure(NodeEntry *node, NodePool *pool, const Status &s) {
   NodeRegistry &reg = ctx_->router->registry();
-  node->health.Failure(reg.clock()(), reg.health_config());
+  const bool timed_out = s.code() == kTimeout;
+  const bool was_open = node->health.open();
+  // A timeout sets the node aside at once: every pick until its cool-down
+  // ends would cost another whole timeout (the node is stalled, or its
+  // network is). A connection error is cheap to meet again (refused at
+  // once), so it opens the breaker after failure_threshold in a row.
+  if (timed_out)
+    node->health.SetAside(reg.clock()(), reg.health_config());
+  else
+    node->health.Failure(reg.clock()(), reg.health_config());
   const uint32_t failures = node->health.consecutive_failures();
-  const uint32_t threshold = reg.health_config().failure_threshold;
   // Logged once as the breaker opens; failed probes of a down node at debug.
-  const LogLevel level = failures == threshold ? LogLevel::kWarn : LogLevel::kDebug;
-  if (failures >= threshold && ctx_->log.Enabled(level)) {
+  const bool opened = !was_open && node->health.open();
+  const LogLevel level = opened ? LogLevel::kWarn : LogLevel::kDebug;
+  if (node->health.open() && ctx_->log.Enabled(level)) {
     ctx_->log.Emit(
-        level, failures == threshold ? "node marked down" : "node still down",
+        level, opened ? "node marked down" : "node still down",
         {{"node", node->address}, {"failures", std::to_string(failures)}, {"error", s.message()}});
   }
   if (pool != nullptr) {
-    pool->DropIdle();  // sockets to a failing node are suspect
+    // Sockets to a node that failed to connect or answer are suspect; a
+    // timeout leaves the idle ones (the timed-out one is dropped as broken):
+    // a stalled node that resumes serves on them at once.
+    if (!timed_out) pool->DropIdle();
     pool->counters().errors.fetch_add(1, std::memory_order_relaxed);
   }
-  ctx_->stats.Add(s.code() == kTimeout ? &Stats::timeouts : &Stats::conn_errors);
+  ctx_->stats.Add(timed_out ? &Stats::timeouts : &Stats::conn_errors);
   if (consecutive_failures_.fetch_add(1, std::memory_order_relaxed) + 1 >=
       ctx_->opts.failures_before_refresh) {
     consecutive_failures_.store(0, std::memory_order_relaxed);
@@ -101,9 +121,9 @@ void NodePools::NoteFailure(NodeEntry *node, NodePool *pool, const Status &s) {
 
 void NodePools::NoteSuccess(NodeEntry *node) {
   const uint32_t failures = node->health.consecutive_failures();
-  if (failures != 0) node->health.Success();
-  if (failures >= ctx_->router->registry().health_config().failure_threshold &&
-      ctx_->log.Enabled(LogLevel::kInfo)) {
+  const bool was_open = node->health.open();
+  if (failures != 0 || was_open) node->health.Success();
+  if (was_open && ctx_->log.Enabled(LogLevel::kInfo)) {
     ctx_->log.Emit(LogLevel::kInfo, "node marked up",
                    {{"node", node->address}, {"failures", std::to_string(failures)}});
   }

@@ -25,6 +25,14 @@ void NodePool::EvictIdleLocked(int64_t now_ns) {
 }
 
 Result<std::unique_ptr<Connection>> NodePool::Acquire(uint32_t wait_ms) {
+  bool must_dial = false;
+  Result<std::unique_ptr<Connection>> c = Reserve(wait_ms, &must_dial);
+  if (!c.ok() || !must_dial) return c;
+  return Dial(wait_ms);
+}
+
+Result<std::unique_ptr<Connection>> NodePool::Reserve(uint32_t wait_ms, bool *must_dial) {
+  *must_dial = false;
   std::unique_lock<std::mutex> lock(mu_);
   // SteadyNowNs() counts steady_clock's epoch: the deadline is one of its points.
   const std::chrono::steady_clock::time_point deadline{
@@ -45,10 +53,14 @@ Result<std::unique_ptr<Connection>> NodePool::Acquire(uint32_t wait_ms) {
     }
   }
   ++open_;
-  lock.unlock();
-  Result<std::unique_ptr<Connection>> c = dial_();
+  *must_dial = true;
+  return std::unique_ptr<Connection>();
+}
+
+Result<std::unique_ptr<Connection>> NodePool::Dial(uint32_t timeout_ms) {
+  Result<std::unique_ptr<Connection>> c = dial_(timeout_ms);
   if (!c.ok()) {
-    lock.lock();
+    std::lock_guard<std::mutex> lock(mu_);
     --open_;
     cv_.notify_one();
     return c;

@@ -60,9 +60,13 @@ NodePool &SentinelClient::PoolFor(const NodeEntry *node) {
     const std::string host = node->host;
     const uint16_t port = node->port;
     const ConnectOptions conn = opts_.node_conn;
-    const uint32_t timeout = std::max(conn.connect_timeout_ms, TimeoutFor(Tier::kUnknown));
+    // The handshake waits as long as the caller would for a command to the
+    // instance (its tier's timeout); the unknown tier's when not told.
+    const uint32_t fallback = TimeoutFor(Tier::kUnknown);
     p = std::make_unique<NodePool>(
-        [host, port, conn, timeout]() { return Connection::Open(host, port, conn, timeout); },
+        [host, port, conn, fallback](uint32_t timeout_ms) {
+          return Connection::Open(host, port, conn, timeout_ms > 0 ? timeout_ms : fallback);
+        },
         opts_.pool);
   }
   return *p;

@@ -35,6 +35,29 @@ TEST(Health, BreakerOpensAfterThresholdAndProbesOnce) {
   EXPECT_TRUE(h.Admit(&FakeNow, cfg));
 }
 
+TEST(Health, SetAsideOpensAtOnceWhateverTheThreshold) {
+  HealthConfig cfg{3, 100};
+  NodeHealth h;
+  g_now = 5000;
+  EXPECT_FALSE(h.open());
+  h.SetAside(g_now, cfg);  // one timeout, threshold 3: open all the same
+  EXPECT_TRUE(h.open());
+  EXPECT_EQ(h.State(g_now), HealthState::kDown);
+  EXPECT_EQ(h.consecutive_failures(), 1u);
+  EXPECT_FALSE(h.Admit(&FakeNow, cfg));
+  g_now += 101 * 1000000;
+  EXPECT_TRUE(h.Admit(&FakeNow, cfg));  // the probe, after the cool-down
+  h.SetAside(g_now, cfg);               // timed out again: a whole cool-down more
+  EXPECT_EQ(h.State(g_now), HealthState::kDown);
+  g_now += 99 * 1000000;
+  EXPECT_FALSE(h.Admit(&FakeNow, cfg));
+  g_now += 2 * 1000000;
+  EXPECT_TRUE(h.Admit(&FakeNow, cfg));
+  h.Success();
+  EXPECT_FALSE(h.open());
+  EXPECT_EQ(h.consecutive_failures(), 0u);
+}
+
 TEST(Health, SuccessResetsTheCount) {
   HealthConfig cfg{2, 100};
   NodeHealth h;

@@ -35,11 +35,13 @@ inline std::map<std::string, std::string> LoadHarnessEnv(const char *var = "CR_T
 namespace crtest {
 
 // A live client "in cloud A" of the harness layout: nodes in 127.0.1.0/24 are
-// local, 127.0.2.0/24 is another cloud; the breaker opens on the first
-// failure and stays open for cooldown_ms. *router gets the client's borrowed
-// router. NULL (with a test failure recorded) when the client cannot start.
+// local, 127.0.2.0/24 is another cloud; the breaker opens after
+// failure_threshold failures (a timeout opens it at once) and stays open for
+// cooldown_ms. *router gets the client's borrowed router. NULL (with a test
+// failure recorded) when the client cannot start.
 inline cr_client *NewCloudAClient(const std::string &seeds, cr_policy policy, uint32_t cooldown_ms,
-                                  const cr_client_options &opts, cr_router **router) {
+                                  const cr_client_options &opts, cr_router **router,
+                                  uint32_t failure_threshold = 1) {
   cr_config *cfg = nullptr;
   EXPECT_EQ(cr_config_new(&cfg), CR_OK);
   EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
@@ -48,7 +50,7 @@ inline cr_client *NewCloudAClient(const std::string &seeds, cr_policy policy, ui
   cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
   ro.policy = policy;
   ro.down_cooldown_ms = cooldown_ms;
-  ro.failure_threshold = 1;
+  ro.failure_threshold = failure_threshold;
   EXPECT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
   cr_client *c = nullptr;
   const cr_status s = cr_client_new(&c, cfg, &opts, seeds.c_str());

@@ -17,9 +17,9 @@ namespace net {
 namespace {
 
 NodePool::Dialer DialTo(uint16_t port, std::atomic<int> *dials) {
-  return [port, dials]() {
+  return [port, dials](uint32_t timeout_ms) {
     ++*dials;
-    return Connection::Open("127.0.0.1", port, ConnectOptions(), 1000);
+    return Connection::Open("127.0.0.1", port, ConnectOptions(), timeout_ms);
   };
 }
 
@@ -96,6 +96,39 @@ TEST(NodePool, FailedDialFreesItsSlot) {
   EXPECT_EQ(pool.Acquire(100).status().code(), kConnError);
   EXPECT_EQ(pool.Acquire(100).status().code(), kConnError);  // not "pool full"
   EXPECT_EQ(pool.open(), 0u);
+}
+
+TEST(NodePool, ReserveHoldsASlotUntilItsDialEnds) {
+  FakeServer srv(Always("+OK\r\n"));
+  std::atomic<int> dials{0};
+  NodePool pool(DialTo(srv.port(), &dials), PoolOptions{1, 60000});
+  bool must_dial = false;
+  auto slot = pool.Reserve(100, &must_dial);
+  ASSERT_TRUE(slot.ok());
+  EXPECT_TRUE(must_dial);
+  EXPECT_EQ(*slot, nullptr);
+  EXPECT_EQ(dials.load(), 0);  // nothing dialed yet
+  EXPECT_EQ(pool.open(), 1u);
+  EXPECT_EQ(pool.Reserve(50, &must_dial).status().code(), kTimeout);  // the slot is held
+  auto c = pool.Dial(100);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(dials.load(), 1);
+  pool.Release(std::move(*c));
+  auto again = pool.Reserve(100, &must_dial);  // the idle one, no dial owed
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(must_dial);
+  EXPECT_NE(*again, nullptr);
+  pool.Release(std::move(*again));
+
+  uint16_t port = 0;
+  {
+    FakeServer gone(Always(""));
+    port = gone.port();
+  }
+  NodePool dead(DialTo(port, &dials), PoolOptions{1, 60000});
+  ASSERT_TRUE(dead.Reserve(100, &must_dial).ok());
+  EXPECT_EQ(dead.Dial(100).status().code(), kConnError);
+  EXPECT_EQ(dead.open(), 0u);  // the failed dial gave its slot back
 }
 
 TEST(Backoff, GrowsExponentiallyWithJitterUpToTheCap) {

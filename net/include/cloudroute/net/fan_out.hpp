@@ -7,6 +7,9 @@
 //   Plan     places each open job on a node (a leg per node): a write on its
 //            slot's master, a read on its first candidate in poll order that
 //            has not failed it, an ASK target with ASKING, a pinned node;
+//   Connect  takes each leg's pooled connection in node order and dials the
+//            missing ones all at once (a stalled node's handshake delays no
+//            other leg);
 //   Send     writes every leg's commands before any reply is read;
 //   Receive  reads and classifies each leg's replies;
 // and again for the jobs a round left open — a MOVED (the slot patched, the
@@ -98,6 +101,11 @@ class FanOut {
   void Plan();
   void Place(Job *job, const Snapshot &snap);
   void AddToLeg(Job *job, NodeEntry *node, Tier tier, bool asking);
+  // Every leg's connection: idle ones taken in the legs' order, new ones
+  // dialed at the same time, each on its own thread.
+  void Connect();
+  // The leg's node failed (before or after its commands were sent).
+  void LegFailed(Leg *leg, const Status &s, bool sent);
   void Send(Leg *leg);
   void Receive(Leg *leg);
   // What one reply means for its job.

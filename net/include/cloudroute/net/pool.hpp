@@ -4,7 +4,9 @@
 // Acquire() hands out an idle connection, or dials a new one while fewer
 // than max_size exist; when max_size are in use it waits (bounded) for one
 // to come back. Release() returns a healthy connection to the idle list and
-// drops a broken one. Dialing happens outside the lock.
+// drops a broken one. Dialing happens outside the lock; a dial's handshake
+// gets the caller's wait as its budget (the caller's tier timeout: a local
+// node's dial waits no longer than a command to it would).
 //
 // Thread-safety: safe for concurrent use.
 #pragma once
@@ -59,13 +61,24 @@ struct NodeCounters {
 
 class NodePool {
  public:
-  using Dialer = std::function<Result<std::unique_ptr<Connection>>()>;
+  // timeout_ms: the budget of the new connection's handshake (0: the
+  // dialer's own default).
+  using Dialer = std::function<Result<std::unique_ptr<Connection>>(uint32_t timeout_ms)>;
   NodePool(Dialer dial, PoolOptions opts);
   NodePool(const NodePool &) = delete;
   NodePool &operator=(const NodePool &) = delete;
 
+  // An idle connection, else a new one dialed with wait_ms as the
+  // handshake's budget, else (max_size in use) one released within wait_ms.
   // REQUIRES: the caller Release()s what it gets.
   Result<std::unique_ptr<Connection>> Acquire(uint32_t wait_ms);
+  // Acquire() in two steps, for a caller that takes several pools'
+  // connections in one order and dials the new ones at the same time:
+  // Reserve() hands out an idle connection, or a null one with *must_dial
+  // set — a slot held for Dial(), which the caller then owes (a failed Dial
+  // frees the slot).
+  Result<std::unique_ptr<Connection>> Reserve(uint32_t wait_ms, bool *must_dial);
+  Result<std::unique_ptr<Connection>> Dial(uint32_t timeout_ms);
   void Release(std::unique_ptr<Connection> conn);
   // Closes every idle connection (the node failed; its sockets are suspect).
   void DropIdle();
