@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "harness_env.hpp"
 
 extern char **environ;
 
@@ -125,44 +126,29 @@ class FaultProxy {
   bool ready_ = false;
 };
 
-// The timeouts of every fault client: 400 ms for a connect and for a command
-// on any tier (the handshake of a new connection uses the same), so a fault
-// costs a bounded, small time.
+// The options of the proxy fault clients: 400 ms for a connect and for a
+// command on any tier (the handshake of a new connection uses the same), so
+// a fault costs a bounded, small time; a refresh every second.
 constexpr uint32_t kFaultTimeoutMs = 400;
+inline cr_client_options FaultOptions() {
+  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+  o.client_name = "cr-faults";
+  o.connect_timeout_ms = kFaultTimeoutMs;
+  for (uint32_t &t : o.command_timeout_ms) t = kFaultTimeoutMs;
+  o.refresh_interval_ms = 1000;
+  o.refresh_min_gap_ms = 200;
+  return o;
+}
 
-// A live client "in cloud A" (127.0.1.0/24 local, 127.0.2.0/24 cloud B) with
-// kFaultTimeoutMs timeouts, a breaker that opens on the first failure for
-// cooldown_ms, a refresh every second, and `remaps` ("announced" -> "dial").
+// A live client "in cloud A" (NewCloudAClient: 127.0.1.0/24 local,
+// 127.0.2.0/24 cloud B, the breaker opens on the first failure for
+// cooldown_ms), its dials re-pointed by `remaps` ("announced" -> "dial").
 class FaultClient {
  public:
-  FaultClient(const std::string &seeds, cr_policy policy,
-              const std::vector<std::pair<std::string, std::string>> &remaps = {},
-              uint32_t cooldown_ms = 500) {
-    cr_config *cfg = nullptr;
-    EXPECT_EQ(cr_config_new(&cfg), CR_OK);
-    EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
-    EXPECT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
-    EXPECT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
-    for (const auto &r : remaps) {
-      EXPECT_EQ(cr_config_add_address_remap(cfg, r.first.c_str(), r.second.c_str()), CR_OK)
-          << cr_last_error();
-    }
-    cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
-    ro.policy = policy;
-    ro.down_cooldown_ms = cooldown_ms;
-    ro.failure_threshold = 1;
-    EXPECT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
-    cr_client_options o = CR_CLIENT_OPTIONS_INIT;
-    o.client_name = "cr-faults";
-    o.connect_timeout_ms = kFaultTimeoutMs;
-    for (uint32_t &t : o.command_timeout_ms) t = kFaultTimeoutMs;
-    o.refresh_interval_ms = 1000;
-    o.refresh_min_gap_ms = 200;
-    const cr_status s = cr_client_new(&c, cfg, &o, seeds.c_str());
-    EXPECT_EQ(s, CR_OK) << cr_last_error();
-    cr_config_free(cfg);
-    if (c != nullptr) router = cr_client_get_router(c);
-  }
+  FaultClient(const std::string &seeds, cr_policy policy, const cr_client_options &opts,
+              uint32_t cooldown_ms,
+              const std::vector<std::pair<std::string, std::string>> &remaps = {})
+      : c(NewCloudAClient(seeds, policy, cooldown_ms, opts, &router, remaps)) {}
   ~FaultClient() { cr_client_free(c); }
   FaultClient(const FaultClient &) = delete;
   FaultClient &operator=(const FaultClient &) = delete;
@@ -213,12 +199,12 @@ class FaultClient {
     return keys;
   }
 
+  cr_router *router = nullptr;  // before c: NewCloudAClient sets it
   cr_client *c = nullptr;
-  cr_router *router = nullptr;
 };
 
 // The value every fault test stores under key.
-inline std::string ValueOf(const std::string &key) { return "val:" + key; }
+inline std::string ValueOf(const std::string &key) { return "v-" + key; }
 
 // Writes each key's ValueOf and waits until every one reads back through the
 // client (replicas acknowledge asynchronously): the writes acknowledged
@@ -338,6 +324,37 @@ class Traffic {
   std::map<cr_status, uint64_t> by_status_;
   FaultClock::time_point last_failure_{};
   std::thread thread_;
+};
+
+// A test against the cluster whose cluster.env CR_TEST_CLUSTER_ENV names.
+class ClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_ = LoadHarnessEnv();
+    ASSERT_FALSE(env_["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
+  }
+  std::string Node(int n, const char *field) {
+    return env_["NODE" + std::to_string(n) + "_" + field];
+  }
+
+  // Restarts node n from its config (daemonized, as the harness started it)
+  // and records the new process in DIR/pids so `redis-harness.sh stop` ends
+  // it ("kind name pid ip port").
+  void Restart(int n) {
+    const std::string dir = env_["HARNESS_DIR"];
+    const std::string nd = dir + "/cluster/n" + std::to_string(n);
+    std::remove((nd + "/redis.pid").c_str());
+    ASSERT_EQ(std::system(("redis-server " + nd + "/redis.conf >/dev/null 2>&1").c_str()), 0);
+    std::string pid;
+    ASSERT_TRUE(PollUntil(5000, [&] {
+      std::ifstream f(nd + "/redis.pid");
+      return static_cast<bool>(f >> pid) && !pid.empty();
+    }));
+    std::ofstream(dir + "/pids", std::ios::app)
+        << "cluster n" << n << " " << pid << " " << Node(n, "IP") << " " << Node(n, "PORT") << "\n";
+  }
+
+  std::map<std::string, std::string> env_;
 };
 
 }  // namespace crtest

@@ -57,15 +57,8 @@ std::string Statuses(Traffic &t) {
   return out.empty() ? "none" : out;
 }
 
-class FaultsProxy : public ::testing::Test {
+class FaultsProxy : public crtest::ClusterTest {
  protected:
-  void SetUp() override {
-    env_ = crtest::LoadHarnessEnv();
-    ASSERT_FALSE(env_["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
-  }
-  std::string Node(int n, const char *field) {
-    return env_["NODE" + std::to_string(n) + "_" + field];
-  }
   // Where node n's proxy listens: 127.0.3.n, the node's port.
   std::string ProxyAddr(int n) { return "127.0.3." + std::to_string(n) + ":" + Node(n, "PORT"); }
   // A control file of this scenario's proxies, starting in mode `mode`.
@@ -77,9 +70,10 @@ class FaultsProxy : public ::testing::Test {
 
   // A replica of shard 2 behind a proxy that turns to `mode` for hold_ms.
   void ReplicaFault(const char *mode, const char *scenario, int64_t hold_ms);
-
-  std::map<std::string, std::string> env_;
 };
+
+// The breaker's cooldown of every client here.
+constexpr uint32_t kCooldownMs = 500;
 
 void FaultsProxy::ReplicaFault(const char *mode, const char *scenario, int64_t hold_ms) {
   // Shard 2: master n4 (B), replicas n5 (B), n6 (A). For a cloud-A client
@@ -88,7 +82,8 @@ void FaultsProxy::ReplicaFault(const char *mode, const char *scenario, int64_t h
   const std::string control = Control(scenario, "forward");
   FaultProxy proxy(ProxyAddr(6), replica, control);
   ASSERT_TRUE(proxy.ready());
-  FaultClient cl(env_["SEEDS"], CR_POLICY_LOCAL, {{replica, ProxyAddr(6)}});
+  FaultClient cl(env_["SEEDS"], CR_POLICY_LOCAL, crtest::FaultOptions(), kCooldownMs,
+                 {{replica, ProxyAddr(6)}});
   ASSERT_NE(cl.c, nullptr);
   const std::vector<std::string> keys =
       cl.KeysOwnedBy(env_["SHARD2_MASTER"], std::string(scenario) + ":", 100);
@@ -167,7 +162,8 @@ TEST_F(FaultsProxy, PartitionFromCloudBThenHeal) {
   ASSERT_EQ(b_replicas_of_3.size(), 2u);
   // Replicas first: shard 3's reads go to its two cloud-B replicas (its
   // master n7 is in cloud A), so the partition moves them to the master.
-  FaultClient cl(env_["SEEDS"], CR_POLICY_PREFER_REPLICA, remaps);
+  FaultClient cl(env_["SEEDS"], CR_POLICY_PREFER_REPLICA, crtest::FaultOptions(), kCooldownMs,
+                 remaps);
   ASSERT_NE(cl.c, nullptr);
   std::vector<std::string> in_a, in_b, all;  // by the cloud of the key's master
   for (int s = 1; s <= 3; ++s) {
@@ -257,7 +253,7 @@ TEST_F(FaultsProxy, PartitionFromCloudBThenHeal) {
 TEST_F(FaultsProxy, ReplicaRestartedWithDataLost) {
   const std::string replica = Node(6, "ADDR");
   const std::string nd = env_["HARNESS_DIR"] + "/cluster/n6";
-  FaultClient cl(env_["SEEDS"], CR_POLICY_LOCAL);
+  FaultClient cl(env_["SEEDS"], CR_POLICY_LOCAL, crtest::FaultOptions(), kCooldownMs);
   ASSERT_NE(cl.c, nullptr);
   const std::vector<std::string> keys = cl.KeysOwnedBy(env_["SHARD2_MASTER"], "lost:", 200);
   crtest::StoreAndSettle(cl, keys);
@@ -275,16 +271,7 @@ TEST_F(FaultsProxy, ReplicaRestartedWithDataLost) {
   const auto t_kill = FaultClock::now();
   ASSERT_EQ(kill(std::atoi(pid.c_str()), SIGKILL), 0);
   ASSERT_TRUE(PollUntil(5000, [&] { return kill(std::atoi(pid.c_str()), 0) != 0; }));
-  std::remove((nd + "/redis.pid").c_str());
-  ASSERT_EQ(std::system(("redis-server " + nd + "/redis.conf >/dev/null 2>&1").c_str()), 0);
-  std::string new_pid;
-  ASSERT_TRUE(PollUntil(5000, [&] {
-    std::ifstream f(nd + "/redis.pid");
-    return static_cast<bool>(f >> new_pid);
-  }));
-  // `redis-harness.sh stop` ends what DIR/pids lists ("kind name pid ip port").
-  std::ofstream(env_["HARNESS_DIR"] + "/pids", std::ios::app)
-      << "cluster n6 " << new_pid << " " << Node(6, "IP") << " " << Node(6, "PORT") << "\n";
+  Restart(6);
   const int64_t restart_ms = MsFrom(t_kill);
   const uint64_t replica_reads = cl.NodeReads(replica);
   ASSERT_TRUE(PollUntil(10000, [&] { return cl.NodeReads(replica) > replica_reads + 100; }))
@@ -329,9 +316,7 @@ TEST_F(FaultsProxy, EverySeedDownThenOneComesUp) {
   // Nothing listens on the proxy addresses yet.
   const std::string s1 = ProxyAddr(1), s7 = ProxyAddr(7);
   const std::string seeds = s1 + "," + s7;
-  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
-  o.connect_timeout_ms = kFaultTimeoutMs;
-  for (uint32_t &t : o.command_timeout_ms) t = kFaultTimeoutMs;
+  const cr_client_options o = crtest::FaultOptions();
   cr_client *c = nullptr;
   auto t0 = FaultClock::now();
   EXPECT_EQ(cr_client_new(&c, nullptr, &o, seeds.c_str()), CR_ECONN);

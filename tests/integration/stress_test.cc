@@ -95,7 +95,7 @@ int StressSeconds() {
 TEST(Stress, OneClientManyThreadsWhileTopologiesSwapAndHealthFlips) {
   auto env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
-  FaultClient cl(env["SEEDS"], CR_POLICY_LOCAL_SPREAD, {}, /*cooldown_ms=*/200);
+  FaultClient cl(env["SEEDS"], CR_POLICY_LOCAL_SPREAD, crtest::FaultOptions(), /*cooldown_ms=*/200);
   ASSERT_NE(cl.c, nullptr);
   std::vector<std::string> keys;
   for (int i = 0; i < 300; ++i) keys.push_back("stress:" + std::to_string(i));
