@@ -195,7 +195,7 @@ TEST_F(FaultsProxy, PartitionFromCloudBThenHeal) {
 
   const auto t_fault = FaultClock::now();
   FaultProxy::SetMode(control, "stall");
-  ASSERT_TRUE(PollUntil(3000, [&] { return cl.NodeReads(master3) > master3_before + 50; }))
+  ASSERT_TRUE(PollUntil(5000, [&] { return cl.NodeReads(master3) > master3_before + 50; }))
       << "shard 3's reads did not move to its master " << master3;
   const int64_t moved_ms = MsFrom(t_fault);
   std::this_thread::sleep_for(std::chrono::milliseconds(kPartitionMs - MsFrom(t_fault)));
