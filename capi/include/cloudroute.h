@@ -967,6 +967,12 @@ CR_API cr_status cr_client_options_init(cr_client_options *opts, size_t size);
  * why — "TLS certificate verification failed: <reason> (expected <host>)"
  * for a refused certificate).
  * CR_EVERSION (opts from a newer header).
+ * On any error no client is made (*out is NULL) and nothing keeps trying in
+ * the background: when no seed answers yet (every seed down at start), call
+ * cr_client_new again, for example with backoff, until one does. A seed that
+ * accepts connections but never answers costs one connect or command
+ * timeout. Once made, a client keeps itself current: its refreshes ask the
+ * nodes of its topology and then the seeds again.
  * Ownership: free with cr_client_free. */
 CR_API cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_options *opts,
                                const char *seeds);

@@ -14,6 +14,18 @@
 
 namespace cloudroute {
 namespace net {
+namespace {
+
+// A node's failure named as the topology names the node: a remapped dial's
+// own message names the address dialed (a proxy, a NAT), which an operator
+// cannot find in the topology.
+Status NamedFailure(const NodeEntry *node, const Status &s) {
+  const std::string &msg = s.message();
+  if (msg.compare(0, node->address.size(), node->address) == 0) return s;
+  return Error(s.code(), node->address + ": " + msg);
+}
+
+}  // namespace
 
 Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, const Args &args,
                                  const Args *prefix, const CallOptions &call) {
@@ -25,7 +37,7 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
   auto conn = pool.Acquire(tier_ms);
   if (!conn.ok()) {
     pools_->NoteFailure(node, &pool, conn.status());
-    o.status = conn.status();
+    o.status = NamedFailure(node, conn.status());
     return o;
   }
   std::vector<const Args *> cmds;
@@ -42,12 +54,13 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
       // and its other sockets are not in question.
       ctx_->stats.Add(&Stats::timeouts);
       o.waited = true;
-      o.status =
-          Error(kTimeout, s.message() + " (the call's own deadline; the node is not marked)");
+      o.status = NamedFailure(
+          node,
+          Error(kTimeout, s.message() + " (the call's own deadline; the node is not marked)"));
       return o;
     }
     pools_->NoteFailure(node, &pool, s);
-    o.status = s;
+    o.status = NamedFailure(node, s);
     return o;
   }
   pools_->NoteSuccess(node);
@@ -83,11 +96,7 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
     if (o.kind == OutcomeKind::kNodeFailed && !o.waited) {
       ++failed;
       if (!why.empty()) why += "; ";
-      // Name the node as the topology does (a remapped dial names another).
-      const std::string &msg = o.status.message();
-      if (msg.compare(0, c.node->address.size(), c.node->address) != 0)
-        why += c.node->address + ": ";
-      why += msg;
+      why += o.status.message();  // names the node (NamedFailure)
       result = std::move(o);
       return false;
     }

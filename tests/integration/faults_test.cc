@@ -30,15 +30,14 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "fault_kit.hpp"
 #include "harness_env.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int64_t MsSince(Clock::time_point t0) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
-}
+int64_t MsSince(Clock::time_point t0) { return crtest::MsFrom(t0); }
 
 std::string HostOf(const std::string &addr) { return addr.substr(0, addr.rfind(':')); }
 uint16_t PortOf(const std::string &addr) {
@@ -74,46 +73,20 @@ uint64_t CommandCalls(const std::string &addr, const std::string &cmd) {
   return at == std::string::npos ? 0 : std::strtoull(info.c_str() + at + tag.size(), nullptr, 10);
 }
 
-// Polls pred every 10 ms for at most ms; true once it holds.
-bool WaitFor(int64_t ms, const std::function<bool()> &pred) {
-  const auto t0 = Clock::now();
-  for (;;) {
-    if (pred()) return true;
-    if (MsSince(t0) > ms) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
+bool WaitFor(int64_t ms, const std::function<bool()> &pred) { return crtest::PollUntil(ms, pred); }
 
-struct Client {
-  cr_client *c = nullptr;
-  cr_router *router = nullptr;
-
-  // A client "in cloud A" (nodes in 127.0.1.0/24 are local).
-  Client(const std::string &seeds, cr_policy policy) {
+// A client "in cloud A" (nodes in 127.0.1.0/24 are local), with the shared
+// helpers of fault_kit.hpp.
+struct Client : crtest::FaultClient {
+  Client(const std::string &seeds, cr_policy policy)
+      : crtest::FaultClient(seeds, policy, Options(), 300) {}
+  static cr_client_options Options() {
     cr_client_options o = CR_CLIENT_OPTIONS_INIT;
     o.client_name = "cr-faults";
     o.refresh_min_gap_ms = 200;
     o.refresh_interval_ms = 2000;
     o.connect_timeout_ms = 500;
-    c = crtest::NewCloudAClient(seeds, policy, 300, o, &router);
-  }
-  ~Client() { cr_client_free(c); }
-
-  cr_client_stats Stats() const {
-    cr_client_stats st = CR_CLIENT_STATS_INIT;
-    EXPECT_EQ(cr_client_get_stats(&st, c), CR_OK);
-    return st;
-  }
-  // Reads a node ("host:port") has served so far.
-  uint64_t NodeReads(const std::string &addr) const {
-    std::vector<cr_client_node_stats> v(64);
-    for (auto &n : v) n = CR_CLIENT_NODE_STATS_INIT;
-    size_t count = 0;
-    if (cr_client_get_node_stats(v.data(), v.size(), &count, c) != CR_OK) return 0;
-    for (size_t i = 0; i < count; ++i) {
-      if (std::string(v[i].host) + ":" + std::to_string(v[i].port) == addr) return v[i].reads;
-    }
-    return 0;
+    return o;
   }
   std::vector<cr_candidate> Candidates(uint32_t slot) const {
     std::vector<cr_candidate> out(16);
@@ -122,25 +95,6 @@ struct Client {
     if (cr_router_candidates_slot(out.data(), out.size(), &n, router, slot) != CR_OK) n = 0;
     out.resize(n);
     return out;
-  }
-  std::string WriteNode(const std::string &key) const {
-    cr_route r = CR_ROUTE_INIT;
-    if (cr_router_route_write(&r, router, key.data(), key.size()) != CR_OK) return "";
-    return std::string(r.host) + ":" + std::to_string(r.port);
-  }
-  cr_status Get(const std::string &key, std::string *value) {
-    cr_reply *r = nullptr;
-    const cr_status s = cr_client_cmd_get(&r, c, key.data(), key.size());
-    if (s == CR_OK) {
-      size_t len = 0;
-      const char *p = cr_reply_get_string(r, &len);
-      *value = p == nullptr ? "(nil)" : std::string(p, len);
-    }
-    cr_reply_free(r);
-    return s;
-  }
-  cr_status Set(const std::string &key, const std::string &value) {
-    return cr_client_cmd_set(c, key.data(), key.size(), value.data(), value.size(), 0);
   }
 };
 
@@ -151,130 +105,31 @@ std::string Addr(const cr_candidate &c) {
 // Keys whose slot is owned by `master` ("host:port"), n of them.
 std::vector<std::string> KeysOn(Client &cl, const std::string &master, const std::string &prefix,
                                 int n) {
-  std::vector<std::string> keys;
-  for (int i = 0; keys.size() < static_cast<size_t>(n) && i < 100000; ++i) {
-    const std::string k = prefix + std::to_string(i);
-    if (cl.WriteNode(k) == master) keys.push_back(k);
-  }
-  return keys;
+  return cl.KeysOwnedBy(master, prefix, static_cast<size_t>(n));
 }
 
-// Writes every key (value = "v-" + key), then waits until each reads back
-// through the client (reads may be served by replicas, which acknowledge
-// asynchronously). These are the acknowledged writes of scenario (f).
+// Writes every key (value = "v-" + key, crtest::ValueOf), then waits until
+// each reads back through the client (reads may be served by replicas, which
+// acknowledge asynchronously). These are the acknowledged writes of
+// scenario (f).
 void WriteAndSettle(Client &cl, const std::vector<std::string> &keys) {
-  for (const std::string &k : keys)
-    ASSERT_EQ(cl.Set(k, "v-" + k), CR_OK) << k << ": " << cr_last_error();
-  ASSERT_TRUE(WaitFor(5000, [&] {
-    std::string v;
-    for (const std::string &k : keys) {
-      if (cl.Get(k, &v) != CR_OK || v != "v-" + k) return false;
-    }
-    return true;
-  })) << "writes did not become readable";
+  crtest::StoreAndSettle(cl, keys);
 }
 
 // Scenario (f): every acknowledged write is readable after the fault.
 void ExpectAllReadable(Client &cl, const std::vector<std::string> &keys, const char *scenario) {
-  size_t bad = 0;
-  std::string first_bad;
-  const bool ok = WaitFor(5000, [&] {
-    bad = 0;
-    std::string v;
-    for (const std::string &k : keys) {
-      if (cl.Get(k, &v) != CR_OK || v != "v-" + k) {
-        if (bad++ == 0) first_bad = k + " -> " + v;
-      }
-    }
-    return bad == 0;
-  });
-  EXPECT_TRUE(ok) << scenario << ": " << bad << " acknowledged writes unreadable, e.g. "
-                  << first_bad;
+  crtest::ExpectStored(cl, keys, scenario);
 }
 
 // Reads keys in a loop on its own thread, checking every value, and counts
-// failures and wrong values with the time of the first and last of each.
-class Reader {
- public:
-  Reader(Client &cl, std::vector<std::string> keys,
-         std::function<std::string(const std::string &)> expect)
-      : cl_(cl), keys_(std::move(keys)), expect_(std::move(expect)) {
-    thread_ = std::thread([this] { Run(); });
-  }
-  ~Reader() { Stop(); }
-  void Stop() {
-    stop_.store(true);
-    if (thread_.joinable()) thread_.join();
-  }
-  uint64_t reads() const { return reads_.load(); }
-  uint64_t failed() const { return failed_.load(); }
-  uint64_t wrong() const { return wrong_.load(); }
-  std::string first_error() {
-    std::lock_guard<std::mutex> l(mu_);
-    return first_error_;
-  }
-
- private:
-  void Run() {
-    size_t i = 0;
-    while (!stop_.load()) {
-      const std::string &k = keys_[i++ % keys_.size()];
-      std::string v;
-      const cr_status s = cl_.Get(k, &v);
-      reads_.fetch_add(1);
-      if (s != CR_OK) {
-        failed_.fetch_add(1);
-        Note(k + ": " + cr_status_str(s) + ": " + cr_last_error());
-      } else if (v != expect_(k)) {
-        wrong_.fetch_add(1);
-        Note(k + ": read '" + v + "', expected '" + expect_(k) + "'");
-      }
-    }
-  }
-  void Note(const std::string &what) {
-    std::lock_guard<std::mutex> l(mu_);
-    if (first_error_.empty()) first_error_ = what;
-  }
-
-  Client &cl_;
-  const std::vector<std::string> keys_;
-  const std::function<std::string(const std::string &)> expect_;
-  std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> reads_{0}, failed_{0}, wrong_{0};
-  std::mutex mu_;
-  std::string first_error_;
-  std::thread thread_;
+// failures and wrong values (crtest::Traffic).
+struct Reader : crtest::Traffic {
+  Reader(Client &cl, std::vector<std::string> keys) : Traffic(cl, std::move(keys), kRead) {}
+  uint64_t reads() const { return requests(); }
 };
 
-std::string Plain(const std::string &k) { return "v-" + k; }
-
-class Faults : public ::testing::Test {
+class Faults : public crtest::ClusterTest {
  protected:
-  void SetUp() override {
-    env_ = crtest::LoadHarnessEnv();
-    ASSERT_FALSE(env_["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
-  }
-  std::string Node(int n, const char *field) {
-    return env_["NODE" + std::to_string(n) + "_" + field];
-  }
-
-  // Restarts node n from its config (daemonized, as the harness started it)
-  // and records the new process in DIR/pids so `redis-harness.sh stop` ends
-  // it ("kind name pid ip port").
-  void Restart(int n) {
-    const std::string dir = env_["HARNESS_DIR"];
-    const std::string nd = dir + "/cluster/n" + std::to_string(n);
-    std::remove((nd + "/redis.pid").c_str());
-    ASSERT_EQ(std::system(("redis-server " + nd + "/redis.conf >/dev/null 2>&1").c_str()), 0);
-    std::string pid;
-    ASSERT_TRUE(WaitFor(5000, [&] {
-      std::ifstream f(nd + "/redis.pid");
-      return static_cast<bool>(f >> pid) && !pid.empty();
-    }));
-    std::ofstream(dir + "/pids", std::ios::app)
-        << "cluster n" << n << " " << pid << " " << Node(n, "IP") << " " << Node(n, "PORT") << "\n";
-  }
-
   // The health CLUSTER SHARDS (asked of `ask`) reports for node id, "" when absent.
   std::string ShardsHealth(const std::string &ask, const std::string &id) {
     const std::string out = Cli(ask, {"CLUSTER", "SHARDS"});
@@ -288,8 +143,6 @@ class Faults : public ::testing::Test {
 
   // Scenarios (d) and (d2): one slot resharded under traffic.
   void Reshard(cr_policy policy, const char *scenario);
-
-  std::map<std::string, std::string> env_;
 };
 
 // (a) A cloud-A client's reads reach cloud-A nodes only, as the nodes
@@ -345,7 +198,7 @@ TEST_F(Faults, LocalReplicaDownAndBack) {
   const std::string next = Addr(cands[1]);
   ASSERT_GT(cl.NodeReads(replica), 0u);
 
-  Reader reader(cl, keys, Plain);
+  Reader reader(cl, keys);
   ASSERT_TRUE(WaitFor(2000, [&] { return reader.reads() > 100; }));
   const uint64_t next_before = cl.NodeReads(next);
   const auto t_kill = Clock::now();
@@ -414,7 +267,7 @@ TEST_F(Faults, FailoverMovesMasterToCloudB) {
   const uint16_t slot = cr_keyslot(keys[0].data(), keys[0].size());
   ASSERT_EQ(Addr(cl.Candidates(slot)[0]), old_master);
 
-  Reader reader(cl, keys, Plain);
+  Reader reader(cl, keys);
   // The writer rewrites the same values (so the reader's expectation holds)
   // and counts failures and the window in which they happened.
   std::atomic<bool> stop{false};
@@ -521,7 +374,7 @@ void Faults::Reshard(cr_policy policy, const char *scenario) {
 
   const std::string src_replica = Node(2, "ADDR");  // shard 1's cloud-A replica
   const uint64_t src_replica_reads = cl.NodeReads(src_replica);
-  Reader reader(cl, keys, Plain);
+  Reader reader(cl, keys);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> writes{0}, writes_failed{0};
   std::string write_error;
