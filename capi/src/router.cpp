@@ -53,14 +53,23 @@ auto OnSnapshot(const cr_snapshot *s, F &&f) {
   return f(s->s.get());
 }
 
+// The target of a single-route entry point as two registers: (key, len),
+// or (nullptr, slot) when kBySlot.
+template <bool kBySlot>
+inline Target TargetOf(const void *key, size_t len_or_slot) {
+  return kBySlot ? SlotTarget(static_cast<uint32_t>(len_or_slot)) : KeyTarget(key, len_or_slot);
+}
+
 // RouteEntry's way out — bad arguments, or a routing code other than kOk —
 // out of line and cold, so the fast path keeps a small frame and none of the
-// message-building code.
-template <typename Handle>
+// message-building code. Every argument travels in a register: a Target
+// struct would be stored to the stack on every call, failing or not.
+template <bool kBySlot, typename Handle>
 [[gnu::noinline, gnu::cold]] cr_status RouteEntryFail(const cr_route *out, const Handle *h,
-                                                      const Target &t, cloudroute::Code c,
-                                                      const char *fn) noexcept {
+                                                      const void *key, size_t len_or_slot,
+                                                      cloudroute::Code c, const char *fn) noexcept {
   return Guard([&]() -> cr_status {
+    const Target t = TargetOf<kBySlot>(key, len_or_slot);
     if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
     if (cr_status s = NotNull(h, fn, std::is_same_v<Handle, cr_router> ? "router" : "snapshot");
         s != CR_OK)
@@ -73,12 +82,16 @@ template <typename Handle>
 // Every single-route entry point (router or snapshot, key or slot, read or
 // write). The fast path — valid arguments, a successful decision — neither
 // allocates nor throws, so it runs outside Guard.
-template <bool kWrite, typename Handle>
-cr_status RouteEntry(cr_route *out, const Handle *h, const Target &t, const char *fn) noexcept {
+template <bool kWrite, bool kBySlot, typename Handle>
+cr_status RouteEntry(cr_route *out, const Handle *h, const void *key, size_t len_or_slot,
+                     const char *fn) noexcept {
   cloudroute::Code c = cloudroute::Code::kInvalid;
+  const Target t = TargetOf<kBySlot>(key, len_or_slot);
   if (__builtin_expect(h != nullptr && OutputOk(out) && t.ok(), 1)) {
     const uint16_t slot = t.Slot();
-    c = OnSnapshot(h, [&](const cloudroute::Snapshot *s) {
+    // Captured by value: a closure holding references to locals would make
+    // them live in memory instead of registers.
+    c = OnSnapshot(h, [out, slot](const cloudroute::Snapshot *s) {
       if (s == nullptr) return cloudroute::Code::kNoTopology;
       cloudroute::Route route;
       const cloudroute::Code rc = kWrite ? s->RouteWrite(slot, &route) : s->RouteRead(slot, &route);
@@ -89,7 +102,7 @@ cr_status RouteEntry(cr_route *out, const Handle *h, const Target &t, const char
     });
     if (__builtin_expect(c == cloudroute::Code::kOk, 1)) return CR_OK;
   }
-  return RouteEntryFail(out, h, t, c, fn);
+  return RouteEntryFail<kBySlot>(out, h, key, len_or_slot, c, fn);
 }
 
 // The read candidates of a slot's shard, as (out, cap, needed).
@@ -148,19 +161,19 @@ cr_status cr_router_update(cr_router *r, cr_topology *t) {
 }
 
 cr_status cr_router_route_read(cr_route *out, const cr_router *r, const void *key, size_t len) {
-  return RouteEntry<false>(out, r, KeyTarget(key, len), "cr_router_route_read");
+  return RouteEntry<false, false>(out, r, key, len, "cr_router_route_read");
 }
 
 cr_status cr_router_route_write(cr_route *out, const cr_router *r, const void *key, size_t len) {
-  return RouteEntry<true>(out, r, KeyTarget(key, len), "cr_router_route_write");
+  return RouteEntry<true, false>(out, r, key, len, "cr_router_route_write");
 }
 
 cr_status cr_router_route_read_slot(cr_route *out, const cr_router *r, uint16_t slot) {
-  return RouteEntry<false>(out, r, SlotTarget(slot), "cr_router_route_read_slot");
+  return RouteEntry<false, true>(out, r, nullptr, slot, "cr_router_route_read_slot");
 }
 
 cr_status cr_router_route_write_slot(cr_route *out, const cr_router *r, uint16_t slot) {
-  return RouteEntry<true>(out, r, SlotTarget(slot), "cr_router_route_write_slot");
+  return RouteEntry<true, true>(out, r, nullptr, slot, "cr_router_route_write_slot");
 }
 
 cr_status cr_router_route_read_batch(cr_route *out, cr_status *statuses, const cr_router *r,
@@ -363,12 +376,12 @@ uint64_t cr_snapshot_get_generation(const cr_snapshot *s) {
 }
 
 cr_status cr_snapshot_route_read(cr_route *out, const cr_snapshot *s, const void *key, size_t len) {
-  return RouteEntry<false>(out, s, KeyTarget(key, len), "cr_snapshot_route_read");
+  return RouteEntry<false, false>(out, s, key, len, "cr_snapshot_route_read");
 }
 
 cr_status cr_snapshot_route_write(cr_route *out, const cr_snapshot *s, const void *key,
                                   size_t len) {
-  return RouteEntry<true>(out, s, KeyTarget(key, len), "cr_snapshot_route_write");
+  return RouteEntry<true, false>(out, s, key, len, "cr_snapshot_route_write");
 }
 
 cr_topology *cr_snapshot_get_topology(const cr_snapshot *s) {

@@ -31,21 +31,22 @@ class Router {
   Status Update(std::shared_ptr<const Topology> topology);
 
   Code RouteRead(const void *key, size_t len, Route *out) const {
-    SnapshotCell::Guard g = cell_.Read();
-    if (g.get() == nullptr) return Code::kNoTopology;
-    return g.get()->RouteRead(KeySlot(key, len), out);
+    const uint16_t slot = KeySlot(key, len);
+    return cell_.With([slot, out](const Snapshot *s) {
+      return s == nullptr ? Code::kNoTopology : s->RouteRead(slot, out);
+    });
   }
   Code RouteWrite(const void *key, size_t len, Route *out) const {
-    SnapshotCell::Guard g = cell_.Read();
-    if (g.get() == nullptr) return Code::kNoTopology;
-    return g.get()->RouteWrite(KeySlot(key, len), out);
+    const uint16_t slot = KeySlot(key, len);
+    return cell_.With([slot, out](const Snapshot *s) {
+      return s == nullptr ? Code::kNoTopology : s->RouteWrite(slot, out);
+    });
   }
   // Runs f(const Snapshot *) with the current snapshot pinned (nullptr when
   // there is none). f must not block.
   template <typename F>
   auto WithSnapshot(F &&f) const {
-    SnapshotCell::Guard g = cell_.Read();
-    return f(g.get());
+    return cell_.With(std::forward<F>(f));
   }
   std::shared_ptr<const Snapshot> Current() const { return cell_.Acquire(); }
 

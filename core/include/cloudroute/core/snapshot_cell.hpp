@@ -85,24 +85,27 @@ class SnapshotCell {
   Guard Read() const {
     const int i = asymmetric_ ? ThreadSlot() : -1;
     if (i >= 0) {
-      Slot *s = &slots_[i];
-      // The one precondition of the fast path: the writer waits for a slot
-      // to leave its read, so a nested Read() on one thread would let the
-      // outer read's snapshot be freed under it.
-      assert(s->depth.load(std::memory_order_relaxed) == 0 &&
-             "nested SnapshotCell::Read() on one thread");
-      s->entries.store(s->entries.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      s->depth.store(1, std::memory_order_relaxed);
-      // Keeps the compiler from hoisting the pointer load above the stores;
-      // the CPU-level ordering is the writer's membarrier.
-      std::atomic_signal_fence(std::memory_order_seq_cst);
+      Slot *s = Enter(i);
       return Guard(s, static_cast<std::atomic<int64_t> *>(nullptr),
                    ptr_.load(std::memory_order_acquire));
     }
-    const unsigned e = epoch_.load(std::memory_order_seq_cst) & 1u;
-    std::atomic<int64_t> *c = &readers_[e][Stripe()].n;
-    c->fetch_add(1, std::memory_order_seq_cst);
-    return Guard(nullptr, c, ptr_.load(std::memory_order_seq_cst));
+    return ReadCounted();
+  }
+
+  // Runs f(const Snapshot *) inside a read and returns what f returns: the
+  // protocol of Read(), with the kind of read known where it is used. On
+  // the fast path leaving is one store and nothing is tested (f is
+  // inlined into both paths). This is what the routing calls use: a Guard that may be
+  // either kind costs them two tests and a larger frame on every call.
+  template <typename F>
+  auto With(F &&f) const {
+    const int i = asymmetric_ ? ThreadSlot() : -1;
+    if (__builtin_expect(i >= 0, 1)) {
+      const SlotExit exit{Enter(i)};
+      return f(ptr_.load(std::memory_order_acquire));
+    }
+    const Guard g = ReadCounted();
+    return f(g.get());
   }
 
   // A counted reference to the current snapshot (for callers that keep it).
@@ -115,10 +118,41 @@ class SnapshotCell {
   void Publish(std::shared_ptr<const Snapshot> next);
 
  private:
+  // Enters a read on slot i (the calling thread's ThreadSlot()).
+  Slot *Enter(int i) const {
+    Slot *s = &slots_[i];
+    // The one precondition of the fast path: the writer waits for a slot
+    // to leave its read, so a nested read on one thread would let the
+    // outer read's snapshot be freed under it.
+    assert(s->depth.load(std::memory_order_relaxed) == 0 &&
+           "nested SnapshotCell::Read() on one thread");
+    s->entries.store(s->entries.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    s->depth.store(1, std::memory_order_relaxed);
+    // Keeps the compiler from hoisting the pointer load above the stores;
+    // the CPU-level ordering is the writer's membarrier.
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    return s;
+  }
+  struct SlotExit {
+    Slot *s;
+    SlotExit(const SlotExit &) = delete;
+    SlotExit &operator=(const SlotExit &) = delete;
+    ~SlotExit() { s->depth.store(0, std::memory_order_release); }
+  };
+  // The fallback read: a locked increment of the current epoch's stripe.
+  Guard ReadCounted() const {
+    const unsigned e = epoch_.load(std::memory_order_seq_cst) & 1u;
+    std::atomic<int64_t> *c = &readers_[e][Stripe()].n;
+    c->fetch_add(1, std::memory_order_seq_cst);
+    return Guard(nullptr, c, ptr_.load(std::memory_order_seq_cst));
+  }
+
   // Threads take stripes round-robin (two threads never share one until
   // there are more than kStripes).
   static unsigned Stripe() {
-    static thread_local unsigned stripe = 0;  // 0 = unassigned, else 1 + index
+    // initial-exec, as ThreadSlot's index: no __tls_get_addr call inside the .so.
+    static __thread unsigned stripe __attribute__((tls_model("initial-exec"))) =
+        0;  // 0 = unassigned, else 1 + index
     if (stripe == 0) stripe = 1 + next_stripe_.fetch_add(1, std::memory_order_relaxed) % kStripes;
     return stripe - 1;
   }
