@@ -414,6 +414,22 @@ TEST(Router, ExplainNamesTierRoleHealthWeight) {
 // Readers route continuously while a writer swaps topologies; readers must
 // always see a complete snapshot (every read lands on a node of the right
 // shard of one of the two layouts) — run under ASan/TSan in CI for teeth.
+// Swaps r between a and b while readers run: up to max_updates, but no longer
+// than `budget` once min_updates are done (under ASan or TSan on a loaded
+// machine each swap waits out readers that share two cores, and 2000 took
+// minutes). Returns how many were done.
+int SwapWhileReading(Router &r, const std::shared_ptr<const Topology> &a,
+                     const std::shared_ptr<const Topology> &b, int min_updates, int max_updates,
+                     std::chrono::milliseconds budget) {
+  const auto until = std::chrono::steady_clock::now() + budget;
+  int i = 0;
+  for (; i < max_updates; ++i) {
+    if (i >= min_updates && std::chrono::steady_clock::now() >= until) break;
+    EXPECT_TRUE(r.Update(i % 2 ? a : b).ok());
+  }
+  return i;
+}
+
 TEST(Router, ReadersNeverSeeAHalfBuiltSnapshot) {
   Router r(Cfg(Policy::kLocal));
   auto a = Topo(TwoShards()), b = Topo(TwoShards(true));
@@ -445,11 +461,12 @@ TEST(Router, ReadersNeverSeeAHalfBuiltSnapshot) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (reads.load() == 0 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::yield();
-  for (int i = 0; i < 2000; ++i) ASSERT_TRUE(r.Update(i % 2 ? a : b).ok());
+  const int swaps = SwapWhileReading(r, a, b, 100, 2000, std::chrono::seconds(3));
   stop = true;
   for (auto &t : readers) t.join();
   EXPECT_EQ(bad.load(), 0);
   EXPECT_GT(reads.load(), 0);
+  EXPECT_GE(swaps, 100);
 }
 
 // More threads than SnapshotCell has fast-path slots: the first ones read
@@ -482,11 +499,12 @@ TEST(Router, MoreReaderThreadsThanFastSlots) {
       }
     });
   }
-  for (int i = 0; i < 300; ++i) ASSERT_TRUE(r.Update(i % 2 ? a : b).ok());
+  const int swaps = SwapWhileReading(r, a, b, 20, 300, std::chrono::seconds(3));
   stop = true;
   for (auto &t : readers) t.join();
   EXPECT_EQ(bad.load(), 0);
   EXPECT_GE(reads.load(), 200L * threads);
+  EXPECT_GE(swaps, 20);
 }
 
 }  // namespace
