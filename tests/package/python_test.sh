@@ -3,9 +3,11 @@
 # - the wheel: `auditwheel show` finds it manylinux-clean; the extension needs
 #   no libhiredis (linked statically) and finds libssl/libcrypto in the wheel's
 #   own cloudroute.libs/; `pip install` into a fresh virtualenv, smoke test.
-# - the sdist: `pip install cloudroute-V.tar.gz` into a fresh virtualenv, built
-#   from nothing but the tarball (build isolation; the build requirements from
-#   .venv/wheelhouse, offline), smoke test; that extension needs no libhiredis.
+# - the sdist: it holds the C/C++ sources and no build tree; the wheel that
+#   scripts/package.sh built from nothing but the tarball (what `pip install
+#   cloudroute-V.tar.gz` does: build isolation, the build requirements from
+#   .venv/wheelhouse, offline, a fresh directory) installs into a fresh
+#   virtualenv and passes the smoke test; its extension needs no libhiredis.
 #
 #   tests/package/python_test.sh [DIST]     (default dist/)
 set -euo pipefail
@@ -59,10 +61,15 @@ ok "wheel: fresh virtualenv, extension needs no libhiredis, OpenSSL from cloudro
 members=$(tar tzf "$sdist")
 grep -q '/libcloudroute/core/src/keyslot.cpp$' <<<"$members" || fail "sdist lacks the C++ sources"
 ! grep -q '/build/' <<<"$members" || fail "sdist carries a build tree"
+# scripts/package.sh built the wheel from the sdist alone (an isolated pip
+# build in a fresh directory, as `pip install cloudroute-V.tar.gz` does); that
+# wheel, before auditwheel, is what such an install puts in place.
+sdist_wheel=$(ls "$root"/build/python/package-wheel/cloudroute-*.whl 2>/dev/null) ||
+  fail "no wheel built from the sdist in build/python/package-wheel/: run scripts/package.sh python"
+[[ $sdist_wheel -nt $sdist ]] || fail "$(basename "$sdist_wheel") is older than $(basename "$sdist")"
 "$tools/bin/python" -m venv "$work/sdist"
-(cd "$work" && "$work/sdist/bin/python" -m pip install -q --disable-pip-version-check --no-index \
-  --find-links "$tools/wheelhouse" "$sdist") >"$work/sdist.log" 2>&1 || { tail -40 "$work/sdist.log" >&2; fail "pip install $(basename "$sdist")"; }
+"$work/sdist/bin/python" -m pip install -q --disable-pip-version-check --no-index "$sdist_wheel"
 check_ldd "$work/sdist" sdist 0
 smoke "$work/sdist" sdist
-ok "sdist: built from the tarball alone in a fresh virtualenv, extension needs no libhiredis, smoke test"
+ok "sdist: the wheel pip built from the tarball alone, in a fresh virtualenv: no libhiredis, smoke test"
 echo "$passed passed, 0 failed"

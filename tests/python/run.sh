@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# The Python stage of scripts/test.sh: build the cloudroute wheel, install it
-# in a FRESH virtualenv (nothing else in it), check that it imports from
-# outside the repository, then run pytest and mypy (strict, on the package's
-# stubs and a typed usage example) and stubtest (stubs vs the real module).
+# The Python stage of scripts/test.sh: build the sdist and, from it alone, the
+# wheel users get (scripts/package.sh python: dist/), install that wheel in a
+# FRESH virtualenv (nothing else in it), check that it imports from outside
+# the repository, then run pytest and mypy (strict, on the package's stubs and
+# a typed usage example) and stubtest (stubs vs the real module). The package
+# stage (tests/package/python_test.sh) checks the same artifacts.
 #
 #   tests/python/run.sh            (after scripts/deps.sh has made .venv/)
 #   tests/python/run.sh -k router  extra arguments go to pytest (and skip the
 #                                  redis-py majors: tests/python/run_redis_py.sh)
 #
-# Build tree: build/python/ (kept, so rebuilds are incremental).
+# Every run builds the wheel from a fresh sdist (a full compile; ccache helps
+# when it is installed). Test state: build/python/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -16,11 +19,9 @@ tools=$root/.venv
 out=$root/build/python
 [[ -x $tools/bin/python ]] || { echo "python: $tools missing: run scripts/deps.sh" >&2; exit 1; }
 
-echo "== python: build the wheel (scikit-build-core, build/python/)"
-rm -rf "$out/dist"
-"$tools/bin/python" -m pip wheel -q --no-build-isolation --no-deps -w "$out/dist" ./bindings/python \
-  -C build-dir="$out/cmake"
-wheel=$(ls "$out"/dist/cloudroute-*.whl)
+echo "== python: the sdist and the wheel built from it (scripts/package.sh python)"
+scripts/package.sh python
+wheel=$(ls "$root"/dist/cloudroute-*-manylinux_*.whl)
 
 echo "== python: install $(basename "$wheel") in a fresh virtualenv"
 venv=$out/venv-test
