@@ -11,7 +11,8 @@
 #
 # Per key = the benchmark's totals, less its one-time setup, divided by the
 # calls of cloudroute::KeySlot (one per routed key; cloudroute::HashTag in
-# builds before KeySlot moved out of line). Each run is bounded (900 s).
+# builds before KeySlot moved out of line), or of the C entry point where the
+# slot is computed inline (cr_router_route_read, cr_snapshot_route_read). Each run is bounded (900 s).
 set -euo pipefail
 build=${1:?usage: bench/callgrind_route.sh BUILD_DIR [BENCHMARK_REGEX...]}
 shift
@@ -40,7 +41,7 @@ for l in lines:
     m = re.match(r"c?fn=\((\d+)\) (.*)", l)
     if m:
         names[m.group(1)] = m.group(2)
-keys = {"KeySlot": 0, "HashTag": 0}
+keys = {"KeySlot": 0, "HashTag": 0, "entry": 0}
 callee, setup, take = None, [0] * len(events), False
 for l in lines:
     m = re.match(r"cfn=\((\d+)\)", l)
@@ -56,10 +57,12 @@ for l in lines:
         for k in keys:
             if callee.startswith("cloudroute::" + k + "("):
                 keys[k] += int(l.split("=")[1].split()[0])
+        if callee in ("cr_router_route_read", "cr_snapshot_route_read"):
+            keys["entry"] += int(l.split("=")[1].split()[0])
         take = bool(re.search(r"GetC?World|ShortKeys|MakeKeys|DescribeOnce", callee))
         callee = None
 d = dict(zip(events, [t - s for t, s in zip(totals, setup)]))
-keys = keys["KeySlot"] or keys["HashTag"]
+keys = keys["KeySlot"] or keys["HashTag"] or keys["entry"]
 if keys == 0:
     sys.exit("callgrind_route: no routed keys counted for " + sys.argv[2])
 print("%-42s %7.1f instructions/key %6.2f L1d misses/key" %

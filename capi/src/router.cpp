@@ -2,6 +2,7 @@
 #include <type_traits>
 
 #include "api.hpp"
+#include "cloudroute/core/keyslot_inline.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 
@@ -33,6 +34,10 @@ struct Target {
   bool ok() const { return by_slot ? SlotOk(slot) : (key != nullptr || len == 0); }
   uint16_t Slot() const {
     return by_slot ? static_cast<uint16_t>(slot) : cloudroute::KeySlot(key, len);
+  }
+  // Slot(), with the key's slot computed inline: for the single-route calls.
+  uint16_t SlotInline() const {
+    return by_slot ? static_cast<uint16_t>(slot) : cloudroute::KeySlotInline(key, len);
   }
 };
 
@@ -88,7 +93,7 @@ cr_status RouteEntry(cr_route *out, const Handle *h, const void *key, size_t len
   cloudroute::Code c = cloudroute::Code::kInvalid;
   const Target t = TargetOf<kBySlot>(key, len_or_slot);
   if (__builtin_expect(h != nullptr && OutputOk(out) && t.ok(), 1)) {
-    const uint16_t slot = t.Slot();
+    const uint16_t slot = t.SlotInline();
     // Captured by value: a closure holding references to locals would make
     // them live in memory instead of registers.
     c = OnSnapshot(h, [out, slot](const cloudroute::Snapshot *s) {
