@@ -29,10 +29,12 @@ Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed>
       [raw] { (void)raw->observer_.Refresh(); }, [raw] { raw->observer_.Tick(); },
       c->ctx_.opts.refresh_interval_ms, c->ctx_.opts.refresh_min_gap_ms);
   c->ctx_.refresher.store(c->refresher_.get(), std::memory_order_release);
+  c->prober_ = std::make_unique<RecoveryProber>(&c->ctx_, &c->pools_);
   return c;
 }
 
 Client::~Client() {
+  prober_.reset();
   ctx_.refresher.store(nullptr, std::memory_order_release);
   refresher_.reset();
 }
