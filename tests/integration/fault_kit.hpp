@@ -326,6 +326,29 @@ class Traffic {
   std::thread thread_;
 };
 
+// redis-cli against one node "host:port" (bounded by `timeout`); stdout,
+// trimmed.
+inline std::string Cli(const std::string &addr, const std::vector<std::string> &args) {
+  const size_t colon = addr.rfind(':');
+  std::string cmd = "timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
+                    std::to_string(std::atoi(addr.c_str() + colon + 1));
+  for (const std::string &a : args) {
+    std::string q = "'";
+    for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    cmd += " " + q + "'";
+  }
+  cmd += " 2>&1";
+  std::string out;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
 // A test against the cluster whose cluster.env CR_TEST_CLUSTER_ENV names.
 class ClusterTest : public ::testing::Test {
  protected:
