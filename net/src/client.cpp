@@ -77,7 +77,8 @@ Result<ReplyPtr> Client::EvalScript(const Script &script, bool read_only,
 Result<std::vector<NodeReply>> Client::ExecuteOnNodes(NodeTarget target, const std::string &address,
                                                       const Args &args, const CallOptions &call) {
   if (args.empty()) return Error(Code::kInvalid, "empty command");
-  auto targets = ResolveTargets(&ctx_, target, address);
+  const std::shared_ptr<const Snapshot> snap = ctx_.router->Current();  // pins the targets
+  auto targets = ResolveTargets(snap.get(), target, address);
   if (!targets.ok()) return targets.status();
   RunOnNodes(&ctx_, &pools_, args, call, &*targets);
   return targets;

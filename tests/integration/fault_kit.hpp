@@ -21,6 +21,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -326,6 +327,25 @@ class Traffic {
   std::thread thread_;
 };
 
+// What several Traffic threads saw, added up (StopAll stops them first).
+struct TrafficTotals {
+  uint64_t requests = 0, failed = 0, wrong = 0;
+  int64_t slowest_ms = 0;
+  std::string first_error;
+};
+inline TrafficTotals StopAll(std::vector<std::unique_ptr<Traffic>> *threads) {
+  TrafficTotals t;
+  for (auto &r : *threads) {
+    r->Stop();
+    t.requests += r->requests();
+    t.failed += r->failed();
+    t.wrong += r->wrong();
+    t.slowest_ms = std::max(t.slowest_ms, r->slowest_ms());
+    if (t.first_error.empty()) t.first_error = r->first_error();
+  }
+  return t;
+}
+
 // redis-cli against one node "host:port" (bounded by `timeout`); stdout,
 // trimmed.
 inline std::string Cli(const std::string &addr, const std::vector<std::string> &args) {
@@ -337,16 +357,7 @@ inline std::string Cli(const std::string &addr, const std::vector<std::string> &
     for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
     cmd += " " + q + "'";
   }
-  cmd += " 2>&1";
-  std::string out;
-  FILE *p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
+  return CommandOutput(cmd + " 2>&1");
 }
 
 // A test against the cluster whose cluster.env CR_TEST_CLUSTER_ENV names.
@@ -375,6 +386,17 @@ class ClusterTest : public ::testing::Test {
     }));
     std::ofstream(dir + "/pids", std::ios::app)
         << "cluster n" << n << " " << pid << " " << Node(n, "IP") << " " << Node(n, "PORT") << "\n";
+  }
+
+  // SIGKILLs node n, waits until it is gone and starts it again (Restart):
+  // with no RDB and no AOF (the harness keeps none) it comes back empty.
+  void KillAndRestart(int n) {
+    const std::string nd = env_["HARNESS_DIR"] + "/cluster/n" + std::to_string(n);
+    std::string pid;
+    ASSERT_TRUE(static_cast<bool>(std::ifstream(nd + "/redis.pid") >> pid));
+    ASSERT_EQ(kill(std::atoi(pid.c_str()), SIGKILL), 0);
+    ASSERT_TRUE(PollUntil(5000, [&] { return kill(std::atoi(pid.c_str()), 0) != 0; }));
+    Restart(n);
   }
 
   std::map<std::string, std::string> env_;

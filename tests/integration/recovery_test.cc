@@ -96,44 +96,30 @@ TEST_F(Recovery, MasterRestartedEmptyAfterFailover) {
 
   // Kill it and start it again with nothing: its pooled connections die,
   // and the new process answers before it has synced.
-  const std::string nd = env_["HARNESS_DIR"] + "/cluster/n4";
-  std::string pid;
-  ASSERT_TRUE(static_cast<bool>(std::ifstream(nd + "/redis.pid") >> pid));
   const auto t_kill = FaultClock::now();
-  ASSERT_EQ(kill(std::atoi(pid.c_str()), SIGKILL), 0);
-  ASSERT_TRUE(PollUntil(5000, [&] { return kill(std::atoi(pid.c_str()), 0) != 0; }));
-  Restart(4);
+  KillAndRestart(4);
+  if (HasFatalFailure()) return;
   const int64_t restart_ms = MsFrom(t_kill);
   const uint64_t at_restart = cl.NodeReads(old_master);
   ASSERT_TRUE(PollUntil(15000, [&] { return cl.NodeReads(old_master) > at_restart + 100; }))
       << "reads did not return to " << old_master;
   const int64_t recovery_ms = MsFrom(t_kill);
-  uint64_t requests = 0, failed = 0, wrong = 0;
-  int64_t slowest = 0;
-  std::string first_error;
-  for (auto &r : readers) {
-    r->Stop();
-    requests += r->requests();
-    failed += r->failed();
-    wrong += r->wrong();
-    slowest = std::max(slowest, r->slowest_ms());
-    if (first_error.empty()) first_error = r->first_error();
-  }
+  const crtest::TrafficTotals r = crtest::StopAll(&readers);
   writes.Stop();
   const cr_client_stats st = cl.Stats();
   std::printf(
       "RECOVERY scenario=master_restarted_empty reads=%llu reads_failed=%llu wrong=%llu "
       "writes=%llu writes_failed=%llu failover_ms=%lld restart_ms=%lld slowest_read_ms=%lld "
       "slowest_write_ms=%lld recovery_ms=%lld conn_errors=%llu timeouts=%llu\n",
-      (unsigned long long)requests, (unsigned long long)failed, (unsigned long long)wrong,
+      (unsigned long long)r.requests, (unsigned long long)r.failed, (unsigned long long)r.wrong,
       (unsigned long long)writes.requests(), (unsigned long long)writes.failed(),
-      (long long)failover_ms, (long long)restart_ms, (long long)slowest,
+      (long long)failover_ms, (long long)restart_ms, (long long)r.slowest_ms,
       (long long)writes.slowest_ms(), (long long)recovery_ms, (unsigned long long)st.conn_errors,
       (unsigned long long)st.timeouts);
   std::fflush(stdout);
-  EXPECT_EQ(failed, 0u) << first_error;
-  EXPECT_EQ(wrong, 0u) << first_error;
-  EXPECT_LE(slowest, kReadBoundMs);
+  EXPECT_EQ(r.failed, 0u) << r.first_error;
+  EXPECT_EQ(r.wrong, 0u) << r.first_error;
+  EXPECT_LE(r.slowest_ms, kReadBoundMs);
   EXPECT_EQ(writes.failed(), 0u) << writes.first_error();
   EXPECT_LE(writes.slowest_ms(), kReadBoundMs);
   crtest::ExpectStored(cl, keys, "master_restarted_empty");

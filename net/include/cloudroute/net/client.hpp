@@ -127,7 +127,8 @@ class Client {
   ClusterObserver observer_;
   NodePools pools_;
   CommandExecutor executor_;
-  std::unique_ptr<RecoveryProber> prober_;  // stopped first of all, in ~Client
+  // Its thread is stopped first of all, in ~Client.
+  std::unique_ptr<RecoveryProber> prober_;
   std::unique_ptr<Refresher> refresher_;  // last: its thread stops first
 };
 
