@@ -1056,7 +1056,8 @@ CR_API cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c);
 typedef struct cr_client_node_stats {
   uint32_t struct_size;
   uint32_t node_handle; /* stable node handle (as in cr_route.node_handle) */
-  const char *host;     /* valid until cr_client_free */
+  const char *host;     /* as cr_route.host: valid while the node is in the client's
+                           current or previous topology (copy it to keep it) */
   uint16_t port;
   uint64_t reads; /* read commands this node answered */
   uint64_t writes;

@@ -167,7 +167,7 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
 
     auto c = std::make_unique<cr_client>();
     cloudroute::RouterConfig rc = cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{};
-    rc.reclaim_nodes = false;  // the net layer holds node entries without pins
+    rc.reclaim_nodes = true;  // the net layer pins what it uses (net/node_pools.hpp)
     c->router = std::make_unique<cr_router>(std::move(rc));
     auto client = net::Client::Create(&c->router->router, std::move(*parsed), std::move(co));
     if (!client.ok()) return Fail(client.status());

@@ -78,7 +78,7 @@ cr_status cr_client_command_nodes(cr_node_replies **out, cr_client *c, const cr_
     auto res = std::make_unique<cr_node_replies>();
     for (net::NodeReply &n : *r) {
       cr_node_replies::Entry e;
-      e.address = n.node->address;
+      e.address = n.address;
       e.role = n.role == cloudroute::Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
       e.status = static_cast<cr_status>(n.status.code());
       e.error = n.status.ok() ? "" : n.status.message();

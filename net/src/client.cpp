@@ -29,10 +29,12 @@ Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed>
       [raw] { (void)raw->observer_.Refresh(); }, [raw] { raw->observer_.Tick(); },
       c->ctx_.opts.refresh_interval_ms, c->ctx_.opts.refresh_min_gap_ms);
   c->ctx_.refresher.store(c->refresher_.get(), std::memory_order_release);
+  c->prober_ = std::make_unique<RecoveryProber>(&c->ctx_, &c->pools_);
   return c;
 }
 
 Client::~Client() {
+  prober_.reset();
   ctx_.refresher.store(nullptr, std::memory_order_release);
   refresher_.reset();
 }
@@ -75,7 +77,8 @@ Result<ReplyPtr> Client::EvalScript(const Script &script, bool read_only,
 Result<std::vector<NodeReply>> Client::ExecuteOnNodes(NodeTarget target, const std::string &address,
                                                       const Args &args, const CallOptions &call) {
   if (args.empty()) return Error(Code::kInvalid, "empty command");
-  auto targets = ResolveTargets(&ctx_, target, address);
+  const std::shared_ptr<const Snapshot> snap = ctx_.router->Current();  // pins the targets
+  auto targets = ResolveTargets(snap.get(), target, address);
   if (!targets.ok()) return targets.status();
   RunOnNodes(&ctx_, &pools_, args, call, &*targets);
   return targets;

@@ -53,6 +53,7 @@ Status ClusterObserver::Refresh() {
   Status s = ctx_->router->Update(topology);
   if (!s.ok()) return failed(s);
   ctx_->stats.Add(&Stats::refreshes);
+  pools_->Sweep();  // the pools of nodes the update reclaimed
   if (log.Enabled(LogLevel::kWarn) && before != nullptr) {
     LogFailovers(log, *before->topology, *topology);
   }

@@ -158,13 +158,18 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
   const Args *prefix = nullptr;
   Args load;  // SCRIPT LOAD <call.script>, sent at most once
   uint32_t redirects = 0, retries = 0;
+  // Pin the nodes tried until the call returns, so none is reclaimed (nor
+  // its pool dropped) under it: the snapshot of the last route (a NOSCRIPT
+  // retry goes to one of its nodes) and the ASK targets.
+  std::shared_ptr<const Snapshot> snap;
+  NodePins asked;
   for (;;) {
     Outcome o;
     if (pinned != nullptr) {
       o = TryNode(pinned, pinned_tier, access, args, prefix, call);
       pinned = nullptr;
     } else {
-      std::shared_ptr<const Snapshot> snap = router->Current();
+      snap = router->Current();
       if (snap == nullptr) return Error(Code::kNoTopology, "no topology installed");
       const CandidateSet *set = snap->SetForSlot(slot);
       if (set == nullptr) {
@@ -219,6 +224,7 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
           auto target = router->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
           if (!target.ok()) return target.status();
           pinned = *target;
+          asked.Add(pinned);  // the router pins it now (until its second update)
           pinned_tier = Tier::kUnknown;
           prefix = &kAsking;
         }

@@ -71,7 +71,8 @@ void FanOut::Run() {
 
 void FanOut::Plan() {
   legs_.clear();
-  std::shared_ptr<const Snapshot> snap = ctx_->router->Current();
+  snap_ = ctx_->router->Current();
+  const std::shared_ptr<const Snapshot> &snap = snap_;
   for (Job &job : *jobs_) {
     if (job.done()) continue;
     if (job.pinned != nullptr) {
@@ -270,10 +271,12 @@ void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
       } else {
         ctx_->stats.Add(&Stats::ask);
         auto target = ctx_->router->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
-        if (target.ok())
+        if (target.ok()) {
           job->ask = *target;
-        else
+          asked_.Add(job->ask);  // the router pins it now (until its second update)
+        } else {
           job->status = target.status();
+        }
       }
       return;
     }

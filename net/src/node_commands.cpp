@@ -11,9 +11,8 @@
 namespace cloudroute {
 namespace net {
 
-Result<std::vector<NodeReply>> ResolveTargets(ClientContext *ctx, NodeTarget target,
+Result<std::vector<NodeReply>> ResolveTargets(const Snapshot *snap, NodeTarget target,
                                               const std::string &address) {
-  std::shared_ptr<const Snapshot> snap = ctx->router->Current();
   if (snap == nullptr) return Error(Code::kNoTopology, "no topology installed");
   std::vector<NodeReply> out;
   std::unordered_set<const NodeEntry *> seen;
@@ -22,6 +21,7 @@ Result<std::vector<NodeReply>> ResolveTargets(ClientContext *ctx, NodeTarget tar
     if (target == NodeTarget::kNode && n->address != address) return;
     NodeReply r;
     r.node = n;
+    r.address = n->address;
     r.role = role;
     r.tier = tier;
     out.push_back(std::move(r));

@@ -14,7 +14,7 @@ NodePools::NodePools(ClientContext *ctx, OnConnect on_connect)
 
 NodePool &NodePools::For(NodeEntry *node) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::unique_ptr<NodePool> &p = pools_[node->handle];
+  std::shared_ptr<NodePool> &p = pools_[node->handle];
   if (p == nullptr) {
     // Dial the announced address, or where the configuration re-points it
     // (NAT, a proxy, a cloud's private endpoint): routing keeps the identity.
@@ -29,7 +29,7 @@ NodePool &NodePools::For(NodeEntry *node) {
     conn.readonly = true;                    // once per connection; harmless on a master
     const std::string id_host = node->host;  // the identity zones are reported under
     const uint16_t id_port = node->port;
-    p = std::make_unique<NodePool>(
+    p = std::make_shared<NodePool>(
         [this, host, port, id_host, id_port,
          conn](uint32_t timeout_ms) -> Result<std::unique_ptr<Connection>> {
           // The whole handshake (READONLY, the zone probe, the readiness
@@ -53,19 +53,42 @@ NodePool &NodePools::For(NodeEntry *node) {
   return *p;
 }
 
-std::vector<std::pair<uint32_t, NodePool *>> NodePools::List() const {
-  std::vector<std::pair<uint32_t, NodePool *>> out;
+std::vector<std::pair<uint32_t, std::shared_ptr<NodePool>>> NodePools::List() const {
+  std::vector<std::pair<uint32_t, std::shared_ptr<NodePool>>> out;
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto &p : pools_) out.emplace_back(p.first, p.second.get());
+  for (const auto &p : pools_) out.emplace_back(p.first, p.second);
   return out;
+}
+
+size_t NodePools::Sweep() {
+  const NodeRegistry &reg = ctx_->router->registry();
+  std::vector<std::shared_ptr<NodePool>> gone;  // closed outside the lock
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = pools_.begin(); it != pools_.end();) {
+      if (reg.Get(it->first) != nullptr) {
+        ++it;
+        continue;
+      }
+      gone.push_back(std::move(it->second));
+      it = pools_.erase(it);
+    }
+  }
+  return gone.size();
 }
 
 std::vector<NodeStatsValues> NodePools::node_stats() const {
   std::vector<NodeStatsValues> out;
+  NodeRegistry &reg = ctx_->router->registry();
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto &p : pools_) {
+    NodeEntry *e = reg.Pin(p.first);
+    if (e == nullptr) continue;  // reclaimed: its pool goes at the next Sweep
     NodeStatsValues v;
-    v.node = ctx_->router->registry().Get(p.first);
+    v.pin = std::make_shared<NodePins>();
+    v.pin->Add(e);
+    NodeRegistry::Unpin(e);
+    v.node = e;
     NodeCounters &c = p.second->counters();
     v.reads = c.reads.load(std::memory_order_relaxed);
     v.writes = c.writes.load(std::memory_order_relaxed);

@@ -19,6 +19,7 @@ Result<std::unique_ptr<Pinned>> Pinned::Acquire(ClientContext *ctx, NodePools *p
                  "the master of slot " + std::to_string(slot) + " has no known endpoint");
   }
   std::unique_ptr<Pinned> p(new Pinned(ctx, pools, set->master, set->master_tier, slot));
+  p->pin_.Add(p->node_);  // snap pins it now
   p->pool_ = &pools->For(p->node_);
   auto conn = p->pool_->Acquire(ctx->TimeoutFor(p->tier_));
   if (!conn.ok()) {

@@ -20,10 +20,15 @@ void Pipeline::Add(Access access, size_t key_index, std::vector<std::string_view
 Status Pipeline::AddForNode(Access access, const std::string &host, uint16_t port,
                             std::vector<std::string_view> argv) {
   const std::string address = FormatAddress(host, port);
-  NodeEntry *node = client_->router().registry().Find(address);
+  NodeRegistry &reg = client_->router().registry();
+  uint32_t handle = 0;
+  // Pinned until the command ran (a node no one pins is about to be reclaimed).
+  NodeEntry *node = reg.FindHandle(address, &handle) ? reg.Pin(handle) : nullptr;
   if (node == nullptr) {
     return Error(Code::kNotFound, "node " + address + " is not part of the client's cluster");
   }
+  pins_.Add(node);
+  NodeRegistry::Unpin(node);
   jobs_.emplace_back();
   Job &j = jobs_.back();
   j.access = access;
@@ -36,6 +41,7 @@ std::vector<Job> Pipeline::Execute() {
   std::vector<Job> jobs = std::move(jobs_);
   jobs_.clear();
   client_->Run(&jobs);
+  pins_.Clear();
   return jobs;
 }
 

@@ -53,8 +53,11 @@ void PingIdle(ClientContext *ctx, NodePools *pools) {
     if (reply.ok() && !(*reply)->is_error()) {
       nc.AddSample(t0, t1);
     } else if (!reply.ok()) {
-      if (NodeEntry *e = ctx->router->registry().Get(p.first))
-        pools->NoteFailure(e, p.second, reply.status());
+      // Pinned for the call: a reclaimed node's breaker is left alone.
+      if (NodeEntry *e = ctx->router->registry().Pin(p.first)) {
+        pools->NoteFailure(e, p.second.get(), reply.status());
+        NodeRegistry::Unpin(e);
+      }
     }
   }
 }

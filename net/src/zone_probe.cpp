@@ -1,6 +1,7 @@
 // Zones reported by the nodes themselves (see zone_probe.hpp).
 #include "cloudroute/net/zone_probe.hpp"
 
+#include <iterator>
 #include <thread>
 #include <vector>
 
@@ -68,6 +69,10 @@ void ZoneProbe::LearnZones(NodePools *pools) {
   std::vector<NodeEntry *> todo;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    // Forget the nodes the router reclaimed (their handles name no entry).
+    for (auto it = dialed_.begin(); it != dialed_.end();) {
+      it = ctx_->router->registry().Get(it->first) == nullptr ? dialed_.erase(it) : std::next(it);
+    }
     for (const TopoNode &n : snap->topology->nodes) {
       if (!n.endpoint_known() || !n.zone.empty() || n.health != ReportedHealth::kOnline) continue;
       NodeEntry *e = ctx_->router->registry().Find(n.address());

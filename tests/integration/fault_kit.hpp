@@ -21,6 +21,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -326,6 +327,39 @@ class Traffic {
   std::thread thread_;
 };
 
+// What several Traffic threads saw, added up (StopAll stops them first).
+struct TrafficTotals {
+  uint64_t requests = 0, failed = 0, wrong = 0;
+  int64_t slowest_ms = 0;
+  std::string first_error;
+};
+inline TrafficTotals StopAll(std::vector<std::unique_ptr<Traffic>> *threads) {
+  TrafficTotals t;
+  for (auto &r : *threads) {
+    r->Stop();
+    t.requests += r->requests();
+    t.failed += r->failed();
+    t.wrong += r->wrong();
+    t.slowest_ms = std::max(t.slowest_ms, r->slowest_ms());
+    if (t.first_error.empty()) t.first_error = r->first_error();
+  }
+  return t;
+}
+
+// redis-cli against one node "host:port" (bounded by `timeout`); stdout,
+// trimmed.
+inline std::string Cli(const std::string &addr, const std::vector<std::string> &args) {
+  const size_t colon = addr.rfind(':');
+  std::string cmd = "timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
+                    std::to_string(std::atoi(addr.c_str() + colon + 1));
+  for (const std::string &a : args) {
+    std::string q = "'";
+    for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    cmd += " " + q + "'";
+  }
+  return CommandOutput(cmd + " 2>&1");
+}
+
 // A test against the cluster whose cluster.env CR_TEST_CLUSTER_ENV names.
 class ClusterTest : public ::testing::Test {
  protected:
@@ -352,6 +386,17 @@ class ClusterTest : public ::testing::Test {
     }));
     std::ofstream(dir + "/pids", std::ios::app)
         << "cluster n" << n << " " << pid << " " << Node(n, "IP") << " " << Node(n, "PORT") << "\n";
+  }
+
+  // SIGKILLs node n, waits until it is gone and starts it again (Restart):
+  // with no RDB and no AOF (the harness keeps none) it comes back empty.
+  void KillAndRestart(int n) {
+    const std::string nd = env_["HARNESS_DIR"] + "/cluster/n" + std::to_string(n);
+    std::string pid;
+    ASSERT_TRUE(static_cast<bool>(std::ifstream(nd + "/redis.pid") >> pid));
+    ASSERT_EQ(kill(std::atoi(pid.c_str()), SIGKILL), 0);
+    ASSERT_TRUE(PollUntil(5000, [&] { return kill(std::atoi(pid.c_str()), 0) != 0; }));
+    Restart(n);
   }
 
   std::map<std::string, std::string> env_;

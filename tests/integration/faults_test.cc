@@ -44,26 +44,7 @@ uint16_t PortOf(const std::string &addr) {
   return static_cast<uint16_t>(std::atoi(addr.c_str() + addr.rfind(':') + 1));
 }
 
-// redis-cli against one node (bounded by `timeout`); stdout, trimmed.
-std::string Cli(const std::string &addr, const std::vector<std::string> &args) {
-  std::string cmd =
-      "timeout 10 redis-cli -h " + HostOf(addr) + " -p " + std::to_string(PortOf(addr));
-  for (const std::string &a : args) {
-    std::string q = "'";
-    for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    cmd += " " + q + "'";
-  }
-  cmd += " 2>&1";
-  std::string out;
-  FILE *p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
+using crtest::Cli;
 
 // "calls" of cmdstat_<cmd> in INFO commandstats; 0 when never called.
 uint64_t CommandCalls(const std::string &addr, const std::string &cmd) {

@@ -3,6 +3,7 @@
 // by every integration test binary.
 #pragma once
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -11,6 +12,20 @@
 #include <vector>
 
 namespace crtest {
+
+// The stdout of a shell command (popen), trailing newlines trimmed; "" when
+// it cannot run. Bound the command itself (`timeout N …`).
+inline std::string CommandOutput(const std::string &cmd) {
+  std::string out;
+  FILE *p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
 
 // The harness env file named by the environment variable `var` (e.g.
 // CR_TEST_CLUSTER_ENV); empty when unset or unreadable.

@@ -22,17 +22,8 @@ namespace {
 
 std::string Cli(const std::string &addr, const std::string &args) {
   const size_t colon = addr.rfind(':');
-  const std::string cmd = "timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
-                          addr.substr(colon + 1) + " " + args + " 2>&1";
-  std::string out;
-  FILE *p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
+  return crtest::CommandOutput("timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
+                               addr.substr(colon + 1) + " " + args + " 2>&1");
 }
 
 uint64_t StrlenCalls(const std::string &addr) {

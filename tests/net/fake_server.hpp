@@ -1,7 +1,8 @@
 // A tiny scripted TCP server on 127.0.0.1 for net-layer tests: for each
 // accepted connection it reads a request, then writes the script's bytes
 // (optionally followed by `filler` repeated `repeat` times, to stream a large
-// body), then keeps the connection open until the server stops.
+// body), then keeps the connection open until the peer closes it or the
+// server stops.
 #pragma once
 
 #include <arpa/inet.h>
@@ -39,7 +40,9 @@ class FakeServer {
   ~FakeServer() {
     stop_ = true;
     thread_.join();
-    for (int c : clients_) close(c);
+    for (int c : clients_) {
+      if (c >= 0) close(c);
+    }
     close(fd_);
   }
   uint16_t port() const { return port_; }
@@ -65,6 +68,10 @@ class FakeServer {
         if (!(fds[i].revents & POLLIN)) continue;
         char buf[4096];
         const ssize_t n = recv(fds[i].fd, buf, sizeof buf, 0);
+        if (n == 0) {  // the peer closed: poll skips a negative fd from now on
+          close(fds[i].fd);
+          clients_[i - 1] = -1;
+        }
         if (n <= 0) continue;
         requests[i - 1].append(buf, static_cast<size_t>(n));
         const std::string out = respond_(requests[i - 1]);
@@ -105,3 +112,68 @@ inline std::function<std::string(const std::string &)> Always(std::string reply)
     return req.size() >= 2 && req.compare(req.size() - 2, 2, "\r\n") == 0 ? reply : std::string();
   };
 }
+
+namespace fake {
+
+// The commands of a pipelined RESP request buffer, as argv lists; *used gets
+// the bytes they took (a partial command at the end stays).
+inline std::vector<std::vector<std::string>> Commands(const std::string &buf, size_t *used) {
+  std::vector<std::vector<std::string>> out;
+  size_t pos = 0;
+  *used = 0;
+  while (pos < buf.size() && buf[pos] == '*') {
+    size_t eol = buf.find("\r\n", pos);
+    if (eol == std::string::npos) break;
+    const long n = std::stol(buf.substr(pos + 1, eol - pos - 1));
+    size_t p = eol + 2;
+    std::vector<std::string> argv;
+    for (long i = 0; i < n; ++i) {
+      eol = buf.find("\r\n", p);
+      if (eol == std::string::npos || buf[p] != '$') return out;
+      const size_t len = std::stoul(buf.substr(p + 1, eol - p - 1));
+      if (eol + 2 + len + 2 > buf.size()) return out;
+      argv.push_back(buf.substr(eol + 2, len));
+      p = eol + 2 + len + 2;
+    }
+    out.push_back(argv);
+    pos = p;
+    *used = pos;
+  }
+  return out;
+}
+
+inline std::string Bulk(const std::string &s) {
+  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+}
+
+// A cluster node as far as the live client asks: CLUSTER SHARDS is an
+// error (as on Redis 6: the client falls back to CLUSTER SLOTS), CLUSTER
+// SLOTS (any other CLUSTER subcommand too) answers slots(), INFO an empty
+// section, PING +PONG, GET "v", anything else +OK.
+inline std::function<std::string(const std::string &)> ClusterNode(
+    std::function<std::string()> slots) {
+  return [slots](const std::string &req) {
+    size_t used = 0;
+    std::string out;
+    for (const auto &argv : Commands(req, &used)) {
+      const std::string cmd = argv.empty() ? "" : argv[0];
+      const std::string sub = argv.size() > 1 ? argv[1] : "";
+      if ((cmd == "CLUSTER" || cmd == "cluster") && (sub == "SHARDS" || sub == "shards")) {
+        out += "-ERR unknown subcommand 'SHARDS'\r\n";
+      } else if (cmd == "CLUSTER" || cmd == "cluster") {
+        out += slots();
+      } else if (cmd == "INFO" || cmd == "info") {
+        out += Bulk("# Server\r\n");
+      } else if (cmd == "PING" || cmd == "ping") {
+        out += "+PONG\r\n";
+      } else if (cmd == "GET" || cmd == "get") {
+        out += Bulk("v");
+      } else {
+        out += "+OK\r\n";
+      }
+    }
+    return out;
+  };
+}
+
+}  // namespace fake

@@ -16,36 +16,7 @@
 
 namespace {
 
-// The commands of a pipelined RESP request buffer, as argv lists; *used gets
-// the bytes they took (a partial command at the end stays).
-std::vector<std::vector<std::string>> Commands(const std::string &buf, size_t *used) {
-  std::vector<std::vector<std::string>> out;
-  size_t pos = 0;
-  *used = 0;
-  while (pos < buf.size() && buf[pos] == '*') {
-    size_t eol = buf.find("\r\n", pos);
-    if (eol == std::string::npos) break;
-    const long n = std::stol(buf.substr(pos + 1, eol - pos - 1));
-    size_t p = eol + 2;
-    std::vector<std::string> argv;
-    for (long i = 0; i < n; ++i) {
-      eol = buf.find("\r\n", p);
-      if (eol == std::string::npos || buf[p] != '$') return out;
-      const size_t len = std::stoul(buf.substr(p + 1, eol - p - 1));
-      if (eol + 2 + len + 2 > buf.size()) return out;
-      argv.push_back(buf.substr(eol + 2, len));
-      p = eol + 2 + len + 2;
-    }
-    out.push_back(argv);
-    pos = p;
-    *used = pos;
-  }
-  return out;
-}
-
-std::string Bulk(const std::string &s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
+using fake::Bulk;
 
 // CLUSTER SLOTS: one shard owning every slot, its master at host:port.
 std::string Slots(const std::string &host, uint16_t port) {
@@ -59,27 +30,10 @@ class HostileTopology : public ::testing::Test {
   // falls back to CLUSTER SLOTS), CLUSTER SLOTS with the good or the hostile
   // reply, INFO with an empty section, anything else with +OK.
   HostileTopology()
-      : server_([this](const std::string &req) {
-          size_t used = 0;
-          std::string out;
-          for (const auto &argv : Commands(req, &used)) {
-            const std::string cmd = argv.empty() ? "" : argv[0];
-            const std::string sub = argv.size() > 1 ? argv[1] : "";
-            if ((cmd == "CLUSTER" || cmd == "cluster") && (sub == "SHARDS" || sub == "shards")) {
-              out += "-ERR unknown subcommand 'SHARDS'\r\n";
-            } else if (cmd == "CLUSTER" || cmd == "cluster") {
-              ++slots_asked_;
-              out += Slots(hostile_ ? std::string("127.0.0.1\0evil", 14) : "127.0.0.1", port());
-            } else if (cmd == "INFO" || cmd == "info") {
-              out += Bulk("# Server\r\n");
-            } else if (cmd == "PING" || cmd == "ping") {
-              out += "+PONG\r\n";
-            } else {
-              out += "+OK\r\n";
-            }
-          }
-          return out;
-        }) {}
+      : server_(fake::ClusterNode([this] {
+          ++slots_asked_;
+          return Slots(hostile_ ? std::string("127.0.0.1\0evil", 14) : "127.0.0.1", port());
+        })) {}
 
   uint16_t port() const { return server_.port(); }
   std::string seed() const { return "127.0.0.1:" + std::to_string(port()); }

@@ -36,8 +36,8 @@ struct RouterConfig {
   uint64_t seed = 0;
   uint32_t migration_ttl_ms = 0;  // see SlotMigrations; 0 = its default
   // Free the registry entries of nodes gone from the current and previous
-  // topology on each update (see NodeRegistry). The live client turns it off:
-  // its net layer keeps node pointers (pools, in-flight commands) unpinned.
+  // topology on each update (see NodeRegistry). The live client reclaims
+  // too: its net layer pins every node it uses (net/node_pools.hpp).
   bool reclaim_nodes = true;
 };
 

@@ -54,6 +54,7 @@
 #include "cloudroute/net/node_commands.hpp"
 #include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/pinned.hpp"
+#include "cloudroute/net/recovery_probe.hpp"
 #include "cloudroute/net/refresher.hpp"
 #include "cloudroute/net/script.hpp"
 #include "cloudroute/net/stats.hpp"
@@ -126,6 +127,8 @@ class Client {
   ClusterObserver observer_;
   NodePools pools_;
   CommandExecutor executor_;
+  // Its thread is stopped first of all, in ~Client.
+  std::unique_ptr<RecoveryProber> prober_;
   std::unique_ptr<Refresher> refresher_;  // last: its thread stops first
 };
 

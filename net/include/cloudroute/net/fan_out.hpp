@@ -118,6 +118,10 @@ class FanOut {
   NodePools *const pools_;
   std::vector<Job> *const jobs_;
   std::vector<Leg> legs_;
+  // Pin every node a leg uses, so none is reclaimed (nor its pool dropped)
+  // during the run: the snapshot of the round's plan, and the ASK targets.
+  std::shared_ptr<const Snapshot> snap_;
+  NodePins asked_;
   uint32_t backoff_retries_ = 0;  // > 0: the next round waits (TRYAGAIN / CLUSTERDOWN)
 };
 

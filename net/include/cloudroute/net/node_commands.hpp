@@ -27,20 +27,23 @@ namespace net {
 enum class NodeTarget : uint8_t { kNode = 0, kMasters = 1, kAllNodes = 2 };
 
 struct NodeReply {
-  NodeEntry *node = nullptr;
+  NodeEntry *node = nullptr;  // pinned only while the caller holds the snapshot
+  std::string address;        // node's, copied
   Role role = Role::kMaster;
   Tier tier = Tier::kUnknown;  // its timeout's tier
   ReplyPtr reply;              // set when the node answered (also an error reply)
   Status status;               // kServerError with its text for an error reply; a failure otherwise
 };
 
-// The targets in the current topology: masters in slot order (each
-// followed by its replicas for kAllNodes), or the one node at address.
-// Errors: kNoTopology; kNotFound (no such node); kInvalid (a bad address).
-Result<std::vector<NodeReply>> ResolveTargets(ClientContext *ctx, NodeTarget target,
+// The targets in snap (the caller's, kept until RunOnNodes returned: it
+// pins the nodes): masters in slot order (each followed by its replicas for
+// kAllNodes), or the one node at address.
+// Errors: kNoTopology (snap is null); kNotFound (no such node).
+Result<std::vector<NodeReply>> ResolveTargets(const Snapshot *snap, NodeTarget target,
                                               const std::string &address);
 
 // Sends args to every target and fills in their replies.
+// REQUIRES: the snapshot the targets came from is held.
 void RunOnNodes(ClientContext *ctx, NodePools *pools, const Args &args, const CallOptions &call,
                 std::vector<NodeReply> *targets);
 

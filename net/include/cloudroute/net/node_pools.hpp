@@ -9,8 +9,14 @@
 // READONLY; each new connection is handed to the on-connect hook (the
 // observer's zone probe and replica readiness check), which may refuse it.
 //
-// Thread-safety: safe for concurrent use. Pools are never removed, so a
-// NodePool reference stays valid for the NodePools' lifetime.
+// Lifetime: a pool lives as long as its node's registry entry. The router
+// reclaims an entry once no snapshot, previous topology or caller pins it
+// (core/node_registry.hpp); Sweep() then closes and drops its pool. So a
+// NodePool reference from For(node) stays valid while the caller keeps node
+// pinned — every user does: it holds the snapshot it routed on (or pins the
+// node itself: an ASK target, a node named by a pipeline or a transaction).
+//
+// Thread-safety: safe for concurrent use.
 #pragma once
 
 #include <atomic>
@@ -30,6 +36,7 @@ namespace net {
 
 struct NodeStatsValues {
   const NodeEntry *node = nullptr;
+  std::shared_ptr<NodePins> pin;  // keeps node from being reclaimed while these values live
   uint64_t reads = 0, writes = 0, errors = 0, connections = 0;
   uint32_t latency_us = 0;  // EWMA of round trips; 0 = none yet
   size_t open = 0, idle = 0;
@@ -47,10 +54,16 @@ class NodePools {
   NodePools(const NodePools &) = delete;
   NodePools &operator=(const NodePools &) = delete;
 
+  // REQUIRES: node is pinned (see Lifetime above) while the pool is used.
   NodePool &For(NodeEntry *node);
-  // Every pool so far, by node handle.
-  std::vector<std::pair<uint32_t, NodePool *>> List() const;
+  // Every pool, by node handle; each stays alive while its pointer is held.
+  std::vector<std::pair<uint32_t, std::shared_ptr<NodePool>>> List() const;
+  // The pools of nodes that are still in the registry (reclaimed ones are
+  // skipped), in handle order.
   std::vector<NodeStatsValues> node_stats() const;
+  // Drops the pools of reclaimed nodes (their handles name no entry any
+  // more); returns how many. Call after each topology update.
+  size_t Sweep();
 
   // A connection error or timeout with node (pool: its pool, or null).
   void NoteFailure(NodeEntry *node, NodePool *pool, const Status &s);
@@ -63,7 +76,7 @@ class NodePools {
   const OnConnect on_connect_;
   std::atomic<uint32_t> consecutive_failures_{0};
   mutable std::mutex mu_;
-  std::unordered_map<uint32_t, std::unique_ptr<NodePool>> pools_;  // by node handle
+  std::unordered_map<uint32_t, std::shared_ptr<NodePool>> pools_;  // by node handle
 };
 
 }  // namespace net

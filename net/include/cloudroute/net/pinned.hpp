@@ -57,6 +57,7 @@ class Pinned {
   NodeEntry *const node_;
   const Tier tier_;
   const uint16_t slot_;
+  NodePins pin_;  // node_, not reclaimed (nor its pool dropped) while this lives
   NodePool *pool_ = nullptr;
   std::unique_ptr<Connection> conn_;
   bool in_multi_ = false, watching_ = false;

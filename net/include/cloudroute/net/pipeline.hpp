@@ -44,11 +44,15 @@ class Pipeline {
   // Runs every queued command; results in queue order (each Job's reply or
   // status). The queue is empty afterwards.
   std::vector<Job> Execute();
-  void Clear() { jobs_.clear(); }
+  void Clear() {
+    jobs_.clear();
+    pins_.Clear();
+  }
 
  private:
   Client *const client_;
   std::vector<Job> jobs_;
+  NodePins pins_;  // the nodes AddForNode named: not reclaimed while queued
 };
 
 }  // namespace net
