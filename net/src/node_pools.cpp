@@ -132,6 +132,21 @@ void NodePools::NoteSuccess(NodeEntry *node) {
   }
 }
 
+void NodePools::NoteHedgeLost(NodeEntry *node, NodePool *pool) {
+  std::atomic<uint32_t> &losses = pool->counters().hedge_losses;
+  const uint32_t n = losses.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (n < kHedgeLossesBeforeSetAside) return;
+  losses.store(0, std::memory_order_relaxed);
+  NodeRegistry &reg = ctx_->router->registry();
+  const bool was_open = node->health.open();
+  node->health.SetAside(reg.clock()(), reg.health_config());
+  if (!was_open && ctx_->log.Enabled(LogLevel::kWarn)) {
+    ctx_->log.Emit(LogLevel::kWarn, "node marked down",
+                   {{"node", node->address},
+                    {"error", "lost " + std::to_string(n) + " hedged reads in a row"}});
+  }
+}
+
 void NodePools::NoteServed(Access access, Tier tier, NodePool *pool) {
   NodeCounters &nc = pool->counters();
   if (access == Access::kRead) {

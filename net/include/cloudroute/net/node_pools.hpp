@@ -55,6 +55,9 @@ class NodePools {
   // A connection error or timeout with node (pool: its pool, or null).
   void NoteFailure(NodeEntry *node, NodePool *pool, const Status &s);
   void NoteSuccess(NodeEntry *node);
+  // A hedged read the node lost: it had not answered when the next candidate
+  // did. kHedgeLossesBeforeSetAside in a row set it aside (hedge.hpp).
+  void NoteHedgeLost(NodeEntry *node, NodePool *pool);
   // A command the node answered (a reply or an error reply) for the caller.
   void NoteServed(Access access, Tier tier, NodePool *pool);
 
