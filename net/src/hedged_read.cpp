@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
+#include <mutex>
 
 #include "cloudroute/net/command_executor.hpp"
 #include "cloudroute/net/deadline.hpp"
@@ -52,25 +54,67 @@ void Fail(NodePools *pools, Leg *leg, const Status &s) {
   leg->failure.status = NamedFailure(leg->node, s);
 }
 
-// Takes a connection to c's node and sends the command; false (the leg
-// failed) when either fails.
-bool Start(ClientContext *ctx, NodePools *pools, const Candidate &c, const Args &args,
-           const CallOptions &call, Leg *leg) {
-  leg->node = c.node;
-  leg->tier = c.tier;
-  leg->pool = &pools->For(c.node);
-  const uint32_t tier_ms = ctx->TimeoutFor(c.tier);
-  auto conn = leg->pool->Acquire(tier_ms);
-  if (!conn.ok()) {
-    Fail(pools, leg, conn.status());
-    return false;
+// The connection of the first leg: an idle one, else a new one dialed on
+// its own thread and waited for until hedge_at. Null with leg->failed when
+// the pool or the dial failed; null without when the dial is still running
+// at hedge_at (it goes on: NodePools::DialAside).
+std::unique_ptr<Connection> FirstConnection(NodePools *pools, Leg *leg, uint32_t tier_ms,
+                                            int64_t hedge_at) {
+  bool must_dial = false;
+  auto idle = leg->pool->Reserve(tier_ms, &must_dial);
+  if (!idle.ok()) {
+    Fail(pools, leg, idle.status());
+    return nullptr;
   }
-  leg->conn = std::move(*conn);
+  if (!must_dial) return std::move(*idle);
+  std::shared_ptr<NodePools::PendingDial> dial = pools->DialAside(leg->node, leg->pool, tier_ms);
+  std::unique_lock<std::mutex> lock(dial->mu);
+  dial->cv.wait_for(lock, std::chrono::nanoseconds(std::max<int64_t>(hedge_at - SteadyNowNs(), 0)),
+                    [&] { return dial->done; });
+  if (!dial->done) {
+    dial->abandoned = true;
+    return nullptr;
+  }
+  if (dial->conn == nullptr) {
+    const Status s = dial->status;
+    lock.unlock();
+    Fail(pools, leg, s);
+  }
+  return std::move(dial->conn);
+}
+
+// Sends the command on the leg's connection (conn; null: the leg failed,
+// or its dial is still running) and starts its deadline; false unless sent.
+bool Send(NodePools *pools, std::unique_ptr<Connection> conn, uint32_t tier_ms, const Args &args,
+          const CallOptions &call, Leg *leg) {
+  if (conn == nullptr) return false;
+  leg->conn = std::move(conn);
   leg->t0 = SteadyNowNs();
   leg->deadline = DeadlineAfter(CommandTimeoutMs(args, call, tier_ms), leg->t0);
   const Status s = leg->conn->Send({&args}, leg->deadline);
   if (!s.ok()) Fail(pools, leg, s);
   return s.ok();
+}
+
+// The leg's node, tier and pool; its tier timeout.
+uint32_t Prepare(ClientContext *ctx, NodePools *pools, const Candidate &c, Leg *leg) {
+  leg->node = c.node;
+  leg->tier = c.tier;
+  leg->pool = &pools->For(c.node);
+  return ctx->TimeoutFor(c.tier);
+}
+
+// The second leg: a pooled connection (dialed here when none is idle) and
+// the command sent; false when the leg failed.
+bool StartSecond(ClientContext *ctx, NodePools *pools, const Candidate &c, const Args &args,
+                 const CallOptions &call, Leg *leg) {
+  const uint32_t tier_ms = Prepare(ctx, pools, c, leg);
+  auto conn = leg->pool->Acquire(tier_ms);
+  if (!conn.ok()) {
+    Fail(pools, leg, conn.status());
+    return false;
+  }
+  return Send(pools, std::move(*conn), tier_ms, args, call, leg);
 }
 
 // Reads what has arrived on the leg, waiting until `until` (at most its
@@ -128,10 +172,25 @@ Outcome CommandExecutor::TryHedged(const Candidate &first, const Candidate &next
     return Answered(pools_, leg->node, leg->tier, leg->pool, std::move(leg->reply), Access::kRead,
                     leg->t0, leg->t1);
   };
-  if (!Start(ctx_, pools_, first, args, call, &a)) return settle(&a);
-  const int64_t delay_ns =
+  const uint32_t tier_ms = Prepare(ctx_, pools_, first, &a);
+  const int64_t hedge_at =
+      SteadyNowNs() +
       static_cast<int64_t>(HedgeDelayUs(ctx_->opts.hedge, a.pool->counters().recent)) * 1000;
-  Await(pools_, &a, a.t0 + delay_ns);
+  std::unique_ptr<Connection> conn = FirstConnection(pools_, &a, tier_ms, hedge_at);
+  if (conn == nullptr && !a.failed) {
+    // A handshake slower than the hedge delay (a stalled node accepts TCP
+    // connections): nothing was sent, so the read moves on at no extra cost.
+    pools_->NoteHedgeLost(a.node, a.pool);
+    Outcome o;
+    o.node = a.node;
+    o.tier = a.tier;
+    o.status = Error(kTimeout, a.node->address +
+                                   ": a new connection was not ready within the hedge delay "
+                                   "(the dial goes on)");
+    return o;
+  }
+  if (!Send(pools_, std::move(conn), tier_ms, args, call, &a)) return settle(&a);
+  Await(pools_, &a, hedge_at);
   if (!a.pending()) return settle(&a);
   if (!ctx_->hedge_budget.TryTake()) {
     ctx_->stats.Add(&Stats::hedges_denied);
@@ -140,7 +199,7 @@ Outcome CommandExecutor::TryHedged(const Candidate &first, const Candidate &next
   }
   ctx_->stats.Add(&Stats::hedges);
   *hedge_sent = true;
-  if (!Start(ctx_, pools_, next, args, call, &b)) {
+  if (!StartSecond(ctx_, pools_, next, args, call, &b)) {
     failed_legs->push_back(settle(&b));
     Await(pools_, &a, a.deadline);
     return settle(&a);

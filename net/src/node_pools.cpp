@@ -2,6 +2,7 @@
 #include "cloudroute/net/node_pools.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
@@ -130,6 +131,45 @@ void NodePools::NoteSuccess(NodeEntry *node) {
   if (consecutive_failures_.load(std::memory_order_relaxed) != 0) {
     consecutive_failures_.store(0, std::memory_order_relaxed);
   }
+}
+
+NodePools::~NodePools() {
+  std::unique_lock<std::mutex> lock(dials_mu_);
+  dials_cv_.wait(lock, [this] { return dials_ == 0; });
+}
+
+std::shared_ptr<NodePools::PendingDial> NodePools::DialAside(NodeEntry *node, NodePool *pool,
+                                                             uint32_t timeout_ms) {
+  auto pending = std::make_shared<PendingDial>();
+  {
+    std::lock_guard<std::mutex> lock(dials_mu_);
+    ++dials_;
+  }
+  std::thread([this, node, pool, timeout_ms, pending] {
+    Result<std::unique_ptr<Connection>> c = pool->Dial(timeout_ms);
+    {
+      std::unique_lock<std::mutex> lock(pending->mu);
+      if (!pending->abandoned) {
+        if (c.ok()) {
+          pending->conn = std::move(*c);
+        } else {
+          pending->status = c.status();
+        }
+        pending->done = true;
+        pending->cv.notify_all();
+      } else {
+        lock.unlock();
+        if (c.ok()) {
+          pool->Release(std::move(*c));
+        } else {
+          NoteFailure(node, pool, c.status());
+        }
+      }
+    }
+    std::lock_guard<std::mutex> lock(dials_mu_);
+    if (--dials_ == 0) dials_cv_.notify_all();
+  }).detach();
+  return pending;
 }
 
 void NodePools::NoteHedgeLost(NodeEntry *node, NodePool *pool) {
