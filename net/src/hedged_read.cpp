@@ -55,11 +55,11 @@ void Fail(NodePools *pools, Leg *leg, const Status &s) {
 }
 
 // The connection of the first leg: an idle one, else a new one dialed on
-// its own thread and waited for until hedge_at. Null with leg->failed when
+// its own thread and waited for until dial_until. Null with leg->failed when
 // the pool or the dial failed; null without when the dial is still running
-// at hedge_at (it goes on: NodePools::DialAside).
+// at dial_until (it goes on: NodePools::DialAside).
 std::unique_ptr<Connection> FirstConnection(NodePools *pools, Leg *leg, uint32_t tier_ms,
-                                            int64_t hedge_at) {
+                                            int64_t dial_until) {
   bool must_dial = false;
   auto idle = leg->pool->Reserve(tier_ms, &must_dial);
   if (!idle.ok()) {
@@ -69,7 +69,8 @@ std::unique_ptr<Connection> FirstConnection(NodePools *pools, Leg *leg, uint32_t
   if (!must_dial) return std::move(*idle);
   std::shared_ptr<NodePools::PendingDial> dial = pools->DialAside(leg->node, leg->pool, tier_ms);
   std::unique_lock<std::mutex> lock(dial->mu);
-  dial->cv.wait_for(lock, std::chrono::nanoseconds(std::max<int64_t>(hedge_at - SteadyNowNs(), 0)),
+  dial->cv.wait_for(lock,
+                    std::chrono::nanoseconds(std::max<int64_t>(dial_until - SteadyNowNs(), 0)),
                     [&] { return dial->done; });
   if (!dial->done) {
     dial->abandoned = true;
@@ -173,13 +174,18 @@ Outcome CommandExecutor::TryHedged(const Candidate &first, const Candidate &next
                     leg->t0, leg->t1);
   };
   const uint32_t tier_ms = Prepare(ctx_, pools_, first, &a);
-  const int64_t hedge_at =
-      SteadyNowNs() +
+  const int64_t start = SteadyNowNs();
+  const int64_t delay_ns =
       static_cast<int64_t>(HedgeDelayUs(ctx_->opts.hedge, a.pool->counters().recent)) * 1000;
-  std::unique_ptr<Connection> conn = FirstConnection(pools_, &a, tier_ms, hedge_at);
+  // A handshake takes a few round trips: an adaptive delay (a round trip's
+  // p99) would give up on healthy dials, so a new connection gets at least
+  // hedge_delay_ms.
+  const int64_t dial_until =
+      std::max(start + delay_ns, DeadlineAfter(ctx_->opts.hedge.delay_ms, start));
+  std::unique_ptr<Connection> conn = FirstConnection(pools_, &a, tier_ms, dial_until);
   if (conn == nullptr && !a.failed) {
-    // A handshake slower than the hedge delay (a stalled node accepts TCP
-    // connections): nothing was sent, so the read moves on at no extra cost.
+    // A handshake slower than that (a stalled node accepts TCP connections):
+    // nothing was sent, so the read moves on at no extra cost.
     pools_->NoteHedgeLost(a.node, a.pool);
     Outcome o;
     o.node = a.node;
@@ -190,7 +196,7 @@ Outcome CommandExecutor::TryHedged(const Candidate &first, const Candidate &next
     return o;
   }
   if (!Send(pools_, std::move(conn), tier_ms, args, call, &a)) return settle(&a);
-  Await(pools_, &a, hedge_at);
+  Await(pools_, &a, a.t0 + delay_ns);  // the delay counts from the send
   if (!a.pending()) return settle(&a);
   if (!ctx_->hedge_budget.TryTake()) {
     ctx_->stats.Add(&Stats::hedges_denied);
