@@ -50,7 +50,8 @@ bool RecentLatency::Quantile(double p, uint32_t *us) const {
     total += counts[b];
   }
   if (total < kMinSamples) return false;
-  const double want = std::ceil(static_cast<double>(total) * std::min(std::max(p, 0.0), 100.0) / 100.0);
+  const double want =
+      std::ceil(static_cast<double>(total) * std::min(std::max(p, 0.0), 100.0) / 100.0);
   const uint64_t rank = std::max<uint64_t>(static_cast<uint64_t>(want), 1);
   uint64_t seen = 0;
   for (int b = 0; b < kBuckets; ++b) {

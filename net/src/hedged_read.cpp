@@ -26,8 +26,8 @@ struct Leg {
   NodePool *pool = nullptr;
   std::unique_ptr<Connection> conn;  // the command sent on it; null once handed back
   int64_t t0 = 0, t1 = 0, deadline = 0;
-  ReplyPtr reply;      // the whole reply, once read
-  Outcome failure;     // kNodeFailed with its status, once failed
+  ReplyPtr reply;   // the whole reply, once read
+  Outcome failure;  // kNodeFailed with its status, once failed
   bool failed = false;
 
   bool pending() const { return !failed && reply == nullptr; }
