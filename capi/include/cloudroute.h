@@ -897,6 +897,14 @@ typedef struct cr_reply cr_reply;
 
 #define CR_TIER_COUNT 5 /* entries of per-tier arrays, indexed by cr_tier */
 
+/* ---- hedged reads ---- */
+typedef enum cr_hedge_mode {
+  CR_HEDGE_OFF = 0,     /* never hedge */
+  CR_HEDGE_FIXED = 1,   /* hedge after hedge_delay_ms */
+  CR_HEDGE_ADAPTIVE = 2 /* hedge after the node's recent hedge_percentile latency
+                           (at least hedge_min_delay_ms) */
+} cr_hedge_mode;
+
 typedef struct cr_client_options {
   uint32_t struct_size;
   uint32_t connect_timeout_ms;                /* default 1000 */
@@ -944,13 +952,29 @@ typedef struct cr_client_options {
    * struct_size leaves both off. */
   uint64_t replica_max_lag_bytes; /* master_repl_offset - replica offset; 0 = no bound */
   uint32_t replica_max_lag_s;     /* seconds since the replica's last ack; 0 = no bound */
+  /* ---- hedged reads (off by default). A single-key read whose node has not
+   * answered within the hedge delay is sent to the next read candidate too
+   * (never the same node; only when it is up) and the first answer wins; the
+   * other connection is closed, its reply unread. Writes, blocking commands,
+   * commands with a call-level timeout, scripts, MGET and pipelines are never
+   * hedged. A node that loses 3 hedges in a row is set aside like one that
+   * timed out. cr_client_stats counts hedges. An older caller's smaller
+   * struct_size leaves hedging off. */
+  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
+  uint32_t hedge_delay_ms;       /* FIXED: the delay; ADAPTIVE: the delay until the node has
+                                    64 recent samples. 1-60000; default 20 */
+  uint32_t hedge_min_delay_ms;   /* ADAPTIVE: the delay is never shorter; default 2 */
+  uint32_t hedge_budget_percent; /* hedges at most this % of hedgeable reads, plus a burst
+                                    of 10; 1-100; default 10 */
+  double hedge_percentile;       /* ADAPTIVE: the percentile of the node's recent round
+                                    trips used as its delay; (0, 100]; default 99.0 */
 } cr_client_options;
 
-#define CR_CLIENT_OPTIONS_INIT                                                                  \
-  {                                                                                             \
-    (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u, \
-        30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u, 1073741824u, NULL,  \
-        NULL, NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u                                  \
+#define CR_CLIENT_OPTIONS_INIT                                                                   \
+  {                                                                                              \
+    (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,  \
+        30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u, 1073741824u, NULL,   \
+        NULL, NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0 \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */
@@ -1040,12 +1064,16 @@ typedef struct cr_client_stats {
   uint64_t refreshes;                    /* topology refreshes that succeeded */
   uint64_t refresh_failures;
   uint64_t connections; /* connections opened */
+  /* ---- hedged reads (cr_client_options.hedge_mode) */
+  uint64_t hedges;        /* reads also sent to the next candidate */
+  uint64_t hedges_won;    /* ... that the next candidate answered first */
+  uint64_t hedges_denied; /* reads past their hedge delay the budget did not hedge */
 } cr_client_stats;
 
 #define CR_CLIENT_STATS_INIT                                                                     \
   {                                                                                              \
     (uint32_t)sizeof(cr_client_stats), 0u, {0u, 0u, 0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, \
-        0u, 0u, 0u                                                                               \
+        0u, 0u, 0u, 0u, 0u, 0u                                                                   \
   }
 
 /* Counters since the client was created (an output struct:

@@ -8,6 +8,7 @@
 #include "cloudroute/net/client.hpp"
 #include "cloudroute/net/discovery.hpp"
 #include "cloudroute/net/tls.hpp"
+#include "hedge.hpp"
 #include "live.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
@@ -150,6 +151,7 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     co.failures_before_refresh = o.failures_before_refresh;
     co.replica_max_lag_bytes = o.replica_max_lag_bytes;
     co.replica_max_lag_s = o.replica_max_lag_s;
+    if (cr_status s = HedgeOptionsFrom(o, fn, &co.hedge); s != CR_OK) return s;
     if (cfg != nullptr) co.log = cfg->log;
 
     if (o.tls != 0) {
@@ -285,6 +287,9 @@ cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c) {
     o.refreshes = v.refreshes;
     o.refresh_failures = v.refresh_failures;
     o.connections = v.connections;
+    o.hedges = v.hedges;
+    o.hedges_won = v.hedges_won;
+    o.hedges_denied = v.hedges_denied;
     WriteOutput(out, o);
     return CR_OK;
   });

@@ -14,19 +14,6 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
-
-// A node's failure named as the topology names the node: a remapped dial's
-// own message names the address dialed (a proxy, a NAT), which an operator
-// cannot find in the topology.
-Status NamedFailure(const NodeEntry *node, const Status &s) {
-  const std::string &msg = s.message();
-  if (msg.compare(0, node->address.size(), node->address) == 0) return s;
-  return Error(s.code(), node->address + ": " + msg);
-}
-
-}  // namespace
-
 Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, const Args &args,
                                  const Args *prefix, const CallOptions &call) {
   NodePool &pool = pools_->For(node);
@@ -63,15 +50,20 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
     o.status = NamedFailure(node, s);
     return o;
   }
-  pools_->NoteSuccess(node);
-  pool.counters().AddSample(t0, t1);
   ReplyPtr answer = std::move(replies.back());
   if (prefix != nullptr && replies.front()->is_error()) answer = std::move(replies.front());
+  return Answered(pools_, node, tier, &pool, std::move(answer), access, t0, t1);
+}
+
+Outcome Answered(NodePools *pools, NodeEntry *node, Tier tier, NodePool *pool, ReplyPtr answer,
+                 Access access, int64_t t0_ns, int64_t t1_ns) {
+  pools->NoteSuccess(node);
+  pool->counters().AddSample(t0_ns, t1_ns);
   Outcome c = Classify(std::move(answer), node, access);
   c.node = node;
   c.tier = tier;
   if (c.kind == OutcomeKind::kDone || c.kind == OutcomeKind::kServerError) {
-    pools_->NoteServed(access, tier, &pool);
+    pools->NoteServed(access, tier, pool);
   }
   return c;
 }
@@ -90,9 +82,8 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
   Outcome result;
   uint32_t tried = 0, failed = 0;
   std::string why;  // "addr: reason; addr: reason"
-  auto attempt = [&](const Candidate &c) {
-    ++tried;
-    Outcome o = TryNode(c.node, c.tier, Access::kRead, args, nullptr, call);
+  // What one node's attempt came to; true when it settles the read.
+  auto settle = [&](Outcome o) {
     if (o.kind == OutcomeKind::kNodeFailed && !o.waited) {
       ++failed;
       if (!why.empty()) why += "; ";
@@ -103,10 +94,10 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
     if (failed > 0 && o.kind != OutcomeKind::kNodeFailed) {
       ctx_->stats.Add(&Stats::fallbacks);
       if (ctx_->log.Enabled(LogLevel::kWarn)) {
-        ctx_->log.EmitLimited(LogLevel::kWarn, "fallback " + c.node->address,
+        ctx_->log.EmitLimited(LogLevel::kWarn, "fallback " + o.node->address,
                               "read fell back to a later candidate",
-                              {{"node", c.node->address},
-                               {"tier", TierName(c.tier)},
+                              {{"node", o.node->address},
+                               {"tier", TierName(o.tier)},
                                {"slot", std::to_string(slot)},
                                {"failed", std::to_string(failed)}});
       }
@@ -114,11 +105,48 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
     result = std::move(o);
     return true;
   };
-  VisitReadOrder(set, reg, [&](const Candidate &c) {
-    // Admit() claims a half-open probe: only ask it of a node we will try.
-    if (!c.node->health.Admit(reg.clock(), reg.health_config())) return false;
-    return attempt(c);
-  });
+  auto attempt = [&](const Candidate &c) {
+    ++tried;
+    return settle(TryNode(c.node, c.tier, Access::kRead, args, nullptr, call));
+  };
+  if (!Hedges(args, call)) {
+    VisitReadOrder(set, reg, [&](const Candidate &c) {
+      // Admit() claims a half-open probe: only ask it of a node we will try.
+      if (!c.node->health.Admit(reg.clock(), reg.health_config())) return false;
+      return attempt(c);
+    });
+  } else {
+    ctx_->hedge_budget.OnRead();
+    // The read order first (one draw, as above), then each candidate in it,
+    // hedged with the next one that is up.
+    std::vector<const Candidate *> order;
+    order.reserve(set.list.size());
+    VisitReadOrder(set, reg, [&](const Candidate &c) {
+      order.push_back(&c);
+      return false;
+    });
+    std::vector<bool> hedged(order.size(), false);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const Candidate &c = *order[i];
+      if (hedged[i] || !c.node->health.Admit(reg.clock(), reg.health_config())) continue;
+      size_t j = i + 1;
+      while (j < order.size() &&
+             (hedged[j] || order[j]->node == c.node || order[j]->node->health.open())) {
+        ++j;
+      }
+      if (j == order.size()) {
+        if (attempt(c)) break;
+        continue;
+      }
+      std::vector<Outcome> failed_legs;
+      bool sent = false;
+      Outcome o = TryHedged(c, *order[j], args, call, &failed_legs, &sent);
+      tried += sent ? 2 : 1;
+      hedged[j] = sent;
+      for (Outcome &f : failed_legs) settle(std::move(f));
+      if (settle(std::move(o))) break;
+    }
+  }
   if (tried == 0) {
     // Every breaker is open, but breakers can be stale (a node back up
     // before its cooldown ends): try each anyway, in candidate order.

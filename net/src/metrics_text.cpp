@@ -77,6 +77,11 @@ std::string PrometheusText(const StatsValues &s, const std::vector<NodeStatsValu
       {"cloudroute_connection_errors_total", "Connections that failed or dropped.", s.conn_errors},
       {"cloudroute_server_errors_total", "Error replies returned to the caller.", s.server_errors},
       {"cloudroute_connections_total", "Connections dialed.", s.connections},
+      {"cloudroute_hedges_total", "Reads also sent to the next candidate (hedged).", s.hedges},
+      {"cloudroute_hedges_won_total", "Hedged reads the next candidate answered first.",
+       s.hedges_won},
+      {"cloudroute_hedges_denied_total",
+       "Reads past their hedge delay that the hedge budget did not hedge.", s.hedges_denied},
   };
   for (const Counter &c : counters) {
     w.Family(c.name, "counter", c.help);

@@ -2,6 +2,7 @@
 #include "cloudroute/net/node_pools.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
@@ -152,6 +153,60 @@ void NodePools::NoteSuccess(NodeEntry *node) {
   }
   if (consecutive_failures_.load(std::memory_order_relaxed) != 0) {
     consecutive_failures_.store(0, std::memory_order_relaxed);
+  }
+}
+
+NodePools::~NodePools() {
+  std::unique_lock<std::mutex> lock(dials_mu_);
+  dials_cv_.wait(lock, [this] { return dials_ == 0; });
+}
+
+std::shared_ptr<NodePools::PendingDial> NodePools::DialAside(NodeEntry *node, NodePool *pool,
+                                                             uint32_t timeout_ms) {
+  auto pending = std::make_shared<PendingDial>();
+  {
+    std::lock_guard<std::mutex> lock(dials_mu_);
+    ++dials_;
+  }
+  std::thread([this, node, pool, timeout_ms, pending] {
+    Result<std::unique_ptr<Connection>> c = pool->Dial(timeout_ms);
+    {
+      std::unique_lock<std::mutex> lock(pending->mu);
+      if (!pending->abandoned) {
+        if (c.ok()) {
+          pending->conn = std::move(*c);
+        } else {
+          pending->status = c.status();
+        }
+        pending->done = true;
+        pending->cv.notify_all();
+      } else {
+        lock.unlock();
+        if (c.ok()) {
+          pool->Release(std::move(*c));
+        } else {
+          NoteFailure(node, pool, c.status());
+        }
+      }
+    }
+    std::lock_guard<std::mutex> lock(dials_mu_);
+    if (--dials_ == 0) dials_cv_.notify_all();
+  }).detach();
+  return pending;
+}
+
+void NodePools::NoteHedgeLost(NodeEntry *node, NodePool *pool) {
+  std::atomic<uint32_t> &losses = pool->counters().hedge_losses;
+  const uint32_t n = losses.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (n < kHedgeLossesBeforeSetAside) return;
+  losses.store(0, std::memory_order_relaxed);
+  NodeRegistry &reg = ctx_->router->registry();
+  const bool was_open = node->health.open();
+  node->health.SetAside(reg.clock()(), reg.health_config());
+  if (!was_open && ctx_->log.Enabled(LogLevel::kWarn)) {
+    ctx_->log.Emit(LogLevel::kWarn, "node marked down",
+                   {{"node", node->address},
+                    {"error", "lost " + std::to_string(n) + " hedged reads in a row"}});
   }
 }
 

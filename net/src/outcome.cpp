@@ -29,6 +29,12 @@ bool ParseRedirect(const std::string &text, const std::string &from_host, uint16
   return true;
 }
 
+Status NamedFailure(const NodeEntry *node, const Status &s) {
+  const std::string &msg = s.message();
+  if (msg.compare(0, node->address.size(), node->address) == 0) return s;
+  return Error(s.code(), node->address + ": " + msg);
+}
+
 Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access) {
   Outcome o;
   if (!reply->is_error()) {

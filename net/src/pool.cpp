@@ -81,6 +81,14 @@ void NodePool::Release(std::unique_ptr<Connection> conn) {
   cv_.notify_one();
 }
 
+void NodePool::Discard(std::unique_ptr<Connection> conn) {
+  if (conn == nullptr) return;
+  conn.reset();  // closes the socket: the reply in flight is never read
+  std::lock_guard<std::mutex> lock(mu_);
+  --open_;
+  cv_.notify_one();
+}
+
 void NodePool::DropIdle() {
   std::lock_guard<std::mutex> lock(mu_);
   open_ -= idle_.size();

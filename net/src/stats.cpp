@@ -37,6 +37,9 @@ StatsValues Stats::Snapshot() const {
   v.refreshes = get(refreshes);
   v.refresh_failures = get(refresh_failures);
   v.connections = get(connections);
+  v.hedges = get(hedges);
+  v.hedges_won = get(hedges_won);
+  v.hedges_denied = get(hedges_denied);
   return v;
 }
 

@@ -213,11 +213,12 @@ class ShardGroups:
 _Arg = Union[str, int, float, ReadableBuffer]
 
 @final
-class ClientStats(structseq[Any], Tuple[int, Dict[Tier, int], int, int, int, int, int, int, int, int, int, int, int]):
+class ClientStats(structseq[Any], Tuple[int, Dict[Tier, int], int, int, int, int, int, int, int, int, int, int, int, int, int, int]):
     if sys.version_info >= (3, 10):
         __match_args__: Final = (
             "reads", "reads_by_tier", "writes", "fallbacks", "moved", "ask", "retries", "conn_errors",
             "timeouts", "server_errors", "refreshes", "refresh_failures", "connections",
+            "hedges", "hedges_won", "hedges_denied",
         )
     @property
     def reads(self) -> int: ...
@@ -245,6 +246,12 @@ class ClientStats(structseq[Any], Tuple[int, Dict[Tier, int], int, int, int, int
     def refresh_failures(self) -> int: ...
     @property
     def connections(self) -> int: ...
+    @property
+    def hedges(self) -> int: ...
+    @property
+    def hedges_won(self) -> int: ...
+    @property
+    def hedges_denied(self) -> int: ...
 
 @final
 class NodeStats(structseq[Any], Tuple[str, int, int, int, int, int, int, int, int, int]):

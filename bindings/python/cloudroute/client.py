@@ -113,7 +113,8 @@ class Client(Closing, ClientCommands):
         Client("10.0.0.1:6379", Config(local_cidrs=["10.0.0.0/16"], policy="local"),
                command_timeout_ms=(200, 500, 500, 1000, 1000),   # by Tier, or one int
                password="...", tls=True, tls_ca_file="ca.pem",
-               replica_max_lag_bytes=1 << 20, replica_max_lag_s=10)  # stale replicas last
+               replica_max_lag_bytes=1 << 20, replica_max_lag_s=10,  # stale replicas last
+               hedge_mode="fixed", hedge_delay_ms=20)  # a slow read also asks the next node
 
     The constructor returns once the topology has been read from a seed.
     Commands covered with redis-py's call shapes: get, set (ex/px/nx/xx/
@@ -162,6 +163,11 @@ class Client(Closing, ClientCommands):
         tls_server_name: Optional[str] = None,
         replica_max_lag_bytes: Optional[int] = None,
         replica_max_lag_s: Optional[int] = None,
+        hedge_mode: Optional[str] = None,
+        hedge_delay_ms: Optional[int] = None,
+        hedge_min_delay_ms: Optional[int] = None,
+        hedge_budget_percent: Optional[int] = None,
+        hedge_percentile: Optional[float] = None,
     ) -> None:
         super().__init__(
             _seeds(seeds),
@@ -193,6 +199,11 @@ class Client(Closing, ClientCommands):
             tls_server_name=tls_server_name,
             replica_max_lag_bytes=replica_max_lag_bytes,
             replica_max_lag_s=replica_max_lag_s,
+            hedge_mode=hedge_mode,
+            hedge_delay_ms=hedge_delay_ms,
+            hedge_min_delay_ms=hedge_min_delay_ms,
+            hedge_budget_percent=hedge_budget_percent,
+            hedge_percentile=hedge_percentile,
         )
 
     # -- generic -------------------------------------------------------------

@@ -114,6 +114,24 @@ namespace {
 
 uint32_t OptU32(py::handle v, const char *name) { return U32(v, name); }
 
+// hedge_mode: "off", "fixed" or "adaptive".
+cr_hedge_mode HedgeMode(py::handle v) {
+  const std::string m = CString(v, "hedge_mode");
+  if (m == "off") return CR_HEDGE_OFF;
+  if (m == "fixed") return CR_HEDGE_FIXED;
+  if (m == "adaptive") return CR_HEDGE_ADAPTIVE;
+  ThrowInvalid("hedge_mode must be 'off', 'fixed' or 'adaptive', not '" + m + "'");
+}
+
+// hedge_percentile: an int or a float (the range is checked by cr_client_new).
+double HedgePercentile(py::handle v) {
+  if (PyBool_Check(v.ptr()) || !(PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr())))
+    throw py::type_error("hedge_percentile must be a float");
+  const double p = PyFloat_AsDouble(v.ptr());
+  if (PyErr_Occurred() != nullptr) throw py::error_already_set();
+  return p;
+}
+
 // The options keywords, stored where cr_client_new reads them.
 struct Options {
   cr_client_options o;
@@ -183,6 +201,16 @@ struct Options {
       o.replica_max_lag_bytes = U64OrLong(v, n, false);
     else if (k == "replica_max_lag_s")
       o.replica_max_lag_s = OptU32(v, n);
+    else if (k == "hedge_mode")
+      o.hedge_mode = HedgeMode(v);
+    else if (k == "hedge_delay_ms")
+      o.hedge_delay_ms = OptU32(v, n);
+    else if (k == "hedge_min_delay_ms")
+      o.hedge_min_delay_ms = OptU32(v, n);
+    else if (k == "hedge_budget_percent")
+      o.hedge_budget_percent = OptU32(v, n);
+    else if (k == "hedge_percentile")
+      o.hedge_percentile = HedgePercentile(v);
     else
       throw py::type_error("Client() got an unexpected keyword argument '" + k + "'");
   }
@@ -207,10 +235,13 @@ PyStructSequence_Field kStatsFields[] = {
     {"refreshes", "topology refreshes that succeeded"},
     {"refresh_failures", "topology refreshes that failed"},
     {"connections", "connections opened"},
+    {"hedges", "reads also sent to the next candidate (hedge_mode)"},
+    {"hedges_won", "hedged reads the next candidate answered first"},
+    {"hedges_denied", "reads past their hedge delay the hedge budget did not hedge"},
     {nullptr, nullptr}};
 PyStructSequence_Desc kStatsDesc = {"cloudroute.ClientStats",
                                     "ClientStats(...): counters of a Client since it was created.",
-                                    kStatsFields, 13};
+                                    kStatsFields, 16};
 
 PyStructSequence_Field kNodeStatsFields[] = {
     {"host", "the node's announced host"},
@@ -248,7 +279,8 @@ py::object Stats(const Client &self) {
                 {py::int_(s.reads), by_tier, py::int_(s.writes), py::int_(s.fallbacks),
                  py::int_(s.moved), py::int_(s.ask), py::int_(s.retries), py::int_(s.conn_errors),
                  py::int_(s.timeouts), py::int_(s.server_errors), py::int_(s.refreshes),
-                 py::int_(s.refresh_failures), py::int_(s.connections)});
+                 py::int_(s.refresh_failures), py::int_(s.connections), py::int_(s.hedges),
+                 py::int_(s.hedges_won), py::int_(s.hedges_denied)});
 }
 
 py::list NodeStats(const Client &self) {

@@ -16,6 +16,7 @@
 #include "cloudroute/core/router.hpp"
 #include "cloudroute/net/connection.hpp"
 #include "cloudroute/net/event_log.hpp"
+#include "cloudroute/net/hedge.hpp"
 #include "cloudroute/net/pool.hpp"
 #include "cloudroute/net/refresher.hpp"
 #include "cloudroute/net/stats.hpp"
@@ -37,6 +38,7 @@ struct ClientOptions {
   uint64_t replica_max_lag_bytes = 0;  // read a replica last past this lag; 0 = off
   uint32_t replica_max_lag_s = 0;      // ... or past this many seconds without an ack
   uint32_t idle_ping_ms = 5000;        // PING nodes without a sample for this long; 0 = never
+  HedgeOptions hedge;                  // hedged reads (hedge.hpp); off by default
   LogSink log;                         // no fn: silent
 };
 
@@ -65,6 +67,7 @@ struct ClientContext {
   const ClientOptions opts;
   EventLog log{opts.log};
   Stats stats;
+  HedgeBudget hedge_budget{opts.hedge.budget_percent};
   std::atomic<Refresher *> refresher{nullptr};
 };
 

@@ -24,6 +24,12 @@
 namespace cloudroute {
 namespace net {
 
+// What a node's reply means once it arrived (sent at t0_ns, read by
+// t1_ns): the node's success, its latency sample and, for an answer, the
+// served count are recorded; the outcome names the node and tier.
+Outcome Answered(NodePools *pools, NodeEntry *node, Tier tier, NodePool *pool, ReplyPtr answer,
+                 Access access, int64_t t0_ns, int64_t t1_ns);
+
 class CommandExecutor {
  public:
   CommandExecutor(ClientContext *ctx, NodePools *pools) : ctx_(ctx), pools_(pools) {}
@@ -65,6 +71,17 @@ class CommandExecutor {
   // failure names every node tried and why.
   Outcome TryRead(const CandidateSet &set, const Args &args, uint16_t slot,
                   const CallOptions &call);
+  // Whether this read may be hedged: hedging is on, and the command neither
+  // blocks nor has a call-level deadline or a script to load (hedge.hpp).
+  bool Hedges(const Args &args, const CallOptions &call) const;
+  // A read sent to first and, if first has not answered within its hedge
+  // delay and the budget allows, to next as well (*hedge_sent): the first
+  // answer (a reply, an error reply or a redirect) is the outcome; the
+  // other leg's connection is closed, its reply unread. Each leg that failed
+  // is appended to *failed_legs; when both failed, the outcome is the last
+  // failure (hedged_read.cpp).
+  Outcome TryHedged(const Candidate &first, const Candidate &next, const Args &args,
+                    const CallOptions &call, std::vector<Outcome> *failed_legs, bool *hedge_sent);
   // A MOVED or ASK for the operator's log (rate-limited per target).
   void LogRedirect(const char *kind, const Outcome &o);
 

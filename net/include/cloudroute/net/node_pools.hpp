@@ -20,6 +20,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -51,6 +52,8 @@ class NodePools {
                                          uint32_t timeout_ms)>;
 
   NodePools(ClientContext *ctx, OnConnect on_connect);
+  // Waits for the dials still running on their own threads (DialAside).
+  ~NodePools();
   NodePools(const NodePools &) = delete;
   NodePools &operator=(const NodePools &) = delete;
 
@@ -68,6 +71,24 @@ class NodePools {
   // A connection error or timeout with node (pool: its pool, or null).
   void NoteFailure(NodeEntry *node, NodePool *pool, const Status &s);
   void NoteSuccess(NodeEntry *node);
+  // A hedged read the node lost: it had not answered when the next candidate
+  // did. kHedgeLossesBeforeSetAside in a row set it aside (hedge.hpp).
+  void NoteHedgeLost(NodeEntry *node, NodePool *pool);
+  // A dial of node's pool (its slot reserved: NodePool::Reserve) on its own
+  // thread, with the whole timeout_ms: a hedged read waits for it only until
+  // its hedge delay. The connection is handed to the waiter while it waits;
+  // once it gave up, a new connection goes to the pool's idle list and a
+  // failure is noted as any dial's.
+  struct PendingDial {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;       // conn or status is set
+    bool abandoned = false;  // the waiter left: the dialer settles the result
+    std::unique_ptr<Connection> conn;
+    Status status;
+  };
+  std::shared_ptr<PendingDial> DialAside(NodeEntry *node, NodePool *pool, uint32_t timeout_ms);
+
   // A command the node answered (a reply or an error reply) for the caller.
   void NoteServed(Access access, Tier tier, NodePool *pool);
 
@@ -75,6 +96,9 @@ class NodePools {
   ClientContext *const ctx_;
   const OnConnect on_connect_;
   std::atomic<uint32_t> consecutive_failures_{0};
+  std::mutex dials_mu_;
+  std::condition_variable dials_cv_;
+  uint32_t dials_ = 0;  // DialAside threads still running
   mutable std::mutex mu_;
   std::unordered_map<uint32_t, std::shared_ptr<NodePool>> pools_;  // by node handle
 };

@@ -37,6 +37,11 @@ struct Outcome {
 // REQUIRES: reply != nullptr
 Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access);
 
+// A node's failure named as the topology names the node: a remapped dial's
+// own message names the address dialed (a proxy, a NAT), which an operator
+// cannot find in the topology.
+Status NamedFailure(const NodeEntry *node, const Status &s);
+
 // "MOVED 3999 127.0.0.1:6381" / "ASK 3999 :6381" / "MOVED 1 [::1]:6381"
 // (empty or "?" host: from_host). False when the text does not parse.
 bool ParseRedirect(const std::string &text, const std::string &from_host, uint16_t *slot,

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cloudroute/net/connection.hpp"
+#include "cloudroute/net/hedge.hpp"
 #include "cloudroute/net/stats.hpp"
 
 namespace cloudroute {
@@ -41,6 +42,8 @@ struct NodeCounters {
   std::atomic<uint32_t> published_rtt_us{0};
   std::atomic<int64_t> last_sample_ns{0};  // SteadyNowNs() of the last round-trip sample
   LatencyHistogram latency;                // every round trip (commands, idle PINGs)
+  RecentLatency recent;                    // the same, recent ones only (hedge delays)
+  std::atomic<uint32_t> hedge_losses{0};   // hedged reads lost in a row (hedge.hpp)
 
   // EWMA with weight 1/8 (like TCP's SRTT).
   void AddLatency(uint32_t us) {
@@ -55,6 +58,7 @@ struct NodeCounters {
     const int64_t us = std::max<int64_t>((t1_ns - t0_ns) / 1000, 0);
     AddLatency(static_cast<uint32_t>(std::min<int64_t>(us, UINT32_MAX)));
     latency.Add(static_cast<uint64_t>(us));
+    recent.Add(static_cast<uint64_t>(us));
     last_sample_ns.store(t1_ns, std::memory_order_relaxed);
   }
 };
@@ -80,6 +84,9 @@ class NodePool {
   Result<std::unique_ptr<Connection>> Reserve(uint32_t wait_ms, bool *must_dial);
   Result<std::unique_ptr<Connection>> Dial(uint32_t timeout_ms);
   void Release(std::unique_ptr<Connection> conn);
+  // Closes a connection the caller will not read to the end (a hedged
+  // read's loser, its reply still in flight) and frees its slot.
+  void Discard(std::unique_ptr<Connection> conn);
   // Closes every idle connection (the node failed; its sockets are suspect).
   void DropIdle();
 

@@ -52,6 +52,9 @@ struct StatsValues {
   uint64_t refreshes = 0;      // successful topology refreshes
   uint64_t refresh_failures = 0;
   uint64_t connections = 0;  // connections dialed
+  uint64_t hedges = 0;       // hedged reads: a read also sent to the next candidate
+  uint64_t hedges_won = 0;   // ... that the next candidate answered first
+  uint64_t hedges_denied = 0;  // reads past their hedge delay that the budget did not allow
 };
 
 class Stats {
@@ -67,7 +70,7 @@ class Stats {
 
   std::atomic<uint64_t> reads{0}, writes{0}, fallbacks{0}, moved{0}, ask{0}, retries{0},
       conn_errors{0}, timeouts{0}, server_errors{0}, refreshes{0}, refresh_failures{0},
-      connections{0};
+      connections{0}, hedges{0}, hedges_won{0}, hedges_denied{0};
   std::atomic<uint64_t> by_tier[kTierCount] = {};
 };
 

@@ -1,0 +1,39 @@
+// C API: cr_client_options' hedged-read fields (see hedge.hpp).
+#include "hedge.hpp"
+
+#include <string>
+
+namespace cloudroute {
+namespace capi {
+
+cr_status HedgeOptionsFrom(const cr_client_options &o, const char *fn, net::HedgeOptions *out) {
+  if (cr_status s = EnumInRange(o.hedge_mode, CR_HEDGE_ADAPTIVE, fn, "hedge_mode"); s != CR_OK)
+    return s;
+  *out = net::HedgeOptions{};
+  if (RawEnum(o.hedge_mode) == CR_HEDGE_OFF) return CR_OK;
+  const std::string where = std::string(fn) + ": ";
+  if (o.hedge_delay_ms == 0 || o.hedge_delay_ms > 60000)
+    return Fail(CR_EINVAL, where + "hedge_delay_ms " + std::to_string(o.hedge_delay_ms) +
+                               " is not in 1-60000");
+  if (o.hedge_budget_percent == 0 || o.hedge_budget_percent > 100)
+    return Fail(CR_EINVAL, where + "hedge_budget_percent " +
+                               std::to_string(o.hedge_budget_percent) + " is not in 1-100");
+  out->mode = net::HedgeMode::kFixed;
+  out->delay_ms = o.hedge_delay_ms;
+  out->budget_percent = o.hedge_budget_percent;
+  if (RawEnum(o.hedge_mode) == CR_HEDGE_FIXED) return CR_OK;
+  if (o.hedge_min_delay_ms > 60000)
+    return Fail(CR_EINVAL, where + "hedge_min_delay_ms " + std::to_string(o.hedge_min_delay_ms) +
+                               " is above 60000");
+  // Written so that NaN fails too.
+  if (!(o.hedge_percentile > 0.0 && o.hedge_percentile <= 100.0))
+    return Fail(CR_EINVAL, where + "hedge_percentile " + std::to_string(o.hedge_percentile) +
+                               " is not in (0, 100]");
+  out->mode = net::HedgeMode::kAdaptive;
+  out->min_delay_ms = o.hedge_min_delay_ms;
+  out->percentile = o.hedge_percentile;
+  return CR_OK;
+}
+
+}  // namespace capi
+}  // namespace cloudroute
