@@ -149,6 +149,7 @@ void Run(cr_client *c, const Args &a, Clock::time_point from, Clock::time_point 
 
 int main(int argc, char **argv) {
   Args a;
+  if (argc % 2 == 0) return Usage("every option takes a value");
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--env")
@@ -173,6 +174,7 @@ int main(int argc, char **argv) {
   if (a.env.empty() || (a.mode != "mget" && a.mode != "get") || a.threads < 1 || a.keys < 1 ||
       a.fanout < 1 || a.fanout > a.keys || a.seconds <= 0 || a.warmup < 0)
     return Usage("need --env, --mode mget|get, 1 <= fanout <= keys, threads >= 1, seconds > 0");
+  if (!std::ifstream(a.env)) return Usage(("cannot read " + a.env).c_str());
   std::map<std::string, std::string> env = ReadEnv(a.env);
   for (const char *k : {"CLOUD_A_NODES", "ZONE_A", "ZONE_B", "CLIENT_CIDR_A", "PROXY_CIDR_B"})
     if (env[k].empty()) return Usage((a.env + " has no " + k).c_str());

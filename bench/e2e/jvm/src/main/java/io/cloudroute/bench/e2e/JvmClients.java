@@ -11,6 +11,7 @@ import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions.RefreshTrigger;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.time.Duration;
@@ -40,6 +41,9 @@ final class JvmClients {
   /** One fan-out read: the values of keys, in order (null for a missing key). */
   interface Reader extends AutoCloseable {
     List<?> read(List<String> keys) throws Exception;
+
+    @Override
+    void close();
   }
 
   static final Map<String, String> CLIENTS = new LinkedHashMap<>();
@@ -94,7 +98,7 @@ final class JvmClients {
       case "crjava-local":
         try (Config c = crConfig(env, Policy.LOCAL)) {
           Client client = Client.connect(env.get("CLOUD_A_NODES"), c);
-          return reader(keys -> client.mget(keys.toArray()), client);
+          return reader(keys -> client.mget(keys.toArray()), client::close);
         }
       default:
         throw new IllegalArgumentException(
@@ -106,7 +110,7 @@ final class JvmClients {
     List<?> read(List<String> keys) throws Exception;
   }
 
-  private static Reader reader(ReadFn fn, AutoCloseable closer) {
+  private static Reader reader(ReadFn fn, Runnable closer) {
     return new Reader() {
       @Override
       public List<?> read(List<String> keys) throws Exception {
@@ -114,8 +118,8 @@ final class JvmClients {
       }
 
       @Override
-      public void close() throws Exception {
-        closer.close();
+      public void close() {
+        closer.run();
       }
     };
   }
@@ -136,7 +140,7 @@ final class JvmClients {
       List<String> out = new ArrayList<>(rs.size());
       for (Response<String> r : rs) out.add(r.get());
       return out;
-    }, jc);
+    }, jc::close);
   }
 
   /**
@@ -158,21 +162,23 @@ final class JvmClients {
         for (int j = 0; j < ks.length; j++) out[idx.get(j)] = vs.get(j);
       }
       return Arrays.asList(out);
-    }, jc);
+    }, jc::close);
   }
 
   /**
    * Lettuce's cluster connection: its mget splits the keys by slot and sends the per-slot MGETs
    * at once, each to the node the ReadFrom picks. Adaptive topology refresh on, as
-   * bindings/java/README.md advises for following a failover.
+   * bindings/java/README.md advises for following a failover (the trigger options are deprecated
+   * in Lettuce 7 but still how it follows one).
    */
+  @SuppressWarnings("deprecation")
   private static Reader lettuce(Map<String, String> env, ReadFrom readFrom) {
     HostAndPort s = seed(env);
     RedisClusterClient client = RedisClusterClient.create(RedisURI.Builder
         .redis(s.getHost(), s.getPort()).withTimeout(Duration.ofMillis(TIMEOUT_MS)).build());
     client.setOptions(ClusterClientOptions.builder()
         .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-            .enableAllAdaptiveRefreshTriggers()
+            .enableAdaptiveRefreshTrigger(RefreshTrigger.values())
             .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
             .build())
         .build());
