@@ -31,6 +31,14 @@ METRICS = ["rps", "p50_ms", "p99_ms", "p999_ms", "cpu_us_per_req", "local_share"
 OURS_LOCAL = ("cr-local", "cr-local-rf")
 GLIDE_BEST_AZ = ("glide-az-rp", "glide-sync-az-rp")
 PRIMARY_ONLY = ("redispy-primary", "glide-primary", "cr-master")
+# JVM and native pairs: (with cloudroute, the plain client it is compared with).
+PAIRS = (
+    ("jedis-cr", "jedis-slot-mget"), ("jedis-cr", "jedis-pipe"),
+    ("lettuce-cr", "lettuce-primary"), ("lettuce-cr", "lettuce-lowest-latency"),
+    ("crjava-local", "lettuce-lowest-latency"), ("crjava-local", "lettuce-cr"), ("crjava-local", "jedis-pipe"),
+    ("c-local", "c-master"), ("c-local", "cr-local"), ("c-local", "glide-az-rp"),
+    ("c-local-get", "rb-get"), ("c-master-get", "rb-get"), ("c-local-get", "c-master-get"),
+)
 
 
 def load(out: pathlib.Path) -> Tuple[List[Dict[str, Any]], List[Dict[str, Any]]]:
@@ -103,7 +111,7 @@ def plot_cell(out: pathlib.Path, cell: Tuple[float, int, int], summ: Dict[Any, D
 def plot_fault(out: pathlib.Path, faults: List[Dict[str, Any]]) -> str:
     fig, ax = plt.subplots(figsize=(10, 5))
     colors = plt.get_cmap("tab20").colors
-    styles = {"cr": "-", "glide": "--", "redispy": ":"}
+    styles = {"cr": "-", "crjava": "-", "glide": "--", "redispy": ":", "jedis": "-.", "lettuce": "-."}
     for i, r in enumerate(sorted(faults, key=lambda r: r["client"])):
         tl = r.get("timeline", [])
         ax.plot([t for t, _, _ in tl], [mx for _, _, mx in tl], label=r["client"], linewidth=1.2,
@@ -143,6 +151,20 @@ def goals(summ: Dict[Any, Dict[str, float]], lines: List[str]) -> None:
                     f"{fmt(ratio(p['p99_ms'], o['p99_ms']))}× | {fmt(ratio(o['cpu_us_per_req'], p['cpu_us_per_req']))} |")
     lines.append("\nRatios > 1 in the req/s, p50 and p99 columns mean cloudroute is better (p50/p99: peer ÷ "
                  "ours); the CPU column is ours ÷ peer (< 1 = cloudroute uses less CPU per request).\n")
+    pair_lines = []
+    for cell in sorted({k[:3] for k in summ}):
+        for ours, peer in PAIRS:
+            o, p = summ.get(cell + (ours,)), summ.get(cell + (peer,))
+            if o is not None and p is not None:
+                pair_lines.append(
+                    f"| {cell[0]:g} ms, f{cell[1]}, c{cell[2]} | {ours} | {peer} | "
+                    f"{fmt(ratio(o['rps'], p['rps']))}× | {fmt(ratio(p['p50_ms'], o['p50_ms']))}× | "
+                    f"{fmt(ratio(p['p99_ms'], o['p99_ms']))}× | {fmt(ratio(o['cpu_us_per_req'], p['cpu_us_per_req']))} |")
+    if pair_lines:
+        lines.append("\n### JVM and native pairs (same run, medians; same reading as above)\n")
+        lines.append("| cell | with cloudroute | vs | req/s ratio | p50 ratio | p99 ratio | CPU/req ratio |")
+        lines.append("|---|---|---|---|---|---|---|")
+        lines.extend(pair_lines)
     lines.append("\n### Delay cost: p99 at the measured delay minus p99 with no delay (same client)\n")
     lines.append("| client | fan-out | conc | delay | p99 with delay | p99 at 0 ms | difference ms |")
     lines.append("|---|---|---|---|---|---|---|")

@@ -18,9 +18,13 @@
 #
 # Environment: E2E_BASE_PORT (default 8301: nodes 8301-8309, bus +10000, proxies on
 # 127.0.3.x with the same ports), E2E_CLIENTS (space-separated subset of the client names
-# in bench/e2e/clients.py), E2E_REPS, E2E_SECONDS.
+# of bench/e2e/clients.py, bench/e2e/jvm (JvmClients.java) and bench/e2e/native.py),
+# E2E_REPS, E2E_SECONDS, E2E_JVM_WARMUP (warm-up of the JVM clients, default 5 s), MVN.
 # Peers come from PyPI into build/e2e-venv (bench/e2e/requirements.txt), the cloudroute
-# wheel is built as tests/python/run.sh builds it (needs scripts/deps.sh's .venv).
+# wheel is built as tests/python/run.sh builds it (needs scripts/deps.sh's .venv). With a
+# JVM client selected, the binding's jars are installed into .m2/ and bench/e2e/jvm is built
+# (Jedis and Lettuce from Maven Central); with a c-* client, cloudroute_e2e_cdriver is built
+# in build/e2e-c. Native clients (C client, redis-benchmark) have no fault run.
 # Servers are started under the global lock /tmp/cr-servers.lock (held for the whole run).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,8 +45,14 @@ done
 out=${out:-$root/build/e2e/$mode-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out/raw"
 base=${E2E_BASE_PORT:-8301}
+# JVM clients (bench/e2e/jvm, run by its Java driver) and native ones (bench/e2e/native.py:
+# the C client and redis-benchmark) are named here; the rest are driver.py's (clients.py).
+jvm_clients="jedis-pipe jedis-slot-mget jedis-cr lettuce-primary lettuce-lowest-latency lettuce-cr
+  crjava-local"
+native_clients="c-local c-master c-local-get c-master-get rb-get"
 all_clients="cr-local cr-local-rf cr-adapter cr-master glide-az-rp glide-az glide-prefer-replica
-  glide-primary glide-sync-az-rp redispy-primary redispy-rr-replicas redispy-rr-replicas-pipe"
+  glide-primary glide-sync-az-rp redispy-primary redispy-rr-replicas redispy-rr-replicas-pipe
+  $jvm_clients $native_clients"
 clients=(${E2E_CLIENTS:-$all_clients})
 ref_clients=()   # also measured with no delay: these, among the selected clients
 for c in cr-local cr-local-rf glide-az-rp glide-sync-az-rp; do
@@ -54,6 +64,14 @@ else
   delays=(1 3 10) fanouts=10,60,100 concs=1,4,16 reps=${E2E_REPS:-3} secs=${E2E_SECONDS:-4}
 fi
 fault_conc=4 warmup=1
+jvm_warmup=${E2E_JVM_WARMUP:-5}   # the JIT needs more than 1 s of requests to settle
+is_jvm() { [[ " ${jvm_clients//$'\n'/ } " == *" $1 "* ]]; }
+is_native() { [[ " $native_clients " == *" $1 "* ]]; }
+want_jvm=0 want_c=0
+for c in "${clients[@]}"; do
+  is_jvm "$c" && want_jvm=1
+  [[ $c == c-* ]] && want_c=1
+done
 
 venv=$root/build/e2e-venv
 py=$venv/bin/python
@@ -71,6 +89,28 @@ fi
 "$py" -m pip install -q --no-deps --force-reinstall "$wheel"
 "$py" -m pip freeze | grep -iE '^(cloudroute|redis|valkey-glide|valkey-glide-sync|matplotlib)==' \
   >"$out/versions.txt"
+
+if ((want_jvm)); then
+  echo "== JVM driver (bench/e2e/jvm; the binding's jars installed into .m2/ as bench/jmh/run.sh does)"
+  mvn=(${MVN:-mvn} -B -q "-Dmaven.repo.local=$root/.m2")
+  "${mvn[@]}" -f "$root/bindings/java/pom.xml" -DskipTests install
+  "${mvn[@]}" -f "$root/bindings/java/clients/pom.xml" -DskipTests install
+  "${mvn[@]}" -f "$here/jvm/pom.xml" package dependency:build-classpath \
+    -Dmdep.outputFile=target/classpath.txt
+  jvm_cp="$here/jvm/target/classes:$(cat "$here/jvm/target/classpath.txt")"
+  grep -hoE '(cloudroute|cloudroute-clients|jedis|lettuce-core)-[0-9][^/]*\.jar' <<<"${jvm_cp//:/$'\n'}" |
+    sed 's/\.jar$//' >>"$out/versions.txt"
+  echo "java=$(java -version 2>&1 | head -n 1)" >>"$out/versions.txt"
+fi
+
+cdriver=$root/build/e2e-c/bench/cloudroute_e2e_cdriver
+if ((want_c)); then
+  echo "== C driver (bench/e2e/cdriver.cc; Release build in build/e2e-c, as bench/client_bench.sh builds)"
+  cmake -S "$root" -B "$root/build/e2e-c" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCR_BUILD_BENCH=ON \
+    -DCR_BUILD_TESTS=OFF >/dev/null
+  timeout 1800 ninja -C "$root/build/e2e-c" -j2 cloudroute_e2e_cdriver >/dev/null
+fi
+echo "redis-benchmark=$(redis-benchmark --version | grep -o '[0-9][0-9.]*' | head -n 1)" >>"$out/versions.txt"
 
 cdir=$out/cluster
 cleanup() { "$here/cluster.sh" stop "$cdir" || true; }
@@ -94,13 +134,21 @@ env_file=$("$here/cluster.sh" start "$cdir" "$base")
 "$py" "$here/driver.py" load --env "$env_file" --keys 10000
 
 ncells=$(($(tr ',' '\n' <<<"$fanouts" | wc -l) * $(tr ',' '\n' <<<"$concs" | wc -l)))
-limit=$((90 + ncells * (warmup + secs) * 3))
+limit=$((90 + ncells * (jvm_warmup + secs) * 3))
 run_one() { # CLIENT TAG FANOUTS CONCS [extra driver args]
-  local c=$1 tag=$2 f=$3 k=$4
+  local c=$1 tag=$2 f=$3 k=$4 drv
   shift 4
   echo "-- $(date -u +%T) load $(cut -d' ' -f1 /proc/loadavg): $c ($tag)"
-  timeout -k 10 "$limit" "$py" "$here/driver.py" run --env "$env_file" --client "$c" \
-    --fanout "$f" --concurrency "$k" --seconds "$secs" --warmup "$warmup" \
+  if is_jvm "$c"; then
+    drv=(java -cp "$jvm_cp" io.cloudroute.bench.e2e.Driver run --warmup "$jvm_warmup")
+  elif is_native "$c"; then
+    ((${#@} == 0)) || { echo "-- $c: no fault run (native clients)"; return 0; }
+    drv=("$py" "$here/native.py" run --warmup "$warmup" --cdriver "$cdriver")
+  else
+    drv=("$py" "$here/driver.py" run --warmup "$warmup")
+  fi
+  timeout -k 10 "$limit" "${drv[@]}" --env "$env_file" --client "$c" \
+    --fanout "$f" --concurrency "$k" --seconds "$secs" \
     --out "$out/raw/$tag-$c.json" "$@" ||
     echo "!! $c ($tag) failed (exit $?)" | tee -a "$out/failures.txt"
 }
