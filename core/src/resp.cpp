@@ -146,6 +146,8 @@ class Framer {
       return Fail(Code::kParse, "integer with a sign or leading zero '" + Shown(text) + "'");
     }
     uint64_t v = 0;
+    // 18 digits always fit; from the 19th on, each is checked for overflow.
+    const size_t safe_end = i + 18;
     for (; i < text.size(); ++i) {
       const char c = text[i];
       if (c < '0' || c > '9') {
@@ -154,7 +156,7 @@ class Framer {
       }
       const uint64_t limit = neg ? 9223372036854775808ull : 9223372036854775807ull;
       const uint64_t d = static_cast<uint64_t>(c - '0');
-      if (v > (limit - d) / 10) {
+      if (i >= safe_end && v > (limit - d) / 10) {
         pos_ = at;
         return Fail(Code::kParse, "integer out of range '" + Shown(text) + "'");
       }
