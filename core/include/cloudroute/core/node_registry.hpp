@@ -35,9 +35,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cloudroute/core/hash_index.hpp"
 #include "cloudroute/core/health.hpp"
 #include "cloudroute/core/random_streams.hpp"
-#include "cloudroute/core/hash_index.hpp"
 #include "cloudroute/core/status.hpp"
 
 namespace cloudroute {
@@ -146,9 +146,9 @@ class NodeRegistry {
   const HealthConfig health_;
   const ClockFn clock_;
   RandomStreams random_;
-  mutable std::mutex mu_;  // Intern/Find/Reclaim; Find is logically const
-  HashIndex by_address_;  // slot indices of live entries, by address
-  std::deque<uint32_t> free_;                             // reclaimed slots, oldest first
+  mutable std::mutex mu_;      // Intern/Find/Reclaim; Find is logically const
+  HashIndex by_address_;       // slot indices of live entries, by address
+  std::deque<uint32_t> free_;  // reclaimed slots, oldest first
   std::atomic<NodeEntry *> chunks_[kMaxChunks];
   std::atomic<uint32_t> size_{0};
 };
