@@ -17,90 +17,13 @@
 #include "bench_util.hpp"
 #include "cloudroute/core/cluster_reply.hpp"
 #include "cloudroute/core/router.hpp"
+#include "common/live_heap.hpp"
+#include "common/scale_replies.hpp"
 
 namespace {
 
-// A header before each block remembers its size and whether it was counted.
-struct Header {
-  size_t size;
-  size_t counted;
-};
-static_assert(sizeof(Header) == 16, "keeps blocks 16-byte aligned");
-bool g_on = false;
-long g_live = 0, g_peak = 0, g_allocs = 0;
-
-void *Alloc(size_t n) {
-  auto *h = static_cast<Header *>(std::malloc(sizeof(Header) + n));
-  if (h == nullptr) throw std::bad_alloc();
-  h->size = n;
-  h->counted = g_on ? 1 : 0;
-  if (g_on) {
-    g_live += static_cast<long>(n);
-    g_peak = std::max(g_peak, g_live);
-    ++g_allocs;
-  }
-  return h + 1;
-}
-
-void Free(void *p) noexcept {
-  if (p == nullptr) return;
-  Header *h = static_cast<Header *>(p) - 1;
-  if (h->counted != 0) g_live -= static_cast<long>(h->size);
-  std::free(h);
-}
-
-}  // namespace
-
-void *operator new(size_t n) { return Alloc(n); }
-void *operator new[](size_t n) { return Alloc(n); }
-void operator delete(void *p) noexcept { Free(p); }
-void operator delete[](void *p) noexcept { Free(p); }
-void operator delete(void *p, size_t) noexcept { Free(p); }
-void operator delete[](void *p, size_t) noexcept { Free(p); }
-
-namespace {
-
-std::string Bulk(const std::string &s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
-std::string Int(long v) { return ":" + std::to_string(v) + "\r\n"; }
-
-// Node k (0 = master) of shard s: three addresses per shard in 127.k+1.x.y.
-std::string Ip(int s, int k) {
-  return "127." + std::to_string(1 + k) + "." + std::to_string(s / 250) + "." +
-         std::to_string(1 + s % 250);
-}
-std::string Id(int s, int k) {
-  char id[41];
-  std::snprintf(id, sizeof id, "%08x%08x%024x", 0xc0ffee00u + static_cast<unsigned>(s),
-                static_cast<unsigned>(k), 0u);
-  return id;
-}
-
-std::string ClusterSlots(int shards) {
-  std::string out = "*" + std::to_string(shards) + "\r\n";
-  for (int s = 0; s < shards; ++s) {
-    out += "*5\r\n" + Int(static_cast<long>(s) * 16384 / shards) +
-           Int(static_cast<long>(s + 1) * 16384 / shards - 1);
-    for (int k = 0; k < 3; ++k) out += "*3\r\n" + Bulk(Ip(s, k)) + Int(7000) + Bulk(Id(s, k));
-  }
-  return out;
-}
-
-std::string ClusterShards(int shards) {
-  std::string out = "*" + std::to_string(shards) + "\r\n";
-  for (int s = 0; s < shards; ++s) {
-    out += "*4\r\n" + Bulk("slots") + "*2\r\n" + Int(static_cast<long>(s) * 16384 / shards) +
-           Int(static_cast<long>(s + 1) * 16384 / shards - 1) + Bulk("nodes") + "*3\r\n";
-    for (int k = 0; k < 3; ++k) {
-      out += "*14\r\n" + Bulk("id") + Bulk(Id(s, k)) + Bulk("port") + Int(7000) + Bulk("ip") +
-             Bulk(Ip(s, k)) + Bulk("endpoint") + Bulk(Ip(s, k)) + Bulk("role") +
-             Bulk(k == 0 ? "master" : "replica") + Bulk("replication-offset") + Int(1234) +
-             Bulk("health") + Bulk("online");
-    }
-  }
-  return out;
-}
+using crscale::ClusterShards;
+using crscale::ClusterSlots;
 
 struct Measure {
   double median_us = 0;
@@ -114,8 +37,7 @@ Measure Run(const std::string &reply, Parse parse) {
   Measure m;
   for (int rep = 0; rep < 21; ++rep) {
     cloudroute::Router router(cfg);
-    g_live = g_peak = g_allocs = 0;
-    g_on = true;
+    crheap::Start();
     const auto t0 = std::chrono::steady_clock::now();
     {
       auto t = parse(reply);
@@ -125,11 +47,11 @@ Measure Run(const std::string &reply, Parse parse) {
       }
     }
     const auto t1 = std::chrono::steady_clock::now();
-    g_on = false;
+    crheap::g_on = false;
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-    m.retained = g_live;
-    m.peak = g_peak;
-    m.allocs = g_allocs;
+    m.retained = crheap::g_live;
+    m.peak = crheap::g_peak;
+    m.allocs = crheap::g_allocs;
   }
   std::sort(us.begin(), us.end());
   m.median_us = us[us.size() / 2];

@@ -6,6 +6,11 @@ namespace cloudroute {
 
 void AssignRanks(CandidateSet *set, const std::vector<uint64_t> &keys) {
   set->ranks.clear();
+  size_t ranks = 0;
+  for (size_t i = 0; i < set->list.size(); ++i) {
+    if (i == 0 || keys[i] != keys[i - 1]) ++ranks;
+  }
+  set->ranks.reserve(ranks);  // kept as long as the snapshot: no growth slack
   for (size_t i = 0; i < set->list.size(); ++i) {
     if (i == 0 || keys[i] != keys[i - 1]) set->ranks.push_back(CandidateRank{0, 0});
     set->list[i].rank = static_cast<uint32_t>(set->ranks.size() - 1);
@@ -30,6 +35,7 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
     // A replica that is loading or failed cannot serve reads.
     if (t.nodes[r].health == ReportedHealth::kOnline) members.push_back(r);
   }
+  set.list.reserve(members.size());  // kept as long as the snapshot: no growth slack
   for (uint32_t n : members) {
     const NodeFacts &f = facts[n];
     if (f.entry == nullptr || !PolicyAdmits(opts.policy, t.nodes[n].role)) continue;

@@ -2,7 +2,8 @@
 // key/value array (RESP2) with "slots" (a flat list of start, end, start,
 // end …) and "nodes" (maps with id, port, tls-port, ip, endpoint, hostname,
 // role, health, and on Valkey 9.1+ availability-zone). Unknown fields are
-// ignored so newer servers keep working.
+// ignored so newer servers keep working. The reply is framed flat (see
+// RespFlat) and walked once.
 #include <algorithm>
 
 #include "cloudroute/core/cluster_reply.hpp"
@@ -12,166 +13,183 @@ namespace cloudroute {
 
 namespace {
 
+using reply::Each;
+using reply::Nodes;
+
 struct ShardNode {
-  NodeSpec spec;
+  reply::NodeView view;
   bool master = false;
 };
 
-std::string Address(const ShardNode &n) { return FormatAddress(n.spec.host, n.spec.port); }
+std::string Address(const ShardNode &n, const std::string &default_host) {
+  std::string host;
+  reply::ResolveEndpoint(n.view.endpoint, n.view.ip, n.view.hostname, default_host, &host);
+  return FormatAddress(host, n.view.port);
+}
 
-Status ReadShardNode(const RespValue &v, const std::string &where, const std::string &default_host,
-                     ShardNode *out) {
-  if (!v.is_map_like() || v.wire == '~' || v.wire == '>')
-    return Error(Code::kParse, where + ": node is not a map");
-  std::string endpoint, hostname, role;
+Status ReadShardNode(const Nodes &n, size_t at, reply::Where where, ShardNode *out) {
+  if (!reply::IsMap(n[at])) return Error(Code::kParse, where.str() + ": node is not a map");
+  reply::NodeView &v = out->view;
+  std::string_view role;
   bool have_port = false, have_role = false;
-  for (size_t i = 0; i + 1 < v.elements.size(); i += 2) {
-    const RespValue &k = v.elements[i];
-    const RespValue &val = v.elements[i + 1];
-    if (!k.is_string()) return Error(Code::kParse, where + ": node field name is not a string");
-    const std::string &f = k.str;
+  for (Each i(n, at); i; ++i) {
+    const RespNode &k = n[*i];
+    ++i;
+    const RespNode &val = n[*i];
+    if (!k.is_string())
+      return Error(Code::kParse, where.str() + ": node field name is not a string");
+    const std::string_view f = k.str;
     if (f == "port" || f == "tls-port") {
-      uint16_t p = 0;
-      Status s = reply::Port(val, where + " " + f, &p);
+      const bool tls = f != "port";
+      where.field = tls ? "tls-port" : "port";
+      Status s = reply::Port(val, where, tls ? &v.tls_port : &v.port);
+      where.field = "";
       if (!s.ok()) return s;
-      if (f == "port") {
-        out->spec.port = p;
-        have_port = true;
-      } else {
-        out->spec.tls_port = p;
-      }
+      have_port = have_port || !tls;
       continue;
     }
     if (val.type == RespType::kNull) continue;
     if (f == "id" || f == "ip" || f == "endpoint" || f == "hostname" || f == "role" ||
         f == "health" || f == "availability-zone" || f == "availability_zone") {
       if (!val.is_string()) {
-        return Error(Code::kParse, where + ": field '" + f + "' is a " + RespTypeName(val.type));
+        return Error(Code::kParse, where.str() + ": field '" + std::string(f) + "' is a " +
+                                       RespTypeName(val.type));
       }
       if (f == "id")
-        out->spec.id = val.str;
+        v.id = val.str;
       else if (f == "ip")
-        out->spec.ip = val.str;
+        v.ip = val.str;
       else if (f == "endpoint")
-        endpoint = val.str;
+        v.endpoint = val.str;
       else if (f == "hostname")
-        hostname = val.str;
+        v.hostname = val.str;
       else if (f == "role") {
         role = val.str;
         have_role = true;
       } else if (f == "health") {
         if (val.str == "online")
-          out->spec.health = ReportedHealth::kOnline;
+          v.health = ReportedHealth::kOnline;
         else if (val.str == "loading")
-          out->spec.health = ReportedHealth::kLoading;
+          v.health = ReportedHealth::kLoading;
         else
-          out->spec.health = ReportedHealth::kFailed;  // "fail", "failed", anything else
+          v.health = ReportedHealth::kFailed;  // "fail", "failed", anything else
       } else {
-        out->spec.zone = val.str;
+        v.zone = val.str;
       }
     }
   }
-  if (!have_role) return Error(Code::kParse, where + ": node has no role");
+  if (!have_role) return Error(Code::kParse, where.str() + ": node has no role");
   if (role == "master" || role == "primary")
     out->master = true;
   else if (role != "replica" && role != "slave") {
-    return Error(Code::kParse, where + ": unknown role " + Quote(role));
+    return Error(Code::kParse, where.str() + ": unknown role " + Quote(role));
   }
-  if (!have_port && out->spec.tls_port == 0)
-    return Error(Code::kParse, where + ": node has no port");
-  if (!have_port) out->spec.port = out->spec.tls_port;
-  Status s = reply::IdField(out->spec.id, where);
-  if (s.ok()) s = reply::HostField(endpoint, where, "endpoint", false);
-  if (s.ok()) s = reply::HostField(out->spec.ip, where, "ip", true);
-  if (s.ok()) s = reply::HostField(hostname, where, "hostname", false);
-  if (s.ok()) s = reply::ZoneField(out->spec.zone, where);
-  if (!s.ok()) return s;
-  reply::ResolveEndpoint(endpoint, out->spec.ip, hostname, default_host, &out->spec.host);
+  if (!have_port && v.tls_port == 0) return Error(Code::kParse, where.str() + ": node has no port");
+  if (!have_port) v.port = v.tls_port;
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue &v,
-                                                                const std::string &default_host) {
+Result<std::shared_ptr<const Topology>> ShardsToTopology(const Nodes &n,
+                                                         const std::string &default_host) {
+  const RespNode &v = n[0];
   if (v.type == RespType::kError) {
-    return Error(Code::kParse, "CLUSTER SHARDS: the server replied with an error: " + v.str);
+    return Error(Code::kParse,
+                 "CLUSTER SHARDS: the server replied with an error: " + std::string(v.str));
   }
   if (!reply::IsArray(v)) {
     return Error(Code::kParse, std::string("CLUSTER SHARDS: reply is a ") + reply::KindName(v) +
                                    ", not an array");
   }
   TopologyBuilder b;
-  for (size_t e = 0; e < v.elements.size(); ++e) {
-    const std::string where = "CLUSTER SHARDS shard " + std::to_string(e);
-    const RespValue &shard = v.elements[e];
-    if (!shard.is_map_like() || shard.wire == '~' || shard.wire == '>')
-      return Error(Code::kParse, where + ": not a map");
-    const RespValue *slots = nullptr;
-    const RespValue *nodes = nullptr;
-    for (size_t i = 0; i + 1 < shard.elements.size(); i += 2) {
-      const RespValue &k = shard.elements[i];
-      if (!k.is_string()) return Error(Code::kParse, where + ": field name is not a string");
+  b.Reserve(v.count, 3 * size_t{v.count});
+  std::vector<ShardNode> parsed;  // reused across shards
+  NodeSpec spec;                  // reused: its strings keep their buffers
+  size_t e = 0;
+  for (Each shard(n, 0); shard; ++shard, ++e) {
+    reply::Where where{"CLUSTER SHARDS shard", e};
+    if (!reply::IsMap(n[*shard])) return Error(Code::kParse, where.str() + ": not a map");
+    size_t slots = 0, nodes = 0;  // 0: absent (the reply itself is node 0)
+    for (Each i(n, *shard); i; ++i) {
+      const RespNode &k = n[*i];
+      ++i;
+      if (!k.is_string()) return Error(Code::kParse, where.str() + ": field name is not a string");
       if (k.str == "slots")
-        slots = &shard.elements[i + 1];
+        slots = *i;
       else if (k.str == "nodes")
-        nodes = &shard.elements[i + 1];
+        nodes = *i;
     }
-    if (slots == nullptr || nodes == nullptr) {
-      return Error(Code::kParse, where + ": missing 'slots' or 'nodes'");
+    if (slots == 0 || nodes == 0) {
+      return Error(Code::kParse, where.str() + ": missing 'slots' or 'nodes'");
     }
-    if (!reply::IsArray(*slots) || slots->elements.size() % 2 != 0) {
-      return Error(Code::kParse, where + ": 'slots' is not a list of start/end pairs");
+    if (!reply::IsArray(n[slots]) || n[slots].count % 2 != 0) {
+      return Error(Code::kParse, where.str() + ": 'slots' is not a list of start/end pairs");
     }
-    if (!reply::IsArray(*nodes)) return Error(Code::kParse, where + ": 'nodes' is not a list");
+    if (!reply::IsArray(n[nodes]))
+      return Error(Code::kParse, where.str() + ": 'nodes' is not a list");
 
-    std::vector<ShardNode> parsed(nodes->elements.size());
+    parsed.assign(n[nodes].count, ShardNode());
     const ShardNode *master = nullptr;
     const ShardNode *failed_master = nullptr;  // used when no master is healthy
-    for (size_t n = 0; n < nodes->elements.size(); ++n) {
-      Status s = ReadShardNode(nodes->elements[n], where + " node " + std::to_string(n),
-                               default_host, &parsed[n]);
+    size_t k = 0;
+    for (Each node(n, nodes); node; ++node, ++k) {
+      where.node = k;
+      Status s = ReadShardNode(n, *node, where, &parsed[k]);
+      if (s.ok()) s = reply::CheckNode(parsed[k].view, where);
       if (!s.ok()) return s;
-      if (!parsed[n].master) continue;
+      if (!parsed[k].master) continue;
       // During a failover the failed old master may still be listed; the
       // healthy one owns the shard. Two healthy masters, or two failed ones
       // and no healthy one, leave the owner unknown.
       const ShardNode *&slot =
-          parsed[n].spec.health == ReportedHealth::kFailed ? failed_master : master;
+          parsed[k].view.health == ReportedHealth::kFailed ? failed_master : master;
       if (slot != nullptr) {
-        return Error(Code::kParse,
-                     where + ": two masters, " + Address(*slot) + " and " + Address(parsed[n]));
+        where.node = reply::Where::kNone;
+        return Error(Code::kParse, where.str() + ": two masters, " + Address(*slot, default_host) +
+                                       " and " + Address(parsed[k], default_host));
       }
-      slot = &parsed[n];
+      slot = &parsed[k];
     }
+    where.node = reply::Where::kNone;
     if (master == nullptr) master = failed_master;
     if (master == nullptr) {
-      if (slots->elements.empty()) continue;  // nothing routes there
-      return Error(Code::kParse, where + ": owns slots but lists no master");
+      if (n[slots].count == 0) continue;  // nothing routes there
+      return Error(Code::kParse, where.str() + ": owns slots but lists no master");
     }
     const size_t shards_before = b.shard_count();
-    auto idx = b.AddShard(master->spec);
+    reply::FillSpec(master->view, default_host, &spec);
+    auto idx = b.AddShard(spec);
     if (!idx.ok()) return idx.status();
     if (*idx < shards_before) {
-      return Error(Code::kParse, where + ": master " + Address(*master) + " already heads shard " +
-                                     std::to_string(*idx));
+      return Error(Code::kParse, where.str() + ": master " + Address(*master, default_host) +
+                                     " already heads shard " + std::to_string(*idx));
     }
-    for (size_t i = 0; i < slots->elements.size(); i += 2) {
+    for (Each i(n, slots); i; ++i) {
       int64_t start, end;
-      Status s = reply::Slot(slots->elements[i], where, &start);
+      Status s = reply::Slot(n[*i], where, &start);
       if (!s.ok()) return s;
-      s = reply::Slot(slots->elements[i + 1], where, &end);
+      ++i;
+      s = reply::Slot(n[*i], where, &end);
       if (!s.ok()) return s;
       s = b.AddRange(*idx, static_cast<uint32_t>(start), static_cast<uint32_t>(end));
-      if (!s.ok()) return Error(s.code(), where + ": " + s.message());
+      if (!s.ok()) return Error(s.code(), where.str() + ": " + s.message());
     }
-    for (size_t n = 0; n < parsed.size(); ++n) {
-      if (parsed[n].master) continue;  // a failed old master is not a replica
-      Status s = b.AddReplica(*idx, parsed[n].spec);
+    for (const ShardNode &r : parsed) {
+      if (r.master) continue;  // a failed old master is not a replica
+      reply::FillSpec(r.view, default_host, &spec);
+      Status s = b.AddReplica(*idx, spec);
       if (!s.ok()) return s;
     }
   }
   return b.Build();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue &v,
+                                                                const std::string &default_host) {
+  RespFlat flat;
+  FlattenResp(v, &flat);
+  return ShardsToTopology(flat, default_host);
 }
 
 Result<std::shared_ptr<const Topology>> ParseClusterShards(std::string_view reply,
@@ -187,9 +205,10 @@ Result<std::shared_ptr<const Topology>> ParseClusterShards(std::string_view repl
                                   2 * kSlotCount,
                                   reply::kMaxNodeFields * 2,
                                   reply::kMaxNodeFields * 2};
-  auto v = ParseResp(reply, limits);
-  if (!v.ok()) return v.status();
-  return ClusterShardsToTopology(*v, opts.default_host);
+  RespFlat flat;
+  Status s = ParseRespFlat(reply, limits, &flat);
+  if (!s.ok()) return s;
+  return ShardsToTopology(flat, opts.default_host);
 }
 
 }  // namespace cloudroute

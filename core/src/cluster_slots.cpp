@@ -2,7 +2,8 @@
 // is [endpoint, port, id?, metadata?] and metadata (Redis 7+) is a map (RESP3)
 // or flat key/value array (RESP2) of hostname / ip / availability-zone.
 // A master with several ranges appears in several entries, each time with
-// its replicas; they are merged into one shard.
+// its replicas; they are merged into one shard. The reply is framed flat
+// (see RespFlat) and walked once.
 #include <algorithm>
 
 #include "cloudroute/core/cluster_reply.hpp"
@@ -12,93 +13,111 @@ namespace cloudroute {
 
 namespace {
 
-Status NodeFromSlotsEntry(const RespValue &v, const std::string &default_host, size_t entry,
-                          NodeSpec *out) {
-  const std::string where = "CLUSTER SLOTS entry " + std::to_string(entry);
-  if (!reply::IsArray(v) || v.elements.size() < 2) {
-    return Error(Code::kParse, where + ": a node is not an array of at least [host, port]");
+using reply::Each;
+using reply::Nodes;
+
+Status NodeFromSlotsEntry(const Nodes &n, size_t at, const std::string &default_host,
+                          const reply::Where &where, NodeSpec *out) {
+  const RespNode &v = n[at];
+  if (!reply::IsArray(v) || v.count < 2) {
+    return Error(Code::kParse, where.str() + ": a node is not an array of at least [host, port]");
   }
-  const RespValue &host = v.elements[0];
-  std::string endpoint;
+  reply::NodeView node;
+  Each f(n, at);
+  const RespNode &host = n[*f];
   if (host.is_string()) {
-    endpoint = host.str;
+    node.endpoint = host.str;
   } else if (host.type != RespType::kNull) {
-    return Error(Code::kParse, where + ": node endpoint is a " + RespTypeName(host.type));
+    return Error(Code::kParse, where.str() + ": node endpoint is a " + RespTypeName(host.type));
   }
-  Status s = reply::Port(v.elements[1], where, &out->port);
+  ++f;
+  Status s = reply::Port(n[*f], where, &node.port);
   if (!s.ok()) return s;
-  if (v.elements.size() >= 3) {
-    if (!v.elements[2].is_string()) return Error(Code::kParse, where + ": node id is not a string");
-    out->id = v.elements[2].str;
-    s = reply::IdField(out->id, where);
+  ++f;
+  if (f) {
+    if (!n[*f].is_string()) return Error(Code::kParse, where.str() + ": node id is not a string");
+    node.id = n[*f].str;
+    s = reply::IdField(node.id, where);
     if (!s.ok()) return s;
+    ++f;
   }
-  std::string hostname;
-  if (v.elements.size() >= 4) {
-    const RespValue &meta = v.elements[3];
-    if (!meta.is_map_like() || meta.wire == '~' || meta.wire == '>')
-      return Error(Code::kParse, where + ": node metadata is not a map");
-    for (size_t i = 0; i + 1 < meta.elements.size(); i += 2) {
-      const RespValue &k = meta.elements[i];
-      const RespValue &val = meta.elements[i + 1];
-      if (!k.is_string()) return Error(Code::kParse, where + ": metadata key is not a string");
+  if (f) {
+    const RespNode &meta = n[*f];
+    if (!reply::IsMap(meta))
+      return Error(Code::kParse, where.str() + ": node metadata is not a map");
+    for (Each m(n, *f); m; ++m) {
+      const RespNode &k = n[*m];
+      ++m;
+      const RespNode &val = n[*m];
+      if (!k.is_string())
+        return Error(Code::kParse, where.str() + ": metadata key is not a string");
       if (!val.is_string()) continue;  // unknown future fields may be any type
       if (k.str == "ip")
-        out->ip = val.str;
+        node.ip = val.str;
       else if (k.str == "hostname")
-        hostname = val.str;
+        node.hostname = val.str;
       else if (k.str == "availability-zone" || k.str == "availability_zone")
-        out->zone = val.str;
+        node.zone = val.str;
     }
   }
-  s = reply::HostField(endpoint, where, "endpoint", false);
-  if (s.ok()) s = reply::HostField(out->ip, where, "ip", true);
-  if (s.ok()) s = reply::HostField(hostname, where, "hostname", false);
-  if (s.ok()) s = reply::ZoneField(out->zone, where);
+  s = reply::CheckNode(node, where);
   if (!s.ok()) return s;
-  reply::ResolveEndpoint(endpoint, out->ip, hostname, default_host, &out->host);
+  reply::FillSpec(node, default_host, out);
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<std::shared_ptr<const Topology>> ClusterSlotsToTopology(const RespValue &v,
-                                                               const std::string &default_host) {
+Result<std::shared_ptr<const Topology>> SlotsToTopology(const Nodes &n,
+                                                        const std::string &default_host) {
+  const RespNode &v = n[0];
   if (v.type == RespType::kError) {
-    return Error(Code::kParse, "CLUSTER SLOTS: the server replied with an error: " + v.str);
+    return Error(Code::kParse,
+                 "CLUSTER SLOTS: the server replied with an error: " + std::string(v.str));
   }
   if (!reply::IsArray(v)) {
     return Error(Code::kParse,
                  std::string("CLUSTER SLOTS: reply is a ") + reply::KindName(v) + ", not an array");
   }
   TopologyBuilder b;
-  for (size_t e = 0; e < v.elements.size(); ++e) {
-    const RespValue &entry = v.elements[e];
-    const std::string where = "CLUSTER SLOTS entry " + std::to_string(e);
-    if (!reply::IsArray(entry) || entry.elements.size() < 3) {
-      return Error(Code::kParse, where + ": not an array of [start, end, master, …]");
+  b.Reserve(v.count, 3 * size_t{v.count});
+  NodeSpec spec;  // reused: its strings keep their buffers
+  size_t e = 0;
+  for (Each entry(n, 0); entry; ++entry, ++e) {
+    const RespNode &ev = n[*entry];
+    const reply::Where where{"CLUSTER SLOTS entry", e};
+    if (!reply::IsArray(ev) || ev.count < 3) {
+      return Error(Code::kParse, where.str() + ": not an array of [start, end, master, …]");
     }
+    Each f(n, *entry);
     int64_t start, end;
-    Status s = reply::Slot(entry.elements[0], where, &start);
+    Status s = reply::Slot(n[*f], where, &start);
     if (!s.ok()) return s;
-    s = reply::Slot(entry.elements[1], where, &end);
+    ++f;
+    s = reply::Slot(n[*f], where, &end);
     if (!s.ok()) return s;
-    NodeSpec master;
-    s = NodeFromSlotsEntry(entry.elements[2], default_host, e, &master);
+    ++f;
+    s = NodeFromSlotsEntry(n, *f, default_host, where, &spec);
     if (!s.ok()) return s;
-    auto shard = b.AddShard(master);
+    auto shard = b.AddShard(spec);
     if (!shard.ok()) return shard.status();
     s = b.AddRange(*shard, static_cast<uint32_t>(start), static_cast<uint32_t>(end));
-    if (!s.ok()) return Error(s.code(), where + ": " + s.message());
-    for (size_t r = 3; r < entry.elements.size(); ++r) {
-      NodeSpec replica;
-      s = NodeFromSlotsEntry(entry.elements[r], default_host, e, &replica);
+    if (!s.ok()) return Error(s.code(), where.str() + ": " + s.message());
+    for (++f; f; ++f) {
+      s = NodeFromSlotsEntry(n, *f, default_host, where, &spec);
       if (!s.ok()) return s;
-      s = b.AddReplica(*shard, replica);
+      s = b.AddReplica(*shard, spec);
       if (!s.ok()) return s;
     }
   }
   return b.Build();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Topology>> ClusterSlotsToTopology(const RespValue &v,
+                                                               const std::string &default_host) {
+  RespFlat flat;
+  FlattenResp(v, &flat);
+  return SlotsToTopology(flat, default_host);
 }
 
 Result<std::shared_ptr<const Topology>> ParseClusterSlots(std::string_view reply,
@@ -114,9 +133,10 @@ Result<std::shared_ptr<const Topology>> ParseClusterSlots(std::string_view reply
                                   reply::kMaxNodeFields,
                                   reply::kMaxNodeFields * 2,
                                   reply::kMaxNodeFields * 2};
-  auto v = ParseResp(reply, limits);
-  if (!v.ok()) return v.status();
-  return ClusterSlotsToTopology(*v, opts.default_host);
+  RespFlat flat;
+  Status s = ParseRespFlat(reply, limits, &flat);
+  if (!s.ok()) return s;
+  return SlotsToTopology(flat, opts.default_host);
 }
 
 }  // namespace cloudroute

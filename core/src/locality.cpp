@@ -64,8 +64,7 @@ Placement Locate(const LocalityConfig &cfg, const TopoNode &node,
   p.source = "none";
   // 1. CIDR rules, on the separately reported IP first, then the endpoint.
   IpAddress ip;
-  const bool have_ip = ParseIp(node.ip, &ip) || ParseIp(node.host, &ip);
-  if (have_ip) {
+  if (!cfg.rules.empty() && (ParseIp(node.ip, &ip) || ParseIp(node.host, &ip))) {
     const LocationRule *best = nullptr;
     for (const LocationRule &r : cfg.rules) {
       if (r.cidr.Contains(ip) && (best == nullptr || r.cidr.prefix() > best->cidr.prefix())) {
@@ -90,6 +89,7 @@ Placement Locate(const LocalityConfig &cfg, const TopoNode &node,
     p.source = "server zone " + reported_zone;
   }
   // 3. The exact node map.
+  if (cfg.by_node.empty()) return p;  // spares formatting the address
   auto n = cfg.by_node.find(node.address());
   if (n == cfg.by_node.end() && !node.id.empty()) n = cfg.by_node.find(node.id);
   if (n != cfg.by_node.end()) {

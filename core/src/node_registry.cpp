@@ -34,6 +34,39 @@ void NodePins::Clear() {
   nodes_.clear();
 }
 
+namespace {
+
+// FNV-1a over an address's bytes, so the hash of "host:port" can be had
+// from host and port without formatting the string.
+constexpr uint64_t kFnvBasis = 14695981039346656037ull;
+
+uint64_t Fnv(uint64_t h, std::string_view bytes) {
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+uint64_t Finish(uint64_t h) { return h ^ (h >> 29); }
+
+uint64_t AddressHash(std::string_view address) { return Finish(Fnv(kFnvBasis, address)); }
+
+// The hash of FormatAddress(host, port).
+uint64_t AddressHash(const std::string &host, uint16_t port) {
+  const bool v6 = host.find(':') != std::string::npos;
+  char digits[5];
+  size_t n = 0;
+  for (uint32_t p = port; n == 0 || p != 0; p /= 10) digits[n++] = static_cast<char>('0' + p % 10);
+  std::reverse(digits, digits + n);
+  uint64_t h = Fnv(kFnvBasis, v6 ? "[" : "");
+  h = Fnv(h, host);
+  h = Fnv(h, v6 ? "]:" : ":");
+  return Finish(Fnv(h, std::string_view(digits, n)));
+}
+
+}  // namespace
+
 NodeRegistry::NodeRegistry(HealthConfig health, ClockFn clock_fn, uint64_t seed)
     : health_(health), clock_(clock_fn != nullptr ? clock_fn : &SteadyNowNs), random_(seed) {
   for (auto &c : chunks_) c.store(nullptr, std::memory_order_relaxed);
@@ -66,19 +99,26 @@ uint32_t NodeRegistry::TakeSlotLocked() {
   return i;
 }
 
+NodeEntry *NodeRegistry::EntryLocked(uint32_t i) const {
+  return &chunks_[i / kChunk].load(std::memory_order_relaxed)[i % kChunk];
+}
+
 Result<NodeEntry *> NodeRegistry::Intern(const std::string &host, uint16_t port) {
-  std::string address = FormatAddress(host, port);
+  const uint64_t hash = AddressHash(host, port);
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_address_.find(address);
-  if (it != by_address_.end()) {
-    return &chunks_[it->second / kChunk].load(std::memory_order_relaxed)[it->second % kChunk];
-  }
-  std::string host_copy = host;  // allocated before a slot is taken
+  const uint32_t found = by_address_.Find(hash, [&](uint32_t c) {
+    const NodeEntry *e = EntryLocked(c);
+    return e->port == port && e->host == host;
+  });
+  if (found != HashIndex::kNone) return EntryLocked(found);
+  // A new node: its strings are allocated before a slot is taken.
+  std::string address = FormatAddress(host, port);
+  std::string host_copy = host;
   const uint32_t i = TakeSlotLocked();
   if (i == kFreeHandle) return Error(Code::kLimit, "more than 1048576 live nodes");
   // Out of memory here loses the slot (its handle stays free), never more.
-  by_address_.emplace(address, i);
-  NodeEntry *e = &chunks_[i / kChunk].load(std::memory_order_relaxed)[i % kChunk];
+  by_address_.Insert(hash, i);
+  NodeEntry *e = EntryLocked(i);
   e->host.swap(host_copy);
   e->port = port;
   e->address = std::move(address);
@@ -87,20 +127,22 @@ Result<NodeEntry *> NodeRegistry::Intern(const std::string &host, uint16_t port)
   return e;
 }
 
+uint32_t NodeRegistry::FindLocked(const std::string &address) const {
+  return by_address_.Find(AddressHash(address),
+                          [&](uint32_t c) { return EntryLocked(c)->address == address; });
+}
+
 NodeEntry *NodeRegistry::Find(const std::string &address) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_address_.find(address);
-  if (it == by_address_.end()) return nullptr;
-  return &chunks_[it->second / kChunk].load(std::memory_order_relaxed)[it->second % kChunk];
+  const uint32_t i = FindLocked(address);
+  return i == HashIndex::kNone ? nullptr : EntryLocked(i);
 }
 
 bool NodeRegistry::FindHandle(const std::string &address, uint32_t *out) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = by_address_.find(address);
-  if (it == by_address_.end()) return false;
-  *out =
-      chunks_[it->second / kChunk].load(std::memory_order_relaxed)[it->second % kChunk].handle.load(
-          std::memory_order_relaxed);
+  const uint32_t i = FindLocked(address);
+  if (i == HashIndex::kNone) return false;
+  *out = EntryLocked(i)->handle.load(std::memory_order_relaxed);
   return true;
 }
 
@@ -125,13 +167,15 @@ NodeEntry *NodeRegistry::Pin(uint32_t handle) const {
 size_t NodeRegistry::Reclaim() {
   std::lock_guard<std::mutex> lock(mu_);
   size_t freed = 0;
-  for (auto it = by_address_.begin(); it != by_address_.end();) {
-    const uint32_t i = it->second;
-    NodeEntry *e = &chunks_[i / kChunk].load(std::memory_order_relaxed)[i % kChunk];
-    if (e->pins.load(std::memory_order_acquire) != 0) {
-      ++it;
+  const uint32_t slots = size_.load(std::memory_order_relaxed);
+  for (uint32_t i = 0; i < slots; ++i) {
+    NodeEntry *e = EntryLocked(i);
+    // Live entries only: free and quarantined slots hold kFreeHandle.
+    if (e->handle.load(std::memory_order_relaxed) == kFreeHandle ||
+        e->pins.load(std::memory_order_acquire) != 0) {
       continue;
     }
+    by_address_.Erase(AddressHash(e->address), i);
     // Stale handles fail from here on; a reused slot gets the next generation.
     e->handle.store(kFreeHandle, std::memory_order_release);
     e->generation = static_cast<uint16_t>((e->generation + 1) % kGenerations);
@@ -141,7 +185,6 @@ size_t NodeRegistry::Reclaim() {
     std::string().swap(e->host);
     std::string().swap(e->address);
     free_.push_back(i);
-    it = by_address_.erase(it);
     ++freed;
   }
   return freed;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cloudroute/core/cidr.hpp"
 #include "cloudroute/core/resp.hpp"
@@ -20,27 +22,70 @@ constexpr uint32_t kClusterReplyDepth = 6;
 constexpr uint32_t kMaxReplicas = 1024;
 constexpr uint32_t kMaxNodeFields = 32;
 
+using Nodes = RespFlat;
+
+// Where a value sits, for messages: "CLUSTER SHARDS shard 3 node 1 port".
+// Made into text only when something is wrong.
+struct Where {
+  static constexpr size_t kNone = ~size_t{0};
+
+  Where(const char *reply_name, size_t at) : reply(reply_name), index(at) {}
+
+  const char *reply;       // "CLUSTER SLOTS entry", "CLUSTER SHARDS shard"
+  size_t index;            // of the entry or shard
+  size_t node = kNone;     // SHARDS: the node's position in the shard
+  const char *field = "";  // SHARDS: the field being read, if any
+
+  std::string str() const {
+    std::string s = std::string(reply) + " " + std::to_string(index);
+    if (node != kNone) s += " node " + std::to_string(node);
+    if (*field != '\0') s += std::string(" ") + field;
+    return s;
+  }
+};
+
+// Walks the elements of nodes[at]: `for (Each e(n, at); e; ++e) … n[*e] …`.
+class Each {
+ public:
+  Each(const Nodes &n, size_t at) : n_(n), i_(at + 1), left_(n[at].count) {}
+  explicit operator bool() const { return left_ != 0; }
+  size_t operator*() const { return i_; }
+  void operator++() {
+    i_ = n_[i_].next;
+    --left_;
+  }
+
+ private:
+  const Nodes &n_;
+  size_t i_;
+  uint32_t left_;
+};
+
 // An array as the reply shapes use it: not a RESP3 set (unordered) or push
 // (out-of-band), which the framer also types as arrays.
-inline bool IsArray(const RespValue &v) {
+inline bool IsArray(const RespNode &v) {
   return v.type == RespType::kArray && v.wire != '~' && v.wire != '>';
 }
 
+// A map, or a flat key/value array; never a set or push.
+inline bool IsMap(const RespNode &v) { return v.is_map_like() && v.wire != '~' && v.wire != '>'; }
+
 // "set", "push", or the type's name, for messages.
-inline std::string KindName(const RespValue &v) {
+inline std::string KindName(const RespNode &v) {
   if (v.wire == '~') return "set";
   if (v.wire == '>') return "push";
   if (v.wire == '=') return "verbatim string";
   return RespTypeName(v.type);
 }
 
-inline Status Slot(const RespValue &v, const std::string &where, int64_t *out) {
+inline Status Slot(const RespNode &v, const Where &where, int64_t *out) {
   if (v.type != RespType::kInteger) {
-    return Error(Code::kParse, where + ": slot is a " + KindName(v) + ", not an integer");
+    return Error(Code::kParse, where.str() + ": slot is a " + KindName(v) + ", not an integer");
   }
   *out = v.integer;
   if (*out < 0 || *out > 16383) {
-    return Error(Code::kParse, where + ": slot " + std::to_string(*out) + " is outside 0-16383");
+    return Error(Code::kParse,
+                 where.str() + ": slot " + std::to_string(*out) + " is outside 0-16383");
   }
   return Status::Ok();
 }
@@ -48,7 +93,7 @@ inline Status Slot(const RespValue &v, const std::string &where, int64_t *out) {
 // An integer, or a bulk string of plain digits (some proxies send ports as
 // strings); never a simple or verbatim string. Port 0 is refused: it would
 // leave a shard without a write node.
-inline Status Port(const RespValue &v, const std::string &where, uint16_t *out) {
+inline Status Port(const RespNode &v, const Where &where, uint16_t *out) {
   int64_t p = -1;
   if (v.type == RespType::kInteger) {
     p = v.integer;
@@ -57,14 +102,14 @@ inline Status Port(const RespValue &v, const std::string &where, uint16_t *out) 
     p = 0;
     for (char c : v.str) {
       if (c < '0' || c > '9')
-        return Error(Code::kParse, where + ": port " + Quote(v.str) + " is not an integer");
+        return Error(Code::kParse, where.str() + ": port " + Quote(v.str) + " is not an integer");
       p = p * 10 + (c - '0');
     }
   } else {
-    return Error(Code::kParse, where + ": port is a " + KindName(v) + ", not an integer");
+    return Error(Code::kParse, where.str() + ": port is a " + KindName(v) + ", not an integer");
   }
   if (p < 1 || p > 65535) {
-    return Error(Code::kParse, where + ": port " + std::to_string(p) + " is outside 1-65535");
+    return Error(Code::kParse, where.str() + ": port " + std::to_string(p) + " is outside 1-65535");
   }
   *out = static_cast<uint16_t>(p);
   return Status::Ok();
@@ -72,28 +117,28 @@ inline Status Port(const RespValue &v, const std::string &where, uint16_t *out) 
 
 // A reply's endpoint, hostname or ip: "" and "?" keep their meaning (see
 // ResolveEndpoint); anything else must be a host (an IP literal for "ip").
-inline Status HostField(const std::string &value, const std::string &where, const char *field,
+inline Status HostField(std::string_view value, const Where &where, const char *field,
                         bool ip_only) {
   if (value.empty() || value == "?") return Status::Ok();
   IpAddress ip;
   if (ip_only ? ParseIp(value, &ip) : IsValidHost(value)) return Status::Ok();
-  return Error(Code::kParse, where + ": " + field + " " + Quote(value) +
+  return Error(Code::kParse, where.str() + ": " + field + " " + Quote(value) +
                                  (ip_only ? " is not an IP address"
                                           : " is neither an IP address nor a hostname"));
 }
 
-inline Status IdField(const std::string &value, const std::string &where) {
+inline Status IdField(std::string_view value, const Where &where) {
   if (value.empty() || IsValidNodeId(value)) return Status::Ok();
-  return Error(Code::kParse,
-               where + ": node id " + Quote(value) + " is not printable ASCII without spaces");
+  return Error(Code::kParse, where.str() + ": node id " + Quote(value) +
+                                 " is not printable ASCII without spaces");
 }
 
 // Zones are free text, but never control bytes.
-inline Status ZoneField(const std::string &value, const std::string &where) {
+inline Status ZoneField(std::string_view value, const Where &where) {
   for (char c : value) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
       return Error(Code::kParse,
-                   where + ": availability zone " + Quote(value) + " holds a control byte");
+                   where.str() + ": availability zone " + Quote(value) + " holds a control byte");
     }
   }
   return Status::Ok();
@@ -102,20 +147,54 @@ inline Status ZoneField(const std::string &value, const std::string &where) {
 // Picks the address to use: the preferred endpoint; "" means the address
 // that was asked; "?" means unknown, where a separately reported IP or
 // hostname still gives a usable address.
-inline void ResolveEndpoint(const std::string &endpoint, const std::string &ip,
-                            const std::string &hostname, const std::string &default_host,
+inline void ResolveEndpoint(std::string_view endpoint, std::string_view ip,
+                            std::string_view hostname, const std::string &default_host,
                             std::string *host) {
   if (!endpoint.empty() && endpoint != "?") {
-    *host = endpoint;
+    host->assign(endpoint.data(), endpoint.size());
   } else if (endpoint.empty() && !default_host.empty()) {
     *host = default_host;
   } else if (!ip.empty() && ip != "?") {
-    *host = ip;
+    host->assign(ip.data(), ip.size());
   } else if (!hostname.empty() && hostname != "?") {
-    *host = hostname;
+    host->assign(hostname.data(), hostname.size());
   } else {
     *host = "?";
   }
+}
+
+// One node as a reply describes it, viewing the reply's bytes.
+struct NodeView {
+  std::string_view id, ip, endpoint, hostname, zone;
+  uint16_t port = 0;
+  uint16_t tls_port = 0;
+  ReportedHealth health = ReportedHealth::kOnline;
+};
+
+// Checks the node's text fields: ids, hosts and ips as IsValidNodeId /
+// IsValidHost / ParseIp want them, zones without control bytes.
+inline Status CheckNode(const NodeView &v, const Where &where) {
+  Status s = IdField(v.id, where);
+  if (s.ok()) s = HostField(v.endpoint, where, "endpoint", false);
+  if (s.ok()) s = HostField(v.ip, where, "ip", true);
+  if (s.ok()) s = HostField(v.hostname, where, "hostname", false);
+  if (s.ok()) s = ZoneField(v.zone, where);
+  return s;
+}
+
+// Fills `spec` from a checked node, reusing its buffers (a spec filled once
+// per node allocates only for the longest value seen).
+inline void FillSpec(const NodeView &v, const std::string &default_host, NodeSpec *spec) {
+  spec->id.assign(v.id.data(), v.id.size());
+  spec->ip.assign(v.ip.data(), v.ip.size());
+  spec->zone.assign(v.zone.data(), v.zone.size());
+  spec->port = v.port;
+  spec->tls_port = v.tls_port;
+  spec->health = v.health;
+  // CheckNode ran on every value the host may come from, except the
+  // caller's default_host.
+  spec->checked = !(v.endpoint.empty() && !default_host.empty());
+  ResolveEndpoint(v.endpoint, v.ip, v.hostname, default_host, &spec->host);
 }
 
 }  // namespace reply

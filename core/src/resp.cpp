@@ -15,65 +15,63 @@ namespace {
 
 class Framer {
  public:
-  Framer(std::string_view in, const RespLimits &limits) : in_(in), lim_(limits) {}
+  Framer(std::string_view in, const RespLimits &limits, RespFlat *out)
+      : in_(in), lim_(limits), nodes_(*out) {}
 
-  Status Parse(RespValue *out, uint32_t depth) {
+  // Appends one value (and its subtree) to the nodes.
+  Status Parse(uint32_t depth) {
     if (depth > lim_.max_depth) {
       return Fail(Code::kLimit, "nesting deeper than " + std::to_string(lim_.max_depth));
     }
     // RESP3 attributes ('|') annotate the next value; they carry nothing the
     // router uses, so they are parsed (to stay in frame) and dropped.
     while (pos_ < in_.size() && in_[pos_] == '|') {
-      RespValue attrs;
+      const size_t mark = nodes_.size();
       ++pos_;
-      Status s = ParseAggregate(&attrs, RespType::kMap, depth);
+      Status s = ParseAggregate(Append('|'), RespType::kMap, depth);
       if (!s.ok()) return s;
+      nodes_.Truncate(mark);
     }
     if (pos_ >= in_.size()) return Fail(Code::kIncomplete, "reply ends before a value");
     const char type = in_[pos_++];
-    out->wire = type;
+    const size_t at = Append(type);
     switch (type) {
       case '+':
-        out->type = RespType::kSimpleString;
-        return Line(&out->str);
+        return Leaf(at, RespType::kSimpleString);
       case '-':
-        out->type = RespType::kError;
-        return Line(&out->str);
+        return Leaf(at, RespType::kError);
       case ':':
-        out->type = RespType::kInteger;
-        return Integer(&out->integer);
+        nodes_[at].type = RespType::kInteger;
+        return Integer(&nodes_[at].integer);
       case '$':
-        return Bulk(out, RespType::kBulkString, /*verbatim=*/false);
+        return Bulk(at, RespType::kBulkString, /*verbatim=*/false);
       case '!':
-        return Bulk(out, RespType::kError, false);
+        return Bulk(at, RespType::kError, false);
       case '=':
-        return Bulk(out, RespType::kBulkString, true);
+        return Bulk(at, RespType::kBulkString, true);
       case '*':
       case '~':
       case '>':
-        return ParseAggregate(out, RespType::kArray, depth);
+        return ParseAggregate(at, RespType::kArray, depth);
       case '%':
-        return ParseAggregate(out, RespType::kMap, depth);
+        return ParseAggregate(at, RespType::kMap, depth);
       case '_': {
-        out->type = RespType::kNull;
-        std::string empty;
+        std::string_view empty;
         Status s = Line(&empty);
         if (s.ok() && !empty.empty()) return Fail(Code::kParse, "null '_' carries data");
         return s;
       }
       case ',':
-        out->type = RespType::kDouble;
-        return Line(&out->str);
+        return Leaf(at, RespType::kDouble);
       case '(':
-        out->type = RespType::kBigNumber;
-        return Line(&out->str);
+        return Leaf(at, RespType::kBigNumber);
       case '#': {
-        out->type = RespType::kBoolean;
-        std::string v;
+        nodes_[at].type = RespType::kBoolean;
+        std::string_view v;
         Status s = Line(&v);
         if (!s.ok()) return s;
         if (v != "t" && v != "f") return Fail(Code::kParse, "boolean is neither 't' nor 'f'");
-        out->integer = v == "t";
+        nodes_[at].integer = v == "t";
         return Status::Ok();
       }
       default: {
@@ -93,8 +91,21 @@ class Framer {
   }
 
  private:
+  // A new value of the given wire byte; a leaf until it says otherwise.
+  size_t Append(char wire) {
+    const size_t at = nodes_.Append();
+    nodes_[at].wire = wire;
+    nodes_[at].next = static_cast<uint32_t>(at + 1);
+    return at;
+  }
+
+  Status Leaf(size_t at, RespType type) {
+    nodes_[at].type = type;
+    return Line(&nodes_[at].str);
+  }
+
   // Reads up to CRLF (exclusive) and moves past it.
-  Status Line(std::string *out) {
+  Status Line(std::string_view *out) {
     const size_t max_line = 4096;  // simple strings and numbers are short
     const char *start = in_.data() + pos_;
     const size_t avail = in_.size() - pos_;
@@ -110,14 +121,16 @@ class Framer {
       return Fail(Code::kParse, "CR not followed by LF");
     }
     if (std::memchr(start, '\n', n) != nullptr) return Fail(Code::kParse, "bare LF in a line");
-    out->assign(start, n);
+    *out = std::string_view(start, n);
     pos_ += n + 2;
     return Status::Ok();
   }
 
+  static std::string Shown(std::string_view text) { return std::string(text.substr(0, 32)); }
+
   Status Integer(int64_t *out) {
     const size_t at = pos_;
-    std::string text;
+    std::string_view text;
     Status s = Line(&text);
     if (!s.ok()) return s;
     size_t i = 0;
@@ -130,20 +143,22 @@ class Framer {
     // One spelling per number: no '+', no "-0", no leading zeros.
     if (text[0] == '+' || (text[i] == '0' && (neg || text.size() > i + 1))) {
       pos_ = at;
-      return Fail(Code::kParse, "integer with a sign or leading zero '" + text.substr(0, 32) + "'");
+      return Fail(Code::kParse, "integer with a sign or leading zero '" + Shown(text) + "'");
     }
     uint64_t v = 0;
+    // 18 digits always fit; from the 19th on, each is checked for overflow.
+    const size_t safe_end = i + 18;
     for (; i < text.size(); ++i) {
       const char c = text[i];
       if (c < '0' || c > '9') {
         pos_ = at;
-        return Fail(Code::kParse, "invalid integer '" + text.substr(0, 32) + "'");
+        return Fail(Code::kParse, "invalid integer '" + Shown(text) + "'");
       }
       const uint64_t limit = neg ? 9223372036854775808ull : 9223372036854775807ull;
       const uint64_t d = static_cast<uint64_t>(c - '0');
-      if (v > (limit - d) / 10) {
+      if (i >= safe_end && v > (limit - d) / 10) {
         pos_ = at;
-        return Fail(Code::kParse, "integer out of range '" + text.substr(0, 32) + "'");
+        return Fail(Code::kParse, "integer out of range '" + Shown(text) + "'");
       }
       v = v * 10 + d;
     }
@@ -151,15 +166,12 @@ class Framer {
     return Status::Ok();
   }
 
-  Status Bulk(RespValue *out, RespType type, bool verbatim) {
+  Status Bulk(size_t node, RespType type, bool verbatim) {
     const size_t at = pos_;
     int64_t len = 0;
     Status s = Integer(&len);
     if (!s.ok()) return s;
-    if (len == -1 && !verbatim && type == RespType::kBulkString) {
-      out->type = RespType::kNull;
-      return Status::Ok();
-    }
+    if (len == -1 && !verbatim && type == RespType::kBulkString) return Status::Ok();  // null
     if (len < 0) {
       pos_ = at;
       return Fail(Code::kParse, "negative bulk length " + std::to_string(len));
@@ -175,28 +187,26 @@ class Framer {
       pos_ += n;
       return Fail(Code::kParse, "bulk string not followed by CRLF");
     }
-    out->type = type;
+    RespNode &out = nodes_[node];
+    out.type = type;
     if (verbatim) {
       // "txt:" then the text.
       if (n < 4 || in_[pos_ + 3] != ':')
         return Fail(Code::kParse, "verbatim string without format");
-      out->str.assign(in_.data() + pos_ + 4, n - 4);
+      out.str = in_.substr(pos_ + 4, n - 4);
     } else {
-      out->str.assign(in_.data() + pos_, n);
+      out.str = in_.substr(pos_, n);
     }
     pos_ += n + 2;
-    return Charge(out->str.size() > 15 ? out->str.capacity() + 1 : 0);
+    return Charge(TreeStringCost(out.str.size()));
   }
 
-  Status ParseAggregate(RespValue *out, RespType type, uint32_t depth) {
+  Status ParseAggregate(size_t node, RespType type, uint32_t depth) {
     const size_t at = pos_;
     int64_t count = 0;
     Status s = Integer(&count);
     if (!s.ok()) return s;
-    if (count == -1 && type == RespType::kArray) {
-      out->type = RespType::kNull;
-      return Status::Ok();
-    }
+    if (count == -1 && type == RespType::kArray) return Status::Ok();  // null
     if (count < 0) {
       pos_ = at;
       return Fail(Code::kParse, "negative element count " + std::to_string(count));
@@ -215,27 +225,32 @@ class Framer {
                                     " where this reply has at most " +
                                     std::to_string(lim_.max_elements_at_depth[depth]));
     }
-    out->type = type;
-    // Every element takes at least 3 bytes ("_\r\n"), so never reserve more
-    // than the remaining input can hold, nor more than kReserve up front: a
-    // declared count costs nothing, and the rest is paid for as it arrives.
+    nodes_[node].type = type;
+    nodes_[node].count = static_cast<uint32_t>(n);
+    // Charged as the tree's element vector would cost (see resp.hpp): every
+    // element takes at least 3 bytes ("_\r\n"), so the tree never reserves
+    // more than the remaining input can hold, nor more than kReserve up
+    // front, then doubles as elements arrive.
     const uint64_t can_hold = (in_.size() - pos_) / 3;
-    out->elements.reserve(static_cast<size_t>(std::min({n, can_hold, kReserve})));
-    size_t paid = out->elements.capacity();
+    uint64_t paid = std::min({n, can_hold, kReserve});
     s = Charge(paid * sizeof(RespValue));
     if (!s.ok()) return s;
     for (uint64_t i = 0; i < n; ++i) {
-      out->elements.emplace_back();
-      if (out->elements.capacity() != paid) {
-        s = Charge(out->elements.capacity() * sizeof(RespValue));
+      if (i + 1 > paid) {
+        paid = paid == 0 ? 1 : 2 * paid;
+        s = Charge(paid * sizeof(RespValue));
         if (!s.ok()) return s;
-        paid = out->elements.capacity();
       }
-      s = Parse(&out->elements.back(), depth + 1);
+      s = Parse(depth + 1);
       if (!s.ok()) return s;
     }
+    nodes_[node].next = static_cast<uint32_t>(nodes_.size());
     return Status::Ok();
   }
+
+  // What the tree's std::string of n bytes allocates: nothing up to the
+  // inline 15, then at least twice the inline capacity, and the NUL.
+  static uint64_t TreeStringCost(size_t n) { return n > 15 ? std::max<size_t>(n, 30) + 1 : 0; }
 
   // Adds `bytes` to what the tree costs and refuses content that costs more
   // than kRespMemoryPerInputByte per byte read (see resp.hpp). Vectors that
@@ -254,9 +269,37 @@ class Framer {
 
   std::string_view in_;
   const RespLimits &lim_;
+  RespFlat &nodes_;
   size_t pos_ = 0;
   uint64_t cost_ = 0;
 };
+
+// The tree of the subtree at nodes[i].
+void ToTree(const RespFlat &nodes, size_t i, RespValue *out) {
+  const RespNode &n = nodes[i];
+  out->type = n.type;
+  out->wire = n.wire;
+  out->integer = n.integer;
+  out->str.assign(n.str.data(), n.str.size());
+  out->elements.resize(n.count);
+  size_t c = i + 1;
+  for (RespValue &e : out->elements) {
+    ToTree(nodes, c, &e);
+    c = nodes[c].next;
+  }
+}
+
+void Flatten(const RespValue &v, RespFlat *out) {
+  const size_t at = out->Append();
+  RespNode &n = (*out)[at];
+  n.str = v.str;
+  n.integer = v.integer;
+  n.count = static_cast<uint32_t>(v.elements.size());
+  n.type = v.type;
+  n.wire = v.wire;
+  for (const RespValue &e : v.elements) Flatten(e, out);
+  (*out)[at].next = static_cast<uint32_t>(out->size());
+}
 
 }  // namespace
 
@@ -286,7 +329,7 @@ const char *RespTypeName(RespType type) {
   return "?";
 }
 
-Result<RespValue> ParseResp(std::string_view bytes, const RespLimits &limits) {
+Status ParseRespFlat(std::string_view bytes, const RespLimits &limits, RespFlat *out) {
   if (limits.max_depth > kRespMaxDepthBound) {
     return Error(Code::kInvalid, "RESP max_depth " + std::to_string(limits.max_depth) +
                                      " is above the bound of " +
@@ -297,12 +340,26 @@ Result<RespValue> ParseResp(std::string_view bytes, const RespLimits &limits) {
                                    " bytes exceeds the cap of " +
                                    std::to_string(limits.max_total_bytes));
   }
-  Framer f(bytes, limits);
-  RespValue v;
-  Status s = f.Parse(&v, 1);
+  out->Truncate(0);
+  Framer f(bytes, limits, out);
+  Status s = f.Parse(1);
   if (!s.ok()) return s;
   if (f.pos() != bytes.size()) return f.Fail(Code::kParse, "trailing bytes after the reply");
+  return Status::Ok();
+}
+
+Result<RespValue> ParseResp(std::string_view bytes, const RespLimits &limits) {
+  RespFlat flat;
+  Status s = ParseRespFlat(bytes, limits, &flat);
+  if (!s.ok()) return s;
+  RespValue v;
+  ToTree(flat, 0, &v);
   return v;
+}
+
+void FlattenResp(const RespValue &v, RespFlat *out) {
+  out->Truncate(0);
+  Flatten(v, out);
 }
 
 }  // namespace cloudroute

@@ -41,6 +41,18 @@ std::string Why(Policy p, const Candidate &c, uint32_t margin) {
   return "";
 }
 
+// Placements equal in every field share one key.
+std::string PlaceKey(const Placement &p) {
+  std::string key(1, p.local ? 'L' : '-');
+  for (const std::string *f :
+       {&p.location.cloud, &p.location.region, &p.location.zone, &p.source}) {
+    key += std::to_string(f->size());
+    key += ':';
+    key += *f;
+  }
+  return key;
+}
+
 }  // namespace
 
 std::string Snapshot::Explain(uint16_t slot) const {
@@ -55,13 +67,13 @@ std::string Snapshot::Explain(uint16_t slot) const {
     const Candidate &c = set->list[i];
     const char *health = HealthStateName(c.node->health.State(now));
     const std::string source =
-        c.topo_node == kNoNode ? "MOVED redirect" : placements[c.topo_node].source;
+        c.topo_node == kNoNode ? "MOVED redirect" : placement(c.topo_node).source;
     out += "  " + std::to_string(i + 1) + ". " + c.node->address + " " +
            (c.role == Role::kMaster ? "master" : "replica") + " tier=" + TierName(c.tier) +
            " rank=" + std::to_string(c.rank) + " weight=" + std::to_string(c.weight) +
            " health=" + health + " location=" +
            (c.topo_node == kNoNode ? std::string("?/?/?")
-                                   : placements[c.topo_node].location.ToString()) +
+                                   : placement(c.topo_node).location.ToString()) +
            " from=" + source + " — " +
            (c.lagging ? std::string("replica lagging behind its master: last resort")
                       : Why(policy, c, nearest_margin_us)) +
@@ -91,7 +103,9 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   snap->nearest_margin_us = cfg.nearest_margin_us;
 
   std::vector<NodeFacts> facts(t.nodes.size());
-  snap->placements.resize(t.nodes.size());
+  snap->place_of.resize(t.nodes.size());
+  snap->pins.Reserve(t.nodes.size() + (in.moved != nullptr ? in.moved->size() : 0));
+  std::unordered_map<std::string, uint32_t> place_index;  // PlaceKey → index in places
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const TopoNode &n = t.nodes[i];
     NodeEntry *entry = nullptr;
@@ -106,11 +120,16 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       auto z = in.zone_overrides->find(entry->address);
       if (z != in.zone_overrides->end()) zone = &z->second;
     }
-    snap->placements[i] = Locate(cfg.locality, n, *zone);
+    Placement p = Locate(cfg.locality, n, *zone);
+    const auto place = place_index.emplace(PlaceKey(p), static_cast<uint32_t>(snap->places.size()));
+    if (place.second) snap->places.push_back(std::move(p));
+    snap->place_of[i] = place.first->second;
     facts[i] = NodeFacts{
-        entry, TierOf(cfg.locality.client, snap->placements[i]), WeightOf(cfg, n),
+        entry, TierOf(cfg.locality.client, snap->placement(static_cast<uint32_t>(i))),
+        WeightOf(cfg, n),
         entry != nullptr && in.lagging != nullptr && in.lagging->count(entry->address) != 0};
   }
+  snap->places.shrink_to_fit();
   CandidateOptions copts{cfg.policy, cfg.nearest_margin_us, cfg.selection};
   snap->sets.reserve(t.shards.size());
   for (uint32_t s = 0; s < t.shards.size(); ++s) {

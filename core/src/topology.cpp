@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include "cloudroute/core/cidr.hpp"
 
@@ -123,49 +124,78 @@ Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port) {
   return Status::Ok();
 }
 
+namespace {
+
+uint64_t HashAddress(const std::string &host, uint16_t port) {
+  return std::hash<std::string>()(host) * 0x9E3779B97F4A7C15ull + port;
+}
+
+uint64_t HashKey(const NodeSpec &spec) {
+  return spec.id.empty() ? HashAddress(spec.host, spec.port) : std::hash<std::string>()(spec.id);
+}
+
+}  // namespace
+
+void TopologyBuilder::Reserve(size_t shards, size_t nodes) {
+  t_.shards.reserve(shards);
+  t_.nodes.reserve(nodes);
+  by_key_.Reserve(nodes);
+  by_address_.Reserve(nodes);
+}
+
 Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   if (spec.host.empty() && spec.id.empty()) {
     return Error(Code::kParse, "a node has neither an endpoint nor an id");
   }
-  if (!spec.id.empty() && !IsValidNodeId(spec.id)) {
+  if (!spec.checked && !spec.id.empty() && !IsValidNodeId(spec.id)) {
     return Error(Code::kParse,
                  "node id " + Quote(spec.id) + " is not printable ASCII without spaces");
   }
   const bool known = !spec.host.empty() && spec.host != "?";
-  if (known && !IsValidHost(spec.host)) {
+  if (!spec.checked && known && !IsValidHost(spec.host)) {
     return Error(Code::kParse,
                  "node host " + Quote(spec.host) + " is neither an IP address nor a hostname");
   }
   IpAddress ip;
-  if (!spec.ip.empty() && spec.ip != "?" && !ParseIp(spec.ip, &ip)) {
+  if (!spec.checked && !spec.ip.empty() && spec.ip != "?" && !ParseIp(spec.ip, &ip)) {
     return Error(Code::kParse, "node ip " + Quote(spec.ip) + " is not an IP address");
   }
-  const std::string address = FormatAddress(spec.host, spec.port);
-  const std::string key = !spec.id.empty() ? "id:" + spec.id : "addr:" + address;
-  auto it = by_key_.find(key);
-  if (it != by_key_.end()) {
-    TopoNode &n = t_.nodes[it->second];
+  // A node is keyed by its id, or by its address when it has none.
+  const uint64_t key_hash = HashKey(spec);
+  const uint32_t found = by_key_.Find(key_hash, [&](uint32_t i) {
+    const TopoNode &n = t_.nodes[i];
+    return spec.id.empty() ? n.id.empty() && n.host == spec.host && n.port == spec.port
+                           : n.id == spec.id;
+  });
+  if (found != HashIndex::kNone) {
+    TopoNode &n = t_.nodes[found];
     if (n.host != spec.host || n.port != spec.port) {
-      return Error(Code::kParse,
-                   "node id " + Quote(spec.id) + " at " + n.address() + " and " + address);
+      return Error(Code::kParse, "node id " + Quote(spec.id) + " at " + n.address() + " and " +
+                                     FormatAddress(spec.host, spec.port));
     }
     if (n.role != role) {
       return Error(Code::kParse, "node " + n.address() + " is listed as both master and replica");
     }
-    return it->second;
+    return found;
   }
   // A second node at a known address: two masters, a master that is also
   // another shard's replica, or a replica at its own master's address.
+  const uint64_t address_hash = HashAddress(spec.host, spec.port);
   if (known) {
-    auto a = by_address_.find(address);
-    if (a != by_address_.end()) {
-      const TopoNode &n = t_.nodes[a->second];
-      return Error(Code::kParse, "address " + address + " is given to two nodes: " +
-                                     Describe(n.role, n.id) + " and " + Describe(role, spec.id));
+    const uint32_t a = by_address_.Find(address_hash, [&](uint32_t i) {
+      return t_.nodes[i].host == spec.host && t_.nodes[i].port == spec.port;
+    });
+    if (a != HashIndex::kNone) {
+      const TopoNode &n = t_.nodes[a];
+      return Error(Code::kParse, "address " + FormatAddress(spec.host, spec.port) +
+                                     " is given to two nodes: " + Describe(n.role, n.id) + " and " +
+                                     Describe(role, spec.id));
     }
   }
   if (t_.nodes.size() >= 0xFFFFu) return Error(Code::kLimit, "more than 65535 nodes");
-  TopoNode n;
+  const uint32_t index = static_cast<uint32_t>(t_.nodes.size());
+  t_.nodes.emplace_back();
+  TopoNode &n = t_.nodes.back();
   n.id = spec.id;
   n.host = spec.host;
   n.ip = spec.ip;
@@ -174,10 +204,8 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   n.role = role;
   n.health = spec.health;
   n.zone = spec.zone;
-  const uint32_t index = static_cast<uint32_t>(t_.nodes.size());
-  t_.nodes.push_back(std::move(n));
-  by_key_.emplace(key, index);
-  if (known) by_address_.emplace(address, index);
+  by_key_.Insert(key_hash, index);
+  if (known) by_address_.Insert(address_hash, index);
   return index;
 }
 
@@ -244,10 +272,14 @@ Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
       }
     }
   }
+  // What is kept is sized to what was used (growth and Reserve() hints
+  // leave spare capacity that would otherwise live as long as the topology).
+  t_.nodes.shrink_to_fit();
+  t_.shards.shrink_to_fit();
   auto out = std::make_shared<const Topology>(std::move(t_));
   t_ = Topology();
-  by_key_.clear();
-  by_address_.clear();
+  by_key_.Clear();
+  by_address_.Clear();
   return std::shared_ptr<const Topology>(std::move(out));
 }
 

@@ -35,6 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cloudroute/core/hash_index.hpp"
 #include "cloudroute/core/health.hpp"
 #include "cloudroute/core/random_streams.hpp"
 #include "cloudroute/core/status.hpp"
@@ -69,6 +70,7 @@ class NodePins {
   NodePins &operator=(NodePins &&o) noexcept;
   ~NodePins() { Clear(); }
 
+  void Reserve(size_t n) { nodes_.reserve(n); }
   void Add(NodeEntry *e);
   // Pins every entry `other` pins (once more).
   void AddAll(const NodePins &other);
@@ -136,13 +138,17 @@ class NodeRegistry {
   // REQUIRES: mu_ held. A free slot once enough are free, else a new one
   // (kFreeHandle when the registry is full).
   uint32_t TakeSlotLocked();
+  // REQUIRES: mu_ held, i < size_.
+  NodeEntry *EntryLocked(uint32_t i) const;
+  // REQUIRES: mu_ held. The slot index of address, or HashIndex::kNone.
+  uint32_t FindLocked(const std::string &address) const;
 
   const HealthConfig health_;
   const ClockFn clock_;
   RandomStreams random_;
-  mutable std::mutex mu_;  // Intern/Find/Reclaim; Find is logically const
-  std::unordered_map<std::string, uint32_t> by_address_;  // address → slot index
-  std::deque<uint32_t> free_;                             // reclaimed slots, oldest first
+  mutable std::mutex mu_;      // Intern/Find/Reclaim; Find is logically const
+  HashIndex by_address_;       // slot indices of live entries, by address
+  std::deque<uint32_t> free_;  // reclaimed slots, oldest first
   std::atomic<NodeEntry *> chunks_[kMaxChunks];
   std::atomic<uint32_t> size_{0};
 };

@@ -1,7 +1,8 @@
 // RESP values and a strict framer for RESP2 and RESP3 bytes.
 //
 // The framer parses one complete reply from a buffer (a saved reply, or the
-// bytes the net layer read) into a small tree. It is hostile-input safe: the
+// bytes the net layer read) into a flat list of values (RespFlat: what the
+// CLUSTER SLOTS / SHARDS parsers walk) or a small tree built from it. It is hostile-input safe: the
 // element count of every aggregate, the length of every bulk string, the
 // nesting depth and the total size are capped, nothing is allocated from a
 // declared count before the bytes behind it exist, and every failure says
@@ -11,7 +12,9 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +55,53 @@ struct RespValue {
   }
 };
 
+// One reply as a flat list of values in preorder (a value, then its
+// elements' subtrees), for parsers that walk a reply once: a few blocks
+// instead of a heap node per value, and strings as views into the framed
+// bytes (or into the RespValue it was flattened from), so it must not
+// outlive them. flat[0] is the reply; a value's elements start right after
+// it and each element's subtree ends where `next` says.
+struct RespNode {
+  std::string_view str;  // strings, error text, double / big number text
+  int64_t integer = 0;   // integers; booleans as 0/1
+  uint32_t next = 0;     // index just past this value's subtree
+  uint32_t count = 0;    // aggregates: elements (a map counts keys and values)
+  RespType type = RespType::kNull;
+  char wire = 0;  // as RespValue::wire
+
+  bool is_string() const {
+    return type == RespType::kBulkString || type == RespType::kSimpleString;
+  }
+  bool is_map_like() const {
+    return type == RespType::kMap || (type == RespType::kArray && count % 2 == 0);
+  }
+};
+
+// The values sit in blocks of kBlock: growing never copies what is there,
+// and what is allocated stays within one block of what is used (a memory
+// refusal, see kRespMemoryPerInputByte, comes before the flat form has
+// allocated as much as the input's size).
+class RespFlat {
+ public:
+  static constexpr size_t kBlock = 512;
+
+  size_t size() const { return size_; }
+  RespNode &operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
+  const RespNode &operator[](size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
+  // A new, default value at the end; returns its index.
+  size_t Append() {
+    if (size_ == blocks_.size() * kBlock) blocks_.push_back(std::make_unique<RespNode[]>(kBlock));
+    (*this)[size_] = RespNode();
+    return size_++;
+  }
+  // Drops the values from index n on (their blocks stay for reuse).
+  void Truncate(size_t n) { size_ = n < size_ ? n : size_; }
+
+ private:
+  std::vector<std::unique_ptr<RespNode[]>> blocks_;
+  size_t size_ = 0;
+};
+
 // The framer recurses once per level, so the depth has a hard bound whatever
 // a caller asks for (kInvalid above it).
 constexpr uint32_t kRespMaxDepthBound = 64;
@@ -59,7 +109,10 @@ constexpr uint32_t kRespMaxDepthBound = 64;
 // The parsed tree costs at most this many bytes per input byte read so far,
 // plus kRespMemoryFloor: content that would cost more (thousands of 3-byte
 // nulls, each a 72-byte RespValue) is refused as soon as it outgrows the
-// ratio, so memory stays within a small multiple of the input.
+// ratio, so memory stays within a small multiple of the input. The flat
+// form is charged what the tree would cost, so a reply is accepted or
+// refused alike in either form; the flat one costs less (40 bytes a value,
+// no string copies).
 constexpr uint64_t kRespMemoryPerInputByte = 16;
 constexpr uint64_t kRespMemoryFloor = 1u << 20;
 
@@ -82,5 +135,11 @@ const char *RespTypeName(RespType type);
 // kLimit (a cap, or the memory ratio above), kIncomplete (the bytes end
 // inside the reply), kInvalid (max_depth above kRespMaxDepthBound).
 Result<RespValue> ParseResp(std::string_view bytes, const RespLimits &limits);
+
+// The same framing and errors, into the flat form (views into `bytes`).
+Status ParseRespFlat(std::string_view bytes, const RespLimits &limits, RespFlat *out);
+
+// A value framed elsewhere as the flat form (views into `v`).
+void FlattenResp(const RespValue &v, RespFlat *out);
 
 }  // namespace cloudroute

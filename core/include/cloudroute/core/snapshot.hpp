@@ -70,7 +70,12 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   // route_read benchmarks, mostly from the register pressure of the extra
   // branch in the inlined loop.
   std::array<uint16_t, kSlotCount> slot_to_set;
-  std::vector<Placement> placements;  // per topology node, for explain
+  // Where each topology node is, for explain: the distinct placements, and
+  // per node an index into them (a cluster's nodes share a few placements;
+  // one each would cost ~136 bytes a node).
+  std::vector<Placement> places;
+  std::vector<uint32_t> place_of;
+  const Placement &placement(uint32_t topo_node) const { return places[place_of[topo_node]]; }
   // Every registry entry the sets name: none is reclaimed while this lives.
   NodePins pins;
   uint64_t generation = 0;

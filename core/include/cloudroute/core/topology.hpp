@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cloudroute/core/hash_index.hpp"
 #include "cloudroute/core/keyslot.hpp"
 #include "cloudroute/core/status.hpp"
 
@@ -76,6 +77,10 @@ struct NodeSpec {
   uint16_t tls_port = 0;
   ReportedHealth health = ReportedHealth::kOnline;
   std::string zone;
+  // Set by a parser that already refused what TopologyBuilder checks of
+  // id, host and ip (IsValidNodeId, IsValidHost, ParseIp), so they are not
+  // checked twice.
+  bool checked = false;
 };
 
 // Assembles a Topology from entries in any order. Nodes are de-duplicated by
@@ -87,6 +92,9 @@ struct NodeSpec {
 class TopologyBuilder {
  public:
   // Returns the shard index for a master (creating it on first sight).
+  // A hint of how many shards and nodes are coming (reserves; Build() gives
+  // back what was not used).
+  void Reserve(size_t shards, size_t nodes);
   Result<uint32_t> AddShard(const NodeSpec &master);
   Status AddRange(uint32_t shard, uint32_t start, uint32_t end);
   Status AddReplica(uint32_t shard, const NodeSpec &replica);
@@ -98,8 +106,8 @@ class TopologyBuilder {
   Result<uint32_t> Intern(const NodeSpec &spec, Role role);
 
   Topology t_;
-  std::unordered_map<std::string, uint32_t> by_key_;
-  std::unordered_map<std::string, uint32_t> by_address_;  // known endpoints only
+  HashIndex by_key_;      // by id, or by address for nodes without one
+  HashIndex by_address_;  // known endpoints only
 };
 
 // Parses the static text form (see cr_topology_parse_static in cloudroute.h).

@@ -1,0 +1,100 @@
+// HashIndex: a set of 32-bit values (indices into a table the caller owns)
+// looked up by a hash and a test against the caller's own row, so no key
+// (an address, a node id) is copied into the index. Open addressing with
+// linear probing, at most half full, erase by backward shift: 8 bytes a
+// slot, one allocation, where an unordered_map<std::string, uint32_t> costs
+// a node, a key copy and a bucket per entry (~100 bytes a node address).
+//
+// Thread-safety: none; the owner serializes access.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace cloudroute {
+
+class HashIndex {
+ public:
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;  // not a storable value
+
+  // Room for n values without growing.
+  void Reserve(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (cap <= slots_.size()) return;
+    std::vector<Slot> old(cap, Slot{0, kNone});
+    old.swap(slots_);
+    used_ = 0;
+    for (const Slot &s : old) {
+      if (s.value != kNone) Place(s);
+    }
+  }
+
+  // The value whose hash is `hash` and for which same(value) is true, or kNone.
+  template <typename Same>
+  uint32_t Find(uint64_t hash, Same same) const {
+    if (slots_.empty()) return kNone;
+    const uint32_t h = static_cast<uint32_t>(hash);
+    for (size_t i = h & mask(); slots_[i].value != kNone; i = (i + 1) & mask()) {
+      if (slots_[i].hash == h && same(slots_[i].value)) return slots_[i].value;
+    }
+    return kNone;
+  }
+
+  // REQUIRES: value != kNone and not already present.
+  void Insert(uint64_t hash, uint32_t value) {
+    if (2 * (used_ + 1) > slots_.size()) Reserve(used_ + 1);
+    Place(Slot{static_cast<uint32_t>(hash), value});
+  }
+
+  // Removes `value`, inserted with `hash`; false when it is not there.
+  bool Erase(uint64_t hash, uint32_t value) {
+    if (slots_.empty()) return false;
+    size_t i = static_cast<uint32_t>(hash) & mask();
+    while (slots_[i].value != value) {
+      if (slots_[i].value == kNone) return false;
+      i = (i + 1) & mask();
+    }
+    // Backward shift: move each later member of the probe run whose home is
+    // not between the hole and itself into the hole.
+    for (size_t j = (i + 1) & mask(); slots_[j].value != kNone; j = (j + 1) & mask()) {
+      const size_t home = slots_[j].hash & mask();
+      const bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+      if (stays) continue;
+      slots_[i] = slots_[j];
+      i = j;
+    }
+    slots_[i] = Slot{0, kNone};
+    --used_;
+    return true;
+  }
+
+  size_t size() const { return used_; }
+
+  void Clear() {
+    std::vector<Slot>().swap(slots_);
+    used_ = 0;
+  }
+
+ private:
+  struct Slot {
+    uint32_t hash;
+    uint32_t value;
+  };
+
+  size_t mask() const { return slots_.size() - 1; }
+
+  void Place(Slot s) {
+    size_t i = s.hash & mask();
+    while (slots_[i].value != kNone) i = (i + 1) & mask();
+    slots_[i] = s;
+    ++used_;
+  }
+
+  std::vector<Slot> slots_;  // a power of two in size, or empty
+  size_t used_ = 0;
+};
+
+}  // namespace cloudroute
