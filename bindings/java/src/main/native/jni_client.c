@@ -414,12 +414,13 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls,
   (*env)->SetLongArrayRegion(env, out, 0, CLIENT_STATS, v);
 }
 
-#define NODE_STATS 10
+#define NODE_STATS 9
 
 /* Per node: handle, port, reads, writes, errors, connections, latency_us,
- * open, idle, host pointer (valid until the client is closed). */
+ * open, idle in values; the host names in hosts[], copied here while the
+ * library still holds them (a refresh may reclaim a node once this returns). */
 JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, jclass cls,
-                                                                 jlong h) {
+                                                                 jlong h, jobjectArray hosts_out) {
   size_t cap = 16, needed = 0;
   cr_client_node_stats *s = NULL;
   cr_status st;
@@ -436,12 +437,13 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, j
     cap = needed;
   }
   jlongArray out = NULL;
+  jobjectArray hosts = NULL;
   jlong *v = malloc((needed * NODE_STATS + 1) * sizeof(jlong));
   if (st != CR_OK) {
     crj_throw(env, st);
   } else if (v == NULL) {
     (*env)->ThrowNew(env, crj.oom, "libcloudroute: node stats");
-  } else {
+  } else if ((hosts = (*env)->NewObjectArray(env, (jsize)needed, crj.string_class, NULL)) != NULL) {
     for (size_t i = 0; i < needed; ++i) {
       jlong *o = v + i * NODE_STATS;
       o[0] = s[i].node_handle;
@@ -453,10 +455,18 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, j
       o[6] = s[i].latency_us;
       o[7] = s[i].open_connections;
       o[8] = s[i].idle_connections;
-      o[9] = (jlong)(intptr_t)s[i].host;
+      jstring host = crj_string(env, s[i].host);
+      if (host == NULL) break; /* OutOfMemoryError pending */
+      (*env)->SetObjectArrayElement(env, hosts, (jsize)i, host);
+      (*env)->DeleteLocalRef(env, host);
     }
-    out = (*env)->NewLongArray(env, (jsize)(needed * NODE_STATS));
-    if (out != NULL) (*env)->SetLongArrayRegion(env, out, 0, (jsize)(needed * NODE_STATS), v);
+    if (!(*env)->ExceptionCheck(env)) {
+      out = (*env)->NewLongArray(env, (jsize)(needed * NODE_STATS));
+      if (out != NULL) {
+        (*env)->SetLongArrayRegion(env, out, 0, (jsize)(needed * NODE_STATS), v);
+        (*env)->SetObjectArrayElement(env, hosts_out, 0, hosts);
+      }
+    }
   }
   free(v);
   free(s);

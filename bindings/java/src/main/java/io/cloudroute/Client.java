@@ -17,7 +17,6 @@ import java.util.Map;
  * {@link CloudRouteException.ServerErrorException} with the server's text.
  */
 public final class Client extends NativeResource {
-  private final HostCache hosts = new HostCache();
   private final Router router;
 
   private Client(long ptr) {
@@ -218,7 +217,9 @@ public final class Client extends NativeResource {
   public List<NodeStats> nodeStats() {
     long p = acquire();
     try {
-      return NodeStats.unpack(nodeStats0(p), hosts);
+      String[][] names = new String[1][];
+      long[] values = nodeStats0(p, names);
+      return NodeStats.unpack(values, names[0]);
     } finally {
       release();
     }
@@ -246,5 +247,6 @@ public final class Client extends NativeResource {
 
   private static native void stats0(long h, long[] out);
 
-  private static native long[] nodeStats0(long h);
+  /** Values per node (see NodeStats); names[0] gets the hosts, copied during the call. */
+  private static native long[] nodeStats0(long h, String[][] names);
 }

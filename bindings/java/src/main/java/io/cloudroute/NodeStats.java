@@ -20,9 +20,9 @@ public final class NodeStats {
   public final int openConnections;
   public final int idleConnections;
 
-  private NodeStats(long[] v, int at, HostCache hosts) {
+  private NodeStats(long[] v, int at, String host) {
     nodeHandle = (int) v[at];
-    host = hosts.host(nodeHandle, v[at + 9]);
+    this.host = host;
     port = (int) v[at + 1];
     reads = v[at + 2];
     writes = v[at + 3];
@@ -33,9 +33,11 @@ public final class NodeStats {
     idleConnections = (int) v[at + 8];
   }
 
-  static List<NodeStats> unpack(long[] v, HostCache hosts) {
-    List<NodeStats> out = new ArrayList<>(v.length / 10);
-    for (int at = 0; at + 9 < v.length; at += 10) out.add(new NodeStats(v, at, hosts));
+  private static final int FIELDS = 9; // per node, as the native nodeStats0 packs them
+
+  static List<NodeStats> unpack(long[] v, String[] hosts) {
+    List<NodeStats> out = new ArrayList<>(hosts.length);
+    for (int i = 0; i < hosts.length; ++i) out.add(new NodeStats(v, i * FIELDS, hosts[i]));
     return Collections.unmodifiableList(out);
   }
 
