@@ -162,8 +162,8 @@ static int fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
   return 1;
 }
 
-#define CLIENT_U32 19
-#define CLIENT_U64 3
+#define CLIENT_U32 22 /* ClientOptions.u32, in this order */
+#define CLIENT_U64 4  /* ClientOptions.u64: three sizes, hedge_percentile's bits */
 #define CLIENT_STRS 8
 
 static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
@@ -182,9 +182,14 @@ static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
   u[k++] = (jint)o->tcp_user_timeout_ms;
   u[k++] = (jint)o->max_reply_elements;
   u[k++] = (jint)o->replica_max_lag_s;
+  u[k++] = (jint)o->hedge_mode;
+  u[k++] = (jint)o->hedge_delay_ms;
+  u[k++] = (jint)o->hedge_min_delay_ms;
+  u[k++] = (jint)o->hedge_budget_percent;
   w[0] = (jlong)o->max_bulk_len;
   w[1] = (jlong)o->max_reply_bytes;
   w[2] = (jlong)o->replica_max_lag_bytes;
+  memcpy(&w[3], &o->hedge_percentile, sizeof w[3]);
 }
 
 static void client_options_set(cr_client_options *o, const jint *u, const jlong *w) {
@@ -203,9 +208,14 @@ static void client_options_set(cr_client_options *o, const jint *u, const jlong 
   o->tcp_user_timeout_ms = (uint32_t)u[k++];
   o->max_reply_elements = (uint32_t)u[k++];
   o->replica_max_lag_s = (uint32_t)u[k++];
+  o->hedge_mode = (cr_hedge_mode)u[k++]; /* the library refuses a value out of range */
+  o->hedge_delay_ms = (uint32_t)u[k++];
+  o->hedge_min_delay_ms = (uint32_t)u[k++];
+  o->hedge_budget_percent = (uint32_t)u[k++];
   o->max_bulk_len = (uint64_t)w[0];
   o->max_reply_bytes = (uint64_t)w[1];
   o->replica_max_lag_bytes = (uint64_t)w[2];
+  memcpy(&o->hedge_percentile, &w[3], sizeof o->hedge_percentile);
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_ClientOptions_defaults(JNIEnv *env, jclass cls,
@@ -386,7 +396,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_router0(JNIEnv *env, jclass cl
   return CRJ_HANDLE(cr_client_get_router(CLIENT(h)));
 }
 
-#define CLIENT_STATS 17
+#define CLIENT_STATS 20 /* ClientStats.FIELDS */
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls, jlong h,
                                                        jlongArray out) {
@@ -411,6 +421,9 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls,
   v[k++] = (jlong)s.refreshes;
   v[k++] = (jlong)s.refresh_failures;
   v[k++] = (jlong)s.connections;
+  v[k++] = (jlong)s.hedges;
+  v[k++] = (jlong)s.hedges_won;
+  v[k++] = (jlong)s.hedges_denied;
   (*env)->SetLongArrayRegion(env, out, 0, CLIENT_STATS, v);
 }
 

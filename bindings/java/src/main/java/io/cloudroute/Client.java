@@ -188,7 +188,7 @@ public final class Client extends NativeResource {
   }
 
   public ClientStats stats() {
-    long[] v = new long[17];
+    long[] v = new long[ClientStats.FIELDS];
     long p = acquire();
     try {
       stats0(p, v);

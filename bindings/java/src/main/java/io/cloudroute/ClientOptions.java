@@ -24,9 +24,16 @@ public final class ClientOptions {
   private static final int USER_TIMEOUT = 15;
   private static final int MAX_ELEMENTS = 16;
   private static final int LAG_SECONDS = 17;
+  private static final int HEDGE_MODE = 18;
+  private static final int HEDGE_DELAY = 19;
+  private static final int HEDGE_MIN_DELAY = 20;
+  private static final int HEDGE_BUDGET = 21;
+  // u64: max_bulk_len, max_reply_bytes, replica_max_lag_bytes, then the raw
+  // bits of hedge_percentile (a double).
+  private static final int HEDGE_PERCENTILE = 3;
 
-  final int[] u32 = new int[19];
-  final long[] u64 = new long[3];
+  final int[] u32 = new int[22];
+  final long[] u64 = new long[4];
   final String[] strings = new String[8];
   boolean tls;
   boolean tlsVerify = true;
@@ -123,6 +130,60 @@ public final class ClientOptions {
     u64[2] = bytes;
     u32[LAG_SECONDS] = seconds;
     return this;
+  }
+
+  /**
+   * Hedged reads (off by default): a single-key read whose node has not answered within the
+   * hedge delay goes to the next read candidate too, and the first answer wins. FIXED waits
+   * {@link #hedgeDelayMs}; ADAPTIVE waits the node's recent {@link #hedgePercentile} latency (at
+   * least {@link #hedgeMinDelayMs}; hedgeDelayMs until the node has enough samples). Writes are
+   * never hedged. Bad values are refused when the client is created.
+   */
+  public ClientOptions hedgeMode(HedgeMode mode) {
+    u32[HEDGE_MODE] = mode.ordinal();
+    return this;
+  }
+
+  public ClientOptions hedgeDelayMs(int ms) {
+    u32[HEDGE_DELAY] = ms;
+    return this;
+  }
+
+  public ClientOptions hedgeMinDelayMs(int ms) {
+    u32[HEDGE_MIN_DELAY] = ms;
+    return this;
+  }
+
+  /** Hedges at most this percentage of hedgeable reads (plus a small burst). */
+  public ClientOptions hedgeBudgetPercent(int percent) {
+    u32[HEDGE_BUDGET] = percent;
+    return this;
+  }
+
+  /** ADAPTIVE: the percentile of the node's recent round trips, in (0, 100]. */
+  public ClientOptions hedgePercentile(double percentile) {
+    u64[HEDGE_PERCENTILE] = Double.doubleToRawLongBits(percentile);
+    return this;
+  }
+
+  public HedgeMode hedgeMode() {
+    return HedgeMode.values()[u32[HEDGE_MODE]];
+  }
+
+  public int hedgeDelayMs() {
+    return u32[HEDGE_DELAY];
+  }
+
+  public int hedgeMinDelayMs() {
+    return u32[HEDGE_MIN_DELAY];
+  }
+
+  public int hedgeBudgetPercent() {
+    return u32[HEDGE_BUDGET];
+  }
+
+  public double hedgePercentile() {
+    return Double.longBitsToDouble(u64[HEDGE_PERCENTILE]);
   }
 
   /** AUTH (ACL user may be null for the default user). The password is never logged. */

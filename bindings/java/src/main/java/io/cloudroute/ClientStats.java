@@ -22,6 +22,12 @@ public final class ClientStats {
   public final long refreshFailures;
   /** Connections opened. */
   public final long connections;
+  /** Reads also sent to the next candidate (hedged reads). */
+  public final long hedges;
+  /** Hedges the next candidate answered first. */
+  public final long hedgesWon;
+  /** Reads past their hedge delay that the hedge budget did not hedge. */
+  public final long hedgesDenied;
 
   ClientStats(long[] v) {
     reads = v[0];
@@ -37,7 +43,13 @@ public final class ClientStats {
     refreshes = v[14];
     refreshFailures = v[15];
     connections = v[16];
+    hedges = v[17];
+    hedgesWon = v[18];
+    hedgesDenied = v[19];
   }
+
+  /** The values stats0 fills, in this order. */
+  static final int FIELDS = 20;
 
   /** Reads served by nodes of tier. */
   public long readsByTier(Tier tier) {
@@ -48,6 +60,6 @@ public final class ClientStats {
   public String toString() {
     return "ClientStats(reads " + reads + ", local " + readsByTier[0] + ", writes " + writes
         + ", fallbacks " + fallbacks + ", moved " + moved + ", conn errors " + connErrors
-        + ", timeouts " + timeouts + ", refreshes " + refreshes + ")";
+        + ", timeouts " + timeouts + ", refreshes " + refreshes + ", hedges " + hedges + ")";
   }
 }

@@ -1,0 +1,48 @@
+package io.cloudroute;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** ClientOptions as the library sees them: its defaults, and values it refuses (no server). */
+class ClientOptionsTest {
+  @Test
+  void hedgingDefaultsAreTheLibrarys() {
+    ClientOptions o = new ClientOptions();
+    assertEquals(HedgeMode.OFF, o.hedgeMode());
+    assertEquals(20, o.hedgeDelayMs());
+    assertEquals(2, o.hedgeMinDelayMs());
+    assertEquals(10, o.hedgeBudgetPercent());
+    assertEquals(99.0, o.hedgePercentile());
+  }
+
+  @Test
+  void hedgingValuesRoundTrip() {
+    ClientOptions o = new ClientOptions().hedgeMode(HedgeMode.ADAPTIVE).hedgeDelayMs(15)
+        .hedgeMinDelayMs(3).hedgeBudgetPercent(25).hedgePercentile(99.5);
+    assertEquals(HedgeMode.ADAPTIVE, o.hedgeMode());
+    assertEquals(15, o.hedgeDelayMs());
+    assertEquals(3, o.hedgeMinDelayMs());
+    assertEquals(25, o.hedgeBudgetPercent());
+    assertEquals(99.5, o.hedgePercentile());
+  }
+
+  // Refused before any seed is dialed: the message names the field, not the seed.
+  @Test
+  void badHedgingValuesAreRefusedByName() {
+    CloudRouteException e = assertThrows(CloudRouteException.InvalidArgumentException.class,
+        () -> Client.connect("127.0.0.1:1", null,
+            new ClientOptions().hedgeMode(HedgeMode.FIXED).hedgeDelayMs(0)));
+    assertTrue(e.getMessage().contains("hedge_delay_ms"), e.getMessage());
+    e = assertThrows(CloudRouteException.InvalidArgumentException.class,
+        () -> Client.connect("127.0.0.1:1", null,
+            new ClientOptions().hedgeMode(HedgeMode.ADAPTIVE).hedgePercentile(0.0)));
+    assertTrue(e.getMessage().contains("hedge_percentile"), e.getMessage());
+    e = assertThrows(CloudRouteException.InvalidArgumentException.class,
+        () -> Client.connect("127.0.0.1:1", null,
+            new ClientOptions().hedgeMode(HedgeMode.FIXED).hedgeBudgetPercent(101)));
+    assertTrue(e.getMessage().contains("hedge_budget_percent"), e.getMessage());
+  }
+}
