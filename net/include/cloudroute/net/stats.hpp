@@ -51,9 +51,9 @@ struct StatsValues {
   uint64_t server_errors = 0;  // error replies returned to the caller
   uint64_t refreshes = 0;      // successful topology refreshes
   uint64_t refresh_failures = 0;
-  uint64_t connections = 0;  // connections dialed
-  uint64_t hedges = 0;       // hedged reads: a read also sent to the next candidate
-  uint64_t hedges_won = 0;   // ... that the next candidate answered first
+  uint64_t connections = 0;    // connections dialed
+  uint64_t hedges = 0;         // hedged reads: a read also sent to the next candidate
+  uint64_t hedges_won = 0;     // ... that the next candidate answered first
   uint64_t hedges_denied = 0;  // reads past their hedge delay that the budget did not allow
 };
 
