@@ -2,6 +2,7 @@
 #include "cloudroute/net/node_pools.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "cloudroute/net/deadline.hpp"
@@ -158,7 +159,10 @@ void NodePools::NoteSuccess(NodeEntry *node) {
 
 NodePools::~NodePools() {
   std::unique_lock<std::mutex> lock(dials_mu_);
-  dials_cv_.wait(lock, [this] { return dials_ == 0; });
+  // wait_for, not wait: condition_variable::wait is a libstdc++ symbol of
+  // GCC 12 (GLIBCXX_3.4.30), which would raise the wheel's manylinux tag and
+  // the C++ runtime users need; wait_for is inline over pthread_cond_clockwait.
+  while (dials_ != 0) dials_cv_.wait_for(lock, std::chrono::milliseconds(100));
 }
 
 std::shared_ptr<NodePools::PendingDial> NodePools::DialAside(NodeEntry *node, NodePool *pool,

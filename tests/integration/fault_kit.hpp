@@ -88,10 +88,11 @@ class FaultProxy {
       ADD_FAILURE() << "cannot start python3 " << script;
       return;
     }
-    // Wait (at most 10 s) for "latency-proxy ready ...".
+    // Wait (at most 30 s: a Python start on a machine busy with sanitizer
+    // builds once took more than 10) for "latency-proxy ready ...".
     std::string out;
     const auto t0 = FaultClock::now();
-    while (out.find('\n') == std::string::npos && MsFrom(t0) < 10000) {
+    while (out.find('\n') == std::string::npos && MsFrom(t0) < 30000) {
       pollfd p{fds[0], POLLIN, 0};
       if (poll(&p, 1, 100) <= 0) continue;
       char buf[256];

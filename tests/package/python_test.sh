@@ -33,6 +33,12 @@ check_ldd() {  # venv what bundled(0|1)
   ! grep -q 'not found' <<<"$deps" || fail "$2: unresolved libraries"
   ! grep -q libhiredis <<<"$deps" || fail "$2: needs libhiredis"
   ! grep -q 'NEEDED.*hiredis' <<<"$(readelf -d "$so")" || fail "$2: NEEDED libhiredis"
+  # The README promises the C++ runtime of GCC 11 (GLIBCXX_3.4.29) is enough:
+  # a newer symbol version raises the manylinux tag past glibc 2.34.
+  local newer
+  newer=$(objdump -T "$so" | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\(?GLIBCXX_3\.4\.[0-9]+\)?$/) {
+    gsub(/[()]/, "", $i); split($i, v, "."); if (v[3] + 0 > 29) print $i } }' | sort -u | tr '\n' ' ')
+  [[ -z $newer ]] || fail "$2: needs libstdc++ symbols newer than GCC 11's: $newer"
   if (($3)); then
     for lib in libssl libcrypto; do
       grep -Eq "$lib-[0-9a-f]+\.so\.[0-9]+ => \S*/cloudroute\.libs/$lib-" <<<"$deps" || fail "$2: $lib not the bundled copy"
