@@ -43,6 +43,11 @@ die() {
 log() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 
 # wait_for SECONDS DESCRIPTION CMD... — poll CMD every 100 ms until it succeeds.
+# replicate_ok I ID — CLUSTER REPLICATE ID on cluster node I answers OK.
+replicate_ok() {
+  [[ $(pcli "${CIPS[$1]}" "${CPLAIN[$1]}" CLUSTER REPLICATE "$2") == OK ]]
+}
+
 wait_for() {
   local secs=$1 desc=$2 i
   shift 2
@@ -215,9 +220,10 @@ cmd_start() {
   done
   wait_for "$READY_TIMEOUT" "the TLS cluster nodes to meet" bash -c \
     "[[ \$(timeout 5 $REDIS_CLI -h ${CIPS[1]} -p ${CPLAIN[1]} CLUSTER NODES | grep -vc handshake) -eq 4 ]]"
-  sleep 0.5
-  [[ $(pcli "${CIPS[1]}" "${CPLAIN[1]}" CLUSTER REPLICATE "${ids[0]}") == OK ]] || die "REPLICATE c2"
-  [[ $(pcli "${CIPS[3]}" "${CPLAIN[3]}" CLUSTER REPLICATE "${ids[2]}") == OK ]] || die "REPLICATE c4"
+  # A node answers "Unknown node" until gossip has told it of its master (the
+  # wait above looks at c2's view only; on a busy machine c4 can lag): retry.
+  wait_for "$READY_TIMEOUT" "c2 to replicate c1" replicate_ok 1 "${ids[0]}" || die "REPLICATE c2"
+  wait_for "$READY_TIMEOUT" "c4 to replicate c3" replicate_ok 3 "${ids[2]}" || die "REPLICATE c4"
   wait_for "$READY_TIMEOUT" "the TLS cluster to be ok with replicas linked" cluster_ok
 
   {

@@ -205,7 +205,9 @@ TEST_F(FaultsProxy, PartitionFromCloudBThenHeal) {
   const uint64_t b_reads_before = b_reads();
   const auto t_heal = FaultClock::now();
   FaultProxy::SetMode(control, "forward");
-  ASSERT_TRUE(PollUntil(8000, [&] { return b_reads() > b_reads_before + 50; }))
+  // The bound is loose: reads come back within 60-270 ms here, but under
+  // ASan on a busy two-core host one run needed more than 8 s.
+  ASSERT_TRUE(PollUntil(20000, [&] { return b_reads() > b_reads_before + 50; }))
       << "reads did not return to cloud B";
   const int64_t reads_back_ms = MsFrom(t_heal);
   // Writes to shard 2 (master in cloud B) work again: a second without a failure.
