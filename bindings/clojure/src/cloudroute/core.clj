@@ -7,7 +7,7 @@
   (router, topology, ring, client) is java.io.Closeable-compatible (AutoCloseable), so
   with-open frees it; a forgotten one is freed by a Cleaner."
   (:import (io.cloudroute Access Candidate Client ClientOptions ClientStats CloudRoute Config
-                          HashAlgo NodeInfo NodeStats Policy Ring Ring$Builder RingAlgo RingNaming
+                          HashAlgo HedgeMode NodeInfo NodeStats Policy Ring Ring$Builder RingAlgo RingNaming
                           Route Router ShardGroups Tier Topology Topology$Format)
            (java.nio.charset StandardCharsets)))
 
@@ -202,9 +202,19 @@
 
 ;; ---------------------------------------------------------------- live cluster client
 
+(def ^:private hedge-modes {:off HedgeMode/OFF :fixed HedgeMode/FIXED :adaptive HedgeMode/ADAPTIVE})
+
+(defn- hedge-mode ^HedgeMode [m]
+  (or (hedge-modes m)
+      (throw (IllegalArgumentException.
+              (str "cloudroute: :hedge-mode " (pr-str m) " is none of " (pr-str (keys hedge-modes)))))))
+
 (defn- client-options ^ClientOptions [{:keys [connect-timeout-ms command-timeout-ms pool-size
-                                              refresh-interval-ms username password client-name]}]
+                                              refresh-interval-ms username password client-name
+                                              hedge-mode hedge-delay-ms]}]
   (let [o (ClientOptions.)]
+    (when hedge-mode (.hedgeMode o (cloudroute.core/hedge-mode hedge-mode)))
+    (when hedge-delay-ms (.hedgeDelayMs o (int hedge-delay-ms)))
     (when connect-timeout-ms (.connectTimeoutMs o (int connect-timeout-ms)))
     (when command-timeout-ms (.commandTimeoutMs o (int command-timeout-ms)))
     (when pool-size (.poolSize o (int pool-size)))
@@ -216,7 +226,7 @@
 (defn client
   "A live cluster client through seeds (\"host:port,...\") with config (a map or Config) and
   options {:connect-timeout-ms :command-timeout-ms :pool-size :refresh-interval-ms
-  :username :password :client-name}."
+  :username :password :client-name :hedge-mode (:off :fixed :adaptive) :hedge-delay-ms}."
   (^Client [seeds cfg] (client seeds cfg {}))
   (^Client [^String seeds cfg opts]
    (if (nil? cfg)
@@ -262,6 +272,7 @@
      :ask (.ask s) :retries (.retries s) :conn-errors (.connErrors s) :timeouts (.timeouts s)
      :server-errors (.serverErrors s) :refreshes (.refreshes s)
      :refresh-failures (.refreshFailures s) :connections (.connections s)
+     :hedges (.hedges s) :hedges-won (.hedgesWon s) :hedges-denied (.hedgesDenied s)
      :reads-by-tier (into {} (for [^Tier t (Tier/values)] [(kw t) (.readsByTier s t)]))}))
 
 (defn node-stats "Per-node statistics as maps." [^Client c]

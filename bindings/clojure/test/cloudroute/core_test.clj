@@ -115,3 +115,12 @@
         (is (= 1 (get-in (cr/stats c) [:reads-by-tier :local])))
         (is (= :local (:tier (cr/route-read (cr/client-router c) (env "SHARD2_KEY")))))))
     (println "live-client: CR_JAVA_CLUSTER_ENV not set (tests/java/run.sh sets it); skipped")))
+
+(deftest hedge-options
+  (testing "the options map reaches ClientOptions"
+    (let [o (#'cr/client-options {:hedge-mode :adaptive :hedge-delay-ms 9})]
+      (is (= io.cloudroute.HedgeMode/ADAPTIVE (.hedgeMode o)))
+      (is (= 9 (.hedgeDelayMs o)))))
+  (testing "an unknown mode is refused by name"
+    (is (thrown-with-msg? IllegalArgumentException #":hedge-mode :soon"
+                          (#'cr/client-options {:hedge-mode :soon})))))
