@@ -47,9 +47,13 @@ python_artifacts() {
     { cat "$raw/sdist.log" >&2; exit 1; }
   sdist=$(ls "$dist"/cloudroute-*.tar.gz)
   echo "== package: Python wheel from $(basename "$sdist") (scikit-build-core, isolated), then auditwheel repair"
+  # pip unpacks the sdist and its build environment under TMPDIR: with ccache
+  # rewriting paths under $work as relative ones and CMake's tree at a fixed
+  # place inside the unpacked sdist, a rebuild of the same sources hits ccache.
   work=$(mktemp -d /tmp/cr-sdist-build.XXXXXX)
-  (cd "$work" && "$root/.venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps --no-index \
-    --find-links "$root/.venv/wheelhouse" -w "$raw" "$sdist") >"$raw/wheel.log" 2>&1 ||
+  (cd "$work" && TMPDIR=$work CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1 "$root/.venv/bin/python" -m pip wheel -q \
+    --disable-pip-version-check --no-deps --no-index --find-links "$root/.venv/wheelhouse" \
+    --config-settings=build-dir=build/cmake -w "$raw" "$sdist") >"$raw/wheel.log" 2>&1 ||
     { tail -40 "$raw/wheel.log" >&2; rm -rf "$work"; exit 1; }
   rm -rf "$work"
   PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair -w "$dist" "$raw"/cloudroute-*.whl 2>&1 |

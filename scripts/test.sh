@@ -10,6 +10,13 @@
 # (tests/package/run.sh). Stages that mostly wait on servers run beside
 # others (logs in build/stage-logs/, printed whole when both end).
 #
+# Two cores are the budget, and most test stages wait on servers: so once the
+# strict build is done, the other build trees (the package tree with the JVM
+# library, the wheel, ASan, TSan) compile one after another in the background
+# at nice 19, on the CPU the tests leave idle; a stage that needs one waits
+# for it. Every tree compiles through ccache (scripts/deps.sh installs it;
+# cache in ~/.cache/ccache), so a second run recompiles only what changed.
+#
 #   ./scripts/deps.sh && ./scripts/test.sh   the README's command (CI runs it)
 #   ./scripts/test.sh --fast     skip the ASan + UBSan, TSan and fuzz passes
 #   tests/python/run.sh          the Python stage alone
@@ -22,7 +29,7 @@ fast=0
 [[ ${1:-} == --fast ]] && fast=1
 
 missing=()
-for tool in cmake ninja c++ clang++-14 pkg-config redis-server redis-cli valkey-server openssl java mvn; do
+for tool in cmake ninja ccache c++ clang++-14 pkg-config redis-server redis-cli valkey-server openssl java mvn; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 command -v clang-format >/dev/null || command -v clang-format-14 >/dev/null || missing+=(clang-format)
@@ -33,7 +40,11 @@ if ((${#missing[@]} > 0)); then
 fi
 
 jobs=$(nproc)
-# CPU seconds used so far by the finished children of this script: the second
+# Paths relative to the checkout, so clones elsewhere share the cache.
+export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+# CPU seconds used so far by the finished children of this script (the
+# background builds count once, at the end: each step prints its own): the second
 # line of `times`, which must run in this shell, not in a $(...) subshell
 # (servers that daemonize are not its children and not counted).
 # With the wall time it shows whether a stage computes or waits — what
@@ -61,22 +72,62 @@ scripts/check-format.sh
 stage "build (preset werror: RelWithDebInfo, -Werror, -Wconversion on the core and the C API)"
 cmake --preset werror >/dev/null
 cmake --build --preset werror -j "$jobs"
-stage "tests (unit, capi, abi, integration)"
+logs=build/stage-logs
+
+# The background builds, in the order the stages need them. Each step's log
+# is build/stage-logs/build-STEP.log, its exit status build-STEP.rc; a failed
+# step stops the chain. `await_build STEP` waits for one and fails the run
+# when it failed.
+build_package() { # the JVM library (bindings/java/build-native.sh) and the .debs' tree
+  bindings/java/build-native.sh && cmake --build --preset package -j "$jobs"
+}
+build_wheel() { scripts/package.sh python; }
+build_asan() { cmake --preset asan >/dev/null && cmake --build --preset asan -j "$jobs"; }
+build_tsan() { cmake --preset tsan >/dev/null && cmake --build --preset tsan -j "$jobs"; }
+background_builds() {
+  local step rc
+  renice -n 19 -p "$BASHPID" >/dev/null
+  TIMEFORMAT="   (took %0R s, %0U+%0S s of CPU at nice 19)"
+  for step in "$@"; do
+    rc=0
+    { time "build_$step" >"$logs/build-$step.log" 2>&1; } 2>"$logs/build-$step.time" || rc=$?
+    echo "$rc" >"$logs/build-$step.rc"
+    ((rc == 0)) || return "$rc"
+  done
+}
+await_build() {
+  local step=$1 waited=$SECONDS
+  while [[ ! -f $logs/build-$step.rc ]]; do
+    kill -0 "$builds_pid" 2>/dev/null || { echo "test: the background builds stopped before '$step'" >&2; exit 1; }
+    sleep 1
+  done
+  echo "-- background build '$step' ($logs/build-$step.log), waited $((SECONDS - waited)) s for it:"
+  cat "$logs/build-$step.time"
+  if [[ $(<"$logs/build-$step.rc") != 0 ]]; then
+    tail -60 "$logs/build-$step.log"
+    echo "test: the background build '$step' failed" >&2
+    exit 1
+  fi
+}
+rm -f "$logs"/build-*
+steps=(package wheel)
+((fast == 1)) || steps+=(asan tsan)
+# Its own process group (set -m), so that a failing stage stops it whole.
+set -m
+background_builds "${steps[@]}" &
+builds_pid=$!
+set +m
+trap 'kill -- "-$builds_pid" 2>/dev/null || true' EXIT
+
+stage "tests (unit, capi, abi, integration; the background builds: ${steps[*]})"
 ctest --preset werror -j "$jobs"
 
-# Python binding: the sdist, the wheel built from it alone (dist/), that wheel
-# in a fresh virtualenv, pytest, mypy (tests/python/run.sh).
-# JVM binding: the jar (JNI library inside), JUnit, clojure.test, the Jedis and
-# Lettuce adapters against live clusters, -Xcheck:jni (tests/java/run.sh).
-# The two run side by side — most of their time is spent waiting on servers,
-# on separate ports — and each one's log is printed whole when both are done.
 stage "python and java/clojure, side by side (tests/python/run.sh, tests/java/run.sh)"
-logs=build/stage-logs
-mkdir -p "$logs"
-tests/python/run.sh >"$logs/python.log" 2>&1 &
-py_pid=$!
+await_build package
 tests/java/run.sh >"$logs/java.log" 2>&1 &
 java_pid=$!
+{ await_build wheel && CR_PY_PREBUILT=1 tests/python/run.sh; } >"$logs/python.log" 2>&1 &
+py_pid=$!
 py_rc=0 java_rc=0
 wait "$py_pid" || py_rc=$?
 wait "$java_pid" || java_rc=$?
@@ -87,17 +138,16 @@ done
 ((py_rc == 0)) || { echo "test: the python stage failed (exit $py_rc)" >&2; exit 1; }
 ((java_rc == 0)) || { echo "test: the java stage failed (exit $java_rc)" >&2; exit 1; }
 
-# Packages: the rest of scripts/package.sh's artifacts into dist/ (the Python
-# stage built the sdist and the wheel from it; the jar reuses the JVM stage's
-# build; the Debian packages build preset package), then each installed as a
+# Packages: the rest of scripts/package.sh's artifacts into dist/ (the
+# background builds made the sdist, the wheel and the package tree the .debs
+# come from; the jar reuses the JVM stage's build), then each installed as a
 # user gets it: the wheels in fresh virtualenvs, the .debs with apt-get
 # (removed again), the jar alone.
 # Beside it, the soak, short: the live client under mixed traffic, a refresh
 # every second and a CLUSTER FAILOVER every 6 s for 30 s (its own cluster,
 # ports 8571-8579); memory, heap, descriptors and threads must stay flat and no
 # acknowledged write may be lost (tests/soak/run.sh; the README's long run is
-# 300 s). The soak mostly waits on its servers, the package build mostly
-# compiles, so side by side they take the time of the longer one.
+# 300 s). The soak mostly waits on its servers.
 stage "packages (scripts/package.sh deb jar, tests/package/run.sh) and the soak (tests/soak/run.sh 30), side by side"
 CR_SOAK_BUILD=build/werror tests/soak/run.sh 30 >"$logs/soak.log" 2>&1 &
 soak_pid=$!
@@ -110,17 +160,15 @@ cat "$logs/soak.log"
 ((soak_rc == 0)) || { echo "test: the soak failed (exit $soak_rc)" >&2; exit 1; }
 
 if ((fast == 0)); then
-  stage "build (preset asan: clang 14, ASan + UBSan, the libFuzzer targets)"
-  cmake --preset asan >/dev/null
-  cmake --build --preset asan -j "$jobs"
+  stage "build (preset asan: clang 14, ASan + UBSan, the libFuzzer targets; in the background)"
+  await_build asan
   # The test preset sets ASAN_OPTIONS=detect_leaks=1 and UBSan's halt_on_error.
   # The harness self-test (label slow) checks shell scripts, not the library.
   stage "tests under ASan + UBSan (unit, capi, integration)"
   ctest --preset asan -j "$jobs" -L 'unit|capi|integration' -LE slow
 
-  stage "build (preset tsan: ThreadSanitizer, the tsan_tests target)"
-  cmake --preset tsan >/dev/null
-  cmake --build --preset tsan -j "$jobs"
+  stage "build (preset tsan: ThreadSanitizer, the tsan_tests target; in the background)"
+  await_build tsan
   stage "tests under TSan (label tsan: router, snapshot cell, shard groups, pool, live client)"
   ctest --preset tsan -j "$jobs"
 

@@ -11,7 +11,9 @@
 #                                  redis-py majors: tests/python/run_redis_py.sh)
 #
 # Every run builds the wheel from a fresh sdist (a full compile; ccache helps
-# when it is installed). Test state: build/python/.
+# when it is installed), unless CR_PY_PREBUILT=1 says scripts/package.sh
+# python has just built it (scripts/test.sh does, in the background).
+# Test state: build/python/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -19,8 +21,12 @@ tools=$root/.venv
 out=$root/build/python
 [[ -x $tools/bin/python ]] || { echo "python: $tools missing: run scripts/deps.sh" >&2; exit 1; }
 
-echo "== python: the sdist and the wheel built from it (scripts/package.sh python)"
-scripts/package.sh python
+if [[ ${CR_PY_PREBUILT:-} == 1 ]]; then
+  echo "== python: the wheel scripts/package.sh python built in dist/ (CR_PY_PREBUILT=1)"
+else
+  echo "== python: the sdist and the wheel built from it (scripts/package.sh python)"
+  scripts/package.sh python
+fi
 wheel=$(ls "$root"/dist/cloudroute-*-manylinux_*.whl)
 
 echo "== python: install $(basename "$wheel") in a fresh virtualenv"
