@@ -7,22 +7,12 @@
 #   bench/client_bench.sh               [CR_BENCH_SECONDS=3] [CR_BENCH_BUILD=dir]
 # Prints one line per measurement and a ratio table (client / redis-benchmark).
 set -euo pipefail
-SRC="$(cd "$(dirname "$0")/.." && pwd)"
-BUILD="${CR_BENCH_BUILD:-$SRC/build-client-bench}"
 SECS="${CR_BENCH_SECONDS:-3}"
-BASE_PORT="${BASE_PORT:-7641}"
-HARNESS="$SRC/scripts/redis-harness.sh"
-DIR="$(mktemp -d "${TMPDIR:-/tmp}/cr-client-bench.XXXXXX")"
-trap '"$HARNESS" stop "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
-
-cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCR_BUILD_BENCH=ON -DCR_BUILD_TESTS=OFF >/dev/null
-timeout 900 ninja -C "$BUILD" -j2 cloudroute_client_bench >/dev/null
-BIN="$BUILD/bench/cloudroute_client_bench"
-
-timeout 120 "$HARNESS" cluster "$DIR" "$BASE_PORT" >/dev/null
-# shellcheck disable=SC1091
-set -a; . "$DIR/cluster.env"; set +a
-echo "== load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'); ${SECS}s per client run"
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_build client-bench cloudroute_client_bench
+bench_cluster client-bench "${BASE_PORT:-7641}"
+bench_load "${SECS}s per client run"
 
 declare -A CLIENT BENCH
 mget_args=()

@@ -10,21 +10,13 @@
 # end has the medians over the repetitions. Run it under the servers' lock:
 #   flock /tmp/cr-servers.lock bench/hedge_bench.sh
 set -euo pipefail
-SRC="$(cd "$(dirname "$0")/.." && pwd)"
-BUILD="${CR_BENCH_BUILD:-$SRC/build-hedge-bench}"
 SECS="${CR_BENCH_SECONDS:-5}"
 REPS="${CR_BENCH_REPS:-3}"
-BASE_PORT="${BASE_PORT:-8651}"
-HARNESS="$SRC/scripts/redis-harness.sh"
-DIR="$(mktemp -d "${TMPDIR:-/tmp}/cr-hedge-bench.XXXXXX")"
-trap '"$HARNESS" stop "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
-
-cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCR_BUILD_BENCH=ON -DCR_BUILD_TESTS=OFF >/dev/null
-timeout 1200 ninja -C "$BUILD" -j2 cloudroute_hedge_bench >/dev/null
-BIN="$BUILD/bench/cloudroute_hedge_bench"
-
-CLUSTER_NODE_TIMEOUT_MS=15000 timeout 120 "$HARNESS" cluster "$DIR" "$BASE_PORT" >/dev/null
-echo "== load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'); ${SECS}s per run, ${REPS} runs each"
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_build hedge-bench cloudroute_hedge_bench
+CLUSTER_NODE_TIMEOUT_MS=15000 bench_cluster hedge-bench "${BASE_PORT:-8651}"
+bench_load "${SECS}s per run, ${REPS} runs each"
 LINES="$DIR/lines"
 : >"$LINES"
 for rep in $(seq 1 "$REPS"); do

@@ -45,6 +45,32 @@ void SetSockOpt(int fd, int level, int name, int value) {
   (void)setsockopt(fd, level, name, &value, sizeof value);
 }
 
+// One TLS read or write as recv(2) / send(2) report theirs: the bytes moved,
+// 0 when a read finds the session closed, or -1 with errno EAGAIN (and in
+// *want the poll event the session waits for) or EPROTO (a TLS error, or a
+// write to a closed session).
+ssize_t AsSocketResult(TlsSession::Io io, size_t moved, bool reading, short *want) {
+  switch (io) {
+    case TlsSession::Io::kOk:
+      return static_cast<ssize_t>(moved);
+    case TlsSession::Io::kClosed:
+      if (reading) return 0;
+      break;
+    case TlsSession::Io::kWantRead:
+      *want = POLLIN;
+      errno = EAGAIN;
+      return -1;
+    case TlsSession::Io::kWantWrite:
+      *want = POLLOUT;
+      errno = EAGAIN;
+      return -1;
+    case TlsSession::Io::kError:
+      break;
+  }
+  errno = EPROTO;
+  return -1;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, uint16_t port,
@@ -159,42 +185,16 @@ ssize_t Connection::RawSend(const char *p, size_t n, short *want) {
   *want = POLLOUT;
   if (tls_ == nullptr) return send(ctx_->fd, p, n, MSG_NOSIGNAL);
   size_t done = 0;
-  switch (tls_->Write(p, n, &done, &tls_error_)) {
-    case TlsSession::Io::kOk:
-      return static_cast<ssize_t>(done);
-    case TlsSession::Io::kWantRead:
-      *want = POLLIN;
-      errno = EAGAIN;
-      return -1;
-    case TlsSession::Io::kWantWrite:
-      errno = EAGAIN;
-      return -1;
-    default:
-      errno = EPROTO;
-      return -1;
-  }
+  const TlsSession::Io io = tls_->Write(p, n, &done, &tls_error_);
+  return AsSocketResult(io, done, /*reading=*/false, want);
 }
 
 ssize_t Connection::RawRecv(char *p, size_t n, short *want) {
   *want = POLLIN;
   if (tls_ == nullptr) return recv(ctx_->fd, p, n, 0);
   size_t got = 0;
-  switch (tls_->Read(p, n, &got, &tls_error_)) {
-    case TlsSession::Io::kOk:
-      return static_cast<ssize_t>(got);
-    case TlsSession::Io::kClosed:
-      return 0;
-    case TlsSession::Io::kWantRead:
-      errno = EAGAIN;
-      return -1;
-    case TlsSession::Io::kWantWrite:
-      *want = POLLOUT;
-      errno = EAGAIN;
-      return -1;
-    default:
-      errno = EPROTO;
-      return -1;
-  }
+  const TlsSession::Io io = tls_->Read(p, n, &got, &tls_error_);
+  return AsSocketResult(io, got, /*reading=*/true, want);
 }
 
 int Connection::fd() const { return ctx_->fd; }

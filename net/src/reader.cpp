@@ -60,6 +60,19 @@ Reply *NewNode(RespType type) {
   }
 }
 
+// A node that holds text: a string, an error, a double's digits.
+Reply *NewTextNode(RespType type, const char *str, size_t len) {
+  Reply *r = NewNode(type);
+  if (r == nullptr) return nullptr;
+  try {
+    r->str.assign(str, len);
+  } catch (...) {
+    delete r;
+    return nullptr;
+  }
+  return r;
+}
+
 void *CreateString(const redisReadTask *task, char *str, size_t len) {
   ReaderState *st = StateOf(task);
   if (len > st->limits.max_bulk_len) {
@@ -90,14 +103,8 @@ void *CreateString(const redisReadTask *task, char *str, size_t len) {
     default:
       break;
   }
-  Reply *r = NewNode(type);
+  Reply *r = NewTextNode(type, str, len);
   if (r == nullptr) return nullptr;
-  try {
-    r->str.assign(str, len);
-  } catch (...) {
-    delete r;
-    return nullptr;
-  }
   return Attach(task, r);
 }
 
@@ -144,14 +151,8 @@ void *CreateNil(const redisReadTask *task) {
 #if HIREDIS_MAJOR >= 1
 void *CreateDouble(const redisReadTask *task, double, char *str, size_t len) {
   if (!Charge(task, len)) return nullptr;
-  Reply *r = NewNode(RespType::kDouble);
+  Reply *r = NewTextNode(RespType::kDouble, str, len);
   if (r == nullptr) return nullptr;
-  try {
-    r->str.assign(str, len);
-  } catch (...) {
-    delete r;
-    return nullptr;
-  }
   return Attach(task, r);
 }
 

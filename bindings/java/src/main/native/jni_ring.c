@@ -8,8 +8,8 @@
 
 /* A built ring from options and shards (names[i] may be null: unnamed). */
 JNIEXPORT jlong JNICALL Java_io_cloudroute_Ring_build0(JNIEnv *env, jclass cls, jint algo,
-                                                      jint hash, jint naming, jboolean key_tags,
-                                                      jobjectArray names, jintArray weights) {
+                                                       jint hash, jint naming, jboolean key_tags,
+                                                       jobjectArray names, jintArray weights) {
   cr_ring_options o = CR_RING_OPTIONS_INIT;
   o.algo = (cr_ring_algo)algo;
   o.hash = (cr_hash_algo)hash;
@@ -50,42 +50,41 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Ring_build0(JNIEnv *env, jclass cls, 
   return CRJ_HANDLE(ring);
 }
 
-JNIEXPORT jint JNICALL Java_io_cloudroute_Ring_locateBytes(JNIEnv *env, jclass cls, jlong h,
-                                                          jbyteArray key, jint off, jint len) {
-  crj_bytes b;
-  if (!crj_bytes_critical(env, &b, key, off, len)) return -1;
+/* Locates b's key, releases b, and returns the shard (or -1 with a pending
+ * exception). */
+static jint locate_and_release(JNIEnv *env, jlong h, crj_bytes *b) {
   uint32_t shard = 0;
-  cr_status st = cr_ring_locate(&shard, RING(h), b.data, b.len);
-  crj_bytes_release(env, &b);
+  cr_status st = cr_ring_locate(&shard, RING(h), b->data, b->len);
+  crj_bytes_release(env, b);
   if (st != CR_OK) {
     crj_throw(env, st);
     return -1;
   }
   return (jint)shard;
+}
+
+JNIEXPORT jint JNICALL Java_io_cloudroute_Ring_locateBytes(JNIEnv *env, jclass cls, jlong h,
+                                                           jbyteArray key, jint off, jint len) {
+  crj_bytes b;
+  if (!crj_bytes_critical(env, &b, key, off, len)) return -1;
+  return locate_and_release(env, h, &b);
 }
 
 JNIEXPORT jint JNICALL Java_io_cloudroute_Ring_locateString(JNIEnv *env, jclass cls, jlong h,
-                                                           jstring key) {
+                                                            jstring key) {
   crj_bytes b;
   if (!crj_bytes_utf8(env, &b, key)) return -1;
-  uint32_t shard = 0;
-  cr_status st = cr_ring_locate(&shard, RING(h), b.data, b.len);
-  crj_bytes_release(env, &b);
-  if (st != CR_OK) {
-    crj_throw(env, st);
-    return -1;
-  }
-  return (jint)shard;
+  return locate_and_release(env, h, &b);
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Ring_locatePacked(JNIEnv *env, jclass cls, jlong h,
-                                                           jbyteArray data, jintArray ends,
-                                                           jint n, jintArray out) {
+                                                            jbyteArray data, jintArray ends, jint n,
+                                                            jintArray out) {
   crj_packed p;
   if (!crj_packed_open(env, &p, data, ends, n)) return;
   uint32_t *shards = malloc((p.n + 1) * sizeof(uint32_t));
-  cr_status st = shards == NULL ? CR_ENOMEM
-                                : cr_ring_locate_batch(shards, RING(h), p.keys, p.lens, p.n);
+  cr_status st =
+      shards == NULL ? CR_ENOMEM : cr_ring_locate_batch(shards, RING(h), p.keys, p.lens, p.n);
   crj_packed_close(env, &p);
   if (st != CR_OK) {
     crj_throw(env, st);
@@ -109,8 +108,8 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_ShardGroups_create(JNIEnv *env, jclas
 
 /* op: 0 add, 1 find (returns the group; -1 when not found), 2 set master (group, host, port). */
 JNIEXPORT jint JNICALL Java_io_cloudroute_ShardGroups_named(JNIEnv *env, jclass cls, jlong h,
-                                                           jint op, jint group, jstring name,
-                                                           jint port) {
+                                                            jint op, jint group, jstring name,
+                                                            jint port) {
   char *n;
   if (!crj_cstring(env, name, &n)) return -1;
   uint32_t out = 0;
@@ -143,15 +142,14 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_ShardGroups_count0(JNIEnv *env, jclass
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_ShardGroups_setRing0(JNIEnv *env, jclass cls, jlong h,
-                                                              jlong ring) {
+                                                               jlong ring) {
   cr_status st = cr_shard_groups_set_ring(GROUPS(h), RING(ring));
   if (st != CR_OK) crj_throw(env, st);
 }
 
-JNIEXPORT void JNICALL Java_io_cloudroute_ShardGroups_setReplicas0(JNIEnv *env, jclass cls,
-                                                                  jlong h, jint group,
-                                                                  jobjectArray hosts,
-                                                                  jintArray ports) {
+JNIEXPORT void JNICALL Java_io_cloudroute_ShardGroups_setReplicas0(JNIEnv *env, jclass cls, jlong h,
+                                                                   jint group, jobjectArray hosts,
+                                                                   jintArray ports) {
   jsize n = (*env)->GetArrayLength(env, hosts);
   cr_address *a = calloc((size_t)n + 1, sizeof(cr_address));
   char **names = calloc((size_t)n + 1, sizeof(char *));
@@ -181,8 +179,7 @@ JNIEXPORT void JNICALL Java_io_cloudroute_ShardGroups_setReplicas0(JNIEnv *env, 
 
 /* op: 0 locate (returns the group), 1 route read, 2 route write (into out). */
 JNIEXPORT jint JNICALL Java_io_cloudroute_ShardGroups_keyOp(JNIEnv *env, jclass cls, jlong h,
-                                                           jint op, jobject key,
-                                                           jlongArray out) {
+                                                            jint op, jobject key, jlongArray out) {
   crj_bytes b;
   if (!crj_bytes_object(env, &b, key, 0)) return -1;
   uint32_t group = 0;
@@ -214,7 +211,7 @@ static cr_status groups_candidates(cr_candidate *out, size_t cap, size_t *needed
 }
 
 JNIEXPORT jlongArray JNICALL Java_io_cloudroute_ShardGroups_candidates0(JNIEnv *env, jclass cls,
-                                                                       jlong h, jobject key) {
+                                                                        jlong h, jobject key) {
   crj_bytes b;
   if (!crj_bytes_object(env, &b, key, 1)) return NULL;
   jlongArray out = crj_candidates(env, groups_candidates, GROUPS(h), b.data, b.len, -1);
@@ -223,7 +220,7 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_ShardGroups_candidates0(JNIEnv *
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_ShardGroups_report0(JNIEnv *env, jclass cls, jlong h,
-                                                             jboolean ok, jint handle) {
+                                                              jboolean ok, jint handle) {
   cr_status st = ok ? cr_shard_groups_report_success(GROUPS(h), (uint32_t)handle)
                     : cr_shard_groups_report_failure(GROUPS(h), (uint32_t)handle);
   if (st != CR_OK) crj_throw(env, st);
