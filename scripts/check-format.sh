@@ -7,7 +7,8 @@
 #   scripts/check-format.sh [--fix] DIR...   the same for other directories
 #
 # Formatted (and so checked by scripts/test.sh): core, net, capi, tools, bench,
-# tests and the Python binding's C++ (bindings/python/src).
+# tests, the Python binding's C++ (bindings/python/src) and the JVM binding's C
+# (bindings/java/src/main/native).
 #
 # Files are the ones git knows (tracked, or new and not ignored), so build
 # trees and virtualenvs are never looked at. clang-format comes from
@@ -21,7 +22,7 @@ if [[ ${1:-} == --fix ]]; then
   shift
 fi
 dirs=("$@")
-((${#dirs[@]} > 0)) || dirs=(core net capi tools bench tests bindings/python/src)
+((${#dirs[@]} > 0)) || dirs=(core net capi tools bench tests bindings/python/src bindings/java/src/main/native)
 for d in "${dirs[@]}"; do
   [[ -d $d ]] || { echo "check-format: no such directory: $d" >&2; exit 2; }
 done

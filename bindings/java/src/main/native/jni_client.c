@@ -37,7 +37,9 @@ static jobject reply_to_java(JNIEnv *env, const cr_reply *r) {
                                             (jboolean)(cr_reply_get_integer(r) != 0));
     case CR_REPLY_TYPE_DOUBLE: {
       s = cr_reply_get_string(r, NULL);
-      double d = strcmp(s, "inf") == 0 ? 1.0 / 0.0 : strcmp(s, "-inf") == 0 ? -1.0 / 0.0 : strtod(s, NULL);
+      double d = strcmp(s, "inf") == 0    ? 1.0 / 0.0
+                 : strcmp(s, "-inf") == 0 ? -1.0 / 0.0
+                                          : strtod(s, NULL);
       return (*env)->CallStaticObjectMethod(env, crj.double_class, crj.double_value_of, d);
     }
     case CR_REPLY_TYPE_BIGNUM: {
@@ -219,7 +221,7 @@ static void client_options_set(cr_client_options *o, const jint *u, const jlong 
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_ClientOptions_defaults(JNIEnv *env, jclass cls,
-                                                                jintArray u32, jlongArray u64) {
+                                                                 jintArray u32, jlongArray u64) {
   cr_client_options o;
   cr_client_options_init(&o, sizeof o);
   jint u[CLIENT_U32];
@@ -268,16 +270,15 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls
 
 /* kind 0: a cluster client, 1: a Sentinel client. */
 JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_command0(JNIEnv *env, jclass cls, jint kind,
-                                                            jlong h, jint access, jint key_index,
-                                                            jobjectArray argv) {
+                                                             jlong h, jint access, jint key_index,
+                                                             jobjectArray argv) {
   args a;
   if (!args_take_keyed(env, &a, argv, key_index)) return NULL;
   cr_reply *reply = NULL;
-  cr_status st =
-      kind == 0 ? cr_client_command(&reply, CLIENT(h), (cr_access)access, (size_t)key_index, a.n,
-                                    a.ptrs, a.lens)
-                : cr_sentinel_client_command(&reply, SENTINEL(h), (cr_access)access,
-                                             (size_t)key_index, a.n, a.ptrs, a.lens);
+  cr_status st = kind == 0 ? cr_client_command(&reply, CLIENT(h), (cr_access)access,
+                                               (size_t)key_index, a.n, a.ptrs, a.lens)
+                           : cr_sentinel_client_command(&reply, SENTINEL(h), (cr_access)access,
+                                                        (size_t)key_index, a.n, a.ptrs, a.lens);
   args_free(&a);
   return reply_result(env, st, reply);
 }
@@ -328,7 +329,7 @@ JNIEXPORT jstring JNICALL Java_io_cloudroute_Client_metrics0(JNIEnv *env, jclass
 }
 
 JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_get0(JNIEnv *env, jclass cls, jlong h,
-                                                        jobject key) {
+                                                         jobject key) {
   crj_bytes b;
   if (!crj_bytes_object(env, &b, key, 1)) return NULL;
   cr_reply *reply = NULL;
@@ -337,27 +338,29 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_get0(JNIEnv *env, jclass cls
   return reply_result(env, st, reply);
 }
 
-JNIEXPORT void JNICALL Java_io_cloudroute_Client_set0(JNIEnv *env, jclass cls, jlong h,
-                                                     jobject key, jobject value, jlong ttl_ms) {
+JNIEXPORT void JNICALL Java_io_cloudroute_Client_set0(JNIEnv *env, jclass cls, jlong h, jobject key,
+                                                      jobject value, jlong ttl_ms) {
   crj_bytes k, v;
   if (!crj_bytes_object(env, &k, key, 1)) return;
   if (!crj_bytes_object(env, &v, value, 1)) {
     crj_bytes_release(env, &k);
     return;
   }
-  cr_status st = ttl_ms < 0 ? CR_EINVAL
-                            : cr_client_cmd_set(CLIENT(h), k.data, k.len, v.data, v.len,
-                                                (uint64_t)ttl_ms);
+  cr_status st = ttl_ms < 0
+                     ? CR_EINVAL
+                     : cr_client_cmd_set(CLIENT(h), k.data, k.len, v.data, v.len, (uint64_t)ttl_ms);
   crj_bytes_release(env, &k);
   crj_bytes_release(env, &v);
-  if (ttl_ms < 0) crj_throw_invalid(env, "negative time to live");
-  else if (st != CR_OK) crj_throw(env, st);
+  if (ttl_ms < 0)
+    crj_throw_invalid(env, "negative time to live");
+  else if (st != CR_OK)
+    crj_throw(env, st);
 }
 
 /* op: 0 MGET (returns the list), 1 DEL (returns the count), 2 MSET of keys and values. */
 JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_multi0(JNIEnv *env, jclass cls, jlong h,
-                                                          jint op, jobjectArray keys,
-                                                          jobjectArray values) {
+                                                           jint op, jobjectArray keys,
+                                                           jobjectArray values) {
   args k, v;
   if (!args_take(env, &k, keys)) return NULL;
   if (op == 2 && !args_take(env, &v, values)) {
@@ -372,13 +375,17 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_multi0(JNIEnv *env, jclass c
   } else if (op == 1) {
     int64_t deleted = 0;
     cr_status st = cr_client_cmd_del(&deleted, CLIENT(h), k.ptrs, k.lens, k.n);
-    if (st != CR_OK) crj_throw(env, st);
-    else out = (*env)->CallStaticObjectMethod(env, crj.long_class, crj.long_value_of, (jlong)deleted);
+    if (st != CR_OK)
+      crj_throw(env, st);
+    else
+      out = (*env)->CallStaticObjectMethod(env, crj.long_class, crj.long_value_of, (jlong)deleted);
   } else {
-    cr_status st = k.n != v.n ? CR_EINVAL
-                              : cr_client_cmd_mset(CLIENT(h), k.ptrs, k.lens, v.ptrs, v.lens, k.n);
-    if (k.n != v.n) crj_throw_invalid(env, "MSET: as many values as keys");
-    else if (st != CR_OK) crj_throw(env, st);
+    cr_status st =
+        k.n != v.n ? CR_EINVAL : cr_client_cmd_mset(CLIENT(h), k.ptrs, k.lens, v.ptrs, v.lens, k.n);
+    if (k.n != v.n)
+      crj_throw_invalid(env, "MSET: as many values as keys");
+    else if (st != CR_OK)
+      crj_throw(env, st);
     args_free(&v);
   }
   args_free(&k);
@@ -387,7 +394,7 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_multi0(JNIEnv *env, jclass c
 
 /* kind 0: cluster client, 1: Sentinel client. */
 JNIEXPORT void JNICALL Java_io_cloudroute_Client_refresh0(JNIEnv *env, jclass cls, jint kind,
-                                                         jlong h) {
+                                                          jlong h) {
   cr_status st = kind == 0 ? cr_client_refresh(CLIENT(h)) : cr_sentinel_client_refresh(SENTINEL(h));
   if (st != CR_OK) crj_throw(env, st);
 }
@@ -399,7 +406,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_router0(JNIEnv *env, jclass cl
 #define CLIENT_STATS 20 /* ClientStats.FIELDS */
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls, jlong h,
-                                                       jlongArray out) {
+                                                        jlongArray out) {
   cr_client_stats s = CR_CLIENT_STATS_INIT;
   cr_status st = cr_client_get_stats(&s, CLIENT(h));
   if (st != CR_OK) {
@@ -432,8 +439,8 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls,
 /* Per node: handle, port, reads, writes, errors, connections, latency_us,
  * open, idle in values; the host names in hosts[], copied here while the
  * library still holds them (a refresh may reclaim a node once this returns). */
-JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, jclass cls,
-                                                                 jlong h, jobjectArray hosts_out) {
+JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, jclass cls, jlong h,
+                                                                  jobjectArray hosts_out) {
   size_t cap = 16, needed = 0;
   cr_client_node_stats *s = NULL;
   cr_status st;
@@ -506,7 +513,7 @@ static void sentinel_options_get(const cr_sentinel_options *o, jint *u) {
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_SentinelOptions_defaults(JNIEnv *env, jclass cls,
-                                                                  jintArray u32) {
+                                                                   jintArray u32) {
   cr_sentinel_options o;
   cr_sentinel_options_init(&o, sizeof o);
   jint u[SENTINEL_U32];
@@ -514,9 +521,10 @@ JNIEXPORT void JNICALL Java_io_cloudroute_SentinelOptions_defaults(JNIEnv *env, 
   (*env)->SetIntArrayRegion(env, u32, 0, SENTINEL_U32, u);
 }
 
-JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(
-    JNIEnv *env, jclass cls, jlong cfg, jintArray u32, jobjectArray strs, jlong ring,
-    jobjectArray names, jstring sentinels) {
+JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jclass cls, jlong cfg,
+                                                                 jintArray u32, jobjectArray strs,
+                                                                 jlong ring, jobjectArray names,
+                                                                 jstring sentinels) {
   cr_sentinel_options o;
   cr_sentinel_options_init(&o, sizeof o);
   jint u[SENTINEL_U32];
@@ -551,10 +559,9 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(
     o.sentinel_username = s[2];
     o.sentinel_password = s[3];
     o.client_name = s[4];
-    cr_status st = cr_sentinel_client_new(&c, (const cr_config *)CRJ_PTR(cfg), &o,
-                                          (const cr_ring *)CRJ_PTR(ring),
-                                          (const char *const *)group_names, (size_t)n,
-                                          sentinel_text);
+    cr_status st = cr_sentinel_client_new(
+        &c, (const cr_config *)CRJ_PTR(cfg), &o, (const cr_ring *)CRJ_PTR(ring),
+        (const char *const *)group_names, (size_t)n, sentinel_text);
     if (st != CR_OK) crj_throw(env, st);
   } else if (group_names == NULL) {
     (*env)->ThrowNew(env, crj.oom, "libcloudroute: sentinel names");
@@ -567,24 +574,25 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_groups0(JNIEnv *env, jclass cls,
-                                                                 jlong h) {
+                                                                  jlong h) {
   return CRJ_HANDLE(cr_sentinel_client_get_groups(SENTINEL(h)));
 }
 
 #define SENTINEL_STATS 13
 
 JNIEXPORT void JNICALL Java_io_cloudroute_SentinelClient_stats0(JNIEnv *env, jclass cls, jlong h,
-                                                               jlongArray out) {
+                                                                jlongArray out) {
   cr_sentinel_stats s = CR_SENTINEL_STATS_INIT;
   cr_status st = cr_sentinel_client_get_stats(&s, SENTINEL(h));
   if (st != CR_OK) {
     crj_throw(env, st);
     return;
   }
-  jlong v[SENTINEL_STATS] = {s.subscribed,          (jlong)s.reads,        (jlong)s.writes,
-                             (jlong)s.fallbacks,    (jlong)s.retries,      (jlong)s.conn_errors,
-                             (jlong)s.timeouts,     (jlong)s.server_errors, (jlong)s.master_changes,
-                             (jlong)s.switch_events, (jlong)s.asks,        (jlong)s.ask_failures,
-                             (jlong)s.subscriptions};
+  jlong v[SENTINEL_STATS] = {
+      s.subscribed,           (jlong)s.reads,         (jlong)s.writes,
+      (jlong)s.fallbacks,     (jlong)s.retries,       (jlong)s.conn_errors,
+      (jlong)s.timeouts,      (jlong)s.server_errors, (jlong)s.master_changes,
+      (jlong)s.switch_events, (jlong)s.asks,          (jlong)s.ask_failures,
+      (jlong)s.subscriptions};
   (*env)->SetLongArrayRegion(env, out, 0, SENTINEL_STATS, v);
 }

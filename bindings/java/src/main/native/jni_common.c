@@ -18,13 +18,14 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   JNIEnv *env;
   if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return JNI_ERR;
   if (!(crj.exception = global_class(env, "io/cloudroute/CloudRouteException"))) return JNI_ERR;
-  crj.exception_of = (*env)->GetStaticMethodID(env, crj.exception, "of",
-                                               "(ILjava/lang/String;)Lio/cloudroute/CloudRouteException;");
+  crj.exception_of = (*env)->GetStaticMethodID(
+      env, crj.exception, "of", "(ILjava/lang/String;)Lio/cloudroute/CloudRouteException;");
   if (!(crj.array_list = global_class(env, "java/util/ArrayList"))) return JNI_ERR;
   crj.array_list_new = (*env)->GetMethodID(env, crj.array_list, "<init>", "(I)V");
   crj.list_add = (*env)->GetMethodID(env, crj.array_list, "add", "(Ljava/lang/Object;)Z");
   if (!(crj.long_class = global_class(env, "java/lang/Long"))) return JNI_ERR;
-  crj.long_value_of = (*env)->GetStaticMethodID(env, crj.long_class, "valueOf", "(J)Ljava/lang/Long;");
+  crj.long_value_of =
+      (*env)->GetStaticMethodID(env, crj.long_class, "valueOf", "(J)Ljava/lang/Long;");
   if (!(crj.boolean_class = global_class(env, "java/lang/Boolean"))) return JNI_ERR;
   crj.boolean_value_of =
       (*env)->GetStaticMethodID(env, crj.boolean_class, "valueOf", "(Z)Ljava/lang/Boolean;");
@@ -32,9 +33,11 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   crj.double_value_of =
       (*env)->GetStaticMethodID(env, crj.double_class, "valueOf", "(D)Ljava/lang/Double;");
   if (!(crj.big_integer = global_class(env, "java/math/BigInteger"))) return JNI_ERR;
-  crj.big_integer_new = (*env)->GetMethodID(env, crj.big_integer, "<init>", "(Ljava/lang/String;)V");
+  crj.big_integer_new =
+      (*env)->GetMethodID(env, crj.big_integer, "<init>", "(Ljava/lang/String;)V");
   if (!(crj.reply_error = global_class(env, "io/cloudroute/ReplyError"))) return JNI_ERR;
-  crj.reply_error_new = (*env)->GetMethodID(env, crj.reply_error, "<init>", "(Ljava/lang/String;)V");
+  crj.reply_error_new =
+      (*env)->GetMethodID(env, crj.reply_error, "<init>", "(Ljava/lang/String;)V");
   if (!(crj.string_class = global_class(env, "java/lang/String"))) return JNI_ERR;
   if (!(crj.byte_array_class = global_class(env, "[B"))) return JNI_ERR;
   if (!(crj.oom = global_class(env, "java/lang/OutOfMemoryError"))) return JNI_ERR;
@@ -48,7 +51,8 @@ static void throw_status(JNIEnv *env, cr_status status, const char *text) {
   if ((*env)->ExceptionCheck(env)) return;
   jstring msg = (*env)->NewStringUTF(env, text);
   if (msg == NULL) return;
-  jobject ex = (*env)->CallStaticObjectMethod(env, crj.exception, crj.exception_of, (jint)status, msg);
+  jobject ex =
+      (*env)->CallStaticObjectMethod(env, crj.exception, crj.exception_of, (jint)status, msg);
   jboolean failed = (*env)->ExceptionCheck(env);
   (*env)->DeleteLocalRef(env, msg);
   if (!failed && ex != NULL) {

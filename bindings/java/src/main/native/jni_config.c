@@ -15,7 +15,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Config_create(JNIEnv *env, jclass cls
 
 /* One setter with up to two names: op selects the cr_config_* call. */
 JNIEXPORT void JNICALL Java_io_cloudroute_Config_set(JNIEnv *env, jclass cls, jlong h, jint op,
-                                                    jstring a, jstring b, jint number) {
+                                                     jstring a, jstring b, jint number) {
   char *x, *y;
   if (!crj_cstring(env, a, &x)) return;
   if (!crj_cstring(env, b, &y)) {
@@ -25,14 +25,29 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Config_set(JNIEnv *env, jclass cls, jl
   cr_config *c = (cr_config *)CRJ_PTR(h);
   cr_status st = CR_EINVAL;
   switch (op) {
-    case 0: st = cr_config_set_client_location(c, x); break;
-    case 1: st = cr_config_add_local_cidr(c, x); break;
-    case 2: st = cr_config_add_location_rule(c, x, y); break;
-    case 3: st = cr_config_add_node_location(c, x, y); break;
-    case 4: st = cr_config_add_zone(c, x, y); break;
-    case 5: st = cr_config_set_weight(c, x, (uint32_t)number); break;
-    case 6: st = cr_config_add_address_remap(c, x, y); break;
-    default: break;
+    case 0:
+      st = cr_config_set_client_location(c, x);
+      break;
+    case 1:
+      st = cr_config_add_local_cidr(c, x);
+      break;
+    case 2:
+      st = cr_config_add_location_rule(c, x, y);
+      break;
+    case 3:
+      st = cr_config_add_node_location(c, x, y);
+      break;
+    case 4:
+      st = cr_config_add_zone(c, x, y);
+      break;
+    case 5:
+      st = cr_config_set_weight(c, x, (uint32_t)number);
+      break;
+    case 6:
+      st = cr_config_add_address_remap(c, x, y);
+      break;
+    default:
+      break;
   }
   free(x);
   free(y);
@@ -40,9 +55,9 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Config_set(JNIEnv *env, jclass cls, jl
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Config_routerOptions(JNIEnv *env, jclass cls, jlong h,
-                                                              jint policy, jint margin_us,
-                                                              jint threshold, jint cooldown_ms,
-                                                              jlong seed) {
+                                                               jint policy, jint margin_us,
+                                                               jint threshold, jint cooldown_ms,
+                                                               jlong seed) {
   cr_router_options o = CR_ROUTER_OPTIONS_INIT;
   o.policy = (cr_policy)policy;
   o.nearest_margin_us = (uint32_t)margin_us;

@@ -4,24 +4,41 @@
 #include "jni_common.h"
 
 JNIEXPORT void JNICALL Java_io_cloudroute_NativeResource_free(JNIEnv *env, jclass cls, jint kind,
-                                                             jlong h) {
+                                                              jlong h) {
   void *p = CRJ_PTR(h);
   switch (kind) {
-    case 0: cr_topology_free((cr_topology *)p); break;
-    case 1: cr_config_free((cr_config *)p); break;
-    case 2: cr_router_free((cr_router *)p); break;
-    case 3: cr_snapshot_free((cr_snapshot *)p); break;
-    case 4: cr_ring_free((cr_ring *)p); break;
-    case 5: cr_shard_groups_free((cr_shard_groups *)p); break;
-    case 6: cr_client_free((cr_client *)p); break;
-    case 7: cr_sentinel_client_free((cr_sentinel_client *)p); break;
-    default: break;
+    case 0:
+      cr_topology_free((cr_topology *)p);
+      break;
+    case 1:
+      cr_config_free((cr_config *)p);
+      break;
+    case 2:
+      cr_router_free((cr_router *)p);
+      break;
+    case 3:
+      cr_snapshot_free((cr_snapshot *)p);
+      break;
+    case 4:
+      cr_ring_free((cr_ring *)p);
+      break;
+    case 5:
+      cr_shard_groups_free((cr_shard_groups *)p);
+      break;
+    case 6:
+      cr_client_free((cr_client *)p);
+      break;
+    case 7:
+      cr_sentinel_client_free((cr_sentinel_client *)p);
+      break;
+    default:
+      break;
   }
 }
 
 JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_keyslotBytes(JNIEnv *env, jclass cls,
-                                                                 jbyteArray key, jint off,
-                                                                 jint len) {
+                                                                  jbyteArray key, jint off,
+                                                                  jint len) {
   crj_bytes b;
   if (!crj_bytes_critical(env, &b, key, off, len)) return -1;
   jint slot = cr_keyslot(b.data, b.len);
@@ -30,7 +47,7 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_keyslotBytes(JNIEnv *env, j
 }
 
 JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_keyslotString(JNIEnv *env, jclass cls,
-                                                                  jstring key) {
+                                                                   jstring key) {
   crj_bytes b;
   if (!crj_bytes_utf8(env, &b, key)) return -1;
   jint slot = cr_keyslot(b.data, b.len);
@@ -40,8 +57,8 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_keyslotString(JNIEnv *env, 
 
 /* Slots of n keys packed in data: key i is data[ends[i-1] .. ends[i]) (ends[-1] = 0). */
 JNIEXPORT void JNICALL Java_io_cloudroute_CloudRoute_keyslotPacked(JNIEnv *env, jclass cls,
-                                                                  jbyteArray data, jintArray ends,
-                                                                  jint n, jintArray out) {
+                                                                   jbyteArray data, jintArray ends,
+                                                                   jint n, jintArray out) {
   jsize data_len = (*env)->GetArrayLength(env, data);
   if (n < 0 || (*env)->GetArrayLength(env, ends) < n || (*env)->GetArrayLength(env, out) < n) {
     crj_throw_invalid(env, "keyslots: count larger than the ends or out array");
@@ -73,8 +90,8 @@ JNIEXPORT void JNICALL Java_io_cloudroute_CloudRoute_keyslotPacked(JNIEnv *env, 
   }
 }
 
-JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_crc16(JNIEnv *env, jclass cls,
-                                                          jbyteArray data, jint off, jint len) {
+JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_crc16(JNIEnv *env, jclass cls, jbyteArray data,
+                                                           jint off, jint len) {
   crj_bytes b;
   if (!crj_bytes_critical(env, &b, data, off, len)) return -1;
   jint crc = cr_crc16(b.data, b.len);
@@ -83,7 +100,7 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_crc16(JNIEnv *env, jclass c
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_CloudRoute_jedisHashOf(JNIEnv *env, jclass cls,
-                                                                 jint algo, jobject key) {
+                                                                  jint algo, jobject key) {
   crj_bytes b;
   if (!crj_bytes_object(env, &b, key, 0)) return 0;
   int64_t h = 0;
@@ -93,8 +110,8 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_CloudRoute_jedisHashOf(JNIEnv *env, j
   return h;
 }
 
-JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_jumpHashOf(JNIEnv *env, jclass cls,
-                                                               jlong key, jint buckets) {
+JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_jumpHashOf(JNIEnv *env, jclass cls, jlong key,
+                                                                jint buckets) {
   uint32_t out = 0;
   cr_status st = cr_jump_hash(&out, (uint64_t)key, buckets < 0 ? 0u : (uint32_t)buckets);
   if (st != CR_OK) crj_throw(env, st);
@@ -102,7 +119,7 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_jumpHashOf(JNIEnv *env, jcl
 }
 
 JNIEXPORT jstring JNICALL Java_io_cloudroute_CloudRoute_familyKeyOf(JNIEnv *env, jclass cls,
-                                                                   jstring family, jobject key) {
+                                                                    jstring family, jobject key) {
   char *fam;
   if (!crj_cstring(env, family, &fam)) return NULL;
   if (fam == NULL) {
@@ -131,7 +148,7 @@ JNIEXPORT jstring JNICALL Java_io_cloudroute_CloudRoute_nativeVersion(JNIEnv *en
 }
 
 JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_policyFromName(JNIEnv *env, jclass cls,
-                                                                   jstring name) {
+                                                                    jstring name) {
   char *n;
   if (!crj_cstring(env, name, &n)) return -1;
   cr_policy p = CR_POLICY_MASTER;

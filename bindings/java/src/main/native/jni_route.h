@@ -18,9 +18,9 @@ static inline void crj_pack_route(jlong *o, const cr_route *r) {
 }
 
 static inline void crj_pack_candidate(jlong *o, const cr_candidate *c) {
-  o[0] = (jlong)((uint64_t)c->node_handle | (uint64_t)c->port << 32 |
-                 (uint64_t)(c->role & 1) << 48 | (uint64_t)(c->tier & 7) << 49 |
-                 (uint64_t)(c->down != 0) << 52);
+  o[0] =
+      (jlong)((uint64_t)c->node_handle | (uint64_t)c->port << 32 | (uint64_t)(c->role & 1) << 48 |
+              (uint64_t)(c->tier & 7) << 49 | (uint64_t)(c->down != 0) << 52);
   o[1] = (jlong)((uint64_t)c->rank | (uint64_t)c->weight << 32);
   o[2] = (jlong)c->rtt_us;
   o[3] = (jlong)(intptr_t)c->host;
@@ -29,8 +29,7 @@ static inline void crj_pack_candidate(jlong *o, const cr_candidate *c) {
 /* Candidates as a new long[] of CRJ_CANDIDATE_LONGS per candidate, from a
  * call of the (out, cap, needed) form. */
 typedef cr_status (*crj_candidates_fn)(cr_candidate *out, size_t cap, size_t *needed,
-                                       const void *self, const void *key, size_t len,
-                                       int slot);
+                                       const void *self, const void *key, size_t len, int slot);
 jlongArray crj_candidates(JNIEnv *env, crj_candidates_fn fn, const void *self, const void *key,
                           size_t len, int slot);
 

@@ -64,7 +64,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Router_create(JNIEnv *env, jclass cls
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Router_update0(JNIEnv *env, jclass cls, jlong h,
-                                                        jlong topology) {
+                                                         jlong topology) {
   cr_status st = cr_router_update(ROUTER(h), (cr_topology *)CRJ_PTR(topology));
   if (st != CR_OK) crj_throw(env, st);
 }
@@ -72,10 +72,14 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_update0(JNIEnv *env, jclass cls
 /* op: 0 read, 1 write on a router; 2 read, 3 write on a snapshot. */
 static cr_status route(int op, cr_route *r, jlong h, const void *key, size_t len) {
   switch (op) {
-    case 0: return cr_router_route_read(r, ROUTER(h), key, len);
-    case 1: return cr_router_route_write(r, ROUTER(h), key, len);
-    case 2: return cr_snapshot_route_read(r, (const cr_snapshot *)CRJ_PTR(h), key, len);
-    default: return cr_snapshot_route_write(r, (const cr_snapshot *)CRJ_PTR(h), key, len);
+    case 0:
+      return cr_router_route_read(r, ROUTER(h), key, len);
+    case 1:
+      return cr_router_route_write(r, ROUTER(h), key, len);
+    case 2:
+      return cr_snapshot_route_read(r, (const cr_snapshot *)CRJ_PTR(h), key, len);
+    default:
+      return cr_snapshot_route_write(r, (const cr_snapshot *)CRJ_PTR(h), key, len);
   }
 }
 
@@ -90,8 +94,8 @@ static void finish(JNIEnv *env, cr_status st, const cr_route *r, jlongArray out)
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeBytes(JNIEnv *env, jclass cls, jlong h,
-                                                           jint op, jbyteArray key, jint off,
-                                                           jint len, jlongArray out) {
+                                                            jint op, jbyteArray key, jint off,
+                                                            jint len, jlongArray out) {
   crj_bytes b;
   if (!crj_bytes_critical(env, &b, key, off, len)) return;
   cr_route r = CR_ROUTE_INIT;
@@ -101,8 +105,7 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeBytes(JNIEnv *env, jclass 
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeString(JNIEnv *env, jclass cls, jlong h,
-                                                            jint op, jstring key,
-                                                            jlongArray out) {
+                                                             jint op, jstring key, jlongArray out) {
   crj_bytes b;
   if (!crj_bytes_utf8(env, &b, key)) return;
   cr_route r = CR_ROUTE_INIT;
@@ -112,7 +115,7 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeString(JNIEnv *env, jclass
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeSlot(JNIEnv *env, jclass cls, jlong h,
-                                                          jint write, jint slot, jlongArray out) {
+                                                           jint write, jint slot, jlongArray out) {
   if (slot < 0 || slot > 16383) {
     crj_throw_invalid(env, "slot outside 0-16383");
     return;
@@ -126,9 +129,9 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeSlot(JNIEnv *env, jclass c
 /* Reads of n packed keys on one snapshot (cr_router_route_read_batch); out
  * gets CRJ_ROUTE_LONGS per key and statuses the status of each. */
 JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeReadPacked(JNIEnv *env, jclass cls, jlong h,
-                                                                jbyteArray data, jintArray ends,
-                                                                jint n, jlongArray out,
-                                                                jintArray statuses) {
+                                                                 jbyteArray data, jintArray ends,
+                                                                 jint n, jlongArray out,
+                                                                 jintArray statuses) {
   crj_packed p;
   if (!crj_packed_open(env, &p, data, ends, n)) return;
   cr_route *routes = malloc((p.n + 1) * sizeof(cr_route));
@@ -158,9 +161,8 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeReadPacked(JNIEnv *env, jc
   free(codes);
 }
 
-JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Router_candidates0(JNIEnv *env, jclass cls,
-                                                                  jlong h, jobject key,
-                                                                  jint slot) {
+JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Router_candidates0(JNIEnv *env, jclass cls, jlong h,
+                                                                   jobject key, jint slot) {
   if (slot >= 0) return crj_candidates(env, router_candidates, ROUTER(h), NULL, 0, slot);
   crj_bytes b;
   if (!crj_bytes_object(env, &b, key, 1)) return NULL;
@@ -170,7 +172,7 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Router_candidates0(JNIEnv *env, 
 }
 
 JNIEXPORT jstring JNICALL Java_io_cloudroute_Router_explain0(JNIEnv *env, jclass cls, jlong h,
-                                                            jobject key) {
+                                                             jobject key) {
   crj_bytes b;
   if (!crj_bytes_object(env, &b, key, 1)) return NULL;
   size_t needed = 0;
@@ -179,8 +181,8 @@ JNIEXPORT jstring JNICALL Java_io_cloudroute_Router_explain0(JNIEnv *env, jclass
   cr_status st = cr_router_explain(buf, sizeof small, &needed, ROUTER(h), b.data, b.len);
   if (st == CR_EBUFS) {
     buf = malloc(needed);
-    st = buf == NULL ? CR_ENOMEM
-                     : cr_router_explain(buf, needed, &needed, ROUTER(h), b.data, b.len);
+    st =
+        buf == NULL ? CR_ENOMEM : cr_router_explain(buf, needed, &needed, ROUTER(h), b.data, b.len);
   }
   crj_bytes_release(env, &b);
   jstring out = NULL;
@@ -194,8 +196,8 @@ JNIEXPORT jstring JNICALL Java_io_cloudroute_Router_explain0(JNIEnv *env, jclass
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Router_redirect(JNIEnv *env, jclass cls, jlong h,
-                                                         jint ask, jint slot, jstring host,
-                                                         jint port, jlongArray out) {
+                                                          jint ask, jint slot, jstring host,
+                                                          jint port, jlongArray out) {
   if (slot < 0 || slot > 16383 || port <= 0 || port > 65535) {
     crj_throw_invalid(env, "slot outside 0-16383 or port outside 1-65535");
     return;
@@ -214,13 +216,19 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_redirect(JNIEnv *env, jclass cl
 }
 
 /* op: 0 failure, 1 success, 2 rtt (value), 3 slot migrating (handle = slot). */
-JNIEXPORT void JNICALL Java_io_cloudroute_Router_feedback(JNIEnv *env, jclass cls, jlong h,
-                                                         jint op, jint handle, jint value) {
+JNIEXPORT void JNICALL Java_io_cloudroute_Router_feedback(JNIEnv *env, jclass cls, jlong h, jint op,
+                                                          jint handle, jint value) {
   cr_status st;
   switch (op) {
-    case 0: st = cr_router_report_failure(ROUTER(h), (uint32_t)handle); break;
-    case 1: st = cr_router_report_success(ROUTER(h), (uint32_t)handle); break;
-    case 2: st = cr_router_set_rtt(ROUTER(h), (uint32_t)handle, (uint32_t)value); break;
+    case 0:
+      st = cr_router_report_failure(ROUTER(h), (uint32_t)handle);
+      break;
+    case 1:
+      st = cr_router_report_success(ROUTER(h), (uint32_t)handle);
+      break;
+    case 2:
+      st = cr_router_set_rtt(ROUTER(h), (uint32_t)handle, (uint32_t)value);
+      break;
     default:
       if (handle < 0 || handle > 16383) {
         crj_throw_invalid(env, "slot outside 0-16383");
@@ -234,8 +242,8 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_feedback(JNIEnv *env, jclass cl
 
 /* op: 0 node zone (text), 1 replica lagging (flag); -1 find node (returns the handle or -1). */
 JNIEXPORT jlong JNICALL Java_io_cloudroute_Router_nodeOp(JNIEnv *env, jclass cls, jlong h, jint op,
-                                                        jstring host, jint port, jstring text,
-                                                        jint flag) {
+                                                         jstring host, jint port, jstring text,
+                                                         jint flag) {
   if (port <= 0 || port > 65535) {
     crj_throw_invalid(env, "port outside 1-65535");
     return -1;
@@ -268,8 +276,8 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Router_nodeOp(JNIEnv *env, jclass cls
 }
 
 /* op: 0 refresh needed, 1 slot migrating (arg = slot). */
-JNIEXPORT jboolean JNICALL Java_io_cloudroute_Router_flag(JNIEnv *env, jclass cls, jlong h,
-                                                         jint op, jint arg) {
+JNIEXPORT jboolean JNICALL Java_io_cloudroute_Router_flag(JNIEnv *env, jclass cls, jlong h, jint op,
+                                                          jint arg) {
   if (op == 0) return cr_router_get_refresh_needed(ROUTER(h)) != 0;
   if (arg < 0 || arg > 16383) return JNI_FALSE;
   return cr_router_get_slot_migrating(ROUTER(h), (uint16_t)arg) != 0;

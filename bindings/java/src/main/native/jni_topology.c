@@ -3,9 +3,8 @@
 
 #include "jni_common.h"
 
-JNIEXPORT jlong JNICALL Java_io_cloudroute_Topology_parse(JNIEnv *env, jclass cls,
-                                                         jbyteArray reply, jint format,
-                                                         jstring default_host) {
+JNIEXPORT jlong JNICALL Java_io_cloudroute_Topology_parse(JNIEnv *env, jclass cls, jbyteArray reply,
+                                                          jint format, jstring default_host) {
   char *host;
   if (!crj_cstring(env, default_host, &host)) return 0;
   cr_parse_options opts = CR_PARSE_OPTIONS_INIT;
@@ -27,7 +26,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Topology_parse(JNIEnv *env, jclass cl
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_Topology_parseText(JNIEnv *env, jclass cls,
-                                                             jstring text) {
+                                                              jstring text) {
   crj_bytes b;
   if (!crj_bytes_utf8(env, &b, text)) return 0;
   cr_topology *t = NULL;
@@ -51,7 +50,7 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_Topology_nodeCount0(JNIEnv *env, jclas
 /* Node i: strings into names[0..4] (id, host, ip, zone) and numbers into
  * nums[0..4] (port, tls_port, role, health, shard). */
 JNIEXPORT void JNICALL Java_io_cloudroute_Topology_node0(JNIEnv *env, jclass cls, jlong h, jint i,
-                                                        jobjectArray names, jintArray nums) {
+                                                         jobjectArray names, jintArray nums) {
   cr_node_info info = CR_NODE_INFO_INIT;
   cr_status st = cr_topology_get_node(&info, (const cr_topology *)CRJ_PTR(h), (uint32_t)i);
   if (st != CR_OK) {
@@ -70,7 +69,7 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Topology_node0(JNIEnv *env, jclass cls
 }
 
 JNIEXPORT jstring JNICALL Java_io_cloudroute_Topology_shardId0(JNIEnv *env, jclass cls, jlong h,
-                                                              jint shard) {
+                                                               jint shard) {
   const char *id = NULL;
   cr_status st = cr_topology_get_shard_id(&id, (const cr_topology *)CRJ_PTR(h), (uint32_t)shard);
   if (st != CR_OK) {
@@ -82,7 +81,7 @@ JNIEXPORT jstring JNICALL Java_io_cloudroute_Topology_shardId0(JNIEnv *env, jcla
 
 /* The shard's ranges as [start0, end0, start1, end1, ...]. */
 JNIEXPORT jintArray JNICALL Java_io_cloudroute_Topology_shardRanges0(JNIEnv *env, jclass cls,
-                                                                    jlong h, jint shard) {
+                                                                     jlong h, jint shard) {
   const cr_topology *t = (const cr_topology *)CRJ_PTR(h);
   size_t needed = 0;
   cr_status st = cr_topology_get_shard_ranges(NULL, NULL, 0, &needed, t, (uint32_t)shard);
@@ -114,13 +113,14 @@ JNIEXPORT jintArray JNICALL Java_io_cloudroute_Topology_shardRanges0(JNIEnv *env
 }
 
 JNIEXPORT jint JNICALL Java_io_cloudroute_Topology_slotShard0(JNIEnv *env, jclass cls, jlong h,
-                                                             jint slot) {
+                                                              jint slot) {
   if (slot < 0 || slot > 16383) {
     crj_throw_invalid(env, "slot outside 0-16383");
     return -1;
   }
   uint32_t shard = 0;
-  cr_status st = cr_topology_get_slot_shard(&shard, (const cr_topology *)CRJ_PTR(h), (uint16_t)slot);
+  cr_status st =
+      cr_topology_get_slot_shard(&shard, (const cr_topology *)CRJ_PTR(h), (uint16_t)slot);
   if (st != CR_OK) {
     crj_throw(env, st);
     return -1;
