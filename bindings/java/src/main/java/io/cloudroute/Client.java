@@ -49,15 +49,8 @@ public final class Client extends NativeResource {
       }
     }
     int logLevel = NativeLog.minLevel();
-    long c = config.acquire();
-    try {
-      synchronized (config) {
-        return new Client(create(c, seeds, options.u32, options.u64, options.strings,
-            options.tls, options.tlsVerify, logLevel));
-      }
-    } finally {
-      config.release();
-    }
+    return new Client(Config.copyInto(config, c -> create(c, seeds, options.u32, options.u64,
+        options.strings, options.tls, options.tlsVerify, logLevel)));
   }
 
   /** Any command on one key, routed by args[keyIndex] (1 for most commands: GET key ...). */

@@ -1,5 +1,7 @@
 package io.cloudroute;
 
+import java.util.function.LongUnaryOperator;
+
 /**
  * Where the client is, where the nodes are, and how reads are ranked: the configuration a {@link
  * Router}, {@link Client}, {@link ShardGroups} or {@link SentinelClient} copies when it is
@@ -16,6 +18,23 @@ public final class Config extends NativeResource {
 
   public Config() {
     super(create(), KIND_CONFIG);
+  }
+
+  /**
+   * Runs make with config's native handle, held and locked for the call, so that no setter runs
+   * while the native side copies it; a null config passes 0 (the defaults). Returns what make
+   * returns: the handle of the object made from the copy.
+   */
+  static long copyInto(Config config, LongUnaryOperator make) {
+    if (config == null) return make.applyAsLong(0L);
+    long c = config.acquire();
+    try {
+      synchronized (config) {
+        return make.applyAsLong(c);
+      }
+    } finally {
+      config.release();
+    }
   }
 
   private synchronized Config call(int op, String a, String b, int number) {

@@ -14,7 +14,7 @@ public final class Router extends NativeResource {
 
   /** A router with a copy of config (null for defaults); it has no topology until update(). */
   public Router(Config config) {
-    super(create(config), KIND_ROUTER);
+    super(Config.copyInto(config, Router::create), KIND_ROUTER);
   }
 
   /** A router with config, on topology. */
@@ -26,18 +26,6 @@ public final class Router extends NativeResource {
   /** The borrowed router of a live client. */
   Router(long ptr, NativeResource owner) {
     super(ptr, owner);
-  }
-
-  private static long create(Config config) {
-    if (config == null) return create(0L);
-    long c = config.acquire();
-    try {
-      synchronized (config) {
-        return create(c);
-      }
-    } finally {
-      config.release();
-    }
   }
 
   /** Installs a topology (the router keeps its own reference; the caller may close its own). */

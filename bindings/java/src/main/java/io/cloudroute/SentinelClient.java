@@ -26,21 +26,11 @@ public final class SentinelClient extends NativeResource {
    */
   public static SentinelClient connect(String sentinels, List<String> names, Ring ring,
       Config config, SentinelOptions options) {
+    String[] groupNames = names.toArray(new String[0]);
     long r = ring.acquire();
     try {
-      if (config == null) {
-        return new SentinelClient(create(0L, options.u32, options.strings, r,
-            names.toArray(new String[0]), sentinels));
-      }
-      long c = config.acquire();
-      try {
-        synchronized (config) {
-          return new SentinelClient(create(c, options.u32, options.strings, r,
-              names.toArray(new String[0]), sentinels));
-        }
-      } finally {
-        config.release();
-      }
+      return new SentinelClient(Config.copyInto(config,
+          c -> create(c, options.u32, options.strings, r, groupNames, sentinels)));
     } finally {
       ring.release();
     }

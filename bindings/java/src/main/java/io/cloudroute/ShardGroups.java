@@ -13,24 +13,12 @@ public final class ShardGroups extends NativeResource {
 
   /** A table with a copy of config's locality, weights and breaker settings (null: defaults). */
   public ShardGroups(Config config) {
-    super(create(config), KIND_SHARD_GROUPS);
+    super(Config.copyInto(config, ShardGroups::create), KIND_SHARD_GROUPS);
   }
 
   /** The borrowed table of a Sentinel client. */
   ShardGroups(long ptr, NativeResource owner) {
     super(ptr, owner);
-  }
-
-  private static long create(Config config) {
-    if (config == null) return create(0L);
-    long c = config.acquire();
-    try {
-      synchronized (config) {
-        return create(c);
-      }
-    } finally {
-      config.release();
-    }
   }
 
   private int named(int op, int group, String name, int port) {
