@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "cloudroute/core/cluster_reply.hpp"
+#include "common/source_dir.hpp"
 #include "test_util.hpp"
 
 namespace cloudroute {
@@ -203,7 +204,7 @@ TEST(ClusterSlots, EmptyReplyIsAnEmptyTopology) {
 }
 
 TEST(ClusterSlots, SavedExampleParses) {
-  FILE *f = std::fopen(CR_EXAMPLES_DIR "/two-clouds.cluster-slots.resp", "rb");
+  FILE *f = std::fopen(crtest::SourcePath("examples/two-clouds.cluster-slots.resp").c_str(), "rb");
   ASSERT_NE(f, nullptr);
   std::string bytes;
   char buf[4096];

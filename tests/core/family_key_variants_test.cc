@@ -10,6 +10,7 @@
 
 #include "cloudroute.h"
 #include "cloudroute/core/family_key.hpp"
+#include "common/source_dir.hpp"
 #include "ring_vectors.hpp"
 
 namespace {
@@ -18,7 +19,7 @@ using cloudroute::FamilyKeyVariant;
 
 const nlohmann::json &Cases() {
   static const nlohmann::json v = [] {
-    std::ifstream f(std::string(CR_VECTORS_DIR) + "/family_keys.json");
+    std::ifstream f(crtest::SourcePath("tests/vectors/family_keys.json"));
     EXPECT_TRUE(f.good()) << "tests/vectors/family_keys.json";
     return nlohmann::json::parse(f);
   }();

@@ -17,7 +17,7 @@
 namespace cloudroute {
 namespace {
 
-const std::string kSeedsDir = std::string(CR_REGRESSIONS_DIR) + "/../seeds";
+const std::string kSeedsDir = crtest::SourcePath("tests/fuzz/seeds");
 
 std::vector<std::string> Files(const std::string &dir) {
   std::vector<std::string> names;
@@ -33,7 +33,8 @@ std::vector<std::string> Files(const std::string &dir) {
 
 template <typename Parse>
 void ReplayAll(const std::string &target, Parse parse) {
-  const std::vector<std::string> names = Files(std::string(CR_REGRESSIONS_DIR) + "/" + target);
+  const std::vector<std::string> names =
+      Files(crtest::SourcePath("tests/fuzz/regressions/" + target));
   ASSERT_FALSE(names.empty()) << "no regression inputs for " << target;
   for (const std::string &name : names) {
     const std::string bytes = crtest::Regression(target, name);

@@ -10,12 +10,13 @@
 #include <string>
 
 #include "cloudroute/core/ring.hpp"
+#include "common/source_dir.hpp"
 
 namespace crtest {
 
 inline const nlohmann::json &RingVectors() {
   static const nlohmann::json v = [] {
-    std::ifstream f(std::string(CR_VECTORS_DIR) + "/rings.json");
+    std::ifstream f(SourcePath("tests/vectors/rings.json"));
     EXPECT_TRUE(f.good()) << "tests/vectors/rings.json";
     return nlohmann::json::parse(f);
   }();

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/source_dir.hpp"
+
 namespace crtest {
 
 // A tiny RESP2 encoder for building replies in tests.
@@ -61,12 +63,10 @@ inline std::string ReadFile(const std::string &path) {
   return bytes;
 }
 
-#ifdef CR_REGRESSIONS_DIR
 // A saved bad input: tests/fuzz/regressions/<target>/<name>.
 inline std::string Regression(const std::string &target, const std::string &name) {
-  return ReadFile(std::string(CR_REGRESSIONS_DIR) + "/" + target + "/" + name);
+  return ReadFile(SourcePath("tests/fuzz/regressions/" + target + "/" + name));
 }
-#endif
 
 // A CLUSTER SLOTS node entry [ip, port, id].
 inline R Node(const std::string &ip, int port, const std::string &id) { return R{ip, port, id}; }

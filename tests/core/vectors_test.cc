@@ -7,13 +7,14 @@
 #include <sstream>
 
 #include "cloudroute.h"
+#include "common/source_dir.hpp"
 
 namespace {
 
 using nlohmann::json;
 
 json Load(const std::string &name) {
-  std::ifstream f(std::string(CR_VECTORS_DIR) + "/" + name);
+  std::ifstream f(crtest::SourcePath("tests/vectors/" + name));
   EXPECT_TRUE(f.good()) << name;
   return json::parse(f);
 }
@@ -61,8 +62,7 @@ TEST(Vectors, RoutingCandidateOrder) {
   ASSERT_GT(v["cases"].size(), 0u);
   for (const json &c : v["cases"]) {
     SCOPED_TRACE(c["name"].get<std::string>());
-    const std::string bytes =
-        ReadFile(std::string(CR_VECTORS_DIR) + "/../../" + c["reply_file"].get<std::string>());
+    const std::string bytes = ReadFile(crtest::SourcePath(c["reply_file"].get<std::string>()));
     cr_topology *t = nullptr;
     const cr_topology_format kind = c["reply_kind"] == "cluster-shards"
                                         ? CR_TOPOLOGY_FORMAT_CLUSTER_SHARDS
