@@ -44,7 +44,8 @@ jobs=$(nproc)
 export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
 export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
 # CPU seconds used so far by the finished children of this script (the
-# background builds count once, at the end: each step prints its own): the second
+# background builds' CPU lands whole in the stage during which their chain
+# ends, the TSan wait in a full run; each build step prints its own): the second
 # line of `times`, which must run in this shell, not in a $(...) subshell
 # (servers that daemonize are not its children and not counted).
 # With the wall time it shows whether a stage computes or waits — what
