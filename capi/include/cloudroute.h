@@ -1068,12 +1068,16 @@ typedef struct cr_client_stats {
   uint64_t hedges;        /* reads also sent to the next candidate */
   uint64_t hedges_won;    /* ... that the next candidate answered first */
   uint64_t hedges_denied; /* reads past their hedge delay the budget did not hedge */
+  /* ---- connection integrity */
+  uint64_t poisoned; /* connections closed because what a server sent stopped matching what
+                        was asked: an unsolicited reply, a reply of a shape its command cannot
+                        produce (docs/errors.md) */
 } cr_client_stats;
 
 #define CR_CLIENT_STATS_INIT                                                                     \
   {                                                                                              \
     (uint32_t)sizeof(cr_client_stats), 0u, {0u, 0u, 0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, \
-        0u, 0u, 0u, 0u, 0u, 0u                                                                   \
+        0u, 0u, 0u, 0u, 0u, 0u, 0u                                                               \
   }
 
 /* Counters since the client was created (an output struct:

@@ -290,6 +290,7 @@ cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c) {
     o.hedges = v.hedges;
     o.hedges_won = v.hedges_won;
     o.hedges_denied = v.hedges_denied;
+    o.poisoned = v.poisoned;
     WriteOutput(out, o);
     return CR_OK;
   });

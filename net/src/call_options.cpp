@@ -9,16 +9,6 @@
 namespace cloudroute {
 namespace net {
 
-bool ArgIs(const std::string &arg, const char *upper) {
-  size_t i = 0;
-  for (; upper[i] != '\0'; ++i) {
-    if (i >= arg.size() ||
-        std::toupper(static_cast<unsigned char>(arg[i])) != static_cast<unsigned char>(upper[i]))
-      return false;
-  }
-  return i == arg.size();
-}
-
 namespace {
 
 // A timeout argument in seconds (BLPOP accepts decimals) or milliseconds, as

@@ -34,8 +34,10 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
   const int64_t t0 = SteadyNowNs();
   Status s = (*conn)->Pipeline(cmds, CommandTimeoutMs(args, call, tier_ms), &replies);
   const int64_t t1 = SteadyNowNs();
+  if (s.ok()) s = CheckReply(args, *replies.back(), conn->get());
   pool.Release(std::move(*conn));  // a broken connection is dropped here
   if (!s.ok()) {
+    if (access == Access::kWrite) s = MaySentWrite(s);
     if (s.code() == kTimeout && TimeoutIsNotAFailure(args, call)) {
       // The node waited as the command (or the caller) asked: its health
       // and its other sockets are not in question.
@@ -178,6 +180,7 @@ Result<ReplyPtr> CommandExecutor::Execute(Access access, std::string_view key, c
 
 Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, const Args &args,
                                               const CallOptions &call) {
+  if (Status s = RefuseStateChange(args, ConnectionUse::kShared); !s.ok()) return s;
   static const Args kAsking{"ASKING"};
   Router *const router = ctx_->router;
   const ClientOptions &opts = ctx_->opts;
@@ -330,7 +333,12 @@ Result<int64_t> CommandExecutor::Del(const std::vector<std::string> &keys) {
   return n;
 }
 
-void CommandExecutor::Run(std::vector<Job> *jobs) { FanOut(ctx_, pools_, jobs).Run(); }
+void CommandExecutor::Run(std::vector<Job> *jobs) {
+  for (Job &j : *jobs) {
+    if (j.status.ok()) j.status = RefuseStateChange(j.argv, ConnectionUse::kShared);
+  }
+  FanOut(ctx_, pools_, jobs).Run();
+}
 
 }  // namespace net
 }  // namespace cloudroute

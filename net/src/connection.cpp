@@ -293,6 +293,58 @@ Status Connection::Receive(size_t n, int64_t deadline_ns, std::vector<ReplyPtr> 
     if (!s.ok()) return s;
     replies->push_back(std::move(r));
   }
+  Status s = EndOfReplies(n);
+  if (!s.ok()) replies->clear();  // any of them may be another request's
+  return s;
+}
+
+Status Connection::EndOfReplies(size_t n_read) {
+  // Every reply asked for is read: anything more means the stream no longer
+  // matches the requests.
+  bool closed = false;
+  const size_t extra = Unexpected(&closed);
+  if (extra > 0) {
+    return Poison(std::to_string(extra) + " bytes arrived after the last of " +
+                  std::to_string(n_read) + " replies (more replies than commands)");
+  }
+  if (closed) broken_ = true;  // the replies stand; the connection is not pooled
+  return Status::Ok();
+}
+
+size_t Connection::Unexpected(bool *closed) {
+  *closed = false;
+  const redisReader *r = ctx_->reader;
+  size_t extra = r->len > r->pos ? r->len - r->pos : 0;
+  if (r->ridx >= 0 && extra == 0) extra = 1;  // a reply half framed
+  char buf[4096];
+  short want = POLLIN;
+  const ssize_t n = RawRecv(buf, sizeof buf, &want);
+  if (n > 0) {
+    extra += static_cast<size_t>(n);
+    if (redisReaderFeed(ctx_->reader, buf, static_cast<size_t>(n)) != REDIS_OK) *closed = true;
+  } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+    *closed = true;  // closed by the server, or failed: not usable either way
+  }
+  return extra;
+}
+
+Status Connection::Poison(const std::string &why) {
+  poisoned_ = true;
+  poison_status_ = Fail(Code::kParse, "replies no longer match requests: " + why +
+                                          "; the connection is closed and nothing read on it is "
+                                          "trusted");
+  return poison_status_;
+}
+
+Status Connection::CheckIdle() {
+  if (broken_) return Error(kConnError, address_ + ": connection is broken");
+  bool closed = false;
+  const size_t extra = Unexpected(&closed);
+  if (extra > 0) {
+    return Poison(std::to_string(extra) + " bytes arrived on an idle connection (a reply nobody " +
+                  "asked for)");
+  }
+  if (closed) return Fail(kConnError, "closed while idle");
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #include "cloudroute/core/keyslot.hpp"
 #include "cloudroute/core/selector.hpp"
 #include "cloudroute/net/backoff.hpp"
+#include "cloudroute/net/command_rules.hpp"
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 
@@ -148,10 +149,7 @@ void FanOut::AddToLeg(Job *job, NodeEntry *node, Tier tier, bool asking) {
 
 void FanOut::Failed(Job *job, const Leg &leg, const Status &s, bool sent) {
   if (job->pinned != nullptr || job->access == Access::kWrite) {
-    job->status = sent ? Error(s.code(), s.message() +
-                                             "; the command may have reached the server and "
-                                             "was not re-sent")
-                       : s;
+    job->status = sent ? MaySentWrite(s) : s;
     return;
   }
   job->failed.push_back(leg.node);
@@ -222,6 +220,19 @@ void FanOut::Receive(Leg *leg) {
   std::vector<ReplyPtr> replies;
   Status s = leg->conn->Receive(leg->replies, leg->deadline, &replies);
   const int64_t t1 = SteadyNowNs();
+  if (s.ok()) {
+    // A reply of a shape its command cannot produce: the stream is off, and
+    // every reply of the leg may be another command's.
+    size_t r = 0;
+    for (const Entry &e : leg->entries) {
+      if (e.asking) ++r;
+      s = CheckReply(e.job->argv, *replies[r++], leg->conn.get());
+      if (!s.ok()) {
+        replies.clear();
+        break;
+      }
+    }
+  }
   leg->pool->Release(std::move(leg->conn));
   if (!s.ok())
     pools_->NoteFailure(leg->node, leg->pool, s);

@@ -120,9 +120,13 @@ bool StartSecond(ClientContext *ctx, NodePools *pools, const Candidate &c, const
 
 // Reads what has arrived on the leg, waiting until `until` (at most its
 // deadline) for the whole reply; past its deadline without one, it failed.
-void Await(NodePools *pools, Leg *leg, int64_t until) {
+void Await(NodePools *pools, const Args &args, Leg *leg, int64_t until) {
   ReplyPtr r;
-  const Status s = leg->conn->WaitPush(std::min(until, leg->deadline), &r);
+  Status s = leg->conn->WaitPush(std::min(until, leg->deadline), &r);
+  if (s.ok() && r != nullptr) {
+    s = leg->conn->EndOfReplies(1);
+    if (s.ok()) s = CheckReply(args, *r, leg->conn.get());
+  }
   if (!s.ok()) {
     Fail(pools, leg, s);
   } else if (r != nullptr) {
@@ -196,18 +200,18 @@ Outcome CommandExecutor::TryHedged(const Candidate &first, const Candidate &next
     return o;
   }
   if (!Send(pools_, std::move(conn), tier_ms, args, call, &a)) return settle(&a);
-  Await(pools_, &a, a.t0 + delay_ns);  // the delay counts from the send
+  Await(pools_, args, &a, a.t0 + delay_ns);  // the delay counts from the send
   if (!a.pending()) return settle(&a);
   if (!ctx_->hedge_budget.TryTake()) {
     ctx_->stats.Add(&Stats::hedges_denied);
-    Await(pools_, &a, a.deadline);
+    Await(pools_, args, &a, a.deadline);
     return settle(&a);
   }
   ctx_->stats.Add(&Stats::hedges);
   *hedge_sent = true;
   if (!StartSecond(ctx_, pools_, next, args, call, &b)) {
     failed_legs->push_back(settle(&b));
-    Await(pools_, &a, a.deadline);
+    Await(pools_, args, &a, a.deadline);
     return settle(&a);
   }
   // Both in flight: the first answer wins (the first leg on a tie).
@@ -215,7 +219,7 @@ Outcome CommandExecutor::TryHedged(const Candidate &first, const Candidate &next
   while (a.pending() || b.pending()) {
     PollBoth(legs);
     for (Leg &l : legs) {
-      if (l.pending()) Await(pools_, &l, 0);
+      if (l.pending()) Await(pools_, args, &l, 0);
     }
     for (int k = 0; k < 2; ++k) {
       Leg &l = legs[k];

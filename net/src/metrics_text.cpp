@@ -82,6 +82,9 @@ std::string PrometheusText(const StatsValues &s, const std::vector<NodeStatsValu
        s.hedges_won},
       {"cloudroute_hedges_denied_total",
        "Reads past their hedge delay that the hedge budget did not hedge.", s.hedges_denied},
+      {"cloudroute_poisoned_connections_total",
+       "Connections closed because what a server sent stopped matching what was asked.",
+       s.poisoned},
   };
   for (const Counter &c : counters) {
     w.Family(c.name, "counter", c.help);

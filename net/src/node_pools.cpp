@@ -50,7 +50,8 @@ NodePool &NodePools::For(NodeEntry *node) {
           if (!s.ok()) return Error(s.code(), FormatAddress(host, port) + ": " + s.message());
           return c;
         },
-        ctx_->opts.pool);
+        ctx_->opts.pool,
+        [this, address = node->address](const Status &why) { NotePoisoned(address, why); });
   }
   return *p;
 }
@@ -106,6 +107,15 @@ std::vector<NodeStatsValues> NodePools::node_stats() const {
     return a.node->handle < b.node->handle;
   });
   return out;
+}
+
+void NodePools::NotePoisoned(const std::string &address, const Status &why) {
+  ctx_->stats.Add(&Stats::poisoned);
+  if (ctx_->log.Enabled(LogLevel::kWarn)) {
+    ctx_->log.EmitLimited(LogLevel::kWarn, "poisoned " + address,
+                          "connection closed: replies no longer matched requests",
+                          {{"node", address}, {"error", why.message()}});
+  }
 }
 
 void NodePools::NoteFailure(NodeEntry *node, NodePool *pool, const Status &s) {

@@ -2,6 +2,7 @@
 #include "cloudroute/net/pinned.hpp"
 
 #include "cloudroute/core/keyslot.hpp"
+#include "cloudroute/net/command_rules.hpp"
 #include "cloudroute/net/errors.hpp"
 
 namespace cloudroute {
@@ -45,6 +46,7 @@ Pinned::~Pinned() {
 Result<ReplyPtr> Pinned::Command(const std::vector<std::string> &keys, const Args &args,
                                  const CallOptions &call) {
   if (args.empty()) return Error(Code::kInvalid, "empty command");
+  if (Status s = RefuseStateChange(args, ConnectionUse::kPinned); !s.ok()) return s;
   for (const std::string &k : keys) {
     const uint16_t s = KeySlot(k.data(), k.size());
     if (s != slot_) {
@@ -60,6 +62,8 @@ Result<ReplyPtr> Pinned::Command(const std::vector<std::string> &keys, const Arg
   const std::vector<const Args *> cmds{&args};
   std::vector<ReplyPtr> replies;
   Status s = conn_->Pipeline(cmds, CommandTimeoutMs(args, call, ctx_->TimeoutFor(tier_)), &replies);
+  // Inside MULTI every command answers +QUEUED: its shape is EXEC's business.
+  if (s.ok() && !in_multi_) s = CheckReply(args, *replies.front(), conn_.get());
   if (!s.ok()) {
     if (s.code() == kTimeout && TimeoutIsNotAFailure(args, call)) {
       ctx_->stats.Add(&Stats::timeouts);

@@ -10,7 +10,8 @@
 namespace cloudroute {
 namespace net {
 
-NodePool::NodePool(Dialer dial, PoolOptions opts) : dial_(std::move(dial)), opts_(opts) {
+NodePool::NodePool(Dialer dial, PoolOptions opts, OnPoisoned on_poisoned)
+    : dial_(std::move(dial)), opts_(opts), on_poisoned_(std::move(on_poisoned)) {
   if (opts_.max_size == 0) const_cast<PoolOptions &>(opts_).max_size = 1;
 }
 
@@ -32,20 +33,37 @@ Result<std::unique_ptr<Connection>> NodePool::Acquire(uint32_t wait_ms) {
 }
 
 Result<std::unique_ptr<Connection>> NodePool::Reserve(uint32_t wait_ms, bool *must_dial) {
+  std::vector<Status> poisoned;
+  Result<std::unique_ptr<Connection>> c = Error(Code::kInternal, "not reserved");
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    c = ReserveLocked(&lock, wait_ms, must_dial, &poisoned);
+  }
+  if (on_poisoned_) {
+    for (const Status &s : poisoned) on_poisoned_(s);
+  }
+  return c;
+}
+
+Result<std::unique_ptr<Connection>> NodePool::ReserveLocked(std::unique_lock<std::mutex> *lock,
+                                                            uint32_t wait_ms, bool *must_dial,
+                                                            std::vector<Status> *poisoned) {
   *must_dial = false;
-  std::unique_lock<std::mutex> lock(mu_);
   // SteadyNowNs() counts steady_clock's epoch: the deadline is one of its points.
   const std::chrono::steady_clock::time_point deadline{
       std::chrono::nanoseconds(DeadlineAfter(wait_ms))};
   for (;;) {
     EvictIdleLocked(SteadyNowNs());
-    if (!idle_.empty()) {
+    while (!idle_.empty()) {
       std::unique_ptr<Connection> c = std::move(idle_.back());
       idle_.pop_back();
-      return c;
+      Status s = c->CheckIdle();
+      if (s.ok()) return c;
+      --open_;  // closed as c goes: a poisoned one is told, a closed one is just gone
+      if (c->poisoned()) poisoned->push_back(std::move(s));
     }
     if (open_ < opts_.max_size) break;
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
+    if (cv_.wait_until(*lock, deadline) == std::cv_status::timeout && idle_.empty() &&
         open_ >= opts_.max_size) {
       return Error(kTimeout, "all " + std::to_string(opts_.max_size) +
                                  " pooled connections stayed busy for " + std::to_string(wait_ms) +
@@ -71,14 +89,19 @@ Result<std::unique_ptr<Connection>> NodePool::Dial(uint32_t timeout_ms) {
 
 void NodePool::Release(std::unique_ptr<Connection> conn) {
   if (conn == nullptr) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (conn->broken()) {
-    --open_;
-  } else {
-    conn->last_used_ns = SteadyNowNs();
-    idle_.push_back(std::move(conn));
+  const Status poisoned = conn->poisoned() ? conn->poison_status() : Status::Ok();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (conn->broken()) {
+      conn.reset();
+      --open_;
+    } else {
+      conn->last_used_ns = SteadyNowNs();
+      idle_.push_back(std::move(conn));
+    }
+    cv_.notify_one();
   }
-  cv_.notify_one();
+  if (!poisoned.ok() && on_poisoned_) on_poisoned_(poisoned);
 }
 
 void NodePool::Discard(std::unique_ptr<Connection> conn) {

@@ -6,6 +6,7 @@
 
 #include "cloudroute/core/health.hpp"
 #include "cloudroute/net/backoff.hpp"
+#include "cloudroute/net/command_rules.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/sentinel.hpp"
 
@@ -81,6 +82,7 @@ void SentinelClient::NoteFailure(const NodeEntry *node, NodePool *pool, const St
 
 Result<ReplyPtr> SentinelClient::Execute(bool write, std::string_view key, const Args &args) {
   if (args.empty()) return Error(Code::kInvalid, "empty command");
+  if (Status s = RefuseStateChange(args, ConnectionUse::kShared); !s.ok()) return s;
   return write ? Write(key, args) : Read(key, args);
 }
 
@@ -108,6 +110,9 @@ Result<ReplyPtr> SentinelClient::Read(std::string_view key, const Args &args) {
       continue;
     }
     auto reply = (*conn)->Command(args, timeout);
+    if (reply.ok()) {
+      if (Status bad = CheckReply(args, **reply, conn->get()); !bad.ok()) reply = std::move(bad);
+    }
     pool.Release(std::move(*conn));
     if (!reply.ok()) {
       NoteFailure(c.node, &pool, reply.status());
@@ -166,12 +171,15 @@ Result<ReplyPtr> SentinelClient::Write(std::string_view key, const Args &args) {
       continue;
     }
     auto reply = (*conn)->Command(args, timeout);
+    if (reply.ok()) {
+      if (Status bad = CheckReply(args, **reply, conn->get()); !bad.ok()) reply = std::move(bad);
+    }
     pool.Release(std::move(*conn));
     if (!reply.ok()) {
       // It may have been executed: never re-sent. Learn where the master is.
       NoteFailure(r.node, &pool, reply.status());
       (void)watcher_->Reask(group, kReaskMinGapMs);
-      return reply.status();
+      return MaySentWrite(reply.status());
     }
     if ((*reply)->is_error() && ErrorPrefix(**reply) == "READONLY") {
       // A demoted master refused it (not executed): the group moved.

@@ -40,6 +40,7 @@ StatsValues Stats::Snapshot() const {
   v.hedges = get(hedges);
   v.hedges_won = get(hedges_won);
   v.hedges_denied = get(hedges_denied);
+  v.poisoned = get(poisoned);
   return v;
 }
 

@@ -2,7 +2,8 @@
 // accepted connection it reads a request, then writes the script's bytes
 // (optionally followed by `filler` repeated `repeat` times, to stream a large
 // body), then keeps the connection open until the peer closes it or the
-// server stops.
+// server stops. Push() sends bytes nobody asked for to every open
+// connection (an unsolicited reply while the client's connection is idle).
 #pragma once
 
 #include <arpa/inet.h>
@@ -12,8 +13,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,12 +50,38 @@ class FakeServer {
   }
   uint16_t port() const { return port_; }
   int accepted() const { return accepted_.load(); }
+  // Sends bytes to every open connection from the server's thread; returns
+  // how many connections got them, once sent (within 5 s; -1 if not).
+  int Push(const std::string &bytes) {
+    {
+      std::lock_guard<std::mutex> lock(push_mu_);
+      push_ = bytes;
+      push_done_ = -1;
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < until) {
+      {
+        std::lock_guard<std::mutex> lock(push_mu_);
+        if (push_done_ >= 0) return push_done_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return -1;
+  }
 
  private:
   void Run() {
     // Bounded: the loop polls every 20 ms and ends when the test ends.
     std::vector<std::string> requests;
     while (!stop_) {
+      {
+        std::lock_guard<std::mutex> lock(push_mu_);
+        if (push_done_ < 0) {
+          int n = 0;
+          for (int c : clients_) n += c >= 0 && SendAll(c, push_) ? 1 : 0;
+          push_done_ = n;
+        }
+      }
       std::vector<pollfd> fds{{fd_, POLLIN, 0}};
       for (int c : clients_) fds.push_back({c, POLLIN, 0});
       if (poll(fds.data(), fds.size(), 20) <= 0) continue;
@@ -102,6 +131,9 @@ class FakeServer {
   std::vector<int> clients_;
   std::atomic<bool> stop_{false};
   std::atomic<int> accepted_{0};
+  std::mutex push_mu_;
+  std::string push_;
+  int push_done_ = 0;  // -1: push_ waits to be sent
   std::thread thread_;
 };
 

@@ -213,12 +213,12 @@ class ShardGroups:
 _Arg = Union[str, int, float, ReadableBuffer]
 
 @final
-class ClientStats(structseq[Any], Tuple[int, Dict[Tier, int], int, int, int, int, int, int, int, int, int, int, int, int, int, int]):
+class ClientStats(structseq[Any], Tuple[int, Dict[Tier, int], int, int, int, int, int, int, int, int, int, int, int, int, int, int, int]):
     if sys.version_info >= (3, 10):
         __match_args__: Final = (
             "reads", "reads_by_tier", "writes", "fallbacks", "moved", "ask", "retries", "conn_errors",
             "timeouts", "server_errors", "refreshes", "refresh_failures", "connections",
-            "hedges", "hedges_won", "hedges_denied",
+            "hedges", "hedges_won", "hedges_denied", "poisoned",
         )
     @property
     def reads(self) -> int: ...
@@ -252,6 +252,8 @@ class ClientStats(structseq[Any], Tuple[int, Dict[Tier, int], int, int, int, int
     def hedges_won(self) -> int: ...
     @property
     def hedges_denied(self) -> int: ...
+    @property
+    def poisoned(self) -> int: ...
 
 @final
 class NodeStats(structseq[Any], Tuple[str, int, int, int, int, int, int, int, int, int]):

@@ -238,10 +238,11 @@ PyStructSequence_Field kStatsFields[] = {
     {"hedges", "reads also sent to the next candidate (hedge_mode)"},
     {"hedges_won", "hedged reads the next candidate answered first"},
     {"hedges_denied", "reads past their hedge delay the hedge budget did not hedge"},
+    {"poisoned", "connections closed because what a server sent stopped matching what was asked"},
     {nullptr, nullptr}};
 PyStructSequence_Desc kStatsDesc = {"cloudroute.ClientStats",
                                     "ClientStats(...): counters of a Client since it was created.",
-                                    kStatsFields, 16};
+                                    kStatsFields, 17};
 
 PyStructSequence_Field kNodeStatsFields[] = {
     {"host", "the node's announced host"},
@@ -280,7 +281,7 @@ py::object Stats(const Client &self) {
                  py::int_(s.moved), py::int_(s.ask), py::int_(s.retries), py::int_(s.conn_errors),
                  py::int_(s.timeouts), py::int_(s.server_errors), py::int_(s.refreshes),
                  py::int_(s.refresh_failures), py::int_(s.connections), py::int_(s.hedges),
-                 py::int_(s.hedges_won), py::int_(s.hedges_denied)});
+                 py::int_(s.hedges_won), py::int_(s.hedges_denied), py::int_(s.poisoned)});
 }
 
 py::list NodeStats(const Client &self) {

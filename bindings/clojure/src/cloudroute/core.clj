@@ -273,6 +273,7 @@
      :server-errors (.serverErrors s) :refreshes (.refreshes s)
      :refresh-failures (.refreshFailures s) :connections (.connections s)
      :hedges (.hedges s) :hedges-won (.hedgesWon s) :hedges-denied (.hedgesDenied s)
+     :poisoned (.poisoned s)
      :reads-by-tier (into {} (for [^Tier t (Tier/values)] [(kw t) (.readsByTier s t)]))}))
 
 (defn node-stats "Per-node statistics as maps." [^Client c]

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cloudroute/net/command_rules.hpp"
 #include "cloudroute/net/connection.hpp"
 
 namespace cloudroute {
@@ -26,10 +27,6 @@ struct CallOptions {
   uint32_t timeout_ms = 0;              // 0: the tier's timeout
   const std::string *script = nullptr;  // EVALSHA: the body SCRIPT LOAD sends on NOSCRIPT
 };
-
-// Whether arg is the command or option name `upper` (given in upper case),
-// ignoring case.
-bool ArgIs(const std::string &arg, const char *upper);
 
 // How long the command asks the server to wait, in ms: -1 when it is not a
 // blocking command, 0 when it waits without a limit.

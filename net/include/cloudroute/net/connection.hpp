@@ -82,7 +82,9 @@ class Connection {
   // before now + timeout_ms. A server error is a reply (type kError), not a
   // failed Status. A failed Status (kConnError, kTimeout, kLimit, kParse)
   // breaks the connection; replies received before the failure are kept in
-  // *replies.
+  // *replies — except when more bytes than the replies asked for are found
+  // right after the last one: then the connection is poisoned and *replies
+  // is emptied (any of them may belong to another request).
   Status Pipeline(const std::vector<const Args *> &cmds, uint32_t timeout_ms,
                   std::vector<ReplyPtr> *replies);
   Result<ReplyPtr> Command(const Args &args, uint32_t timeout_ms);
@@ -102,7 +104,27 @@ class Connection {
   // usable (a partly received push is completed by the next call).
   Status WaitPush(int64_t deadline_ns, ReplyPtr *out);
 
+  // Replies and requests stopped matching on this connection (an
+  // unsolicited reply, a reply of a shape its command cannot produce): it is
+  // broken for good, and counted apart from other failures. Returns the
+  // failure to hand every request that was in flight on it (kParse, naming
+  // the node and why).
+  Status Poison(const std::string &why);
+  // After the last reply a request asked for (Receive does it itself):
+  // anything more already buffered or on the socket poisons the connection
+  // (more replies than commands) and the status says so.
+  Status EndOfReplies(size_t n_read);
+  // Whether the connection may be handed to its next user: nothing is
+  // buffered or waiting on the socket (checked with one non-blocking read).
+  // An idle connection that received bytes nobody asked for, or that the
+  // server closed, is broken here (poisoned for bytes) and the status says
+  // why.
+  Status CheckIdle();
+
   bool broken() const { return broken_; }
+  bool poisoned() const { return poisoned_; }
+  // What Poison() returned (OK when not poisoned).
+  const Status &poison_status() const { return poison_status_; }
   const std::string &address() const { return address_; }
   int fd() const;
   int64_t last_used_ns = 0;  // maintained by the pool
@@ -113,6 +135,10 @@ class Connection {
   Status SendAll(const std::string &bytes, int64_t deadline_ns);
   // idle_ok: the deadline passing leaves *out null and the connection usable.
   Status ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok = false);
+  // Bytes the reader holds but has not framed, plus what one non-blocking
+  // read finds on the socket (fed to the reader). *closed: the server
+  // closed the connection (or it failed).
+  size_t Unexpected(bool *closed);
   Status StartTls(const std::shared_ptr<const TlsContext> &tls, const std::string &host,
                   int64_t deadline_ns);
   // send()/recv() through TLS when it is on: >= 0 bytes, -1 with errno set
@@ -126,6 +152,8 @@ class Connection {
   ReaderState state_;
   std::string address_;
   bool broken_ = false;
+  bool poisoned_ = false;
+  Status poison_status_;
 };
 
 }  // namespace net

@@ -71,6 +71,11 @@ class NodePools {
   // A connection error or timeout with node (pool: its pool, or null).
   void NoteFailure(NodeEntry *node, NodePool *pool, const Status &s);
   void NoteSuccess(NodeEntry *node);
+  // A connection to the node at address closed because replies stopped
+  // matching requests (Connection::Poison): counted and logged (a warning,
+  // at most once a second per node). The request's own failure, if any, is
+  // noted apart (NoteFailure).
+  void NotePoisoned(const std::string &address, const Status &why);
   // A hedged read the node lost: it had not answered when the next candidate
   // did. kHedgeLossesBeforeSetAside in a row set it aside (hedge.hpp).
   void NoteHedgeLost(NodeEntry *node, NodePool *pool);

@@ -4,8 +4,11 @@
 // Acquire() hands out an idle connection, or dials a new one while fewer
 // than max_size exist; when max_size are in use it waits (bounded) for one
 // to come back. Release() returns a healthy connection to the idle list and
-// drops a broken one. Dialing happens outside the lock; a dial's handshake
-// gets the caller's wait as its budget (the caller's tier timeout: a local
+// drops a broken one. An idle connection is handed out only after
+// Connection::CheckIdle() found nothing on it: one that received bytes
+// nobody asked for while idle (poisoned) or that the server closed is
+// dropped there, and the next idle one (or a new one) is used instead. Dialing happens outside the
+// lock; a dial's handshake gets the caller's wait as its budget (the caller's tier timeout: a local
 // node's dial waits no longer than a command to it would).
 //
 // Thread-safety: safe for concurrent use.
@@ -68,7 +71,10 @@ class NodePool {
   // timeout_ms: the budget of the new connection's handshake (0: the
   // dialer's own default).
   using Dialer = std::function<Result<std::unique_ptr<Connection>>(uint32_t timeout_ms)>;
-  NodePool(Dialer dial, PoolOptions opts);
+  // Told (outside the pool's lock) of each connection closed because it was
+  // poisoned (Connection::Poison): the status says why.
+  using OnPoisoned = std::function<void(const Status &why)>;
+  NodePool(Dialer dial, PoolOptions opts, OnPoisoned on_poisoned = nullptr);
   NodePool(const NodePool &) = delete;
   NodePool &operator=(const NodePool &) = delete;
 
@@ -98,8 +104,15 @@ class NodePool {
   // REQUIRES: mu_ held.
   void EvictIdleLocked(int64_t now_ns);
 
+  // Reserve() under mu_: poisoned idle connections found on the way are
+  // dropped and their statuses added to *poisoned (told after the unlock).
+  Result<std::unique_ptr<Connection>> ReserveLocked(std::unique_lock<std::mutex> *lock,
+                                                    uint32_t wait_ms, bool *must_dial,
+                                                    std::vector<Status> *poisoned);
+
   const Dialer dial_;
   const PoolOptions opts_;
+  const OnPoisoned on_poisoned_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<Connection>> idle_;  // oldest first

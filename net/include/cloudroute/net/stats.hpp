@@ -55,6 +55,7 @@ struct StatsValues {
   uint64_t hedges = 0;         // hedged reads: a read also sent to the next candidate
   uint64_t hedges_won = 0;     // ... that the next candidate answered first
   uint64_t hedges_denied = 0;  // reads past their hedge delay that the budget did not allow
+  uint64_t poisoned = 0;       // connections closed because replies stopped matching requests
 };
 
 class Stats {
@@ -70,7 +71,7 @@ class Stats {
 
   std::atomic<uint64_t> reads{0}, writes{0}, fallbacks{0}, moved{0}, ask{0}, retries{0},
       conn_errors{0}, timeouts{0}, server_errors{0}, refreshes{0}, refresh_failures{0},
-      connections{0}, hedges{0}, hedges_won{0}, hedges_denied{0};
+      connections{0}, hedges{0}, hedges_won{0}, hedges_denied{0}, poisoned{0};
   std::atomic<uint64_t> by_tier[kTierCount] = {};
 };
 

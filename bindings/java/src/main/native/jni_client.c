@@ -403,7 +403,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_router0(JNIEnv *env, jclass cl
   return CRJ_HANDLE(cr_client_get_router(CLIENT(h)));
 }
 
-#define CLIENT_STATS 20 /* ClientStats.FIELDS */
+#define CLIENT_STATS 21 /* ClientStats.FIELDS */
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls, jlong h,
                                                         jlongArray out) {
@@ -431,6 +431,7 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls,
   v[k++] = (jlong)s.hedges;
   v[k++] = (jlong)s.hedges_won;
   v[k++] = (jlong)s.hedges_denied;
+  v[k++] = (jlong)s.poisoned;
   (*env)->SetLongArrayRegion(env, out, 0, CLIENT_STATS, v);
 }
 

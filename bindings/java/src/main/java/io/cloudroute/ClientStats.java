@@ -28,6 +28,11 @@ public final class ClientStats {
   public final long hedgesWon;
   /** Reads past their hedge delay that the hedge budget did not hedge. */
   public final long hedgesDenied;
+  /**
+   * Connections closed because what a server sent stopped matching what was asked (an unsolicited
+   * reply, a reply of a shape its command cannot produce).
+   */
+  public final long poisoned;
 
   ClientStats(long[] v) {
     reads = v[0];
@@ -46,10 +51,11 @@ public final class ClientStats {
     hedges = v[17];
     hedgesWon = v[18];
     hedgesDenied = v[19];
+    poisoned = v[20];
   }
 
   /** The values stats0 fills, in this order. */
-  static final int FIELDS = 20;
+  static final int FIELDS = 21;
 
   /** Reads served by nodes of tier. */
   public long readsByTier(Tier tier) {
@@ -60,6 +66,7 @@ public final class ClientStats {
   public String toString() {
     return "ClientStats(reads " + reads + ", local " + readsByTier[0] + ", writes " + writes
         + ", fallbacks " + fallbacks + ", moved " + moved + ", conn errors " + connErrors
-        + ", timeouts " + timeouts + ", refreshes " + refreshes + ", hedges " + hedges + ")";
+        + ", timeouts " + timeouts + ", refreshes " + refreshes + ", hedges " + hedges
+        + ", poisoned " + poisoned + ")";
   }
 }
