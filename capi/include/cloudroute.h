@@ -1014,8 +1014,15 @@ typedef enum cr_access { CR_ACCESS_READ = 0, CR_ACCESS_WRITE = 1 } cr_access;
  * commands: GET key, HSET key f v, EXPIRE key s …).
  * out: receives the reply on CR_OK (free with cr_reply_free); NULL on any
  * error, including an error reply (CR_EREDIS, its text in cr_last_error()).
- * Errors: CR_EINVAL (NULL pointers, argc 0, key_index >= argc), and those of
- * the section above. */
+ * Errors: CR_EINVAL (NULL pointers, argc 0, key_index >= argc; a command that
+ * would change a pooled connection's state — SUBSCRIBE and the rest of its
+ * family, MONITOR, CLIENT REPLY, SELECT, HELLO, AUTH, RESET, QUIT, MULTI /
+ * EXEC / WATCH outside cr_client_pin … — refused before anything is sent),
+ * CR_EPARSE (the node's replies stopped matching the requests: an extra
+ * reply, or a reply of a shape the command cannot produce, such as an
+ * integer for GET; the connection was closed; docs/errors.md), and those of
+ * the section above. The same rules hold for every command of the live
+ * clients: pipelines, node commands, the typed calls, the Sentinel client. */
 CR_API cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access, size_t key_index,
                                    size_t argc, const void *const *argv, const size_t *argvlen);
 

@@ -60,4 +60,21 @@ rc=0
 run exec --seeds "$seeds" --node 127.0.0.1:1 -- PING >/dev/null 2>&1 || rc=$?
 [[ $rc == 1 ]] || fail "an unknown --node exited $rc"
 ok
+# Commands that would change a pooled connection's state are refused before
+# they are sent (exit 1, the reason on stderr), by key and on nodes alike.
+for cmd in "SSUBSCRIBE {k1}a {k1}b" "MONITOR" "CLIENT REPLY OFF" "SELECT 1" "MULTI"; do
+  for where in "" "--all-nodes"; do
+    rc=0
+    err=$(run exec --seeds "$seeds" $where -- $cmd 2>&1) || rc=$?
+    [[ $rc == 1 && $err == *"is not sent on the client's pooled connections"* ]] ||
+      fail "exec $where $cmd: rc=$rc '$err'"
+  done
+done
+printf 'SET cli:pipe:sub v\nSUBSCRIBE ch\nGET cli:pipe:sub\n' >"${TMPDIR:-/tmp}/cr-pipe-sub.$$"
+rc=0
+out=$(run pipe --seeds "$seeds" <"${TMPDIR:-/tmp}/cr-pipe-sub.$$" 2>&1) || rc=$?
+rm -f "${TMPDIR:-/tmp}/cr-pipe-sub.$$"
+[[ $out == *"is not sent on the client's pooled connections"* && $out == *'"v"'* ]] ||
+  fail "pipe with SUBSCRIBE: rc=$rc '$out'"
+ok
 echo "$passed passed, 0 failed"

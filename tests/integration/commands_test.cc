@@ -438,6 +438,40 @@ TEST_F(Commands, FcallIsRoutedByItsKeys) {
 
 // ---------------------------------------------------------- 6. transactions
 
+// The reproduction on a real server: SSUBSCRIBE with two channels
+// used to leave a pooled connection subscribed with a reply unread, and the
+// next GET of the slot returned ['ssubscribe', '{k1}b', 2]. Every command
+// that changes a connection's state is refused before it is sent, on every
+// path, and the connections stay clean.
+TEST_F(Commands, SubscribeMonitorAndOtherStateChangesAreRefusedAndConnectionsStayClean) {
+  Start(CR_POLICY_LOCAL_REPLICAS_FIRST);
+  Set("{k1}x", "mine");
+  const std::vector<Strings> refused = {
+      {"SSUBSCRIBE", "{k1}a", "{k1}b"}, {"SUBSCRIBE", "{k1}a"}, {"MONITOR"},
+      {"CLIENT", "REPLY", "OFF"},       {"SELECT", "1"},        {"MULTI"}};
+  for (const Strings &argv : refused) {
+    cr_reply *r = nullptr;
+    EXPECT_EQ(Cmd(CR_ACCESS_READ, argv, &r), CR_EINVAL) << argv[0];
+    EXPECT_EQ(r, nullptr);
+    EXPECT_NE(std::string(cr_last_error()).find("is not sent on the client's pooled connections"),
+              std::string::npos)
+        << cr_last_error();
+    EXPECT_EQ(Cmd(CR_ACCESS_WRITE, argv, &r), CR_EINVAL) << argv[0];
+    cr_node_replies *nr = OnNodes(CR_TARGET_ALL_NODES, nullptr, argv, CR_EINVAL);
+    EXPECT_EQ(nr, nullptr);
+  }
+  // Every pooled connection of the slot's nodes, many times over: each GET
+  // gets its own reply.
+  for (int i = 0; i < 50; ++i) {
+    cr_reply *r = nullptr;
+    ASSERT_EQ(Cmd(CR_ACCESS_READ, {"GET", "{k1}x"}, &r), CR_OK) << cr_last_error();
+    EXPECT_EQ(Text(r), "mine");
+    cr_reply_free(r);
+  }
+  EXPECT_EQ(Stats().poisoned, 0u);
+  EXPECT_EQ(Stats().conn_errors, 0u);
+}
+
 TEST_F(Commands, MultiExecOnOnePinnedSlot) {
   Start(CR_POLICY_LOCAL);
   cr_pinned *p = nullptr;

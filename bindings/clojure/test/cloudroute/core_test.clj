@@ -113,7 +113,14 @@
         (cr/mset! c {"clj:a" "1" "clj:b" "2"})
         (is (= 3 (cr/del! c ["clj:k" "clj:a" "clj:b"])))
         (is (= 1 (get-in (cr/stats c) [:reads-by-tier :local])))
-        (is (= :local (:tier (cr/route-read (cr/client-router c) (env "SHARD2_KEY")))))))
+        (is (= :local (:tier (cr/route-read (cr/client-router c) (env "SHARD2_KEY")))))
+        (testing "a command that would change a pooled connection is refused, not sent"
+          (cr/store! c "{k1}clj" "mine")
+          (is (thrown-with-msg? io.cloudroute.CloudRouteException$InvalidArgumentException
+                                #"SSUBSCRIBE is not sent on the client's pooled connections"
+                                (cr/command c :read "SSUBSCRIBE" "{k1}a" "{k1}b")))
+          (is (= "mine" (cr/fetch c "{k1}clj")))
+          (is (zero? (:poisoned (cr/stats c)))))))
     (println "live-client: CR_JAVA_CLUSTER_ENV not set (tests/java/run.sh sets it); skipped")))
 
 (deftest hedge-options

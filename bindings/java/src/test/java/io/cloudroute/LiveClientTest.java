@@ -90,6 +90,23 @@ class LiveClientTest {
   }
 
   @Test
+  void commandsThatChangeAPooledConnectionAreRefusedAndTheNextGetIsItsOwn() {
+    client.set("{k1}java", "mine");
+    String[][] refused = {{"SSUBSCRIBE", "{k1}a", "{k1}b"}, {"MONITOR"},
+        {"CLIENT", "REPLY", "OFF"}, {"SELECT", "1"}, {"MULTI"}};
+    for (String[] argv : refused) {
+      CloudRouteException e = assertThrows(CloudRouteException.InvalidArgumentException.class,
+          () -> client.command(Access.READ, argv.length > 1 ? 1 : 0, (Object[]) argv));
+      assertTrue(e.getMessage().contains("is not sent on the client's pooled connections"),
+          e.getMessage());
+    }
+    for (int i = 0; i < 20; i++) {
+      assertEquals("mine", client.get("{k1}java"));
+    }
+    assertEquals(0, client.stats().poisoned);
+  }
+
+  @Test
   void theClientsRouterAndRefresh() {
     Router r = client.router();
     String key = env.get("SHARD2_KEY");
