@@ -52,6 +52,18 @@ size_t QueuedFrom(uint16_t port) {
   return total;
 }
 
+// A command's arguments as the C API takes them (views of argv).
+struct Argv {
+  explicit Argv(const std::vector<std::string> &argv) {
+    for (const std::string &a : argv) {
+      p.push_back(a.data());
+      l.push_back(a.size());
+    }
+  }
+  std::vector<const void *> p;
+  std::vector<size_t> l;
+};
+
 // A string reply's bytes ("" for any other reply).
 std::string Str(const cr_reply *r) {
   size_t len = 0;
@@ -138,16 +150,11 @@ class Hostile : public ::testing::Test {
     return out;
   }
 
-  cr_status Command(std::vector<std::string> argv, cr_reply **out = nullptr) {
-    std::vector<const void *> p;
-    std::vector<size_t> l;
-    for (const std::string &a : argv) {
-      p.push_back(a.data());
-      l.push_back(a.size());
-    }
+  cr_status Command(const std::vector<std::string> &argv, cr_reply **out = nullptr) {
+    const Argv v(argv);
     cr_reply *r = nullptr;
     const cr_status s = cr_client_command(&r, c_, CR_ACCESS_READ, argv.size() > 1 ? 1 : 0,
-                                          argv.size(), p.data(), l.data());
+                                          argv.size(), v.p.data(), v.l.data());
     if (out != nullptr) {
       *out = r;
     } else {
@@ -369,16 +376,11 @@ TEST_F(Hostile, PipelinesAndNodeCommandsRefuseThemInPlace) {
 TEST_F(Hostile, APinnedConnectionAllowsTransactionsAndRefusesTheRest) {
   cr_pinned *p = nullptr;
   ASSERT_EQ(cr_client_pin(&p, c_, "k", 1), CR_OK) << cr_last_error();
-  auto run = [&](std::vector<std::string> argv) {
-    std::vector<const void *> ptrs;
-    std::vector<size_t> lens;
-    for (const std::string &a : argv) {
-      ptrs.push_back(a.data());
-      lens.push_back(a.size());
-    }
+  auto run = [&](const std::vector<std::string> &argv) {
+    const Argv v(argv);
     cr_reply *r = nullptr;
     const cr_status s =
-        cr_pinned_command(&r, p, nullptr, 0, nullptr, argv.size(), ptrs.data(), lens.data());
+        cr_pinned_command(&r, p, nullptr, 0, nullptr, argv.size(), v.p.data(), v.l.data());
     cr_reply_free(r);
     return s;
   };
