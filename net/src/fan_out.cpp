@@ -220,17 +220,18 @@ void FanOut::Receive(Leg *leg) {
   std::vector<ReplyPtr> replies;
   Status s = leg->conn->Receive(leg->replies, leg->deadline, &replies);
   const int64_t t1 = SteadyNowNs();
-  if (s.ok()) {
-    // A reply of a shape its command cannot produce: the stream is off, and
-    // every reply of the leg may be another command's.
-    size_t r = 0;
-    for (const Entry &e : leg->entries) {
-      if (e.asking) ++r;
-      s = CheckReply(e.job->argv, *replies[r++], leg->conn.get());
-      if (!s.ok()) {
-        replies.clear();
-        break;
-      }
+  // A reply of a shape its command cannot produce (among those that came,
+  // all of them or the ones before a failure): the stream is off, and every
+  // reply of the leg may be another command's.
+  size_t next = 0;
+  for (const Entry &e : leg->entries) {
+    if (e.asking) ++next;
+    if (next >= replies.size()) break;
+    Status bad = CheckReply(e.job->argv, *replies[next++], leg->conn.get());
+    if (!bad.ok()) {
+      s = std::move(bad);
+      replies.clear();
+      break;
     }
   }
   leg->pool->Release(std::move(leg->conn));
