@@ -137,6 +137,18 @@ class FakeNode:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def queued_at_clients(self) -> int:
+        """Bytes that arrived at this process's sockets connected to the node but are not read
+        yet (the rx_queue column of /proc/net/tcp): what a pushed reply is once it arrived."""
+        total = 0
+        with open("/proc/net/tcp") as f:
+            next(f)
+            for line in f:
+                fields = line.split()
+                if int(fields[2].split(":")[1], 16) == self.port:
+                    total += int(fields[4].split(":")[1], 16)
+        return total
+
     @property
     def address(self) -> str:
         return "%s:%d" % (self.host, self.port)
@@ -162,6 +174,9 @@ class FakeNode:
                 conn, _ = self._listener.accept()
             except OSError:
                 return
+            # As Redis does: small replies go out at once (Nagle would hold a
+            # pushed reply until the client's delayed ACK of the last one).
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:
                 self._conns.append(conn)
             t = threading.Thread(target=self._client, args=(conn,), daemon=True)

@@ -63,7 +63,7 @@ ok
 # Commands that would change a pooled connection's state are refused before
 # they are sent (exit 1, the reason on stderr), by key and on nodes alike.
 for cmd in "SSUBSCRIBE {k1}a {k1}b" "MONITOR" "CLIENT REPLY OFF" "SELECT 1" "MULTI"; do
-  for where in "" "--all-nodes"; do
+  for where in "--key-index 0" "--all-nodes"; do
     rc=0
     err=$(run exec --seeds "$seeds" $where -- $cmd 2>&1) || rc=$?
     [[ $rc == 1 && $err == *"is not sent on the client's pooled connections"* ]] ||

@@ -451,12 +451,13 @@ TEST_F(Commands, SubscribeMonitorAndOtherStateChangesAreRefusedAndConnectionsSta
       {"CLIENT", "REPLY", "OFF"},       {"SELECT", "1"},        {"MULTI"}};
   for (const Strings &argv : refused) {
     cr_reply *r = nullptr;
-    EXPECT_EQ(Cmd(CR_ACCESS_READ, argv, &r), CR_EINVAL) << argv[0];
+    const size_t key_index = argv.size() > 1 ? 1 : 0;  // MONITOR, MULTI: routed by their name
+    EXPECT_EQ(Cmd(CR_ACCESS_READ, argv, &r, nullptr, key_index), CR_EINVAL) << argv[0];
     EXPECT_EQ(r, nullptr);
     EXPECT_NE(std::string(cr_last_error()).find("is not sent on the client's pooled connections"),
               std::string::npos)
         << cr_last_error();
-    EXPECT_EQ(Cmd(CR_ACCESS_WRITE, argv, &r), CR_EINVAL) << argv[0];
+    EXPECT_EQ(Cmd(CR_ACCESS_WRITE, argv, &r, nullptr, key_index), CR_EINVAL) << argv[0];
     cr_node_replies *nr = OnNodes(CR_TARGET_ALL_NODES, nullptr, argv, CR_EINVAL);
     EXPECT_EQ(nr, nullptr);
   }

@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -88,6 +89,10 @@ class FakeServer {
       if (fds[0].revents & POLLIN) {
         const int c = accept(fd_, nullptr, nullptr);
         if (c >= 0) {
+          // As Redis does: small replies go out at once (Nagle would hold a
+          // pushed reply until the client's delayed ACK of the last one).
+          int one = 1;
+          setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
           clients_.push_back(c);
           requests.emplace_back();
           ++accepted_;

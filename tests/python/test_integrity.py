@@ -15,6 +15,7 @@ from __future__ import annotations
 import pathlib
 import sys
 import threading
+import time
 from typing import Dict, Iterator, List
 
 import pytest
@@ -53,7 +54,7 @@ def test_state_changing_commands_are_refused_and_the_next_get_is_its_own(
 ) -> None:  # type: ignore[type-arg]
     client.set("{k1}x", "mine")
     with pytest.raises(cloudroute.InvalidArgumentError, match="is not sent on the client's pooled"):
-        client.execute_command(*argv)
+        client.execute_command(*argv, key_index=1 if len(argv) > 1 else 0)
     for _ in range(20):  # every pooled connection of the node, several times over
         assert client.get("{k1}x") == b"mine"
     assert client.stats().poisoned == 0
@@ -150,6 +151,10 @@ def test_an_extra_reply_while_idle_is_dropped_before_use(node: FakeNode) -> None
         # A second connection to the node pushes the stale reply to the idle one.
         with Client(node.address, Config()) as other:
             assert other.execute_command("FAKE", "push", key_index=0) >= 1
+        deadline = time.monotonic() + 5  # arrived: loopback delivers a moment after send()
+        while node.queued_at_clients() == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert node.queued_at_clients() > 0
         for i in range(20):
             assert c.get("b%d" % i) == b"v:b%d" % i
         assert c.stats().poisoned == 1
