@@ -20,6 +20,9 @@ namespace {
 
 constexpr char kAsking[] = "*1\r\n$6\r\nASKING\r\n";
 
+// A write routed by its slot (not sent to a named node).
+bool SlotWrite(const Job &j) { return j.pinned == nullptr && j.access == Access::kWrite; }
+
 // A master-only read (read your writes) whose master failed: not read from a
 // replica, which may not have the write yet.
 Status MasterOnlyFailed(const Status &s, const std::string &slot) {
@@ -62,10 +65,12 @@ std::vector<Job> JobsFor(const std::vector<Batch> &batches, Access access) {
 
 void FanOut::MarkReadsAfterWrites() {
   const RecentWrites &recent = ctx_->recent_writes;
+  // Reads alone (an MGET) with the window off: nothing to mark, no set to clear.
+  if (!recent.enabled() && std::none_of(jobs_->begin(), jobs_->end(), SlotWrite)) return;
   std::bitset<kSlotCount> written;
   for (Job &job : *jobs_) {
     if (job.pinned != nullptr) continue;  // no slot of its own
-    if (job.access == Access::kWrite) {
+    if (SlotWrite(job)) {
       written.set(job.slot);
     } else {
       job.master_only = written.test(job.slot) || recent.MasterOnly(job.slot);
@@ -77,7 +82,7 @@ void FanOut::NoteWrites() {
   RecentWrites &recent = ctx_->recent_writes;
   if (!recent.enabled()) return;
   for (const Job &job : *jobs_) {
-    if (job.pinned == nullptr && job.access == Access::kWrite) recent.NoteWrite(job.slot);
+    if (SlotWrite(job)) recent.NoteWrite(job.slot);
   }
 }
 

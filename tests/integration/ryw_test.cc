@@ -21,8 +21,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <deque>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -30,6 +28,7 @@
 #include "cloudroute.h"
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
+#include "pipeline_kit.hpp"
 
 namespace {
 
@@ -42,72 +41,31 @@ using crtest::PollUntil;
 constexpr int kProxyDelayMs = 10;
 constexpr size_t kKeys = 200;
 
-std::string HostOf(const std::string &addr) { return addr.substr(0, addr.rfind(':')); }
-uint16_t PortOf(const std::string &addr) {
-  return static_cast<uint16_t>(std::atoi(addr.c_str() + addr.rfind(':') + 1));
-}
-
-// A cr_pipeline holding the arguments it borrows until Execute; each
-// result's string (or error text) in queue order.
-class Pipe {
+// A pipeline of GETs and SETs: each result as its text ("(nil)", or
+// "ERROR: …" for a failed command).
+class TextPipe {
  public:
-  explicit Pipe(cr_client *c) { EXPECT_EQ(cr_pipeline_new(&p_, c), CR_OK) << cr_last_error(); }
-  ~Pipe() { cr_pipeline_free(p_); }
-  Pipe(const Pipe &) = delete;
-  Pipe &operator=(const Pipe &) = delete;
-
+  explicit TextPipe(cr_client *c) : p_(c) {}
   void Add(cr_access access, std::vector<std::string> argv) {
-    Hold(std::move(argv));
-    EXPECT_EQ(cr_pipeline_add(p_, access, 1, args_.back().size(), ptrs_.back().data(),
-                              lens_.back().data()),
-              CR_OK)
-        << cr_last_error();
+    EXPECT_EQ(p_.Add(access, std::move(argv)), CR_OK) << cr_last_error();
   }
   void AddNode(const std::string &addr, std::vector<std::string> argv) {
-    Hold(std::move(argv));
-    EXPECT_EQ(cr_pipeline_add_node(p_, CR_ACCESS_READ, HostOf(addr).c_str(), PortOf(addr),
-                                   args_.back().size(), ptrs_.back().data(), lens_.back().data()),
-              CR_OK)
-        << cr_last_error();
+    EXPECT_EQ(p_.AddNode(CR_ACCESS_READ, addr, std::move(argv)), CR_OK) << cr_last_error();
   }
   std::vector<std::string> Execute() {
-    const size_t n = cr_pipeline_get_count(p_);
-    std::vector<cr_reply *> replies(n, nullptr);
-    std::vector<cr_status> statuses(n, CR_EINTERNAL);
-    size_t needed = 0;
-    EXPECT_EQ(cr_pipeline_execute(replies.data(), statuses.data(), n, &needed, p_), CR_OK)
-        << cr_last_error();
-    std::vector<std::string> out(n);
-    for (size_t i = 0; i < n; ++i) {
-      size_t len = 0;
-      const char *s = cr_reply_get_string(replies[i], &len);
-      out[i] = s == nullptr ? "(nil)" : std::string(s, len);
-      if (statuses[i] != CR_OK) out[i] = std::string(cr_status_str(statuses[i])) + ": " + out[i];
-      cr_reply_free(replies[i]);
+    std::vector<crtest::Result> results;
+    EXPECT_EQ(p_.Execute(&results), CR_OK) << cr_last_error();
+    std::vector<std::string> out;
+    for (const crtest::Result &r : results) {
+      out.push_back(r.status != CR_OK             ? "ERROR: " + r.text
+                    : r.type == CR_REPLY_TYPE_NIL ? "(nil)"
+                                                  : r.text);
     }
-    args_.clear();
-    ptrs_.clear();
-    lens_.clear();
     return out;
   }
 
  private:
-  void Hold(std::vector<std::string> argv) {
-    args_.push_back(std::move(argv));
-    std::vector<const void *> p;
-    std::vector<size_t> l;
-    for (const std::string &a : args_.back()) {
-      p.push_back(a.data());
-      l.push_back(a.size());
-    }
-    ptrs_.push_back(std::move(p));
-    lens_.push_back(std::move(l));
-  }
-
-  cr_pipeline *p_ = nullptr;
-  std::deque<std::vector<std::string>> args_;  // deque: no moves, the views stay valid
-  std::vector<std::vector<const void *>> ptrs_;
-  std::vector<std::vector<size_t>> lens_;
+  crtest::Pipe p_;
 };
 
 cr_client_options Options(uint32_t read_your_writes_ms) {
@@ -140,7 +98,7 @@ TEST_F(ReadYourWrites, PipelineReadsItsOwnWritesFromTheMaster) {
   // Reads alone go to the local replica: the rule below is what moves them.
   {
     const uint64_t before = cl.NodeReads(Replica());
-    Pipe p(cl.c);
+    TextPipe p(cl.c);
     for (const std::string &k : keys) p.Add(CR_ACCESS_READ, {"GET", k});
     const std::vector<std::string> got = p.Execute();
     for (size_t i = 0; i < kKeys; ++i) EXPECT_EQ(got[i], crtest::ValueOf(keys[i]));
@@ -149,7 +107,7 @@ TEST_F(ReadYourWrites, PipelineReadsItsOwnWritesFromTheMaster) {
   // What a GET placed on the replica returns in the same pipeline as the SET:
   // the old value (the SET is still on its way to the remote master).
   {
-    Pipe p(cl.c);
+    TextPipe p(cl.c);
     for (const std::string &k : keys) {
       p.Add(CR_ACCESS_WRITE, {"SET", k, "v2-" + k});
       p.AddNode(Replica(), {"GET", k});
@@ -166,7 +124,7 @@ TEST_F(ReadYourWrites, PipelineReadsItsOwnWritesFromTheMaster) {
   // The rule: each GET follows its SET to the master, and reads it.
   const uint64_t replica_before = cl.NodeReads(Replica());
   const uint64_t master_before = cl.NodeReads(Master());
-  Pipe p(cl.c);
+  TextPipe p(cl.c);
   for (const std::string &k : keys) {
     p.Add(CR_ACCESS_WRITE, {"SET", k, "v3-" + k});
     p.Add(CR_ACCESS_READ, {"GET", k});
@@ -236,7 +194,7 @@ TEST_F(ReadYourWrites, WindowSendsReadsAfterAWriteToTheMaster) {
     std::printf("RYW window on: %zu of %zu reads after a write were stale\n", stale_on, kKeys);
     EXPECT_EQ(stale_on, 0u);
     // A read-only pipeline within the window reads the master too.
-    Pipe p(on.c);
+    TextPipe p(on.c);
     for (const std::string &k : keys) p.Add(CR_ACCESS_READ, {"GET", k});
     const std::vector<std::string> got = p.Execute();
     size_t wrong = 0;
