@@ -968,13 +968,27 @@ typedef struct cr_client_options {
                                     of 10; 1-100; default 10 */
   double hedge_percentile;       /* ADAPTIVE: the percentile of the node's recent round
                                     trips used as its delay; (0, 100]; default 99.0 */
+  /* ---- read your writes across calls (off by default). Within one batch
+   * (a cr_pipeline, MGET/MSET/DEL) a read of a slot an earlier command of
+   * the batch writes always goes to the slot's master. With this set, after
+   * this client writes to a slot (any write: a command, a pipeline's write,
+   * MSET, DEL, a script, a pinned transaction), its reads of that slot go to
+   * the master for this many ms from the write's end, then to replicas
+   * again. A read so placed fails rather than read a replica when the
+   * master fails. Cost: those reads take the master's path (a cross-cloud
+   * hop when the master is remote) and load it; 128 KiB per client; a clock
+   * read per read. A time bound, not replication offsets: see
+   * docs/architecture.md. An older caller's smaller struct_size leaves it
+   * off. */
+  uint32_t read_your_writes_ms; /* 0 = off; default 0 */
 } cr_client_options;
 
-#define CR_CLIENT_OPTIONS_INIT                                                                   \
-  {                                                                                              \
-    (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,  \
-        30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u, 1073741824u, NULL,   \
-        NULL, NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0 \
+#define CR_CLIENT_OPTIONS_INIT                                                                    \
+  {                                                                                               \
+    (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,   \
+        30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u, 1073741824u, NULL,    \
+        NULL, NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, \
+        0u                                                                                        \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */

@@ -151,6 +151,7 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     co.failures_before_refresh = o.failures_before_refresh;
     co.replica_max_lag_bytes = o.replica_max_lag_bytes;
     co.replica_max_lag_s = o.replica_max_lag_s;
+    co.read_your_writes_ms = o.read_your_writes_ms;
     if (cr_status s = HedgeOptionsFrom(o, fn, &co.hedge); s != CR_OK) return s;
     if (cfg != nullptr) co.log = cfg->log;
 

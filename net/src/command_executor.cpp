@@ -181,6 +181,15 @@ Result<ReplyPtr> CommandExecutor::Execute(Access access, std::string_view key, c
 Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, const Args &args,
                                               const CallOptions &call) {
   if (Status s = RefuseStateChange(args, ConnectionUse::kShared); !s.ok()) return s;
+  RecentWrites &recent = ctx_->recent_writes;
+  if (access == Access::kRead) return Route(access, recent.MasterOnly(slot), slot, args, call);
+  Result<ReplyPtr> r = Route(access, false, slot, args, call);
+  recent.NoteWrite(slot);  // failed too: it may have arrived
+  return r;
+}
+
+Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_t slot,
+                                        const Args &args, const CallOptions &call) {
   static const Args kAsking{"ASKING"};
   Router *const router = ctx_->router;
   const ClientOptions &opts = ctx_->opts;
@@ -208,7 +217,7 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
         return Error(Code::kSlotUncovered,
                      "slot " + std::to_string(slot) + " is served by no shard");
       }
-      if (access == Access::kWrite) {
+      if (access == Access::kWrite || master_only) {
         if (set->master == nullptr) {
           return Error(Code::kUnavailable,
                        "the master of slot " + std::to_string(slot) + " has no known endpoint");
@@ -236,6 +245,12 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
         ctx_->stats.Add(&Stats::server_errors);
         return Error(kServerError, o.reply->str);
       case OutcomeKind::kNodeFailed:
+        if (master_only && !o.status.ok()) {
+          return Error(o.status.code(),
+                       o.status.message() + "; the read of slot " + std::to_string(slot) +
+                           " follows this client's write to it (read_your_writes_ms) and is "
+                           "served by its master only");
+        }
         return o.status;
       case OutcomeKind::kMoved:
       case OutcomeKind::kAsk: {

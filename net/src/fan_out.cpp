@@ -2,6 +2,7 @@
 #include "cloudroute/net/fan_out.hpp"
 
 #include <algorithm>
+#include <bitset>
 #include <chrono>
 #include <map>
 #include <thread>
@@ -19,6 +20,16 @@ namespace net {
 namespace {
 
 constexpr char kAsking[] = "*1\r\n$6\r\nASKING\r\n";
+
+// A write routed by its slot (not sent to a named node).
+bool SlotWrite(const Job &j) { return j.pinned == nullptr && j.access == Access::kWrite; }
+
+// A master-only read (read your writes) whose master failed: not read from a
+// replica, which may not have the write yet.
+Status MasterOnlyFailed(const Status &s, const std::string &slot) {
+  return Error(s.code(), s.message() + "; the read of slot " + slot +
+                             " follows a write to it and is served by its master only");
+}
 
 }  // namespace
 
@@ -53,10 +64,37 @@ std::vector<Job> JobsFor(const std::vector<Batch> &batches, Access access) {
   return jobs;
 }
 
+void FanOut::MarkReadsAfterWrites() {
+  const RecentWrites &recent = ctx_->recent_writes;
+  // Reads alone (an MGET) with the window off: nothing to mark, no set to clear.
+  if (!recent.enabled() && std::none_of(jobs_->begin(), jobs_->end(), SlotWrite)) return;
+  std::bitset<kSlotCount> written;
+  for (Job &job : *jobs_) {
+    if (job.pinned != nullptr) continue;  // no slot of its own
+    if (SlotWrite(job)) {
+      written.set(job.slot);
+    } else {
+      job.master_only = written.test(job.slot) || recent.MasterOnly(job.slot);
+    }
+  }
+}
+
+void FanOut::NoteWrites() {
+  RecentWrites &recent = ctx_->recent_writes;
+  if (!recent.enabled()) return;
+  for (const Job &job : *jobs_) {
+    if (SlotWrite(job)) recent.NoteWrite(job.slot);
+  }
+}
+
 void FanOut::Run() {
+  MarkReadsAfterWrites();
   for (;;) {
     Plan();
-    if (legs_.empty()) return;  // every job settled
+    if (legs_.empty()) {  // every job settled
+      NoteWrites();
+      return;
+    }
     Connect();
     // Every node's share goes out before any reply is read: all in flight.
     for (Leg &leg : legs_) Send(&leg);
@@ -104,10 +142,12 @@ void FanOut::Place(Job *job, const Snapshot &snap) {
     job->status = Error(Code::kSlotUncovered, "slot " + slot + " is served by no shard");
     return;
   }
-  if (job->access == Access::kWrite) {
+  if (job->access == Access::kWrite || job->master_only) {
     if (set->master == nullptr) {
       job->status =
           Error(Code::kUnavailable, "the master of slot " + slot + " has no known endpoint");
+    } else if (!job->failed.empty()) {  // a master-only read whose master failed (LOADING)
+      job->status = MasterOnlyFailed(job->last_failure, slot);
     } else {
       AddToLeg(job, set->master, set->master_tier, false);
     }
@@ -148,6 +188,10 @@ void FanOut::AddToLeg(Job *job, NodeEntry *node, Tier tier, bool asking) {
 }
 
 void FanOut::Failed(Job *job, const Leg &leg, const Status &s, bool sent) {
+  if (job->master_only) {
+    job->status = MasterOnlyFailed(s, std::to_string(job->slot));
+    return;
+  }
   if (job->pinned != nullptr || job->access == Access::kWrite) {
     job->status = sent ? MaySentWrite(s) : s;
     return;

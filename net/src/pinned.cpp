@@ -33,6 +33,9 @@ Result<std::unique_ptr<Pinned>> Pinned::Acquire(ClientContext *ctx, NodePools *p
 
 Pinned::~Pinned() {
   if (conn_ == nullptr) return;
+  // Any command of the pin may have written: with read_your_writes_ms, the
+  // slot's reads go to its master for the window from here.
+  ctx_->recent_writes.NoteWrite(slot_);
   // DISCARD also drops a WATCH. A failure breaks the connection, and the
   // pool closes a broken one instead of handing it out again.
   static const Args kDiscard{"DISCARD"}, kUnwatch{"UNWATCH"};

@@ -26,6 +26,13 @@ static void layouts_only_grew(void **state) {
   assert_int_equal(offsetof(v01_client_stats, connections), offsetof(cr_client_stats, connections));
   assert_int_equal(offsetof(v01_sentinel_options, client_name),
                    offsetof(cr_sentinel_options, client_name));
+  /* Fields added since grow at the end: read_your_writes_ms after hedging. */
+  assert_true(offsetof(cr_client_options, read_your_writes_ms) >
+              offsetof(cr_client_options, hedge_percentile));
+  cr_client_options o;
+  memset(&o, 0xff, sizeof o);
+  assert_int_equal(cr_client_options_init(&o, sizeof o), CR_OK);
+  assert_int_equal(o.read_your_writes_ms, 0); /* off by default */
 }
 
 /* An old caller: parse, configure, route and inspect with 0.1.0 structs. */

@@ -52,12 +52,13 @@ inline bool PollUntil(int64_t ms, const std::function<bool()> &pred) {
 }
 
 // scripts/latency-proxy.py (path in $CR_PROXY_SCRIPT) listening on `listen`
-// and forwarding to `target` without delay; its mode (forward, stall,
+// and forwarding to `target` after delay_ms each way (0: none); its mode (forward, stall,
 // garbage) is the first word of `control`, a file several proxies may share.
 // The proxy exits on SIGTERM (the destructor) or after 300 s on its own.
 class FaultProxy {
  public:
-  FaultProxy(const std::string &listen, const std::string &target, const std::string &control) {
+  FaultProxy(const std::string &listen, const std::string &target, const std::string &control,
+             int delay_ms = 0) {
     const char *script = std::getenv("CR_PROXY_SCRIPT");
     if (script == nullptr) {
       ADD_FAILURE() << "CR_PROXY_SCRIPT is not set";
@@ -69,7 +70,7 @@ class FaultProxy {
     // first is reported if it fails too.
     std::string why;
     for (int attempt = 1; attempt <= 2 && !ready_; ++attempt) {
-      const std::string failed = Start(script, listen, target, control);
+      const std::string failed = Start(script, listen, target, control, delay_ms);
       if (!failed.empty()) why += " [try " + std::to_string(attempt) + ": " + failed + "]";
     }
     EXPECT_TRUE(ready_) << "proxy " << listen << " -> " << target << " did not start:" << why;
@@ -97,7 +98,7 @@ class FaultProxy {
   // Spawns one proxy and waits for its ready line: "" when it came, else
   // what happened (the process is gone then).
   std::string Start(const char *script, const std::string &listen, const std::string &target,
-                    const std::string &control) {
+                    const std::string &control, int delay_ms) {
     int fds[2];
     if (pipe(fds) != 0) return "pipe failed";
     posix_spawn_file_actions_t fa;
@@ -106,7 +107,7 @@ class FaultProxy {
     posix_spawn_file_actions_addclose(&fa, fds[0]);
     posix_spawn_file_actions_addclose(&fa, fds[1]);
     std::vector<std::string> args{"python3",   script,  "--listen",     listen,
-                                  "--target",  target,  "--delay-ms",   "0",
+                                  "--target",  target,  "--delay-ms",   std::to_string(delay_ms),
                                   "--control", control, "--lifetime-s", "300"};
     std::vector<char *> argv;
     for (std::string &a : args) argv.push_back(a.data());

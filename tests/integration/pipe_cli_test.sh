@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `cloudroute pipe --seeds` against the cluster fixture: commands from stdin
 # with redis-cli quoting, replies printed in order in redis-cli's format,
-# errors in place (exit 1), keyless commands through --node, and a line
-# that does not parse refused before anything is sent (exit 2).
+# errors in place (exit 1), keyless commands through --node, a line that
+# does not parse refused before anything is sent (exit 2), and
+# --read-your-writes.
 set -euo pipefail
 cli=$1 envfile=$2
 seeds=$(sed -n 's/^SEEDS=//p' "$envfile")
@@ -43,4 +44,15 @@ out=$(pipe <<<$'SET pipe:never 1\nGET "unbalanced' 2>&1) || rc=$?
 [[ $rc == 2 && $out == *"stdin line 2: unbalanced quotes"* ]] || fail "bad quoting: rc=$rc '$out'"
 out=$(pipe <<<'EXISTS pipe:never')
 [[ $out == "(integer) 0" ]] || fail "a refused input sent something: '$out'"
-echo "5 passed, 0 failed"
+
+# Read your writes: a GET after its SET in the same pipe reads the new value
+# (the engine sends it to the master: tests/integration/ryw_test.cc proves
+# the placement); --read-your-writes sets the cross-call window.
+out=$(pipe --read-your-writes 1000 <<<$'SET pipe:ryw v1\nGET pipe:ryw\nSET pipe:ryw v2\nGET pipe:ryw') ||
+  fail "--read-your-writes failed: $out"
+[[ $out == $'OK\n"v1"\nOK\n"v2"' ]] || fail "read your writes printed '$out'"
+rc=0
+out=$(pipe --read-your-writes soon <<<'GET pipe:ryw' 2>&1) || rc=$?
+[[ $rc == 2 && $out == *"--read-your-writes wants milliseconds"* ]] ||
+  fail "a bad --read-your-writes: rc=$rc '$out'"
+echo "7 passed, 0 failed"

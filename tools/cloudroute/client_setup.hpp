@@ -1,7 +1,8 @@
 // Internal to the CLI: the options and client every live-cluster command
 // shares (get, set, mget, exec, pipe): --seeds, the locality and policy
-// options of RouterSetup (--remap and the TLS options included), --user, --client-name, --stats;
-// the password from $CLOUDROUTE_PASSWORD, never from the command line.
+// options of RouterSetup (--remap and the TLS options included), --user, --client-name, --stats,
+// --read-your-writes MS (cr_client_options.read_your_writes_ms); the password
+// from $CLOUDROUTE_PASSWORD, never from the command line.
 #pragma once
 
 #include <cstdio>
@@ -24,6 +25,7 @@ struct ClientSetup {
   RouterSetup router;
   std::string seeds, user, name;
   bool stats = false;
+  uint32_t read_your_writes_ms = 0;
   cr_client *client = nullptr;
   ~ClientSetup() { cr_client_free(client); }
 
@@ -38,6 +40,14 @@ struct ClientSetup {
         (a == "--seeds" ? seeds : a == "--user" ? user : name) = mine[++i];
       } else if (a == "--stats") {
         stats = true;
+      } else if (a == "--read-your-writes") {
+        const std::string v = i + 1 < mine.size() ? mine[++i] : "";
+        char *end = nullptr;
+        const unsigned long ms = std::strtoul(v.c_str(), &end, 10);
+        if (v.empty() || v[0] == '-' || *end != '\0' || ms > 0xFFFFFFFFul) {
+          return Usage("--read-your-writes wants milliseconds (0 = off), got '" + v + "'");
+        }
+        read_your_writes_ms = static_cast<uint32_t>(ms);
       } else {
         rest->push_back(a);
       }
@@ -56,6 +66,7 @@ struct ClientSetup {
     o.username = user.empty() ? nullptr : user.c_str();
     o.client_name = name.empty() ? "cloudroute-cli" : name.c_str();
     o.refresh_interval_ms = 0;  // a short-lived process
+    o.read_your_writes_ms = read_your_writes_ms;
     if (const int rc = router.tls.Apply(&o)) return rc;
     s = cr_client_new(&client, router.cfg, &o, seeds.c_str());
     if (s != CR_OK) return Die("connect to " + seeds, s);

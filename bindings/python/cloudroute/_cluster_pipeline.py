@@ -19,6 +19,11 @@ batch goes to the slot's next candidate at once); the one-by-one re-sends run
 through the same report-and-try-the-next loop as single commands; and once
 the pipeline has answered, every chosen node that did not fail is reported
 as a success.
+
+Read your writes: the execution's Batch also collects the slots its writes
+go to, in queue order; a later read of such a slot is given the slot's
+primary, not a replica (_cluster_reads.install), on the first send and on
+redis-py's re-sends alike.
 """
 
 from __future__ import annotations

@@ -15,6 +15,11 @@ Router, and the batch redis.asyncio sends again skips the node; failed replies
 are reported and those of reads — reads only, writes are never re-sent — are
 asked again through the client's single-command path, which tries the slot's
 next candidates; the pipeline's other chosen nodes are reported as successes.
+
+Read your writes: the execution's Batch also collects the slots its writes
+go to, in queue order; a later read of such a slot is given the slot's
+primary, not a replica (_cluster_reads.install), on the first send and on
+redis-py's re-sends alike.
 """
 
 from __future__ import annotations

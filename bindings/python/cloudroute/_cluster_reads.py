@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple, 
 
 from . import _native
 from ._native import Router
-from .errors import Error
+from .errors import Error, InvalidArgumentError
 
 _SLOTS = 16384
 _RESYNC_GAP_S = 0.5  # at most one rebuild per gap after a miss (MOVED patches)
@@ -78,6 +78,10 @@ class Batch:
         self.picks: Dict[str, Pick] = {}
         self.failed: Set[int] = set()
         self.wrap = wrap
+        # Slots an earlier command of this execution writes: its later reads of
+        # them go to the slot's primary (read your writes; redis-py asks for each
+        # command's node in queue order).
+        self.written: Set[int] = set()
 
     def settle(self, placement: "Placement") -> None:
         """The pipeline answered: every chosen node that did not fail is reported
@@ -95,8 +99,16 @@ class Placement:
     """The Router of one adapter client, kept in step with redis-py's slot table,
     and the adapter's counters."""
 
-    def __init__(self, config: Optional[_native.Config]) -> None:
+    def __init__(self, config: Optional[_native.Config], read_your_writes_ms: int = 0) -> None:
+        if not isinstance(read_your_writes_ms, int) or isinstance(read_your_writes_ms, bool) \
+                or not 0 <= read_your_writes_ms <= 0xFFFFFFFF:
+            raise InvalidArgumentError(
+                f"read_your_writes_ms must be an int in [0, 2**32), got {read_your_writes_ms!r}")
         self.router = Router(config)
+        # Read your writes across calls: per slot, the instant (time.monotonic)
+        # until which reads go to the primary; None when off.
+        self.window_s = read_your_writes_ms / 1000.0
+        self.written_until: Optional[List[float]] = [0.0] * _SLOTS if read_your_writes_ms else None
         self.synced: Optional[Dict[int, List[Any]]] = None
         self.last_build = 0.0
         self.lock = threading.Lock()
@@ -124,6 +136,24 @@ class Placement:
                 return False
             self.synced, self.last_build = cache, now
             return True
+
+    def note_write(self, slot: int) -> None:
+        """A write of slot is being routed: the pipeline's later reads of it, and
+        with read_your_writes_ms this client's reads of it for the window, go to
+        its primary."""
+        batch = BATCH.get()
+        if batch is not None:
+            batch.written.add(slot)
+        if self.written_until is not None and 0 <= slot < _SLOTS:
+            self.written_until[slot] = time.monotonic() + self.window_s
+
+    def primary_only(self, slot: int) -> bool:
+        """Whether a read of slot goes to its primary (note_write)."""
+        batch = BATCH.get()
+        if batch is not None and slot in batch.written:
+            return True
+        until = self.written_until
+        return until is not None and 0 <= slot < _SLOTS and time.monotonic() < until[slot]
 
     def _lookup(self, cache: Dict[int, List[Any]], slot: int) -> Optional[Pick]:
         try:
@@ -265,11 +295,19 @@ def install(manager: Any, placement: Placement) -> None:
     """Makes manager (a redis-py NodesManager, sync or asyncio) place reads through
     placement: its class becomes a subclass adding no instance state (the asyncio
     NodesManager uses __slots__, so only then may __class__ change) whose
-    get_node_from_slot asks placement first."""
+    get_node_from_slot asks placement first: a write's slot is noted
+    (Placement.note_write), a read of a slot written before it in the same
+    pipeline (or within read_your_writes_ms) gets the primary, any other read
+    placement's choice."""
     base = type(manager)
 
     def get_node_from_slot(self: Any, slot: int, *args: Any, **kwargs: Any) -> Any:
-        if _is_read(args, kwargs):
+        if not _is_read(args, kwargs):
+            placement.note_write(slot)
+        elif placement.primary_only(slot):
+            PICK.set(None)
+            return base.get_node_from_slot(self, slot)  # the primary (read your writes)
+        else:
             node = placement.choose(self.slots_cache, slot)
             if node is not None:
                 return node

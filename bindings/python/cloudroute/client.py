@@ -114,7 +114,8 @@ class Client(Closing, ClientCommands):
                command_timeout_ms=(200, 500, 500, 1000, 1000),   # by Tier, or one int
                password="...", tls=True, tls_ca_file="ca.pem",
                replica_max_lag_bytes=1 << 20, replica_max_lag_s=10,  # stale replicas last
-               hedge_mode="fixed", hedge_delay_ms=20)  # a slow read also asks the next node
+               hedge_mode="fixed", hedge_delay_ms=20,  # a slow read also asks the next node
+               read_your_writes_ms=1000)  # reads of a slot written <1 s ago: its master
 
     The constructor returns once the topology has been read from a seed.
     Commands covered with redis-py's call shapes: get, set (ex/px/nx/xx/
@@ -168,6 +169,7 @@ class Client(Closing, ClientCommands):
         hedge_min_delay_ms: Optional[int] = None,
         hedge_budget_percent: Optional[int] = None,
         hedge_percentile: Optional[float] = None,
+        read_your_writes_ms: Optional[int] = None,
     ) -> None:
         super().__init__(
             _seeds(seeds),
@@ -204,6 +206,7 @@ class Client(Closing, ClientCommands):
             hedge_min_delay_ms=hedge_min_delay_ms,
             hedge_budget_percent=hedge_budget_percent,
             hedge_percentile=hedge_percentile,
+            read_your_writes_ms=read_your_writes_ms,
         )
 
     # -- generic -------------------------------------------------------------

@@ -11,6 +11,9 @@ pipelined on one connection and all nodes in flight together. Replies come
 back in queue order. A MOVED/ASK is followed for the commands it concerns
 only, a read whose node fails moves on to its next candidate, and a write
 that may have reached its node is never re-sent (its result is the error).
+A read of a slot that an earlier command of the same pipeline writes goes to
+that slot's master, after the write (read your writes): ``pipe.set(k, v).get(k)``
+reads ``v`` even with replica-first policies.
 
 Errors stay in place: ``execute(raise_on_error=False)`` returns each failed
 command's exception object (:class:`cloudroute.ResponseError` for an error

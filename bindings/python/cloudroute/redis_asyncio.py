@@ -16,7 +16,9 @@ a chosen node that fails to answer (ConnectionError, TimeoutError) is
 reported to the Router's breaker and the read tried on the slot's next
 candidate at once; answers are reported as successes. Pipelines report the
 same way (a failed node's reads are asked again on the next candidates).
-Writes are untouched and never re-sent. The choice is pure computation (no await), so the event
+In a pipeline a read of a slot an earlier command of it writes goes to the
+primary, and ``read_your_writes_ms`` works as in :mod:`cloudroute.redis_py`
+(read your writes). Writes are untouched and never re-sent. The choice is pure computation (no await), so the event
 loop is never blocked on I/O by libcloudroute.
 
 Tested against the newest redis-py of each major 5.x, 6.x, 7.x and 8.x
@@ -50,17 +52,20 @@ __all__ = ["CloudRouteCluster"]
 class CloudRouteCluster(RedisCluster):
     """redis.asyncio's RedisCluster with libcloudroute choosing the node of every read.
 
-    Takes RedisCluster's arguments plus ``config`` (a :class:`cloudroute.Config`).
+    Takes RedisCluster's arguments plus ``config`` (a :class:`cloudroute.Config`)
+    and ``read_your_writes_ms`` (as :class:`cloudroute.redis_py.CloudRouteCluster`;
+    a pipeline's read of a slot it wrote earlier always goes to the primary).
     Use it as redis.asyncio's: ``async with CloudRouteCluster(...) as rc`` or
     ``await rc.initialize()`` … ``await rc.aclose()``.
     """
 
-    def __init__(self, *args: Any, config: Optional[_native.Config] = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, config: Optional[_native.Config] = None,
+                 read_your_writes_ms: int = 0, **kwargs: Any) -> None:
         replica_reads(kwargs, _LoadBalancing)
         super().__init__(*args, **kwargs)
         # Read paths that test only this flag (pipelines) ask for a read node too.
         self.read_from_replicas = True
-        self._cloudroute = Placement(config)
+        self._cloudroute = Placement(config, read_your_writes_ms)
         install(self.nodes_manager, self._cloudroute)
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:

@@ -44,6 +44,16 @@ nodes of a pipeline that answered are reported as successes.
 ``cloudroute_stats()`` counts the reported failures and the reads a next
 candidate answered.
 
+Read your writes: in a pipeline, a read of a slot that an earlier command
+of the same pipeline writes goes to redis-py's primary for the slot (redis-py
+asks for each command's node in queue order; the write's slot is noted), so
+``pipe.set(k, v).get(k)`` reads ``v``. Across calls, ``read_your_writes_ms``
+(off by default) sends this client's reads of a slot to its primary for that
+long after a write to it is routed: the window starts when the write is sent,
+so size it above the write's round trip plus the replicas' usual lag. Cost:
+those reads take the primary's path (a cross-cloud hop when it is remote); a
+list of 16384 floats per client.
+
 Replica connections need READONLY: unless the caller configured
 ``read_from_replicas`` or ``load_balancing_strategy`` (redis-py >= 5.1),
 CloudRouteCluster enables the latter (ROUND_ROBIN; its order is then
@@ -83,16 +93,20 @@ class CloudRouteCluster(RedisCluster):
 
     Takes RedisCluster's arguments plus ``config``: a :class:`cloudroute.Config`
     (local CIDRs, location rules, zones, weights, policy; default policy
-    'local': per locality tier nearest first, the master then replicas).
+    'local': per locality tier nearest first, the master then replicas), and
+    ``read_your_writes_ms`` (default 0, off): after this client routes a write
+    to a slot, its reads of that slot go to the slot's primary for that many
+    ms (see the module's "Read your writes").
     """
 
-    def __init__(self, *args: Any, config: Optional[_native.Config] = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, config: Optional[_native.Config] = None,
+                 read_your_writes_ms: int = 0, **kwargs: Any) -> None:
         replica_reads(kwargs, _LoadBalancing)
         super().__init__(*args, **kwargs)
         # Read paths that test only this flag (mget_nonatomic's per-slot MGETs,
         # pipelines) ask get_node_from_slot for a read too.
         self.read_from_replicas = True
-        self._cloudroute = Placement(config)
+        self._cloudroute = Placement(config, read_your_writes_ms)
         install(self.nodes_manager, self._cloudroute)
 
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:

@@ -211,7 +211,7 @@
 
 (defn- client-options ^ClientOptions [{:keys [connect-timeout-ms command-timeout-ms pool-size
                                               refresh-interval-ms username password client-name
-                                              hedge-mode hedge-delay-ms]}]
+                                              hedge-mode hedge-delay-ms read-your-writes-ms]}]
   (let [o (ClientOptions.)]
     (when hedge-mode (.hedgeMode o (cloudroute.core/hedge-mode hedge-mode)))
     (when hedge-delay-ms (.hedgeDelayMs o (int hedge-delay-ms)))
@@ -221,12 +221,14 @@
     (when refresh-interval-ms (.refreshIntervalMs o (int refresh-interval-ms)))
     (when password (.auth o username password))
     (when client-name (.clientName o client-name))
+    (when read-your-writes-ms (.readYourWritesMs o (int read-your-writes-ms)))
     o))
 
 (defn client
   "A live cluster client through seeds (\"host:port,...\") with config (a map or Config) and
   options {:connect-timeout-ms :command-timeout-ms :pool-size :refresh-interval-ms
-  :username :password :client-name :hedge-mode (:off :fixed :adaptive) :hedge-delay-ms}."
+  :username :password :client-name :hedge-mode (:off :fixed :adaptive) :hedge-delay-ms
+  :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)}."
   (^Client [seeds cfg] (client seeds cfg {}))
   (^Client [^String seeds cfg opts]
    (if (nil? cfg)

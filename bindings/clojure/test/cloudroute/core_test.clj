@@ -131,3 +131,11 @@
   (testing "an unknown mode is refused by name"
     (is (thrown-with-msg? IllegalArgumentException #":hedge-mode :soon"
                           (#'cr/client-options {:hedge-mode :soon})))))
+
+(deftest read-your-writes-option
+  (testing "the options map reaches ClientOptions; off by default"
+    (is (= 0 (.readYourWritesMs (#'cr/client-options {}))))
+    (is (= 250 (.readYourWritesMs (#'cr/client-options {:read-your-writes-ms 250})))))
+  (testing "a negative window is refused by name"
+    (is (thrown-with-msg? IllegalArgumentException #"read_your_writes_ms"
+                          (#'cr/client-options {:read-your-writes-ms -1})))))

@@ -3,9 +3,10 @@
 // command executor, the cluster observer and the node pools each take one
 // pointer instead of a bundle. The Client owns it; it outlives every piece.
 //
-// Thread-safety: the router and the statistics are safe for concurrent use,
-// the options are read-only, the refresher pointer is atomic (null until the
-// refresher exists and again once it is being stopped).
+// Thread-safety: the router, the statistics and the recent writes are safe
+// for concurrent use, the options are read-only, the refresher pointer is
+// atomic (null until the refresher exists and again once it is being
+// stopped).
 #pragma once
 
 #include <atomic>
@@ -18,6 +19,7 @@
 #include "cloudroute/net/event_log.hpp"
 #include "cloudroute/net/hedge.hpp"
 #include "cloudroute/net/pool.hpp"
+#include "cloudroute/net/recent_writes.hpp"
 #include "cloudroute/net/refresher.hpp"
 #include "cloudroute/net/stats.hpp"
 
@@ -39,6 +41,8 @@ struct ClientOptions {
   uint32_t replica_max_lag_s = 0;      // ... or past this many seconds without an ack
   uint32_t idle_ping_ms = 5000;        // PING nodes without a sample for this long; 0 = never
   HedgeOptions hedge;                  // hedged reads (hedge.hpp); off by default
+  uint32_t read_your_writes_ms = 0;    // reads of a slot this client wrote go to the
+                                       // master for this long (recent_writes.hpp); 0 = off
   LogSink log;                         // no fn: silent
 };
 
@@ -68,6 +72,7 @@ struct ClientContext {
   EventLog log{opts.log};
   Stats stats;
   HedgeBudget hedge_budget{opts.hedge.budget_percent};
+  RecentWrites recent_writes{opts.read_your_writes_ms};
   std::atomic<Refresher *> refresher{nullptr};
 };
 

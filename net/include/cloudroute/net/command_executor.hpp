@@ -42,6 +42,9 @@ class CommandExecutor {
   // The same for a slot: follows redirects, retries, falls back. With
   // call.script, a NOSCRIPT reply is answered by SCRIPT LOAD of it on the
   // node that gave it and the command is sent once more (it did not run).
+  // With read_your_writes_ms (recent_writes.hpp), a write notes its slot
+  // when it ends, and a read of a slot written within the window goes to
+  // the slot's master only (failing, not falling back, if the master does).
   Result<ReplyPtr> ExecuteSlot(Access access, uint16_t slot, const Args &args,
                                const CallOptions &call = {});
 
@@ -62,6 +65,9 @@ class CommandExecutor {
   void Run(std::vector<Job> *jobs);
 
  private:
+  // ExecuteSlot's routing loop; master_only: a read served by the master only.
+  Result<ReplyPtr> Route(Access access, bool master_only, uint16_t slot, const Args &args,
+                         const CallOptions &call);
   // One attempt on one node (prefix: ASKING or SCRIPT LOAD first, in the
   // same round trip; an error reply to it is the outcome).
   Outcome TryNode(NodeEntry *node, Tier tier, Access access, const Args &args, const Args *prefix,

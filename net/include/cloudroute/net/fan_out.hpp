@@ -3,10 +3,19 @@
 // node), the jobs grouped per node, every node's group pipelined on one
 // connection and all nodes in flight at once. Multi-key commands (MGET,
 // MSET, DEL: one job per slot) and pipelines (pipeline.hpp: one job per
-// command) both run on it. In rounds:
-//   Plan     places each open job on a node (a leg per node): a write on its
-//            slot's master, a read on its first candidate in poll order that
-//            has not failed it, an ASK target with ASKING, a pinned node;
+// command) both run on it.
+// Read your writes: a read of a slot that an earlier job of the same run
+// writes (or, with read_your_writes_ms, that this client wrote within the
+// window: recent_writes.hpp) is master-only — placed on the slot's master,
+// after the write on the same connection, and kept there on redirects and
+// retries. A replica may not have the write yet; the master has it. If the
+// master fails, such a read fails rather than read a replica. Jobs pinned
+// to a node (no slot) neither count as writes nor become master-only.
+// In rounds:
+//   Plan     places each open job on a node (a leg per node): a write or a
+//            master-only read on its slot's master, a read on its first
+//            candidate in poll order that has not failed it, an ASK target
+//            with ASKING, a pinned node;
 //   Connect  takes each leg's pooled connection in node order and dials the
 //            missing ones all at once (a stalled node's handshake delays no
 //            other leg);
@@ -55,6 +64,7 @@ struct Job {
   std::vector<const NodeEntry *> failed;  // nodes this read failed on
   Status last_failure;
   uint32_t redirects = 0, retries = 0;
+  bool master_only = false;  // a read of a slot written before it (read your writes)
 };
 
 // Multi-key commands are split into one command per slot (a Batch).
@@ -97,6 +107,10 @@ class FanOut {
     int64_t t0 = 0;
   };
 
+  // Marks the master-only reads (read your writes, above); before the first round.
+  void MarkReadsAfterWrites();
+  // Notes every write's slot in the client's recent writes; after the last round.
+  void NoteWrites();
   // Places every open job on a leg (or settles it with a routing error).
   void Plan();
   void Place(Job *job, const Snapshot &snap);

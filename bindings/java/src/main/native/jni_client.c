@@ -164,7 +164,7 @@ static int fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
   return 1;
 }
 
-#define CLIENT_U32 22 /* ClientOptions.u32, in this order */
+#define CLIENT_U32 23 /* ClientOptions.u32, in this order */
 #define CLIENT_U64 4  /* ClientOptions.u64: three sizes, hedge_percentile's bits */
 #define CLIENT_STRS 8
 
@@ -188,6 +188,7 @@ static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
   u[k++] = (jint)o->hedge_delay_ms;
   u[k++] = (jint)o->hedge_min_delay_ms;
   u[k++] = (jint)o->hedge_budget_percent;
+  u[k++] = (jint)o->read_your_writes_ms;
   w[0] = (jlong)o->max_bulk_len;
   w[1] = (jlong)o->max_reply_bytes;
   w[2] = (jlong)o->replica_max_lag_bytes;
@@ -214,6 +215,7 @@ static void client_options_set(cr_client_options *o, const jint *u, const jlong 
   o->hedge_delay_ms = (uint32_t)u[k++];
   o->hedge_min_delay_ms = (uint32_t)u[k++];
   o->hedge_budget_percent = (uint32_t)u[k++];
+  o->read_your_writes_ms = (uint32_t)u[k++];
   o->max_bulk_len = (uint64_t)w[0];
   o->max_reply_bytes = (uint64_t)w[1];
   o->replica_max_lag_bytes = (uint64_t)w[2];

@@ -28,11 +28,12 @@ public final class ClientOptions {
   private static final int HEDGE_DELAY = 19;
   private static final int HEDGE_MIN_DELAY = 20;
   private static final int HEDGE_BUDGET = 21;
+  private static final int READ_YOUR_WRITES = 22;
   // u64: max_bulk_len, max_reply_bytes, replica_max_lag_bytes, then the raw
   // bits of hedge_percentile (a double).
   private static final int HEDGE_PERCENTILE = 3;
 
-  final int[] u32 = new int[22];
+  final int[] u32 = new int[23];
   final long[] u64 = new long[4];
   final String[] strings = new String[8];
   boolean tls;
@@ -184,6 +185,25 @@ public final class ClientOptions {
 
   public double hedgePercentile() {
     return Double.longBitsToDouble(u64[HEDGE_PERCENTILE]);
+  }
+
+  /**
+   * Read your writes across calls (0 = off, the default): after this client writes to a slot, its
+   * reads of that slot go to the slot's master for this many milliseconds from the write's end,
+   * then to replicas again; such a read fails rather than read a replica when the master fails.
+   * Within one batch (MGET/MSET/DEL) a read after a write of its slot always goes to the master.
+   * Cost: those reads take the master's path (a cross-cloud hop when it is remote).
+   *
+   * @throws IllegalArgumentException if ms is negative
+   */
+  public ClientOptions readYourWritesMs(int ms) {
+    if (ms < 0) throw new IllegalArgumentException("read_your_writes_ms must be >= 0, got " + ms);
+    u32[READ_YOUR_WRITES] = ms;
+    return this;
+  }
+
+  public int readYourWritesMs() {
+    return u32[READ_YOUR_WRITES];
   }
 
   /** AUTH (ACL user may be null for the default user). The password is never logged. */

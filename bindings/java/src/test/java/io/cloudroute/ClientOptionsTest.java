@@ -45,4 +45,13 @@ class ClientOptionsTest {
             new ClientOptions().hedgeMode(HedgeMode.FIXED).hedgeBudgetPercent(101)));
     assertTrue(e.getMessage().contains("hedge_budget_percent"), e.getMessage());
   }
+
+  @Test
+  void readYourWritesIsOffByDefaultAndRoundTrips() {
+    assertEquals(0, new ClientOptions().readYourWritesMs());
+    assertEquals(1500, new ClientOptions().readYourWritesMs(1500).readYourWritesMs());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new ClientOptions().readYourWritesMs(-1));
+    assertTrue(e.getMessage().contains("read_your_writes_ms"), e.getMessage());
+  }
 }

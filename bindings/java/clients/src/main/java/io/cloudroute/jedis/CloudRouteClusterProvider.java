@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.CommandFlagsRegistry;
@@ -35,6 +36,10 @@ import redis.clients.jedis.providers.ClusterConnectionProvider;
  * gave, that node is reported failed and skipped. With the router's breaker (Config.breaker) a
  * failed node is not chosen again until its cool-down passes. The slot table is re-read from the
  * cluster whenever Jedis renews its own (MOVED, connection problems).
+ *
+ * <p>Read your writes: pipelines stay on the slots' masters, so a pipeline reads its own writes.
+ * With {@link #readYourWritesMs(int)} a read of a slot this provider routed a write to within the
+ * window goes to the slot's master too.
  */
 public class CloudRouteClusterProvider extends ClusterConnectionProvider {
   private final Router router;
@@ -42,6 +47,10 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
   private final Set<Connection> readOnly =
       Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
   private final ThreadLocal<Attempt> last = new ThreadLocal<>();
+  // Read your writes across calls: per slot, the System.nanoTime() until which reads go to the
+  // master; null while off.
+  private volatile long windowNs;
+  private volatile AtomicLongArray writtenUntil;
 
   /** The node a read was last given to on this thread, for the command args. */
   private static final class Attempt {
@@ -68,6 +77,29 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
     refreshTopology(null);
   }
 
+  /**
+   * Read your writes across calls (0 = off, the default): after this provider routes a write to a
+   * slot, reads of that slot go to its master for ms milliseconds, then to libcloudroute's
+   * candidates again. The window starts when the write is sent: size it above the write's round
+   * trip plus the replicas' usual lag. Jedis places a pipeline's commands without the provider's
+   * per-command hook (on the masters), so a pipeline's writes do not open a window. Cost: those reads take the master's path (a cross-cloud hop
+   * when it is remote); 128 KiB per provider. Call before the provider is shared.
+   *
+   * @throws IllegalArgumentException if ms is negative
+   * @return this provider
+   */
+  public CloudRouteClusterProvider readYourWritesMs(int ms) {
+    if (ms < 0) throw new IllegalArgumentException("read_your_writes_ms must be >= 0, got " + ms);
+    AtomicLongArray until = null;
+    if (ms > 0) {
+      until = new AtomicLongArray(CloudRoute.SLOT_COUNT);
+      for (int i = 0; i < until.length(); i++) until.set(i, Long.MIN_VALUE); // never written
+    }
+    windowNs = ms * 1_000_000L;
+    writtenUntil = until;
+    return this;
+  }
+
   /** The libcloudroute router deciding reads (inspection: candidates, explain). */
   public Router router() {
     return router;
@@ -85,11 +117,19 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
         router.reportSuccess(previous.node);
       }
     }
+    AtomicLongArray written = writtenUntil;
     if (!flags.getFlags(args).contains(CommandFlagsRegistry.CommandFlag.READONLY)) {
+      if (written != null) {
+        int slot = slotOf(args.getKeys());
+        if (slot >= 0) written.accumulateAndGet(slot, System.nanoTime() + windowNs, Math::max);
+      }
       return super.getConnection(args);
     }
     int slot = slotOf(args.getKeys());
     if (slot < 0) return super.getConnection(args);
+    if (written != null && written.get(slot) > System.nanoTime()) {
+      return super.getConnection(args); // a slot this provider wrote within the window: the master
+    }
     List<Candidate> candidates = router.candidatesSlot(slot);
     for (Candidate c : candidates) {
       if (c.down() || (retry && c.nodeHandle() == previous.node)) continue;

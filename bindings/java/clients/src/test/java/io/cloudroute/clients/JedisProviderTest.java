@@ -1,6 +1,7 @@
 package io.cloudroute.clients;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cloudroute.Candidate;
@@ -8,18 +9,31 @@ import io.cloudroute.Config;
 import io.cloudroute.Role;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.args.ClientPauseMode;
 
 /** Jedis's JedisCluster with libcloudroute choosing the read node (tests/java/run.sh). */
 class JedisProviderTest {
   private static JedisCluster cluster(ClusterEnv env, CloudRouteClusterProvider[] out) {
+    return cluster(env, out, 0);
+  }
+
+  private static JedisCluster cluster(ClusterEnv env, CloudRouteClusterProvider[] out,
+      int readYourWritesMs) {
     try (Config c = ClusterEnv.cloudA()) {
       CloudRouteClusterProvider p = new CloudRouteClusterProvider(env.seeds(),
-          DefaultJedisClientConfig.builder().socketTimeoutMillis(2000).build(), c);
+          DefaultJedisClientConfig.builder().socketTimeoutMillis(2000).build(), c)
+          .readYourWritesMs(readYourWritesMs);
       out[0] = p;
       return new JedisCluster(p, 5, Duration.ofSeconds(10));
     }
@@ -102,6 +116,62 @@ class JedisProviderTest {
       assertTrue(Set.of(1, 2).containsAll(gets.keySet()), "reads off cloud A's n1 and n2: " + gets
           + " (" + failed + " commands failed before the change was seen)");
       assertEquals(200, gets.getOrDefault(1, 0L) + gets.getOrDefault(2, 0L), gets.toString());
+    }
+  }
+
+  /**
+   * Read your writes, with n6 (shard 2's replica in cloud A, read first) not applying its
+   * master's stream (CLIENT PAUSE WRITE; it still answers reads): a single read after a write
+   * reads n6's old value, a pipeline's read after its write and a read within the provider's
+   * window read the master's.
+   */
+  @Test
+  void pipelinesAndTheWindowReadTheirWrites() {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_CLUSTER_ENV");
+    String tag = "{" + env.get("SHARD2_KEY") + "}:jedis-ryw:";
+    CloudRouteClusterProvider[] p = new CloudRouteClusterProvider[1];
+    CloudRouteClusterProvider[] q = new CloudRouteClusterProvider[1];
+    try (JedisCluster off = cluster(env, p); JedisCluster on = cluster(env, q, 3000);
+        Jedis master = new Jedis(HostAndPort.from(env.get("SHARD2_MASTER")));
+        Jedis replica = new Jedis(env.node(6))) {
+      for (int i = 0; i < 50; i++) off.set(tag + i, "old");
+      assertEquals(2, master.waitReplicas(2, 5000));
+      assertEquals("OK", replica.clientPause(30000, ClientPauseMode.WRITE));
+      try {
+        int stale = 0;
+        for (int i = 0; i < 50; i++) {
+          off.set(tag + i, "off");
+          if (!"off".equals(off.get(tag + i))) stale++;
+        }
+        assertTrue(stale > 0, "n6 did not lag: the assertions below would prove nothing");
+        try (ClusterPipeline pipe = off.pipelined()) {
+          List<Response<String>> got = new ArrayList<>();
+          for (int i = 0; i < 50; i++) {
+            pipe.set(tag + i, "pipe" + i);
+            got.add(pipe.get(tag + i));
+          }
+          pipe.sync();
+          for (int i = 0; i < 50; i++) assertEquals("pipe" + i, got.get(i).get(), "key " + i);
+        }
+        for (int i = 0; i < 50; i++) {
+          on.set(tag + i, "on" + i);
+          assertEquals("on" + i, on.get(tag + i), "key " + i);
+        }
+      } finally {
+        replica.clientUnpause();
+      }
+      assertEquals(2, master.waitReplicas(2, 5000));
+    }
+  }
+
+  @Test
+  void aNegativeWindowIsRefused() {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_CLUSTER_ENV");
+    CloudRouteClusterProvider[] p = new CloudRouteClusterProvider[1];
+    try (JedisCluster jc = cluster(env, p)) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> p[0].readYourWritesMs(-1));
+      assertTrue(e.getMessage().contains("read_your_writes_ms"), e.getMessage());
     }
   }
 }
