@@ -1,7 +1,8 @@
 // A live client (through the C API) against one scripted node that
 // misbehaves where a real server cannot: a MOVED whose target does not parse
 // is the request's CR_EPARSE, naming the node and showing the target escaped,
-// and nothing is dialed for it; with zones configured, a node whose HELLO
+// and nothing is dialed for it; a reply over max_reply_bytes is CR_ELIMIT
+// naming the cap and the node; with zones configured, a node whose HELLO
 // never answers, or answers bytes that are not RESP, still serves every
 // command, at the cost of the zone probe's own short timeout once, and is
 // logged once. The peers are tests/net/fake_server.hpp servers.
@@ -122,6 +123,29 @@ TEST(HostileNode, MalformedMovedIsAParseErrorNamingTheNodeAndIsNeverDialed) {
   // The connection was clean all along: a good answer comes on it.
   node.data_ = "$2\r\nok\r\n";
   std::string v;
+  EXPECT_EQ(Get(c, &v), CR_OK) << cr_last_error();
+  EXPECT_EQ(v, "ok");
+  cr_client_free(c);
+}
+
+TEST(HostileNode, AReplyOverTheCapIsALimitErrorNamingTheCapAndTheNode) {
+  Node node;
+  // Far more integers declared than sent: the cap refuses the reply first.
+  node.data_ = "*16777216\r\n";
+  for (int i = 0; i < 200000; ++i) node.data_ += ":1\r\n";
+  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+  o.max_reply_bytes = 8u << 20;
+  cr_client *c = nullptr;
+  ASSERT_EQ(cr_client_new(&c, nullptr, &o, node.seed().c_str()), CR_OK) << cr_last_error();
+  std::string v;
+  EXPECT_EQ(Get(c, &v), CR_ELIMIT);
+  const std::string why = cr_last_error();
+  EXPECT_NE(why.find(node.seed() + ": reply refused: the reply would need more than its cap of " +
+                     "8388608 bytes (max_reply_bytes)"),
+            std::string::npos)
+      << why;
+  // The connection was closed; a good answer comes on a new one.
+  node.data_ = "$2\r\nok\r\n";
   EXPECT_EQ(Get(c, &v), CR_OK) << cr_last_error();
   EXPECT_EQ(v, "ok");
   cr_client_free(c);
