@@ -5,7 +5,6 @@
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <string>
 

@@ -42,6 +42,27 @@ double Seconds(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// Sends one command on a new connection to srv and reads its reply, which
+// must be refused: the refusal, after *took seconds; the connection is closed.
+Status Refused(const FakeServer &srv, const ConnectOptions &o, double *took) {
+  auto c = Connection::Open("127.0.0.1", srv.port(), o, 1000);
+  if (!c.ok()) return c.status();
+  const auto t0 = Clock::now();
+  auto r = (*c)->Command({"GET", "k"}, 30000);
+  *took = Seconds(t0);
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE((*c)->broken());
+  return r.ok() ? Error(Code::kInvalid, "accepted") : r.status();
+}
+
+// Prints the measurement and checks the peak RSS against 4x the cap.
+void ExpectPeakUnder(const char *what, double took, uint64_t cap) {
+  const uint64_t peak = PeakRss();
+  std::printf("%s: refused after %.2f s, peak RSS %.1f MiB (cap %llu MiB)\n", what, took,
+              static_cast<double>(peak) / kMiB, static_cast<unsigned long long>(cap / kMiB));
+  EXPECT_LT(peak, 4 * cap) << what;
+}
+
 ConnectOptions Capped(uint64_t cap) {
   ConnectOptions o;
   o.connect_timeout_ms = 1000;
@@ -60,25 +81,16 @@ TEST(ReplyMemory, SixteenMillionIntegersAreRefusedWithinTheCap) {
   for (int i = 0; i < 1024; ++i) filler += ":1\r\n";
   FakeServer srv(Always("*16777216\r\n"), filler, 16384);
   ConnectOptions o = Capped(kCap);
-  auto c = Connection::Open("127.0.0.1", srv.port(), o, 1000);
-  ASSERT_TRUE(c.ok()) << c.status().message();
-  const auto t0 = Clock::now();
-  auto r = (*c)->Command({"LRANGE", "k", "0", "-1"}, 30000);
-  const double took = Seconds(t0);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), Code::kLimit);
-  EXPECT_NE(r.status().message().find("127.0.0.1:" + std::to_string(srv.port()) +
-                                      ": reply refused: the reply would need more than its cap "
-                                      "of 67108864 bytes (max_reply_bytes)"),
+  double took = 0;
+  const Status s = Refused(srv, o, &took);
+  EXPECT_EQ(s.code(), Code::kLimit);
+  EXPECT_NE(s.message().find("127.0.0.1:" + std::to_string(srv.port()) +
+                             ": reply refused: the reply would need more than its cap "
+                             "of 67108864 bytes (max_reply_bytes)"),
             std::string::npos)
-      << r.status().message();
-  EXPECT_TRUE((*c)->broken());
-  c->reset();
+      << s.message();
   EXPECT_EQ(o.reply_budget->used(), 0u);
-  const uint64_t peak = PeakRss();
-  std::printf("16 M integers: refused after %.2f s, peak RSS %.1f MiB (cap %llu MiB)\n", took,
-              static_cast<double>(peak) / kMiB, static_cast<unsigned long long>(kCap / kMiB));
-  EXPECT_LT(peak, 4 * kCap);
+  ExpectPeakUnder("16 M integers", took, kCap);
   EXPECT_LT(took, 20.0);
 }
 
@@ -89,21 +101,13 @@ TEST(ReplyMemory, StreamedTwoGiBStringIsRefusedEarly) {
   ConnectOptions o = Capped(kCap);
   o.limits.max_bulk_len = 4ull << 30;
   FakeServer srv(Always("$2147483648\r\n"), std::string(65536, 'x'), 32768);
-  auto c = Connection::Open("127.0.0.1", srv.port(), o, 1000);
-  ASSERT_TRUE(c.ok()) << c.status().message();
-  const auto t0 = Clock::now();
-  auto r = (*c)->Command({"GET", "k"}, 30000);
-  const double took = Seconds(t0);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), Code::kLimit);
-  EXPECT_NE(r.status().message().find("cap of 67108864 bytes (max_reply_bytes)"), std::string::npos)
-      << r.status().message();
-  c->reset();
+  double took = 0;
+  const Status s = Refused(srv, o, &took);
+  EXPECT_EQ(s.code(), Code::kLimit);
+  EXPECT_NE(s.message().find("cap of 67108864 bytes (max_reply_bytes)"), std::string::npos)
+      << s.message();
   EXPECT_EQ(o.reply_budget->used(), 0u);
-  const uint64_t peak = PeakRss();
-  std::printf("2 GiB string: refused after %.2f s, peak RSS %.1f MiB (cap %llu MiB)\n", took,
-              static_cast<double>(peak) / kMiB, static_cast<unsigned long long>(kCap / kMiB));
-  EXPECT_LT(peak, 4 * kCap);
+  ExpectPeakUnder("2 GiB string", took, kCap);
   EXPECT_LT(took, 10.0);  // reading all 2 GiB would take far longer
 }
 
@@ -145,13 +149,8 @@ TEST(ReplyMemory, ConnectionsOfOneClientShareOneBudget) {
   }
   EXPECT_GE(by_budget, 1);
   EXPECT_EQ(budget->used(), 0u);
-  const uint64_t peak = PeakRss();
-  std::printf(
-      "%d x 2 GiB strings: refused after %.2f s (%d by the budget), peak RSS %.1f MiB "
-      "(budget %llu MiB)\n",
-      kConns, took, by_budget, static_cast<double>(peak) / kMiB,
-      static_cast<unsigned long long>(kBudget / kMiB));
-  EXPECT_LT(peak, 4 * kBudget);
+  std::printf("%d by the budget\n", by_budget);
+  ExpectPeakUnder("6 x 2 GiB strings under one budget", took, kBudget);
   EXPECT_LT(took, 20.0);
 }
 
