@@ -284,8 +284,8 @@ bool ReaderState::Settle() {
       return true;
     }
     held = want;
-  } else if (want + kBudgetStep <= held) {
-    budget->Give(held - want);
+  } else if (held > want && (total == 0 || held - want >= kBudgetStep)) {
+    budget->Give(held - want);  // all of it once nothing is charged
     held = want;
   }
   return true;

@@ -265,6 +265,18 @@ TEST(ReaderCaps, TheClientBudgetIsSharedAndGivenBack) {
         << a.limit_error;
   }
   EXPECT_EQ(budget->used(), 0u);  // closed connections hold nothing
+  {
+    // Near the cap a connection takes what it needs, not a whole step, and
+    // gives it all back with its reply.
+    auto tight = std::make_shared<ReplyBudget>(5u << 19);  // 2.5 MiB
+    ReaderState a;
+    a.budget = tight;
+    a.limits.max_total_bytes = 8u << 20;
+    ASSERT_TRUE(a.ChargeTree(9u << 18)) << a.limit_error;  // 2.25 MiB
+    EXPECT_EQ(tight->used(), 9u << 18);
+    a.Reset();
+    EXPECT_EQ(tight->used(), 0u);
+  }
 }
 
 TEST(ReaderCaps, AGrownReadBufferIsNotKeptByAnIdleConnection) {

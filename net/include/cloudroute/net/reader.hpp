@@ -28,7 +28,7 @@
 // What the charge leaves out, by design: a reply once handed to the caller
 // (it is the caller's), up to kReaderSlack of read buffer per connection,
 // and what a conversion builds from it. The C API's conversion (cr_reply)
-// frees the net tree as it builds its own, which costs less a node, so it
+// frees the net tree as it builds its own, which costs less per node, so it
 // needs no more than the charge; a binding's conversion (Python objects,
 // Java objects) adds up to one more copy of it while both exist: plan for
 // twice max_reply_bytes per reply converted by a binding.
@@ -53,7 +53,7 @@ namespace net {
 // Defaults for command replies: larger than the topology parser's (values
 // are user data) but bounded so that a client with the default pool stays
 // well under 1 GB whatever its servers send: 256 MiB a reply, strings of
-// 64 MiB, and (DefaultClientBudget) 512 MiB for all of a client's replies
+// 64 MiB, and (ClientBudgetFor) 512 MiB for all of a client's replies
 // being read at once.
 RespLimits DefaultReplyLimits();
 
