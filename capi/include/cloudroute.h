@@ -921,8 +921,17 @@ typedef struct cr_client_options {
   uint32_t tcp_keepalive_s;         /* TCP keepalive idle time; default 15; 0 = off */
   uint32_t tcp_user_timeout_ms;     /* TCP_USER_TIMEOUT; default 10000; 0 = kernel default */
   uint32_t max_reply_elements;      /* per aggregate; default 16777216 */
-  uint64_t max_bulk_len;            /* per string; default 536870912 (512 MiB) */
-  uint64_t max_reply_bytes;         /* per reply; default 1073741824 (1 GiB) */
+  uint64_t max_bulk_len;            /* per string; default 67108864 (64 MiB) */
+  uint64_t max_reply_bytes;         /* per reply, as it really costs while it is read:
+                                       ~100 bytes a node plus its string heap, plus the
+                                       read buffer (a string costs about twice its length
+                                       while it arrives); default 268435456 (256 MiB).
+                                       All the replies a client is reading at once, on
+                                       every connection, share a budget of twice this
+                                       (default 512 MiB); past either: CR_ELIMIT naming
+                                       the cap and the node, the connection closed. A
+                                       binding's conversion of a reply (Python, Java
+                                       objects) may take as much again */
   const char *username;             /* AUTH username (ACL); NULL = the default user */
   const char *password;             /* AUTH password; NULL = no AUTH. Copied; never logged,
                                        printed or put in an error message */
@@ -986,7 +995,7 @@ typedef struct cr_client_options {
 #define CR_CLIENT_OPTIONS_INIT                                                                    \
   {                                                                                               \
     (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,   \
-        30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 536870912u, 1073741824u, NULL,    \
+        30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 67108864u, 268435456u, NULL,      \
         NULL, NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, \
         0u                                                                                        \
   }

@@ -18,7 +18,10 @@ namespace {
 
 constexpr cr_client_options kClientDefaults = CR_CLIENT_OPTIONS_INIT;
 
-// Moves a net reply tree into the C reply type.
+// Moves a net reply tree into the C reply type, freeing each net child once
+// converted: a cr_reply node costs less than a net one (a slot in a
+// contiguous vector), so the conversion needs no more memory than the
+// reader charged for the tree (net/reader.hpp).
 void Convert(net::Reply &from, cr_reply *to) {
   using cloudroute::RespType;
   switch (from.type) {
@@ -58,6 +61,7 @@ void Convert(net::Reply &from, cr_reply *to) {
   to->elements.resize(from.elements.size());
   for (size_t i = 0; i < from.elements.size(); ++i) {
     if (from.elements[i] != nullptr) Convert(*from.elements[i], &to->elements[i]);
+    from.elements[i].reset();
   }
 }
 

@@ -21,6 +21,10 @@ Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed>
                                                ClientOptions opts) {
   if (router == nullptr) return Error(Code::kInvalid, "router is NULL");
   if (seeds.empty()) return Error(Code::kInvalid, "no seed nodes given");
+  // One budget for every reply this client reads (reader.hpp), unless given.
+  if (opts.conn.reply_budget == nullptr) {
+    opts.conn.reply_budget = std::make_shared<ReplyBudget>(ClientBudgetFor(opts.conn.limits));
+  }
   std::unique_ptr<Client> c(new Client(router, std::move(seeds), std::move(opts)));
   Status s = c->Refresh();
   if (!s.ok()) return s;

@@ -77,7 +77,9 @@ void ClusterObserver::Tick() {
 Status ClusterObserver::OnConnect(const std::string &host, uint16_t port, Connection *conn,
                                   uint32_t timeout_ms) {
   zones_.Probe(host, port, conn, timeout_ms);
-  if (conn->broken()) return Error(kConnError, "zone probe failed");
+  // A failed probe broke the connection: the pool dials again (the probe is
+  // skipped then), so the node serves data with its zone unknown.
+  if (conn->broken()) return Status::Ok();
   return CheckReplicaReady(conn, timeout_ms);
 }
 

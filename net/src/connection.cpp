@@ -98,6 +98,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, ui
   conn->ctx_ = c;
   conn->address_ = address;
   conn->state_.limits = opts.limits;
+  conn->state_.budget = opts.reply_budget;
   redisReader *capped = NewCappedReader(&conn->state_);
   if (capped == nullptr) return Error(Code::kNoMemory, address + ": out of memory");
   redisReaderFree(c->reader);
@@ -237,6 +238,7 @@ Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok) {
     }
     if (reply != nullptr) {
       out->reset(static_cast<Reply *>(reply));
+      ShrinkIdleReader(&ctx_->reader, &state_);
       state_.Reset();
       return Status::Ok();
     }
@@ -250,6 +252,9 @@ Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok) {
     if (n > 0) {
       if (redisReaderFeed(ctx_->reader, buf, static_cast<size_t>(n)) != REDIS_OK) {
         return Fail(Code::kNoMemory, "out of memory buffering a reply");
+      }
+      if (!state_.NoteBuffer(ctx_->reader)) {
+        return Fail(Code::kLimit, "reply refused: " + state_.limit_error);
       }
       continue;
     }

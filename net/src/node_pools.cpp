@@ -40,15 +40,23 @@ NodePool &NodePools::For(NodeEntry *node) {
           // than a command to it would (it was max(connect, unknown tier)).
           const uint32_t budget = timeout_ms > 0 ? timeout_ms : ctx_->TimeoutFor(Tier::kUnknown);
           const int64_t deadline = DeadlineAfter(budget);
-          auto c = Connection::Open(host, port, conn, budget);
-          if (!c.ok()) return c;
-          ctx_->stats.Add(&Stats::connections);
-          const uint32_t left = MsLeft(deadline);
-          Status s = left == 0 ? Error(kTimeout, "the handshake took its whole budget of " +
-                                                     std::to_string(budget) + " ms")
-                               : on_connect_(id_host, id_port, c->get(), left);
-          if (!s.ok()) return Error(s.code(), FormatAddress(host, port) + ": " + s.message());
-          return c;
+          // A connection the hook accepted broken (an optional step failed
+          // on it) is replaced once; the hook skips that step the next time.
+          for (int attempt = 0;; ++attempt) {
+            auto c = Connection::Open(host, port, conn, std::max<uint32_t>(MsLeft(deadline), 1));
+            if (!c.ok()) return c;
+            ctx_->stats.Add(&Stats::connections);
+            const uint32_t left = MsLeft(deadline);
+            Status s = left == 0 ? Error(kTimeout, "the handshake took its whole budget of " +
+                                                       std::to_string(budget) + " ms")
+                                 : on_connect_(id_host, id_port, c->get(), left);
+            if (!s.ok()) return Error(s.code(), FormatAddress(host, port) + ": " + s.message());
+            if (!(*c)->broken()) return c;
+            if (attempt == 1) {
+              return Error(kConnError, FormatAddress(host, port) +
+                                           ": the connection broke in its handshake twice");
+            }
+          }
         },
         ctx_->opts.pool,
         [this, address = node->address](const Status &why) { NotePoisoned(address, why); });

@@ -1,32 +1,61 @@
 // What a node's answer means (see outcome.hpp).
 #include "cloudroute/net/outcome.hpp"
 
-#include <cstdlib>
+#include <string_view>
 
 #include "cloudroute/core/keyslot.hpp"
+#include "cloudroute/core/topology.hpp"
 #include "cloudroute/net/errors.hpp"
 
 namespace cloudroute {
 namespace net {
 
-bool ParseRedirect(const std::string &text, const std::string &from_host, uint16_t *slot,
-                   std::string *host, uint16_t *port) {
+Status ParseRedirect(const std::string &text, const std::string &from_host, uint16_t *slot,
+                     std::string *host, uint16_t *port) {
+  const std::string quoted = Quote(text);
+  auto bad = [&](const std::string &why) {
+    return Error(Code::kParse, "refused redirect " + quoted + ": " + why);
+  };
   const size_t sp1 = text.find(' ');
-  if (sp1 == std::string::npos) return false;
+  const std::string kind = text.substr(0, sp1);
+  if (kind != "MOVED" && kind != "ASK") return bad("not a MOVED or ASK redirect");
+  if (sp1 == std::string::npos) return bad("no slot");
   const size_t sp2 = text.find(' ', sp1 + 1);
-  if (sp2 == std::string::npos) return false;
-  const long s = std::strtol(text.c_str() + sp1 + 1, nullptr, 10);
-  std::string addr = text.substr(sp2 + 1);
-  const size_t colon = addr.rfind(':');
-  if (colon == std::string::npos || s < 0 || s >= static_cast<long>(kSlotCount)) return false;
-  const long p = std::strtol(addr.c_str() + colon + 1, nullptr, 10);
-  if (p <= 0 || p > 65535) return false;
-  *host = addr.substr(0, colon);
-  if (host->size() >= 2 && host->front() == '[') *host = host->substr(1, host->size() - 2);
-  if (host->empty() || *host == "?") *host = from_host;
+  if (sp2 == std::string::npos) return bad("no target");
+  // The slot: 1-5 digits, no sign, below 16384.
+  const std::string_view digits(text.data() + sp1 + 1, sp2 - sp1 - 1);
+  if (digits.empty() || digits.size() > 5) return bad("the slot is not a number in 0-16383");
+  uint32_t s = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return bad("the slot is not a number in 0-16383");
+    s = s * 10 + static_cast<uint32_t>(c - '0');
+  }
+  if (s >= kSlotCount) return bad("the slot is not a number in 0-16383");
+  // The target runs to the end of the text: anything after it (a space, a
+  // NUL, a CR) makes its port, or its host, fail the strict parse below.
+  const std::string_view target(text.data() + sp2 + 1, text.size() - sp2 - 1);
+  std::string h;
+  uint16_t p = 0;
+  if (!target.empty() && (target.front() == ':' || target.compare(0, 2, "?:") == 0)) {
+    // No host (":6381", "?:6381"): the node that answered. The port alone is
+    // parsed as in any address.
+    const std::string_view digits_p = target.substr(target.find(':') + 1);
+    uint32_t v = 0;
+    for (char c : digits_p) {
+      if (c < '0' || c > '9' || v > 65535) return bad("the port is not a number in 1-65535");
+      v = v * 10 + static_cast<uint32_t>(c - '0');
+    }
+    if (v == 0 || v > 65535) return bad("the port is not a number in 1-65535");
+    h = from_host;
+    p = static_cast<uint16_t>(v);
+  } else {
+    Status st = ParseHostPort(target, &h, &p);
+    if (!st.ok()) return bad(st.message());
+  }
   *slot = static_cast<uint16_t>(s);
-  *port = static_cast<uint16_t>(p);
-  return true;
+  *host = std::move(h);
+  *port = p;
+  return Status::Ok();
 }
 
 Status NamedFailure(const NodeEntry *node, const Status &s) {
@@ -43,9 +72,16 @@ Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access) {
     return o;
   }
   const std::string prefix = ErrorPrefix(*reply);
-  if ((prefix == "MOVED" || prefix == "ASK") &&
-      ParseRedirect(reply->str, node->host, &o.slot, &o.host, &o.port)) {
-    o.kind = prefix == "MOVED" ? OutcomeKind::kMoved : OutcomeKind::kAsk;
+  if (prefix == "MOVED" || prefix == "ASK") {
+    Status s = ParseRedirect(reply->str, node->host, &o.slot, &o.host, &o.port);
+    if (s.ok()) {
+      o.kind = prefix == "MOVED" ? OutcomeKind::kMoved : OutcomeKind::kAsk;
+    } else {
+      // Never dialed, never returned as the server's text: a protocol error
+      // naming the node, the target escaped (see outcome.hpp).
+      o.kind = OutcomeKind::kNodeFailed;
+      o.status = Error(Code::kParse, node->address + ": " + s.message());
+    }
   } else if (prefix == "TRYAGAIN" || prefix == "CLUSTERDOWN") {
     o.kind = OutcomeKind::kRetry;
   } else if (prefix == "LOADING" || prefix == "MASTERDOWN") {

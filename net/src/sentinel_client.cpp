@@ -38,6 +38,14 @@ Result<std::unique_ptr<SentinelClient>> SentinelClient::Create(ShardGroups *grou
     return Error(Code::kInvalid, std::to_string(names.size()) + " names for " +
                                      std::to_string(groups->group_count()) + " groups");
   }
+  // One budget for every reply this client reads (reader.hpp), unless given.
+  if (opts.node_conn.reply_budget == nullptr) {
+    opts.node_conn.reply_budget =
+        std::make_shared<ReplyBudget>(ClientBudgetFor(opts.node_conn.limits));
+  }
+  if (opts.sentinel_conn.reply_budget == nullptr) {
+    opts.sentinel_conn.reply_budget = opts.node_conn.reply_budget;
+  }
   std::unique_ptr<SentinelClient> c(new SentinelClient(groups, std::move(opts)));
   c->watcher_ = std::make_unique<SentinelWatcher>(groups, std::move(sentinels), std::move(names),
                                                   c->opts_, &c->counters_);

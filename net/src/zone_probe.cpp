@@ -1,11 +1,13 @@
 // Zones reported by the nodes themselves (see zone_probe.hpp).
 #include "cloudroute/net/zone_probe.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <thread>
 #include <vector>
 
 #include "cloudroute/core/info_text.hpp"
+#include "cloudroute/net/deadline.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -42,22 +44,41 @@ void ZoneProbe::Probe(const std::string &host, uint16_t port, Connection *conn,
       if (n.port == port && n.host == host && !n.zone.empty()) return;  // the topology's is free
     }
   }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = failed_.find(address);
+    if (it != failed_.end() && SteadyNowNs() - it->second < kZoneProbeRetryMs * 1000000) return;
+  }
   static const Args kHello{"HELLO"};
   static const Args kInfo{"INFO", "server"};
   std::vector<ReplyPtr> replies;
   // One round trip for both: HELLO (no protocol switch) first, INFO only as
   // the fallback source. Error replies (HELLO before Redis 6) are answers.
-  if (!conn->Pipeline({&kHello, &kInfo}, timeout_ms, &replies).ok() || replies.size() != 2) return;
+  Status s = conn->Pipeline({&kHello, &kInfo}, std::min(timeout_ms, kZoneProbeTimeoutMs), &replies);
+  NodeEntry *const e = router->registry().Find(address);
+  bool first_failure = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (e != nullptr) dialed_[e->handle] = true;
+    if (!s.ok()) {
+      auto [it, added] = failed_.try_emplace(address, SteadyNowNs());
+      it->second = SteadyNowNs();
+      first_failure = added;
+    }
+  }
+  if (!s.ok()) {
+    if (first_failure && ctx_->log.Enabled(LogLevel::kWarn)) {
+      ctx_->log.Emit(LogLevel::kWarn, "zone probe failed; the node's zone stays unknown",
+                     {{"node", address}, {"error", s.message()}});
+    }
+    return;
+  }
   std::string zone = ZoneFromHello(*replies[0]);
   if (zone.empty() && replies[1]->is_string()) {
     // INFO server: "availability_zone:use1-az1" among the other lines. The
     // parsed text must outlive the pointer Find() returns into it.
     const InfoText info = InfoText::Parse(replies[1]->str);
     if (const std::string *z = info.Find("availability_zone")) zone = *z;
-  }
-  if (NodeEntry *e = router->registry().Find(address)) {
-    std::lock_guard<std::mutex> lock(mu_);
-    dialed_[e->handle] = true;
   }
   if (!zone.empty()) (void)router->SetNodeZone(host, port, zone);  // a no-op when unchanged
 }

@@ -5,10 +5,15 @@
 #include "cloudroute/net/connection.hpp"
 
 #include <gtest/gtest.h>
-
-#include <memory>
+#include <hiredis/hiredis.h>
+#include <malloc.h>
 
 #include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cloudroute/net/errors.hpp"
 #include "fake_server.hpp"
@@ -179,6 +184,141 @@ TEST(ReaderCaps, ElementCountAtTheCapIsAccepted) {
   auto r = (*c)->Command({"GET", "k"}, 1000);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ((*r)->elements.size(), 3u);
+}
+
+// Bytes the heap has handed out (the main arena, where this thread
+// allocates, and mmapped blocks).
+uint64_t HeapInUse() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+// Builds one reply from wire bytes with the capped reader; *charged gets
+// what the reader charged for it, *heap what the heap grew by.
+ReplyPtr Build(const std::string &wire, uint64_t *charged, uint64_t *heap) {
+  ReaderState st;
+  st.limits = DefaultReplyLimits();
+  redisReader *reader = NewCappedReader(&st);
+  EXPECT_NE(reader, nullptr);
+  EXPECT_EQ(redisReaderFeed(reader, wire.data(), wire.size()), REDIS_OK);
+  const uint64_t before = HeapInUse();
+  void *obj = nullptr;
+  EXPECT_EQ(redisReaderGetReply(reader, &obj), REDIS_OK) << st.limit_error;
+  ReplyPtr r(static_cast<Reply *>(obj));
+  *heap = HeapInUse() - before;
+  *charged = st.bytes;
+  EXPECT_EQ(st.bytes, r != nullptr ? ReplyTreeCost(*r) : 0);
+  redisReaderFree(reader);
+  return r;
+}
+
+TEST(ReaderCaps, TheChargeIsWhatTheTreeReallyCosts) {
+  // Each shape of 100 000 elements: the charge covers the heap the tree took
+  // (never less: the cap bounds memory) and is not far above it (a
+  // documented cap means what it says).
+  constexpr int kN = 100000;
+  auto array = [&](const std::string &element) {
+    std::string wire = "*" + std::to_string(kN) + "\r\n";
+    for (int i = 0; i < kN; ++i) wire += element;
+    return wire;
+  };
+  std::string nested = "*" + std::to_string(kN / 4) + "\r\n";
+  for (int i = 0; i < kN / 4; ++i) nested += "*3\r\n:1\r\n$5\r\nhello\r\n$-1\r\n";
+  const std::vector<std::pair<std::string, std::string>> shapes = {
+      {"integers", array(":12345\r\n")},
+      {"short strings", array("$10\r\n0123456789\r\n")},
+      {"strings past the inline buffer", array("$100\r\n" + std::string(100, 'x') + "\r\n")},
+      {"arrays of three", nested},
+      {"one long string", "$1000000\r\n" + std::string(1000000, 'y') + "\r\n"},
+  };
+  for (const auto &[name, wire] : shapes) {
+    uint64_t charged = 0, heap = 0;
+    ReplyPtr r = Build(wire, &charged, &heap);
+    ASSERT_NE(r, nullptr) << name;
+    EXPECT_GE(charged, heap) << name;
+    EXPECT_LE(charged, heap + heap * 3 / 10)
+        << name << ": charged " << charged << ", heap " << heap;
+    std::printf("%s: charged %llu bytes, the heap grew by %llu\n", name.c_str(),
+                static_cast<unsigned long long>(charged), static_cast<unsigned long long>(heap));
+  }
+}
+
+TEST(ReaderCaps, TheClientBudgetIsSharedAndGivenBack) {
+  auto budget = std::make_shared<ReplyBudget>(3u << 20);
+  {
+    ReaderState a, b;
+    a.budget = b.budget = budget;
+    a.limits.max_total_bytes = b.limits.max_total_bytes = 8u << 20;
+    ASSERT_TRUE(a.ChargeTree(2u << 20));
+    EXPECT_GE(budget->used(), 2u << 20);
+    // Within b's own cap, over what the client has left.
+    EXPECT_FALSE(b.ChargeTree(2u << 20));
+    EXPECT_NE(b.limit_error.find("budget of 3145728 bytes"), std::string::npos) << b.limit_error;
+    a.Reset();  // a's reply was handed out: its charge goes back
+    EXPECT_EQ(budget->used(), 0u);
+    b.limit_error.clear();
+    EXPECT_TRUE(b.ChargeTree(0));
+    EXPECT_GE(budget->used(), 2u << 20);
+    // The reply's own cap names itself.
+    EXPECT_FALSE(a.ChargeTree(9u << 20));
+    EXPECT_NE(a.limit_error.find("cap of 8388608 bytes (max_reply_bytes)"), std::string::npos)
+        << a.limit_error;
+  }
+  EXPECT_EQ(budget->used(), 0u);  // closed connections hold nothing
+  {
+    // Near the cap a connection takes what it needs, not a whole step, and
+    // gives it all back with its reply.
+    auto tight = std::make_shared<ReplyBudget>(5u << 19);  // 2.5 MiB
+    ReaderState a;
+    a.budget = tight;
+    a.limits.max_total_bytes = 8u << 20;
+    ASSERT_TRUE(a.ChargeTree(9u << 18)) << a.limit_error;  // 2.25 MiB
+    EXPECT_EQ(tight->used(), 9u << 18);
+    a.Reset();
+    EXPECT_EQ(tight->used(), 0u);
+  }
+}
+
+TEST(ReaderCaps, AGrownReadBufferIsNotKeptByAnIdleConnection) {
+  // A 4 MiB string, then small replies on the same connection: once the
+  // string was handed out, the connection holds nothing of the budget.
+  const std::string big = "$4194304\r\n" + std::string(4u << 20, 'z') + "\r\n";
+  FakeServer srv([&](const std::string &req) {
+    if (req.find("BIG") != std::string::npos) return big;
+    return MiniRedis(req);
+  });
+  ConnectOptions o = Opts();
+  o.reply_budget = std::make_shared<ReplyBudget>(64u << 20);
+  auto c = Connection::Open("127.0.0.1", srv.port(), o, 1000);
+  ASSERT_TRUE(c.ok());
+  auto r = (*c)->Command({"BIG"}, 5000);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)->str.size(), 4u << 20);
+  EXPECT_EQ(o.reply_budget->used(), 0u);
+  auto p = (*c)->Command({"PING"}, 1000);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ((*p)->str, "PONG");
+  c->reset();
+  EXPECT_EQ(o.reply_budget->used(), 0u);
+}
+
+TEST(ReaderCaps, ABufferedStringCountsAgainstTheReplyCap) {
+  // No string cap to speak of: the reply's own cap refuses the string while
+  // it arrives (its buffer is what it costs), long before its end.
+  ConnectOptions o = Opts();
+  o.limits.max_bulk_len = 1ull << 40;
+  o.limits.max_total_bytes = 4u << 20;
+  FakeServer srv(Always("$2000000000\r\n"), std::string(65536, 'x'), 1024);
+  auto c = Connection::Open("127.0.0.1", srv.port(), o, 1000);
+  ASSERT_TRUE(c.ok());
+  auto r = (*c)->Command({"GET", "k"}, 5000);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kLimit);
+  EXPECT_NE(r.status().message().find("127.0.0.1:" + std::to_string(srv.port()) +
+                                      ": reply refused: the reply would need more than its cap "
+                                      "of 4194304 bytes (max_reply_bytes)"),
+            std::string::npos)
+      << r.status().message();
 }
 
 TEST(Connection, MalformedReplyIsAProtocolError) {

@@ -4,10 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+#include "cloudroute/core/topology.hpp"
 
 namespace cloudroute {
 namespace net {
 namespace {
+
+#define ASSERT_OK(expr)                     \
+  do {                                      \
+    const Status st_ = (expr);              \
+    ASSERT_TRUE(st_.ok()) << st_.message(); \
+  } while (0)
 
 ReplyPtr Make(RespType type, const std::string &text) {
   auto r = std::make_unique<Reply>();
@@ -29,30 +38,86 @@ struct Answering {
 TEST(ParseRedirect, HostsPortsAndSlots) {
   uint16_t slot = 0, port = 0;
   std::string host;
-  ASSERT_TRUE(ParseRedirect("MOVED 3999 127.0.0.1:6381", "from", &slot, &host, &port));
+  ASSERT_OK(ParseRedirect("MOVED 3999 127.0.0.1:6381", "from", &slot, &host, &port));
   EXPECT_EQ(slot, 3999);
   EXPECT_EQ(host, "127.0.0.1");
   EXPECT_EQ(port, 6381);
-  ASSERT_TRUE(ParseRedirect("ASK 0 :6382", "from", &slot, &host, &port));  // empty: the sender
+  ASSERT_OK(ParseRedirect("ASK 0 :6382", "from", &slot, &host, &port));  // empty: the sender
   EXPECT_EQ(host, "from");
   EXPECT_EQ(slot, 0);
-  ASSERT_TRUE(ParseRedirect("MOVED 16383 ?:6383", "from", &slot, &host, &port));
+  ASSERT_OK(ParseRedirect("MOVED 16383 ?:6383", "from", &slot, &host, &port));
   EXPECT_EQ(host, "from");
   EXPECT_EQ(slot, 16383);
-  ASSERT_TRUE(ParseRedirect("MOVED 1 [::1]:6384", "from", &slot, &host, &port));
+  ASSERT_OK(ParseRedirect("MOVED 1 [::1]:6384", "from", &slot, &host, &port));
   EXPECT_EQ(host, "::1");
   EXPECT_EQ(port, 6384);
-  ASSERT_TRUE(ParseRedirect("MOVED 2 node-3.example:65535", "from", &slot, &host, &port));
+  ASSERT_OK(ParseRedirect("MOVED 2 node-3.example:65535", "from", &slot, &host, &port));
   EXPECT_EQ(host, "node-3.example");
   EXPECT_EQ(port, 65535);
 }
 
-TEST(ParseRedirect, RefusesWhatDoesNotParse) {
-  uint16_t slot = 0, port = 0;
-  std::string host;
-  for (const char *bad : {"MOVED", "MOVED 3999", "MOVED 3999 nocolon", "MOVED 16384 h:1",
-                          "MOVED -1 h:1", "MOVED 1 h:0", "MOVED 1 h:65536", "MOVED 1 h:x"}) {
-    EXPECT_FALSE(ParseRedirect(bad, "from", &slot, &host, &port)) << bad;
+TEST(ParseRedirect, RefusesEveryMalformedTargetWithTheTextEscaped) {
+  struct Case {
+    std::string text;
+    std::string shown;  // what the message must contain
+  };
+  const std::vector<Case> cases = {
+      {"MOVED", "no slot"},
+      {"MOVED 3999", "no target"},
+      {"MOVED 3999 nocolon", "want host:port"},
+      {"MOVED 16384 h:1", "0-16383"},
+      {"MOVED -1 h:1", "0-16383"},
+      {"MOVED +1 h:1", "0-16383"},
+      {"MOVED 0x10 h:1", "0-16383"},
+      {"MOVED 000001 h:1", "0-16383"},
+      {"MOVED  1 h:1", "0-16383"},  // two spaces: an empty slot
+      {"MOVED 1 h:0", "port out of range"},
+      {"MOVED 1 h:65536", "port out of range"},
+      {"MOVED 1 h:x", "bad port"},
+      {"MOVED 1 h:", "bad port"},
+      {"MOVED 1 h:-1", "bad port"},
+      {"MOVED 1 h:1 extra", "bad port"},
+      {"ASK 1 :0", "1-65535"},
+      {"ASK 1 :99999", "1-65535"},
+      {"ASK 1 ?:x", "1-65535"},
+      {"ASK 1 :", "1-65535"},
+      {"MOVED 1 [::1:9902", "want [v6]:port"},
+      {"MOVED 1 ::1]:9902", "1-65535"},  // an empty host, then ":1]:9902"
+      {"MOVED 1 [::1]]:9902", "want [v6]:port"},
+      {"MOVED 1 [[::1]:9902", "brackets hold an IPv6 literal"},
+      {"MOVED 1 [10.0.0.1]:9902", "brackets hold an IPv6 literal"},
+      {"MOVED 1 []:9902", "brackets hold an IPv6 literal"},
+      {"MOVED 1 ::1:9902", "1-65535"},
+      {"MOVED 1 fe80::1:9902", "put IPv6 hosts in brackets"},
+      {std::string("MOVED 1 evil\0host:9902", 22), "evil\\x00host"},
+      {"MOVED 1 evil\rhost:9902", "evil\\x0dhost"},
+      {"MOVED 1 evil\nhost:9902", "evil\\x0ahost"},
+      {"MOVED 1 evil\x1bhost:9902", "evil\\x1bhost"},
+      {"MOVED 1 evil\x7fhost:9902", "evil\\x7fhost"},
+      {"MOVED 1 evil host:9902", "neither an IP address"},  // the target: "evil host:9902"
+      {"MOVED 1 h\xc3\xa9:9902", "h\\xc3\\xa9"},
+      {"MOVED 1 :9902x", "1-65535"},
+      {"MOVED 1 -h:1", "neither an IP address nor a hostname"},
+      {"MOVED 1 10.0.0.256:1", "neither an IP address nor a hostname"},
+      {"MOVEDX 1 h:1", "not a MOVED or ASK redirect"},
+  };
+  for (const Case &c : cases) {
+    uint16_t slot = 7, port = 7;
+    std::string host = "unchanged";
+    Status s = ParseRedirect(c.text, "from", &slot, &host, &port);
+    ASSERT_FALSE(s.ok()) << Quote(c.text);
+    EXPECT_EQ(s.code(), Code::kParse) << Quote(c.text);
+    // The whole text, escaped, and the reason.
+    EXPECT_NE(s.message().find("refused redirect " + Quote(c.text)), std::string::npos)
+        << s.message();
+    EXPECT_NE(s.message().find(c.shown), std::string::npos) << s.message();
+    // Nothing is printed raw: every byte of the message is printable ASCII.
+    for (char ch : s.message()) {
+      EXPECT_TRUE(ch >= 0x20 && ch < 0x7f) << s.message();
+    }
+    EXPECT_EQ(host, "unchanged");
+    EXPECT_EQ(slot, 7);
+    EXPECT_EQ(port, 7);
   }
 }
 
@@ -80,9 +145,17 @@ TEST(Classify, Kinds) {
   EXPECT_EQ(
       Classify(Make(RespType::kError, "CLUSTERDOWN The cluster is down"), &n, Access::kWrite).kind,
       OutcomeKind::kRetry);
-  // A redirect that does not parse is an error reply like any other.
-  EXPECT_EQ(Classify(Make(RespType::kError, "MOVED garbage"), &n, Access::kRead).kind,
-            OutcomeKind::kServerError);
+  // A redirect that does not parse is the sender's protocol error, never
+  // followed, for reads and writes alike.
+  for (Access access : {Access::kRead, Access::kWrite}) {
+    o = Classify(Make(RespType::kError, std::string("MOVED 1 [::1:99\0", 16)), &n, access);
+    EXPECT_EQ(o.kind, OutcomeKind::kNodeFailed);
+    EXPECT_EQ(o.status.code(), Code::kParse);
+    EXPECT_EQ(o.status.message(),
+              "10.0.0.9:7009: refused redirect 'MOVED 1 [::1:99\\x00': bad address "
+              "'[::1:99\\x00' (want [v6]:port)");
+    EXPECT_TRUE(o.host.empty());
+  }
   o = Classify(Make(RespType::kError, "WRONGTYPE Operation against a key"), &n, Access::kRead);
   EXPECT_EQ(o.kind, OutcomeKind::kServerError);
   EXPECT_EQ(o.reply->str, "WRONGTYPE Operation against a key");

@@ -9,8 +9,10 @@
 //    (zone_probe.hpp). Serialized: one refresh at a time.
 //  - Tick(): the refresher's cheap periodic work — idle PINGs and RTT
 //    publishing (rtt_probe.hpp).
-//  - OnConnect(): each new pooled connection — the zone probe, then the
-//    replica readiness check; a failure refuses the connection.
+//  - OnConnect(): each new pooled connection — the zone probe (optional: a
+//    failed one leaves the connection broken and OK is returned, so the pool
+//    dials once more, see node_pools.hpp), then the replica readiness check,
+//    whose failure refuses the connection.
 //
 // Thread-safety: Refresh from any thread (serialized inside); Tick on the
 // refresher thread; OnConnect on whichever thread dials.

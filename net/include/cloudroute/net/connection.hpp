@@ -50,6 +50,9 @@ struct ConnectOptions {
   bool readonly = false;                  // send READONLY (cluster replica reads)
   std::shared_ptr<const TlsContext> tls;  // nullptr = plaintext
   RespLimits limits = DefaultReplyLimits();
+  // Shared by every connection of one client (reader.hpp); null = none. The
+  // clients make one (ClientBudgetFor(limits)) when it is left null.
+  std::shared_ptr<ReplyBudget> reply_budget;
 };
 
 // One command: its arguments, binary-safe.

@@ -7,7 +7,12 @@
 // A pool dials the node's announced address, or where the configuration
 // re-points it (connect_via: NAT, a proxy, a cloud's private endpoint), with
 // READONLY; each new connection is handed to the on-connect hook (the
-// observer's zone probe and replica readiness check), which may refuse it.
+// observer's zone probe and replica readiness check), which may refuse it
+// (a non-OK status), or accept it broken: an optional step of the hook
+// failed on it (the zone probe: no answer, garbage). The pool then dials
+// once more within the same budget and hands the new connection to the
+// hook, which must not break it again (it skips the failed step); a second
+// broken one fails the dial.
 //
 // Lifetime: a pool lives as long as its node's registry entry. The router
 // reclaims an entry once no snapshot, previous topology or caller pins it
@@ -47,7 +52,8 @@ struct NodeStatsValues {
 class NodePools {
  public:
   // host/port: the node's identity (its announced address), not where it was
-  // dialed. A non-OK status refuses the connection (the dial fails with it).
+  // dialed. A non-OK status refuses the connection (the dial fails with it);
+  // OK with conn broken asks for one re-dial (see above).
   using OnConnect = std::function<Status(const std::string &host, uint16_t port, Connection *conn,
                                          uint32_t timeout_ms)>;
 

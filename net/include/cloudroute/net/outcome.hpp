@@ -2,7 +2,8 @@
 // done, an error reply to return, a redirect to follow (MOVED / ASK), a
 // retry to wait for (TRYAGAIN / CLUSTERDOWN, LOADING / MASTERDOWN for a
 // write), or a node that failed (LOADING / MASTERDOWN for a read: it moves
-// on to the next candidate; a connection error or timeout).
+// on to the next candidate; a MOVED / ASK whose target does not parse,
+// kParse; a connection error or timeout).
 //
 // Thread-safety: plain values and pure functions.
 #pragma once
@@ -43,9 +44,17 @@ Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access);
 Status NamedFailure(const NodeEntry *node, const Status &s);
 
 // "MOVED 3999 127.0.0.1:6381" / "ASK 3999 :6381" / "MOVED 1 [::1]:6381"
-// (empty or "?" host: from_host). False when the text does not parse.
-bool ParseRedirect(const std::string &text, const std::string &from_host, uint16_t *slot,
-                   std::string *host, uint16_t *port);
+// (empty or "?" host: from_host), parsed strictly: the slot is 1-5 digits
+// below 16384; the target runs to the end of the text and is host:port or
+// [v6]:port as ParseHostPort takes it (an IP literal or an RFC 1123 name —
+// no NUL, CR, LF, space or control byte —, an IPv6 literal only in balanced
+// brackets, the port 1-65535 in digits). kParse otherwise, its message
+// showing the text escaped (Quote: non-printable bytes as \xNN). Classify
+// turns a refused redirect into kNodeFailed with that kParse status, named
+// by the node that sent it: it is never dialed, and a read tries its next
+// candidate (a node that sends garbage is not trusted for the read).
+Status ParseRedirect(const std::string &text, const std::string &from_host, uint16_t *slot,
+                     std::string *host, uint16_t *port);
 
 }  // namespace net
 }  // namespace cloudroute
