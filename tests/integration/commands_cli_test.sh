@@ -62,14 +62,18 @@ run exec --seeds "$seeds" --node 127.0.0.1:1 -- PING >/dev/null 2>&1 || rc=$?
 ok
 # Commands that would change a pooled connection's state are refused before
 # they are sent (exit 1, the reason on stderr), by key and on nodes alike.
-for cmd in "SSUBSCRIBE {k1}a {k1}b" "MONITOR" "CLIENT REPLY OFF" "SELECT 1" "MULTI"; do
-  for where in "--key-index 0" "--all-nodes"; do
-    rc=0
-    err=$(run exec --seeds "$seeds" $where -- $cmd 2>&1) || rc=$?
-    [[ $rc == 1 && $err == *"is not sent on the client's pooled connections"* ]] ||
-      fail "exec $where $cmd: rc=$rc '$err'"
-  done
+refused() { # exec ARGS... must exit 1 naming the rule
+  local rc=0 err
+  err=$(run exec --seeds "$seeds" "$@" 2>&1) || rc=$?
+  [[ $rc == 1 && $err == *"is not sent on the client's pooled connections"* ]] ||
+    fail "exec $*: rc=$rc '$err'"
+}
+for cmd in "SSUBSCRIBE {k1}a {k1}b" "SUBSCRIBE ch" "CLIENT REPLY OFF" "SELECT 1"; do
+  refused -- $cmd
+  refused --all-nodes -- $cmd
 done
+refused --all-nodes -- MONITOR
+refused --all-masters -- MULTI
 printf 'SET cli:pipe:sub v\nSUBSCRIBE ch\nGET cli:pipe:sub\n' >"${TMPDIR:-/tmp}/cr-pipe-sub.$$"
 rc=0
 out=$(run pipe --seeds "$seeds" <"${TMPDIR:-/tmp}/cr-pipe-sub.$$" 2>&1) || rc=$?
