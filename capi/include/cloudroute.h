@@ -992,12 +992,11 @@ typedef struct cr_client_options {
   uint32_t read_your_writes_ms; /* 0 = off; default 0 */
 } cr_client_options;
 
-#define CR_CLIENT_OPTIONS_INIT                                                                    \
-  {                                                                                               \
-    (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,   \
-        30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 67108864u, 268435456u, NULL,      \
-        NULL, NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, \
-        0u                                                                                        \
+#define CR_CLIENT_OPTIONS_INIT                                                                     \
+  {                                                                                                \
+    (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,    \
+        30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 67108864u, 268435456u, NULL, NULL, \
+        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, 0u     \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */
