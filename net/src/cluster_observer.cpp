@@ -36,7 +36,18 @@ std::vector<Seed> ClusterObserver::AskOrder() {
 }
 
 Status ClusterObserver::Refresh() {
+  const std::thread::id self = std::this_thread::get_id();
+  if (refreshing_.load(std::memory_order_acquire) == self) {
+    return Error(Code::kInvalid,
+                 "refresh asked from a log handler during this client's refresh on the same "
+                 "thread (it would wait for itself); the refresh under way is the one asked for");
+  }
   std::lock_guard<std::mutex> lock(refresh_mu_);
+  refreshing_.store(self, std::memory_order_release);
+  struct Owner {  // clears the owner on every return, before the lock opens
+    std::atomic<std::thread::id> *id;
+    ~Owner() { id->store(std::thread::id(), std::memory_order_release); }
+  } owner{&refreshing_};
   EventLog &log = ctx_->log;
   const int64_t t0 = SteadyNowNs();
   log.Emit(LogLevel::kDebug, "refresh started", {});

@@ -47,6 +47,8 @@ class FakeServer {
   }
   uint16_t port() const { return port_; }
   int accepted() const { return accepted_.load(); }
+  // Connections the peer has closed.
+  int closed() const { return closed_.load(); }
 
  private:
   void Run() {
@@ -71,6 +73,7 @@ class FakeServer {
         if (n == 0) {  // the peer closed: poll skips a negative fd from now on
           close(fds[i].fd);
           clients_[i - 1] = -1;
+          ++closed_;
         }
         if (n <= 0) continue;
         requests[i - 1].append(buf, static_cast<size_t>(n));
@@ -102,6 +105,7 @@ class FakeServer {
   std::vector<int> clients_;
   std::atomic<bool> stop_{false};
   std::atomic<int> accepted_{0};
+  std::atomic<int> closed_{0};
   std::thread thread_;
 };
 

@@ -13,13 +13,17 @@
 //    replica readiness check; a failure refuses the connection.
 //
 // Thread-safety: Refresh from any thread (serialized inside); Tick on the
-// refresher thread; OnConnect on whichever thread dials.
+// refresher thread; OnConnect on whichever thread dials. A Refresh asked on
+// the thread whose refresh runs now — a log handler of that refresh's
+// events — is refused (kInvalid) instead of waiting for itself.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cloudroute/net/client_context.hpp"
@@ -57,7 +61,9 @@ class ClusterObserver {
   const std::vector<Seed> seeds_;
   NodePools *pools_ = nullptr;
   ZoneProbe zones_;
-  std::mutex refresh_mu_;   // serializes refreshes
+  std::mutex refresh_mu_;  // serializes refreshes
+  // The thread that holds refresh_mu_ (no thread: none).
+  std::atomic<std::thread::id> refreshing_{};
   RefreshEpisode episode_;  // under refresh_mu_
   uint64_t ask_start_ =     // under refresh_mu_: where the next AskOrder starts
       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
