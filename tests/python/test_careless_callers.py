@@ -6,7 +6,9 @@ ranges Java refuses alike. Each would once abort or hang the process, so every
 risky step runs bounded (a child process with a deadline, a wait with a
 timeout).
 
-Against the harness cluster (conftest.py's session fixture).
+The peer is a scripted cluster node in this file (one master owning every
+slot, answering what the client asks, never answering a BLPOP on an empty list
+nor a GET of "careless:stall"): no redis-server, no shared ports.
 """
 
 from __future__ import annotations
@@ -15,19 +17,129 @@ import logging
 import multiprocessing
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pytest
-from conftest import live
 
 import cloudroute
 from cloudroute import Client, Config, Router
 
-pytestmark = live
+
+# ---- a scripted cluster node ----------------------------------------------------
+
+
+def _bulk(b: bytes) -> bytes:
+    return b"$%d\r\n%s\r\n" % (len(b), b)
+
+
+def _commands(buf: bytearray) -> Iterator[List[bytes]]:
+    """Complete RESP commands at the front of buf, removed as they are read."""
+    while buf.startswith(b"*"):
+        eol = buf.find(b"\r\n")
+        if eol < 0:
+            return
+        n, pos, argv = int(buf[1:eol]), eol + 2, []
+        for _ in range(n):
+            eol = buf.find(b"\r\n", pos)
+            if eol < 0:
+                return
+            size = int(buf[pos + 1 : eol])
+            if len(buf) < eol + 2 + size + 2:
+                return
+            argv.append(bytes(buf[eol + 2 : eol + 2 + size]))
+            pos = eol + 2 + size + 2
+        del buf[:pos]
+        yield argv
+
+
+class FakeNode:
+    """A cluster node on 127.0.0.1 as far as the live client asks: CLUSTER SHARDS
+    is an error (the client falls back to CLUSTER SLOTS: one shard, this node),
+    INFO an empty section, GET/SET/DEL/RPUSH on a dict; BLPOP pops or, on an
+    empty list, never answers; GET of careless:stall never answers."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.data: Dict[bytes, Any] = {}
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _answer(self, argv: List[bytes]) -> Optional[bytes]:
+        cmd = argv[0].upper()
+        sub = argv[1].upper() if len(argv) > 1 else b""
+        with self.lock:
+            if cmd == b"CLUSTER" and sub == b"SHARDS":
+                return b"-ERR unknown subcommand 'SHARDS'\r\n"
+            if cmd == b"CLUSTER":
+                return (b"*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + _bulk(b"127.0.0.1")
+                        + b":%d\r\n" % self.port + _bulk(b"a" * 40))
+            if cmd == b"INFO":
+                return _bulk(b"# Server\r\n")
+            if cmd == b"PING":
+                return b"+PONG\r\n"
+            if cmd == b"GET":
+                if argv[1] == b"careless:stall":
+                    return None
+                v = self.data.get(argv[1])
+                return b"$-1\r\n" if v is None else _bulk(v)
+            if cmd == b"SET":
+                self.data[argv[1]] = argv[2]
+                return b"+OK\r\n"
+            if cmd == b"DEL":
+                n = sum(1 for k in argv[1:] if self.data.pop(k, None) is not None)
+                return b":%d\r\n" % n
+            if cmd == b"RPUSH":
+                lst = self.data.setdefault(argv[1], [])
+                lst.extend(argv[2:])
+                return b":%d\r\n" % len(lst)
+            if cmd == b"BLPOP":
+                lst = self.data.get(argv[1])
+                if not lst:
+                    return None
+                return b"*2\r\n" + _bulk(argv[1]) + _bulk(lst.pop(0))
+            return b"+OK\r\n"
+
+    def _serve(self, conn: socket.socket) -> None:
+        buf = bytearray()
+        with conn:
+            while True:
+                try:
+                    chunk = conn.recv(65536)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                buf += chunk
+                for argv in _commands(buf):
+                    out = self._answer(argv)
+                    if out is None:  # never answered: wait for the peer to close
+                        while conn.recv(65536):
+                            pass
+                        return
+                    conn.sendall(out)
+
+
+@pytest.fixture(scope="module")
+def node() -> Iterator[str]:
+    n = FakeNode()
+    yield f"127.0.0.1:{n.port}"
+    n.sock.close()
 
 
 def wait_until(pred: Callable[[], bool], timeout: float = 10.0) -> bool:
@@ -74,7 +186,7 @@ def debug_log() -> Iterator[Callable[[Callable[[logging.LogRecord], None]], None
 
 
 def test_close_from_a_handler_on_the_refresher_thread(
-    cluster: Dict[str, str], debug_log: Callable[[Callable[[logging.LogRecord], None]], None]
+    node: str, debug_log: Callable[[Callable[[logging.LogRecord], None]], None]
 ) -> None:
     main = threading.get_ident()
     state: Dict[str, Optional[Client]] = {"client": None}
@@ -88,7 +200,7 @@ def test_close_from_a_handler_on_the_refresher_thread(
             closed_on.append(threading.get_ident())
 
     debug_log(close_it)
-    c = Client(cluster["SEEDS"], refresh_interval_ms=50)
+    c = Client(node, refresh_interval_ms=50)
     c.get("careless:k")  # a pooled connection, as any client in use has
     state["client"] = c
     assert wait_until(lambda: len(closed_on) == 1), "no periodic refresh closed the client"
@@ -98,7 +210,7 @@ def test_close_from_a_handler_on_the_refresher_thread(
 
 
 def test_refresh_from_a_handler_of_that_refresh_is_refused(
-    cluster: Dict[str, str], debug_log: Callable[[Callable[[logging.LogRecord], None]], None]
+    node: str, debug_log: Callable[[Callable[[logging.LogRecord], None]], None]
 ) -> None:
     errors: List[BaseException] = []
     armed = threading.Event()
@@ -113,7 +225,7 @@ def test_refresh_from_a_handler_of_that_refresh_is_refused(
                 errors.append(e)
 
     debug_log(refresh_again)
-    with Client(cluster["SEEDS"], refresh_interval_ms=0) as c:
+    with Client(node, refresh_interval_ms=0) as c:
         box["c"] = c
         armed.set()
         c.refresh()  # the handler runs on this thread, inside this refresh
@@ -124,7 +236,7 @@ def test_refresh_from_a_handler_of_that_refresh_is_refused(
 
 
 def test_close_from_a_handler_inside_a_call_closes_after_it(
-    cluster: Dict[str, str], debug_log: Callable[[Callable[[logging.LogRecord], None]], None]
+    node: str, debug_log: Callable[[Callable[[logging.LogRecord], None]], None]
 ) -> None:
     box: Dict[str, Client] = {}
     armed = threading.Event()
@@ -135,7 +247,7 @@ def test_close_from_a_handler_inside_a_call_closes_after_it(
             box["c"].close()
 
     debug_log(close_it)
-    c = Client(cluster["SEEDS"], refresh_interval_ms=0)
+    c = Client(node, refresh_interval_ms=0)
     box["c"] = c
     armed.set()
     c.refresh()  # returns: the running call keeps the handle until it ends
@@ -179,8 +291,8 @@ def _wait_child(pid: int, timeout: float = 20.0) -> int:
     raise AssertionError("the forked child hung")
 
 
-def test_a_client_across_os_fork(cluster: Dict[str, str]) -> None:
-    with Client(cluster["SEEDS"], refresh_interval_ms=0) as c:
+def test_a_client_across_os_fork(node: str) -> None:
+    with Client(node, refresh_interval_ms=0) as c:
         c.set("careless:fork", b"parent")
         pid = os.fork()
         if pid == 0:  # the child: never returns into pytest
@@ -188,7 +300,7 @@ def test_a_client_across_os_fork(cluster: Dict[str, str]) -> None:
             try:
                 code = _child_uses_and_drops(c)
                 # A new client works in the child.
-                with Client(cluster["SEEDS"]) as fresh:
+                with Client(node) as fresh:
                     if fresh.get("careless:fork") != b"parent":
                         code = 6
             finally:
@@ -204,9 +316,9 @@ def _mp_target(c: Client) -> None:
     sys.exit(code)
 
 
-def test_a_client_across_multiprocessing_fork(cluster: Dict[str, str]) -> None:
+def test_a_client_across_multiprocessing_fork(node: str) -> None:
     ctx = multiprocessing.get_context("fork")
-    with Client(cluster["SEEDS"], refresh_interval_ms=50) as c:
+    with Client(node, refresh_interval_ms=50) as c:
         p = ctx.Process(target=_mp_target, args=(c,))
         p.start()
         p.join(20)
@@ -219,12 +331,12 @@ def test_a_client_across_multiprocessing_fork(cluster: Dict[str, str]) -> None:
         assert c.get("careless:mp") == b"parent"
 
 
-def test_a_forked_child_that_exits_with_a_live_client(cluster: Dict[str, str]) -> None:
+def test_a_forked_child_that_exits_with_a_live_client(node: str) -> None:
     """The child of a fork ends through interpreter shutdown (globals freed),
     the client still open: it exits at once."""
     script = (
         "import os, sys, cloudroute\n"
-        f"c = cloudroute.Client({cluster['SEEDS']!r}, refresh_interval_ms=50)\n"
+        f"c = cloudroute.Client({node!r}, refresh_interval_ms=50)\n"
         "c.get('careless:k')\n"
         "pid = os.fork()\n"
         "if pid == 0:\n"
@@ -249,24 +361,26 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 @pytest.mark.parametrize("read", [False, True])
-def test_a_signal_ends_a_blocking_call_at_once(cluster: Dict[str, str], read: bool) -> None:
+def test_a_signal_ends_a_blocking_call_at_once(node: str, read: bool) -> None:
     """A signal handler that raises (as Ctrl-C's KeyboardInterrupt does) during a
-    call that would wait 5 s (a BLPOP on the master, an XREAD BLOCK on a
-    replica): the call raises it within well under a second. The connection is
-    closed, not reused: the next BLPOP gets its own reply."""
+    call that would wait seconds (a write: BLPOP 5 on an empty list; a read: a
+    GET the node never answers, 10 s timeout): the call raises it within well
+    under a second. The connection is closed, not reused: the next BLPOP gets
+    its own reply, and the node was not counted as failed."""
     key = "careless:blpop:" + str(read)
     old = signal.signal(signal.SIGALRM, _interrupt)
     try:
-        with Client(cluster["SEEDS"]) as c:
+        with Client(node, command_timeout_ms=10000) as c:
             c.execute_command("DEL", key)
             signal.setitimer(signal.ITIMER_REAL, 0.3)
             t0 = time.monotonic()
             with pytest.raises(Interrupted):
                 if read:
-                    c.execute_command("XREAD", "BLOCK", 5000, "STREAMS", key + ":s", "$", read=True, key_index=4)
+                    c.get("careless:stall")  # a read the node never answers (tier timeout: 10 s)
                 else:
                     c.execute_command("BLPOP", key, 5)
             elapsed = time.monotonic() - t0
+            print(f"{'GET' if read else 'BLPOP'} ended {elapsed - 0.3:.3f} s after the signal")
             assert elapsed < 1.5, f"the signal took {elapsed:.2f} s to reach Python"
             c.execute_command("RPUSH", key, "x")
             assert c.execute_command("BLPOP", key, 1) == [key.encode(), b"x"]
@@ -276,10 +390,10 @@ def test_a_signal_ends_a_blocking_call_at_once(cluster: Dict[str, str], read: bo
         signal.signal(signal.SIGALRM, old)
 
 
-def test_keyboard_interrupt_ends_a_blocking_call(cluster: Dict[str, str]) -> None:
+def test_keyboard_interrupt_ends_a_blocking_call(node: str) -> None:
     """Ctrl-C itself: SIGINT from another thread, Python's default handler."""
     key = "careless:blpop:sigint"
-    with Client(cluster["SEEDS"]) as c:
+    with Client(node, command_timeout_ms=10000) as c:
         c.execute_command("DEL", key)
         timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
         t0 = time.monotonic()
@@ -334,6 +448,6 @@ def test_seeds_refuse_control_characters() -> None:
         ("max_reply_elements", 0, "reply caps must be > 0"),
     ],
 )
-def test_option_ranges(cluster: Dict[str, str], option: str, value: int, message: str) -> None:
+def test_option_ranges(node: str, option: str, value: int, message: str) -> None:
     with pytest.raises(cloudroute.InvalidArgumentError, match=message):
-        Client(cluster["SEEDS"], **{option: value})  # type: ignore[arg-type]
+        Client(node, **{option: value})  # type: ignore[arg-type]
