@@ -1046,9 +1046,11 @@ CR_API cr_status cr_client_cmd_del(int64_t *out_deleted, cr_client *c, const voi
 
 /* Re-read the topology now, on the calling thread (the background thread
  * does the same on its own schedule). Errors as for cr_client_new, and
- * CR_EINVAL when called from c's log callback during a refresh of c on the
- * same thread ("refresh started", "refresh done" ...: it would wait for
- * itself; the refresh under way is the one asked for). */
+ * CR_EINVAL when called from c's log callback while a refresh of c runs
+ * (a callback never waits for one: on its own thread — "refresh started",
+ * "refresh done" ... — it would wait for itself, on another for a refresh
+ * that may wait for the callback; the refresh under way is the one asked
+ * for). */
 CR_API cr_status cr_client_refresh(cr_client *c);
 
 /* The client's router, for inspection (cr_router_candidates,
@@ -1135,8 +1137,8 @@ typedef struct cr_log_field {
  * candidate", ...) and fields. Called on the thread where the event
  * happened — a caller's, or one of the client's own (the refresher, the
  * recovery prober, a dial) — possibly from several threads at once; it must
- * not block for long. It may call the client: cr_client_refresh during a
- * refresh on its thread fails with CR_EINVAL instead of waiting for itself,
+ * not block for long. It may call the client: cr_client_refresh while a
+ * refresh runs fails with CR_EINVAL instead of waiting for it,
  * and cr_client_free is deferred until the callback returns (see each).
  * Every pointer is valid during the call only. Events that can
  * happen per request are rate-limited (one a second per kind and node, with

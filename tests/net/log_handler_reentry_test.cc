@@ -1,7 +1,9 @@
 // A log handler may call back into the client whose event it receives:
 // through the C API, cr_client_refresh from a handler of that client's own
 // refresh (on the caller's thread and on the refresher thread) is refused
-// with CR_EINVAL instead of waiting for itself, and cr_client_free from a
+// with CR_EINVAL instead of waiting for itself, as it is from a handler on a
+// caller's thread while the refresher's refresh waits for a handler; and
+// cr_client_free from a
 // handler on the refresher thread frees the client once the handler has
 // returned instead of joining the refresher from inside it (which aborted the
 // process: "Resource deadlock avoided"). The peer is a scripted cluster node
@@ -29,6 +31,12 @@ std::string Slots(uint16_t port) {
 
 // What the handler does and saw; shared with the test's thread.
 struct Probe {
+  // Cross-thread: the refresher's "refresh started" handler holds its refresh
+  // until the test thread's "MOVED redirect" handler has asked for one.
+  std::atomic<bool> hold_refresh{false};
+  std::atomic<bool> refresher_holding{false};
+  std::atomic<bool> asked_from_moved{false};
+  std::atomic<int> moved_refresh_status{1};
   cr_client *client = nullptr;
   std::thread::id test_thread;
   std::atomic<bool> refresh_from_handler{false};  // "refresh started": cr_client_refresh
@@ -43,6 +51,18 @@ struct Probe {
 void Handler(cr_log_level, const char *message, const cr_log_field *, size_t, void *payload) {
   Probe *p = static_cast<Probe *>(payload);
   const bool here = std::this_thread::get_id() == p->test_thread;
+  if (!here && p->hold_refresh && std::string(message) == "refresh started") {
+    p->hold_refresh = false;
+    p->refresher_holding = true;
+    // Bounded: without the fix the test thread waits for this refresh.
+    crtest::WaitUntil([p] { return p->asked_from_moved.load(); }, std::chrono::seconds(5));
+    p->refresher_holding = false;
+  }
+  if (here && p->refresher_holding && !p->asked_from_moved &&
+      std::string(message) == "MOVED redirect") {
+    p->moved_refresh_status = cr_client_refresh(p->client);
+    p->asked_from_moved = true;
+  }
   if (p->refresh_from_handler && std::string(message) == "refresh started") {
     if (cr_client_refresh(p->client) == CR_EINVAL) {
       {
@@ -61,7 +81,14 @@ void Handler(cr_log_level, const char *message, const cr_log_field *, size_t, vo
 
 class LogHandlerReentry : public ::testing::Test {
  protected:
-  LogHandlerReentry() : server_(fake::ClusterNode([this] { return Slots(server_.port()); })) {
+  // A cluster node that answers a GET of "moved" with MOVED to itself.
+  LogHandlerReentry()
+      : server_([this](const std::string &req) -> std::string {
+          if (req.find(Bulk("moved")) != std::string::npos) {
+            return "-MOVED 1 127.0.0.1:" + std::to_string(server_.port()) + "\r\n";
+          }
+          return node_(req);
+        }) {
     probe_.test_thread = std::this_thread::get_id();
   }
 
@@ -80,6 +107,8 @@ class LogHandlerReentry : public ::testing::Test {
     return c;
   }
 
+  std::function<std::string(const std::string &)> node_ =
+      fake::ClusterNode([this] { return Slots(server_.port()); });
   FakeServer server_;
   Probe probe_;
 };
@@ -101,6 +130,22 @@ TEST_F(LogHandlerReentry, RefreshFromAHandlerOfTheSameRefreshIsRefused) {
   }
   // Outside a handler a refresh still runs.
   EXPECT_EQ(cr_client_refresh(c), CR_OK) << cr_last_error();
+  cr_client_free(c);
+}
+
+// A handler on a caller's thread does not wait for a refresh another thread
+// runs either: that refresh may be waiting for a handler (a logging
+// framework's lock the asking handler holds), here for the asking one.
+TEST_F(LogHandlerReentry, RefreshFromAHandlerWhileAnotherThreadRefreshesIsRefused) {
+  cr_client *c = Start();
+  ASSERT_NE(c, nullptr);
+  probe_.hold_refresh = true;
+  ASSERT_TRUE(
+      crtest::WaitUntil([&] { return probe_.refresher_holding.load(); }, std::chrono::seconds(10)));
+  cr_reply *r = nullptr;
+  EXPECT_NE(cr_client_cmd_get(&r, c, "moved", 5), CR_OK);  // MOVED to itself, until the limit
+  EXPECT_TRUE(probe_.asked_from_moved.load());
+  EXPECT_EQ(probe_.moved_refresh_status.load(), CR_EINVAL);
   cr_client_free(c);
 }
 

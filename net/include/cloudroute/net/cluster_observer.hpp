@@ -13,9 +13,11 @@
 //    replica readiness check; a failure refuses the connection.
 //
 // Thread-safety: Refresh from any thread (serialized inside); Tick on the
-// refresher thread; OnConnect on whichever thread dials. A Refresh asked on
-// the thread whose refresh runs now — a log handler of that refresh's
-// events — is refused (kInvalid) instead of waiting for itself.
+// refresher thread; OnConnect on whichever thread dials. A Refresh asked
+// from a log handler while a refresh runs is refused (kInvalid) instead of
+// waiting: on the handler's own thread it would wait for itself, on another
+// thread for a refresh that may wait for a handler (a logging framework's
+// lock the asking handler holds).
 #pragma once
 
 #include <atomic>
