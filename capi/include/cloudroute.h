@@ -1235,8 +1235,9 @@ CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
  * failed and no other candidate is tried. A command already sent may have
  * run on the server: a write may be applied, and an element a blocking pop
  * (BLPOP ...) took while the reply was on its way is lost with it. Dialing a
- * new connection, a retry's back-off and the worker threads of multi-key
- * commands are not interrupted (their timeouts bound them). check NULL
+ * new connection, a retry's back-off, a hedged read's two-socket wait and
+ * the worker threads of multi-key commands are not interrupted (their
+ * timeouts bound them). check NULL
  * removes the thread's check. Errors: none (always CR_OK).
  * Thread-safety: per thread; check runs on this thread only, inside the
  * call, and may call nothing of this library. */

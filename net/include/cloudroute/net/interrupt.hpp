@@ -11,7 +11,8 @@
 // server (a write applied; an element a blocking pop took is lost with the
 // reply). The command executor does not count such a failure against the
 // node and tries no other candidate (InterruptAsked()). Dialing a new
-// connection is not interrupted (the connect timeout bounds it).
+// connection (the connect timeout bounds it) and a hedged read's wait on two
+// sockets (hedged_read.cpp; its deadlines bound it) are not interrupted.
 //
 // Thread-safety: the check is per thread (thread_local), called on the
 // thread that set it only.
