@@ -1,10 +1,21 @@
 package io.cloudroute;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -17,6 +28,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 
 /**
@@ -25,7 +37,8 @@ import org.junit.jupiter.api.function.Executable;
  * naming the argument (a null array once crashed the JVM: JNI read it before any check); a log
  * handler may close the client or ask for a refresh from inside one (once: an abort, a hang, a
  * close() spinning forever). The messages of options are the Python binding's
- * (tests/python/test_careless_callers.py).
+ * (tests/python/test_careless_callers.py). The live client talks to a scripted node (FakeNode):
+ * no redis-server.
  */
 class CarelessCallersTest {
   private static final Logger JUL = Logger.getLogger("io.cloudroute");
@@ -143,9 +156,99 @@ class CarelessCallersTest {
     }
   }
 
+  /**
+   * A cluster node on 127.0.0.1 as far as the live client asks: CLUSTER SHARDS is an error (the
+   * client falls back to CLUSTER SLOTS: one shard, this node), INFO an empty section, GET nil,
+   * anything else +OK. No redis-server: these tests need neither ports nor the servers' lock.
+   */
+  private static final class FakeNode implements AutoCloseable {
+    private final ServerSocket server;
+    private final List<Socket> open = new CopyOnWriteArrayList<>();
+
+    FakeNode() throws IOException {
+      server = new ServerSocket(0, 64, InetAddress.getByName("127.0.0.1"));
+      Thread accept = new Thread(() -> {
+        try {
+          while (true) {
+            Socket s = server.accept();
+            open.add(s);
+            Thread t = new Thread(() -> serve(s), "fake-node-conn");
+            t.setDaemon(true);
+            t.start();
+          }
+        } catch (IOException closed) {
+          // close() ends the loop
+        }
+      }, "fake-node");
+      accept.setDaemon(true);
+      accept.start();
+    }
+
+    String seed() {
+      return "127.0.0.1:" + server.getLocalPort();
+    }
+
+    private static String bulk(String s) {
+      return "$" + s.length() + "\r\n" + s + "\r\n";
+    }
+
+    private String answer(List<String> argv) {
+      String cmd = argv.get(0).toUpperCase(Locale.ROOT);
+      String sub = argv.size() > 1 ? argv.get(1).toUpperCase(Locale.ROOT) : "";
+      if (cmd.equals("CLUSTER") && sub.equals("SHARDS")) return "-ERR unknown subcommand\r\n";
+      if (cmd.equals("CLUSTER")) {
+        return "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + bulk("127.0.0.1") + ":"
+            + server.getLocalPort() + "\r\n" + bulk("a".repeat(40));
+      }
+      if (cmd.equals("INFO")) return bulk("# Server\r\n");
+      if (cmd.equals("PING")) return "+PONG\r\n";
+      if (cmd.equals("GET")) return "$-1\r\n";
+      return "+OK\r\n";
+    }
+
+    private static String line(InputStream in) throws IOException {
+      StringBuilder b = new StringBuilder();
+      int c;
+      while ((c = in.read()) != -1) {
+        if (c == '\r') {
+          in.read(); // the LF
+          return b.toString();
+        }
+        b.append((char) c);
+      }
+      throw new IOException("closed");
+    }
+
+    private void serve(Socket s) {
+      try (Socket sock = s) {
+        InputStream in = new BufferedInputStream(sock.getInputStream());
+        OutputStream out = sock.getOutputStream();
+        while (true) {
+          int n = Integer.parseInt(line(in).substring(1));
+          List<String> argv = new ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            int len = Integer.parseInt(line(in).substring(1));
+            argv.add(new String(in.readNBytes(len), StandardCharsets.ISO_8859_1));
+            line(in);
+          }
+          out.write(answer(argv).getBytes(StandardCharsets.ISO_8859_1));
+          out.flush();
+        }
+      } catch (IOException | RuntimeException closed) {
+        // the client went away
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+      for (Socket s : open) s.close();
+    }
+  }
+
   @Test
-  void closeFromAHandlerOnTheRefresherThread() {
-    Harness env = Harness.require("CR_JAVA_CLUSTER_ENV");
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang fails
+  void closeFromAHandlerOnTheRefresherThread() throws IOException {
     AtomicReference<Client> target = new AtomicReference<>();
     AtomicReference<Thread> closedOn = new AtomicReference<>();
     Thread caller = Thread.currentThread();
@@ -157,17 +260,20 @@ class CarelessCallersTest {
         closedOn.set(Thread.currentThread());
       }
     });
-    Client c = Client.connect(env.get("SEEDS"), null, new ClientOptions().refreshIntervalMs(50));
-    assertEquals(env.get("SHARD1_VALUE"), c.get(env.get("SHARD1_KEY")));
-    target.set(c);
-    waitUntil(() -> closedOn.get() != null, "no periodic refresh closed the client");
-    assertTrue(c.isClosed());
-    assertThrows(IllegalStateException.class, () -> c.get(env.get("SHARD1_KEY")));
+    try (FakeNode node = new FakeNode()) {
+      Client c = Client.connect(node.seed(), null, new ClientOptions().refreshIntervalMs(50));
+      assertNull(c.get("k")); // a pooled connection, as a client in use has
+      target.set(c);
+      waitUntil(() -> closedOn.get() != null, "no periodic refresh closed the client");
+      assertTrue(c.isClosed());
+      assertThrows(IllegalStateException.class, () -> c.get("k"));
+    }
   }
 
+
   @Test
-  void refreshFromAHandlerOfThatRefreshIsRefused() {
-    Harness env = Harness.require("CR_JAVA_CLUSTER_ENV");
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang fails
+  void refreshFromAHandlerOfThatRefreshIsRefused() throws IOException {
     AtomicReference<Client> target = new AtomicReference<>();
     List<RuntimeException> errors = new CopyOnWriteArrayList<>();
     onEvent(r -> {
@@ -180,8 +286,8 @@ class CarelessCallersTest {
         }
       }
     });
-    try (Client c = Client.connect(env.get("SEEDS"), null,
-        new ClientOptions().refreshIntervalMs(0))) {
+    try (FakeNode node = new FakeNode();
+        Client c = Client.connect(node.seed(), null, new ClientOptions().refreshIntervalMs(0))) {
       target.set(c);
       c.refresh(); // the handler runs on this thread, inside this refresh
       assertEquals(1, errors.size());
@@ -192,8 +298,8 @@ class CarelessCallersTest {
   }
 
   @Test
-  void closeFromAHandlerInsideACallOfTheSameThreadReturns() {
-    Harness env = Harness.require("CR_JAVA_CLUSTER_ENV");
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang fails
+  void closeFromAHandlerInsideACallOfTheSameThreadReturns() throws IOException {
     AtomicReference<Client> target = new AtomicReference<>();
     AtomicBoolean closed = new AtomicBoolean();
     onEvent(r -> {
@@ -203,11 +309,13 @@ class CarelessCallersTest {
         closed.set(true);
       }
     });
-    Client c = Client.connect(env.get("SEEDS"), null, new ClientOptions().refreshIntervalMs(0));
-    target.set(c);
-    c.refresh();
-    assertTrue(closed.get());
-    assertTrue(c.isClosed());
-    assertThrows(IllegalStateException.class, c::refresh);
+    try (FakeNode node = new FakeNode()) {
+      Client c = Client.connect(node.seed(), null, new ClientOptions().refreshIntervalMs(0));
+      target.set(c);
+      c.refresh();
+      assertTrue(closed.get());
+      assertTrue(c.isClosed());
+      assertThrows(IllegalStateException.class, c::refresh);
+    }
   }
 }
