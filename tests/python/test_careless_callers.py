@@ -228,7 +228,12 @@ def test_refresh_from_a_handler_of_that_refresh_is_refused(
     with Client(node, refresh_interval_ms=0) as c:
         box["c"] = c
         armed.set()
-        c.refresh()  # the handler runs on this thread, inside this refresh
+        # The handler runs on the refreshing thread, inside its refresh; a
+        # thread of its own, so that a hang fails the test instead of hanging it.
+        t = threading.Thread(target=c.refresh, daemon=True)
+        t.start()
+        t.join(30)
+        assert not t.is_alive(), "refresh() from the handler waited for its own refresh"
         assert len(errors) == 1
         assert isinstance(errors[0], cloudroute.InvalidArgumentError)
         assert "log handler" in str(errors[0])
