@@ -1023,7 +1023,12 @@ CR_API cr_status cr_client_options_init(cr_client_options *opts, size_t size);
 CR_API cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_options *opts,
                                const char *seeds);
 /* Stops the refresh thread and closes every connection. NULL is a no-op.
- * REQUIRES: no other call on c is running or will run. */
+ * From c's log callback (cr_config_set_log_callback) it returns at once and
+ * c is freed on a thread of the library's once the callback has returned
+ * (the callback may run on c's refresher thread, which freeing joins).
+ * REQUIRES: no other call on c is running or will run — a callback on a
+ * caller's thread runs inside that caller's call: free c there only once
+ * the call has returned (the bindings hold such frees until then). */
 CR_API void cr_client_free(cr_client *c);
 
 /* Whether a command only reads (may be served by a replica, and is tried on
@@ -1069,7 +1074,12 @@ CR_API cr_status cr_client_cmd_del(int64_t *out_deleted, cr_client *c, const voi
                                    const size_t *lens, size_t n);
 
 /* Re-read the topology now, on the calling thread (the background thread
- * does the same on its own schedule). Errors as for cr_client_new. */
+ * does the same on its own schedule). Errors as for cr_client_new, and
+ * CR_EINVAL when called from c's log callback while a refresh of c runs
+ * (a callback never waits for one: on its own thread — "refresh started",
+ * "refresh done" ... — it would wait for itself, on another for a refresh
+ * that may wait for the callback; the refresh under way is the one asked
+ * for). */
 CR_API cr_status cr_client_refresh(cr_client *c);
 
 /* The client's router, for inspection (cr_router_candidates,
@@ -1158,9 +1168,12 @@ typedef struct cr_log_field {
 /* Receives one event: its level, message ("node marked down", "failover
  * seen", "refresh failed", "MOVED redirect", "read fell back to a later
  * candidate", ...) and fields. Called on the thread where the event
- * happened — a caller's, or the client's refresher thread — possibly from
- * several threads at once; it must not block for long and must not free the
- * client. Every pointer is valid during the call only. Events that can
+ * happened — a caller's, or one of the client's own (the refresher, the
+ * recovery prober, a dial) — possibly from several threads at once; it must
+ * not block for long. It may call the client: cr_client_refresh while a
+ * refresh runs fails with CR_EINVAL instead of waiting for it,
+ * and cr_client_free is deferred until the callback returns (see each).
+ * Every pointer is valid during the call only. Events that can
  * happen per request are rate-limited (one a second per kind and node, with
  * a "suppressed" count). No event ever carries a password. */
 typedef void (*cr_log_callback)(cr_log_level level, const char *message, const cr_log_field *fields,
@@ -1244,6 +1257,25 @@ typedef struct cr_call_options {
   { (uint32_t)sizeof(cr_call_options), 0u }
 /* Defaults into the caller's struct, as cr_parse_options_init. */
 CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
+
+/* An interrupt check for the calling thread (a binding's way back to its
+ * interpreter for a signal: Python's KeyboardInterrupt): while a call of a
+ * live client (cluster or Sentinel) made on this thread waits for a socket,
+ * it waits in slices of about 50 ms and calls check(payload) between them.
+ * A nonzero answer ends the wait: the connection is closed (never reused,
+ * so no later call can read the abandoned reply) and the call fails with
+ * CR_ECONN ("interrupted by the caller ..."); the node is not counted as
+ * failed and no other candidate is tried. A command already sent may have
+ * run on the server: a write may be applied, and an element a blocking pop
+ * (BLPOP ...) took while the reply was on its way is lost with it. Dialing a
+ * new connection, a retry's back-off, a hedged read's two-socket wait and
+ * the worker threads of multi-key commands are not interrupted (their
+ * timeouts bound them). check NULL
+ * removes the thread's check. Errors: none (always CR_OK).
+ * Thread-safety: per thread; check runs on this thread only, inside the
+ * call, and may call nothing of this library. */
+typedef int (*cr_interrupt_check)(void *payload);
+CR_API cr_status cr_thread_set_interrupt_check(cr_interrupt_check check, void *payload);
 
 /* cr_client_command with call options (opts may be NULL). */
 CR_API cr_status cr_client_command_opts(cr_reply **out, cr_client *c, const cr_call_options *opts,

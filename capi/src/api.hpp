@@ -44,6 +44,11 @@ inline cr_status Fail(const Status &s) {
   return Fail(static_cast<cr_status>(s.code()), s.message());
 }
 inline cr_status Check(const Status &s) { return s.ok() ? CR_OK : Fail(s); }
+// Check, with fn ("cr_x_y") before the message.
+inline cr_status Prefixed(const Status &s, const char *fn) {
+  if (s.ok()) return CR_OK;
+  return Fail(static_cast<cr_status>(s.code()), std::string(fn) + ": " + s.message());
+}
 
 // Runs an entry point's body: no exception ever crosses the C boundary.
 template <typename F>

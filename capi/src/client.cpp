@@ -3,10 +3,13 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "cloudroute/net/client.hpp"
 #include "cloudroute/net/discovery.hpp"
+#include "cloudroute/net/interrupt.hpp"
 #include "cloudroute/net/tls.hpp"
 #include "hedge.hpp"
 #include "live.hpp"
@@ -184,7 +187,22 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
   });
 }
 
-void cr_client_free(cr_client *c) { delete c; }
+void cr_client_free(cr_client *c) {
+  if (c == nullptr) return;
+  if (c->client != nullptr && c->client->InLogHandler()) {
+    // From a log handler: this thread may be the refresher (or another
+    // thread of the client) that the destructor joins or waits for. The
+    // free happens on a thread of its own once the handler has returned.
+    try {
+      std::thread([c] { delete c; }).detach();
+    } catch (const std::system_error &) {
+      // No thread to be had: the client is leaked rather than joined from
+      // inside itself.
+    }
+    return;
+  }
+  delete c;
+}
 
 cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access, size_t key_index,
                             size_t argc, const void *const *argv, const size_t *argvlen) {
@@ -268,6 +286,11 @@ cr_status cr_client_refresh(cr_client *c) {
     if (cr_status s = NeedClient(c, "cr_client_refresh"); s != CR_OK) return s;
     return Check(c->client->Refresh());
   });
+}
+
+cr_status cr_thread_set_interrupt_check(cr_interrupt_check check, void *payload) {
+  net::SetInterruptCheck(check, payload);
+  return CR_OK;
 }
 
 cr_router *cr_client_get_router(cr_client *c) { return c == nullptr ? nullptr : c->router.get(); }

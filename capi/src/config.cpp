@@ -111,6 +111,9 @@ cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char *locat
     if (cr_status s = NeedConfig(cfg, "cr_config_add_zone"); s != CR_OK) return s;
     if (cr_status s = NotNull(zone, "cr_config_add_zone", "zone"); s != CR_OK) return s;
     if (*zone == '\0') return Fail(CR_EINVAL, "cr_config_add_zone: zone is empty");
+    if (cr_status s = Prefixed(cloudroute::CheckPrintable(zone, "zone"), "cr_config_add_zone");
+        s != CR_OK)
+      return s;
     cloudroute::Location loc;
     if (cr_status s = Loc(location, &loc, "cr_config_add_zone"); s != CR_OK) return s;
     cfg->cfg.locality.by_zone[zone] = loc;

@@ -3,6 +3,7 @@
 
 #include "api.hpp"
 #include "cloudroute/core/keyslot_inline.hpp"
+#include "cloudroute/core/topology.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 
@@ -140,7 +141,7 @@ cr_status Address(const char *host, uint16_t port, const char *fn) {
   if (cr_status s = NotNull(host, fn, "host"); s != CR_OK) return s;
   if (*host == '\0' || port == 0)
     return Fail(CR_EINVAL, std::string(fn) + ": the address needs a host and a port");
-  return CR_OK;
+  return Prefixed(cloudroute::CheckHost(host, "host"), fn);
 }
 
 }  // namespace
@@ -327,6 +328,7 @@ cr_status cr_router_set_node_zone(cr_router *r, const char *host, uint16_t port,
     if (cr_status s = NotNull(r, fn, "router"); s != CR_OK) return s;
     if (cr_status s = Address(host, port, fn); s != CR_OK) return s;
     if (cr_status s = NotNull(zone, fn, "zone"); s != CR_OK) return s;
+    if (cr_status s = Prefixed(cloudroute::CheckPrintable(zone, "zone"), fn); s != CR_OK) return s;
     return Check(r->router.SetNodeZone(host, port, zone));
   });
 }

@@ -2,17 +2,13 @@
 #include <vector>
 
 #include "api.hpp"
+#include "cloudroute/core/topology.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 
 namespace {
 
 cr_status NeedGroups(const cr_shard_groups *g, const char *fn) { return NotNull(g, fn, "groups"); }
-
-cr_status Prefixed(const cloudroute::Status &s, const char *fn) {
-  if (s.ok()) return CR_OK;
-  return Fail(static_cast<cr_status>(s.code()), std::string(fn) + ": " + s.message());
-}
 
 // The message for a routing code; built only on failure.
 cr_status RouteFail(cloudroute::Code c, const char *fn) {
@@ -106,6 +102,10 @@ cr_status cr_shard_groups_set_master(cr_shard_groups *groups, uint32_t group, co
                   "cr_shard_groups_set_master: the master needs a host and a non-zero port "
                   "(pass host NULL to forget it)");
     }
+    if (host != nullptr) {
+      const cloudroute::Status valid = cloudroute::CheckHost(host, "host");
+      if (!valid.ok()) return Prefixed(valid, "cr_shard_groups_set_master");
+    }
     return Prefixed(groups->groups.SetMaster(group, host != nullptr ? host : "", port),
                     "cr_shard_groups_set_master");
   });
@@ -125,6 +125,9 @@ cr_status cr_shard_groups_set_replicas(cr_shard_groups *groups, uint32_t group,
         return Fail(CR_EINVAL, std::string(fn) + ": replicas[" + std::to_string(i) +
                                    "] needs a host and a port");
       }
+      const cloudroute::Status valid =
+          cloudroute::CheckHost(replicas[i].host, "replicas[" + std::to_string(i) + "].host");
+      if (!valid.ok()) return Prefixed(valid, fn);
       list.push_back(cloudroute::GroupAddress{replicas[i].host, replicas[i].port});
     }
     return Prefixed(groups->groups.SetReplicas(group, list), fn);

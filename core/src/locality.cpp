@@ -1,5 +1,7 @@
 #include "cloudroute/core/locality.hpp"
 
+#include "cloudroute/core/topology.hpp"
+
 namespace cloudroute {
 
 std::string Location::ToString() const {
@@ -9,9 +11,7 @@ std::string Location::ToString() const {
 
 Result<Location> ParseLocation(std::string_view text) {
   if (text.empty()) return Error(Code::kParse, "empty location (want cloud[/region[/zone]])");
-  if (text.find('\0') != std::string_view::npos) {
-    return Error(Code::kParse, "location contains a NUL byte");
-  }
+  if (Status st = CheckPrintable(text, "location"); !st.ok()) return st;
   Location loc;
   std::string *levels[] = {&loc.cloud, &loc.region, &loc.zone};
   size_t level = 0, start = 0;

@@ -75,6 +75,23 @@ std::string Quote(std::string_view text) {
   return out + "'";
 }
 
+Status CheckHost(std::string_view host, std::string_view what) {
+  if (IsValidHost(host)) return Status::Ok();
+  return Error(Code::kInvalid,
+               std::string(what) + " " + Quote(host) + " is neither an IP address nor a hostname");
+}
+
+Status CheckPrintable(std::string_view text, std::string_view what) {
+  for (char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7F) {
+      return Error(Code::kInvalid, std::string(what) + " " + Quote(text) +
+                                       " contains a control character (CR, LF, NUL, ...)");
+    }
+  }
+  return Status::Ok();
+}
+
 std::string FormatAddress(const std::string &host, uint16_t port) {
   if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);
   return host + ":" + std::to_string(port);

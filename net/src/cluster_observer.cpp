@@ -36,7 +36,23 @@ std::vector<Seed> ClusterObserver::AskOrder() {
 }
 
 Status ClusterObserver::Refresh() {
-  std::lock_guard<std::mutex> lock(refresh_mu_);
+  static const char kBusy[] =
+      "refresh asked from a log handler while a refresh of this client runs (a handler never "
+      "waits for one: on its own thread it would wait for itself, on another for a handler); "
+      "the refresh under way is the one asked for";
+  const std::thread::id self = std::this_thread::get_id();
+  if (refreshing_.load(std::memory_order_acquire) == self) return Error(Code::kInvalid, kBusy);
+  std::unique_lock<std::mutex> lock(refresh_mu_, std::defer_lock);
+  if (!ctx_->log.InSinkOnThisThread()) {
+    lock.lock();
+  } else if (!lock.try_lock()) {
+    return Error(Code::kInvalid, kBusy);
+  }
+  refreshing_.store(self, std::memory_order_release);
+  struct Owner {  // clears the owner on every return, before the lock opens
+    std::atomic<std::thread::id> *id;
+    ~Owner() { id->store(std::thread::id(), std::memory_order_release); }
+  } owner{&refreshing_};
   EventLog &log = ctx_->log;
   const int64_t t0 = SteadyNowNs();
   log.Emit(LogLevel::kDebug, "refresh started", {});

@@ -11,6 +11,7 @@
 #include "cloudroute/net/backoff.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/fan_out.hpp"
+#include "cloudroute/net/interrupt.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -38,6 +39,13 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
   pool.Release(std::move(*conn));  // a broken connection is dropped here
   if (!s.ok()) {
     if (access == Access::kWrite) s = MaySentWrite(s);
+    if (s.code() == kConnError && InterruptAsked()) {
+      // The caller's interrupt check ended the wait (interrupt.hpp): not the
+      // node's failure, and no other candidate is tried.
+      o.waited = true;
+      o.status = NamedFailure(node, s);
+      return o;
+    }
     if (s.code() == kTimeout && TimeoutIsNotAFailure(args, call)) {
       // The node waited as the command (or the caller) asked: its health
       // and its other sockets are not in question.

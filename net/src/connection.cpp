@@ -19,6 +19,7 @@
 #include "cloudroute/core/topology.hpp"
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
+#include "cloudroute/net/interrupt.hpp"
 #include "cloudroute/net/tls.hpp"
 
 namespace cloudroute {
@@ -27,17 +28,35 @@ namespace net {
 namespace {
 
 // Waits until fd is ready for events or the deadline passes. 1 ready,
-// 0 deadline passed, -1 error (errno).
+// 0 deadline passed, -1 error (errno; ECANCELED: the thread's interrupt
+// check asked to stop, interrupt.hpp). With a check set the wait sleeps in
+// slices and asks it between them.
 int WaitFd(int fd, short events, int64_t deadline_ns) {
+  const bool checked = HasInterruptCheck();
   for (;;) {
-    const uint32_t ms = MsLeft(deadline_ns);
+    uint32_t ms = MsLeft(deadline_ns);
     if (ms == 0) return 0;
+    if (checked) ms = std::min(ms, kInterruptSliceMs);
     pollfd p{fd, events, 0};
     const int rc = poll(&p, 1, static_cast<int>(std::min<uint32_t>(ms, INT_MAX)));
     if (rc > 0) return 1;
-    if (rc == 0) continue;  // re-check the clock: poll may round down
-    if (errno != EINTR) return -1;
+    if (rc < 0 && errno != EINTR) return -1;
+    // A slice or the deadline passed (poll may round down), or a signal
+    // came: the check may want the caller back.
+    if (checked && InterruptAsked()) {
+      errno = ECANCELED;
+      return -1;
+    }
   }
+}
+
+// What a failed WaitFd says.
+std::string WaitError() {
+  if (errno == ECANCELED) {
+    return "interrupted by the caller while waiting (the connection is closed; a command "
+           "already sent may have run)";
+  }
+  return std::string("poll: ") + std::strerror(errno);
 }
 
 void SetSockOpt(int fd, int level, int name, int value) {
@@ -178,7 +197,7 @@ Status Connection::StartTls(const std::shared_ptr<const TlsContext> &tls, const 
     }
     const int w = WaitFd(ctx_->fd, io == TlsSession::Io::kWantRead ? POLLIN : POLLOUT, deadline_ns);
     if (w == 0) return Fail(kTimeout, "TLS handshake timed out (is the port a TLS port?)");
-    if (w < 0) return Fail(kConnError, std::string("poll: ") + std::strerror(errno));
+    if (w < 0) return Fail(kConnError, WaitError());
   }
 }
 
@@ -218,7 +237,7 @@ Status Connection::SendAll(const std::string &bytes, int64_t deadline_ns) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       const int w = WaitFd(ctx_->fd, want, deadline_ns);
       if (w == 0) return Fail(kTimeout, "send timed out");
-      if (w < 0) return Fail(kConnError, std::string("poll: ") + std::strerror(errno));
+      if (w < 0) return Fail(kConnError, WaitError());
       continue;
     }
     if (n < 0 && errno == EPROTO && tls_ != nullptr) return Fail(kConnError, tls_error_);
@@ -269,7 +288,7 @@ Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok) {
       const int w = WaitFd(ctx_->fd, want, deadline_ns);
       if (w == 0 && idle_ok) return Status::Ok();
       if (w == 0) return Fail(kTimeout, "no reply before the deadline");
-      if (w < 0) return Fail(kConnError, std::string("poll: ") + std::strerror(errno));
+      if (w < 0) return Fail(kConnError, WaitError());
       continue;
     }
     return Fail(errno == ETIMEDOUT ? kTimeout : kConnError,

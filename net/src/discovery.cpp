@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cloudroute/core/cluster_reply.hpp"
+#include "cloudroute/core/topology.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/tls.hpp"
 
@@ -24,23 +25,24 @@ Result<std::vector<Seed>> ParseSeeds(const std::string &text) {
     }
     const size_t colon = item.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == item.size()) {
-      return Error(Code::kInvalid, "seed '" + item + "' is not host:port");
+      return Error(Code::kInvalid, "seed " + Quote(item) + " is not host:port");
     }
     std::string host = item.substr(0, colon);
     if (host.front() == '[') {
       if (host.back() != ']' || host.size() < 3) {
-        return Error(Code::kInvalid, "seed '" + item + "' has a malformed IPv6 literal");
+        return Error(Code::kInvalid, "seed " + Quote(item) + " has a malformed IPv6 literal");
       }
       host = host.substr(1, host.size() - 2);
     } else if (host.find(':') != std::string::npos) {
-      return Error(Code::kInvalid, "seed '" + item + "': put an IPv6 address in brackets");
+      return Error(Code::kInvalid, "seed " + Quote(item) + ": put an IPv6 address in brackets");
     }
     const std::string port_text = item.substr(colon + 1);
     char *end = nullptr;
     const long port = std::strtol(port_text.c_str(), &end, 10);
     if (*end != '\0' || port < 1 || port > 65535) {
-      return Error(Code::kInvalid, "seed '" + item + "' has a bad port");
+      return Error(Code::kInvalid, "seed " + Quote(item) + " has a bad port");
     }
+    if (Status st = CheckHost(host, "seed host"); !st.ok()) return st;
     out.push_back(Seed{host, static_cast<uint16_t>(port)});
   }
   if (out.empty()) return Error(Code::kInvalid, "no seed nodes given");

@@ -9,6 +9,22 @@ namespace net {
 namespace {
 constexpr int64_t kWindowNs = 1000000000;  // EmitLimited: one event a second per key
 constexpr const char *kNames[kLogLevelCount] = {"debug", "info", "warn", "error"};
+
+// The EventLog whose sink this thread runs now (nullptr: none).
+thread_local const EventLog *tl_in_sink = nullptr;
+
+// Marks the thread as inside log's sink for its lifetime, restoring the
+// outer mark (a handler that makes another client log) after.
+class InSink {
+ public:
+  explicit InSink(const EventLog *log) : outer_(tl_in_sink) { tl_in_sink = log; }
+  ~InSink() { tl_in_sink = outer_; }
+  InSink(const InSink &) = delete;
+  InSink &operator=(const InSink &) = delete;
+
+ private:
+  const EventLog *const outer_;
+};
 }  // namespace
 
 const char *LogLevelName(LogLevel l) {
@@ -16,8 +32,15 @@ const char *LogLevelName(LogLevel l) {
   return i >= 0 && i < kLogLevelCount ? kNames[i] : "?";
 }
 
+void EventLog::Call(LogLevel l, const std::string &message, const LogFields &fields) const {
+  const InSink mark(this);
+  sink_.fn(l, message, fields);
+}
+
+bool EventLog::InSinkOnThisThread() const { return tl_in_sink == this; }
+
 void EventLog::Emit(LogLevel l, const std::string &message, const LogFields &fields) const {
-  if (Enabled(l)) sink_.fn(l, message, fields);
+  if (Enabled(l)) Call(l, message, fields);
 }
 
 void EventLog::EmitLimited(LogLevel l, const std::string &key, const std::string &message,
@@ -36,7 +59,7 @@ void EventLog::EmitLimited(LogLevel l, const std::string &key, const std::string
     w = Window{now, 0};
   }
   if (suppressed != 0) fields.emplace_back("suppressed", std::to_string(suppressed));
-  sink_.fn(l, message, fields);
+  Call(l, message, fields);
 }
 
 void LogFailovers(EventLog &log, const Topology &before, const Topology &now) {

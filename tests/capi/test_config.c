@@ -9,6 +9,11 @@ static void builder_validates_every_setting(void **state) {
   assert_int_equal(cr_config_set_client_location(c, ""), CR_EPARSE);
   assert_int_equal(cr_config_set_client_location(c, "a/b/c/d"), CR_EPARSE);
   assert_int_equal(cr_config_set_client_location(c, NULL), CR_EINVAL);
+  assert_int_equal(cr_config_set_client_location(c, "aws\r\n"), CR_EINVAL);
+  assert_error_mentions("location 'aws\\x0d\\x0a' contains a control character");
+  assert_int_equal(cr_config_add_location_rule(c, "10.0.0.0/8", "gcp/\nx"), CR_EINVAL);
+  assert_int_equal(cr_config_add_zone(c, "use1\r", "aws/us-east-1"), CR_EINVAL);
+  assert_error_mentions("zone 'use1\\x0d' contains a control character");
   assert_int_equal(cr_config_set_client_location(NULL, "aws"), CR_EINVAL);
   assert_int_equal(cr_config_add_local_cidr(c, "10.0.0.0/24"), CR_OK);
   assert_int_equal(cr_config_add_local_cidr(c, "fd00::/8"), CR_OK);

@@ -139,6 +139,14 @@ static void health_moved_ask_rtt_zone(void **state) {
   assert_int_equal(cr_router_report_moved(r, 16384, "127.0.1.1", 7001), CR_EINVAL);
   assert_int_equal(cr_router_report_moved(r, 1, NULL, 7001), CR_EINVAL);
   assert_int_equal(cr_router_report_moved(r, 1, "127.0.1.1", 0), CR_EINVAL);
+  /* CR/LF (or any byte a hostname has not) never enters routing state */
+  assert_int_equal(cr_router_report_moved(r, 1, "10.9.9.9\r\n", 7001), CR_EINVAL);
+  assert_error_mentions("host '10.9.9.9\\x0d\\x0a' is neither an IP address nor a hostname");
+  cr_route asked = CR_ROUTE_INIT;
+  assert_int_equal(cr_router_report_ask(&asked, r, 1, "evil\nhost", 7001), CR_EINVAL);
+  assert_int_equal(cr_router_set_node_zone(r, "127.0.1.1", 7001, "az\r1"), CR_EINVAL);
+  assert_error_mentions("zone 'az\\x0d1' contains a control character");
+  assert_int_equal(cr_router_set_replica_lagging(r, "a b", 7001, 1), CR_EINVAL);
 
   cr_route ask = CR_ROUTE_INIT;
   assert_int_equal(cr_router_report_ask(&ask, r, 5, "127.0.2.9", 7109), CR_OK);

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+
+#include "cloudroute/core/topology.hpp"
+
 namespace cloudroute {
 namespace {
 
@@ -29,6 +34,33 @@ TEST(Location, Parse) {
   EXPECT_FALSE(ParseLocation("a/b/c/d").ok());
   EXPECT_FALSE(ParseLocation("//").ok());
   EXPECT_FALSE(ParseLocation(std::string_view("a\0b", 3)).ok());
+}
+
+// CR, LF, NUL or any control byte would split a log or protocol line: the
+// text is refused as kInvalid, shown escaped.
+TEST(Location, ControlCharactersAreRefused) {
+  for (std::string_view bad : {std::string_view("aws/us-east-1\r\n"), std::string_view("a\0b", 3),
+                               std::string_view("a\tb"), std::string_view("a\x7f")}) {
+    auto r = ParseLocation(bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), Code::kInvalid);
+    EXPECT_NE(r.status().message().find("contains a control character"), std::string::npos)
+        << r.status().message();
+  }
+  EXPECT_NE(ParseLocation("aws\r\n").status().message().find("'aws\\x0d\\x0a'"), std::string::npos);
+}
+
+TEST(TextChecks, HostsAndPrintableText) {
+  EXPECT_TRUE(CheckHost("10.9.9.9", "host").ok());
+  EXPECT_TRUE(CheckHost("redis-1.example", "host").ok());
+  EXPECT_TRUE(CheckHost("::1", "host").ok());
+  const Status crlf = CheckHost("10.9.9.9\r\n", "host");
+  EXPECT_EQ(crlf.code(), Code::kInvalid);
+  EXPECT_EQ(crlf.message(), "host '10.9.9.9\\x0d\\x0a' is neither an IP address nor a hostname");
+  EXPECT_EQ(CheckHost("", "seed host").code(), Code::kInvalid);
+  EXPECT_TRUE(CheckPrintable("use1-az1", "zone").ok());
+  EXPECT_EQ(CheckPrintable("az\n1", "zone").message(),
+            "zone 'az\\x0a1' contains a control character (CR, LF, NUL, ...)");
 }
 
 TEST(Tier, FirstLevelThatDiffers) {

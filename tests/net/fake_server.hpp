@@ -69,6 +69,8 @@ class FakeServer {
     }
     return -1;
   }
+  // Connections the peer has closed.
+  int closed() const { return closed_.load(); }
 
  private:
   void Run() {
@@ -105,6 +107,7 @@ class FakeServer {
         if (n == 0) {  // the peer closed: poll skips a negative fd from now on
           close(fds[i].fd);
           clients_[i - 1] = -1;
+          ++closed_;
         }
         if (n <= 0) continue;
         requests[i - 1].append(buf, static_cast<size_t>(n));
@@ -139,6 +142,7 @@ class FakeServer {
   std::mutex push_mu_;
   std::string push_;
   int push_done_ = 0;  // -1: push_ waits to be sent
+  std::atomic<int> closed_{0};
   std::thread thread_;
 };
 

@@ -15,10 +15,13 @@ namespace crpy {
 
 struct ClientHandle {
   cr_client *c = nullptr;
+  const uint64_t generation = ForkGeneration();  // see common.hpp, "fork"
   ClientHandle() = default;
   ClientHandle(const ClientHandle &) = delete;
   ClientHandle &operator=(const ClientHandle &) = delete;
+  bool forked() const { return generation != ForkGeneration(); }
   ~ClientHandle() {
+    if (forked()) return;  // the parent's: leaked on purpose (common.hpp, "fork")
     // Freeing joins the refresher thread, which may be waiting for the GIL
     // to log an event: never free while holding it.
     if (PyGILState_Check() != 0) {
@@ -35,22 +38,27 @@ struct Client {
 
   std::shared_ptr<ClientHandle> Acquire() const {
     if (!h) ThrowInvalid("the client is closed");
+    if (h->forked()) ThrowForked("the client");
     return h;
   }
 };
 
 using ReplyPtr = std::unique_ptr<cr_reply, void (*)(cr_reply *)>;
 
-// Runs f(cr_client *) without the GIL, holding a reference to the handle.
+// Runs f(cr_client *) without the GIL, holding a reference to the handle;
+// a signal handler that raised meanwhile ends the wait and raises here
+// (common.hpp, "signals").
 template <class F>
 cr_status NoGil(const Client &self, F f) {
   std::shared_ptr<ClientHandle> h = self.Acquire();
+  GiveWayToSignals();
   cr_status st;
   {
     py::gil_scoped_release nogil;
     st = f(h->c);
     h.reset();  // the last reference (after close()) frees here, without the GIL
   }
+  RaiseSignalError(st);
   return st;
 }
 

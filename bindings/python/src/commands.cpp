@@ -51,25 +51,35 @@ struct Owned {
   Owned() = default;
   Owned(const Owned &) = delete;
   Owned &operator=(const Owned &) = delete;
-  ~Owned() { Free(h); }
+  ~Owned() {
+    if (!Forked()) Free(h);  // else the parent's: leaked on purpose (common.hpp, "fork")
+  }
+  bool Forked() const { return client != nullptr && client->forked(); }
 
   // Runs f(T *) without the GIL.
   template <class F>
   cr_status Run(const char *what, F f) {
     if (h == nullptr) ThrowInvalid(std::string(what) + " is closed");
+    if (Forked()) ThrowForked(what);
     if (busy.exchange(true)) ThrowInvalid(std::string(what) + " is in use by another thread");
+    GiveWayToSignals();
     cr_status st;
     {
       py::gil_scoped_release nogil;
       st = f(h);
     }
     busy.store(false);
+    RaiseSignalError(st);  // common.hpp, "signals"
     return st;
   }
   void Close(const char *what) {
     if (busy.load()) ThrowInvalid(std::string(what) + " is in use by another thread");
     T *old = h;
     h = nullptr;
+    if (Forked()) {  // the parent's connection: nothing is sent, nothing freed
+      client.reset();
+      return;
+    }
     py::gil_scoped_release nogil;  // a pinned connection may send DISCARD
     Free(old);
     client.reset();

@@ -52,6 +52,38 @@ inline void Check(cr_status status) {
 // binding refuses before reaching C (out-of-range integer, NUL in a string).
 [[noreturn]] void ThrowInvalid(const std::string &message);
 
+// ---- fork -----------------------------------------------------------------
+
+// How many fork()s this process is from the one that loaded the module (a
+// pthread_atfork child handler counts them). A live client made in another
+// generation belongs to an ancestor: its threads do not exist here and its
+// sockets are shared with that process. Such a client refuses every call
+// (ThrowForked: InvalidArgumentError saying to make a new client) and is
+// never freed — leaked on purpose, since freeing joins threads that are not
+// there and could write on the parent's connections.
+uint64_t ForkGeneration();
+[[noreturn]] void ThrowForked(const char *what);
+
+// ---- signals --------------------------------------------------------------
+
+// A live client's call waits without the GIL; on the main thread (the one
+// Python runs signal handlers on) the C library is given an interrupt check
+// (cr_thread_set_interrupt_check) that runs them about every 50 ms of a
+// wait. A handler that raises (KeyboardInterrupt on Ctrl-C) ends the wait:
+// the connection is closed, and the call raises that exception. A command
+// already sent may have run (a write applied; an element a blocking pop took
+// is lost with its reply). GiveWayToSignals, with the GIL, before releasing
+// it for a call (sets the check once per thread); RaiseSignalError, with the
+// GIL again, after: raises the pending exception of a failed call.
+void GiveWayToSignals();
+void RaiseSignalError(cr_status st);
+
+void InitProcess();  // from the module's init: the fork handler, the main thread
+
+// Whether the interpreter is shutting down (no Python call may be made from
+// a library thread then).
+bool Finalizing();
+
 // ---- keys -----------------------------------------------------------------
 
 // A borrowed view of a key: bytes (any subclass), str (its UTF-8 bytes,

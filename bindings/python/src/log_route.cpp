@@ -11,14 +11,6 @@ namespace {
 
 PyObject *g_logger = nullptr;  // logging.getLogger("cloudroute"), kept for the process
 
-bool Finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing() != 0;
-#else
-  return _Py_IsFinalizing() != 0;
-#endif
-}
-
 // logging's numbers for the C levels.
 int PyLevel(cr_log_level l) {
   switch (l) {

@@ -6,6 +6,7 @@
 PYBIND11_MODULE(_native, m) {
   m.doc() = "libcloudroute's C API for Python (private: use the cloudroute package).";
   crpy::InitErrors(m);
+  crpy::InitProcess();
   crpy::InitRecords(m);
   crpy::InitKeyslot(m);
   crpy::InitTopology(m);

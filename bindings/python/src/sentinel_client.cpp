@@ -21,10 +21,14 @@ namespace {
 
 struct SentinelHandle {
   cr_sentinel_client *c = nullptr;
+  const uint64_t generation = ForkGeneration();  // see common.hpp, "fork"
   SentinelHandle() = default;
   SentinelHandle(const SentinelHandle &) = delete;
   SentinelHandle &operator=(const SentinelHandle &) = delete;
-  ~SentinelHandle() { cr_sentinel_client_free(c); }
+  bool forked() const { return generation != ForkGeneration(); }
+  ~SentinelHandle() {
+    if (!forked()) cr_sentinel_client_free(c);  // else the parent's: leaked on purpose
+  }
 };
 
 struct SentinelClient {
@@ -32,6 +36,7 @@ struct SentinelClient {
 
   std::shared_ptr<SentinelHandle> Acquire() const {
     if (!h) ThrowInvalid("the Sentinel client is closed");
+    if (h->forked()) ThrowForked("the Sentinel client");
     return h;
   }
 
@@ -39,9 +44,14 @@ struct SentinelClient {
   template <class F>
   cr_status Released(F f) const {
     std::shared_ptr<SentinelHandle> ref = Acquire();
-    py::gil_scoped_release nogil;
-    const cr_status st = f(ref->c);
-    ref.reset();  // the last reference (after close()) frees here, without the GIL
+    GiveWayToSignals();
+    cr_status st;
+    {
+      py::gil_scoped_release nogil;
+      st = f(ref->c);
+      ref.reset();  // the last reference (after close()) frees here, without the GIL
+    }
+    RaiseSignalError(st);  // common.hpp, "signals"
     return st;
   }
 };

@@ -2,8 +2,9 @@
   (:require [clojure.test :refer [deftest is testing]]
             [cloudroute.core :as cr])
   (:import (com.fasterxml.jackson.databind ObjectMapper JsonNode)
-           (io.cloudroute CloudRouteException$InvalidArgumentException
-                          CloudRouteException$ParseException CloudRouteException$UnavailableException)))
+           (io.cloudroute CloudRoute CloudRouteException$InvalidArgumentException
+                          CloudRouteException$ParseException CloudRouteException$UnavailableException)
+           (java.util.logging Handler Level LogRecord Logger)))
 
 (def static-text
   (str "shard slots=0-8191 master=10.0.0.1:6379 replicas=10.1.0.1:6379,10.2.0.1:6379 id=alpha\n"
@@ -139,3 +140,57 @@
   (testing "a negative window is refused by name"
     (is (thrown-with-msg? IllegalArgumentException #"read_your_writes_ms"
                           (#'cr/client-options {:read-your-writes-ms -1})))))
+
+(deftest careless-callers
+  (testing "null arrays and negative counts: an exception naming the argument, not a crash"
+    (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"data is null"
+                          (CloudRoute/keyslots nil (int-array 1) 1 (int-array 1))))
+    (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"n must be in 0..4294967295, not -1"
+                          (CloudRoute/keyslots (byte-array 1) (int-array 1) -1 (int-array 1)))))
+  (testing "CR/LF never enters routing state"
+    (with-open [r (cr/router nil)]
+      (is (thrown-with-msg? CloudRouteException$InvalidArgumentException
+                            #"host '10\.9\.9\.9\\x0d\\x0a' is neither an IP address nor a hostname"
+                            (cr/report-moved! r 1 "10.9.9.9\r\n" 7000))))
+    (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"contains a control character"
+                          (cr/config {:client-location "aws\r\n"}))))
+  (testing "negative options: Python's message; zero: the C library's"
+    (is (thrown-with-msg? CloudRouteException$InvalidArgumentException
+                          #"pool_size must be in 0..4294967295, not -1"
+                          (cr/client "127.0.0.1:1" nil {:pool-size -1})))
+    (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"pool_size must be at least 1"
+                          (cr/client "127.0.0.1:1" nil {:pool-size 0})))))
+
+(deftest close-from-a-log-handler
+  (if-let [env-file (System/getenv "CR_JAVA_CLUSTER_ENV")]
+    (let [env (into {} (for [line (clojure.string/split-lines (slurp env-file))
+                             :let [[k v] (clojure.string/split line #"=" 2)]
+                             :when (and v (not (.startsWith ^String line "#")))]
+                         [k v]))
+          jul (Logger/getLogger "io.cloudroute")
+          level (.getLevel jul)
+          target (atom nil)
+          closed-on (promise)
+          caller (Thread/currentThread)
+          handler (proxy [Handler] []
+                    (publish [^LogRecord r]
+                      (let [c @target]
+                        (when (and c (not= caller (Thread/currentThread))
+                                   (.startsWith (.getMessage r) "refresh done")
+                                   (compare-and-set! target c nil))
+                          (.close ^java.lang.AutoCloseable c) ; on the client's refresher thread
+                          (deliver closed-on (Thread/currentThread)))))
+                    (flush [])
+                    (close []))]
+      (.setLevel jul Level/FINE)
+      (.addHandler jul handler)
+      (try
+        (let [c (cr/client (env "SEEDS") nil {:refresh-interval-ms 50})]
+          (is (= (env "SHARD1_VALUE") (cr/fetch c (env "SHARD1_KEY"))))
+          (reset! target c)
+          (is (not= ::timeout (deref closed-on 10000 ::timeout)) "no refresh closed the client")
+          (is (thrown? IllegalStateException (cr/fetch c (env "SHARD1_KEY")))))
+        (finally
+          (.removeHandler jul handler)
+          (.setLevel jul level))))
+    (println "close-from-a-log-handler: CR_JAVA_CLUSTER_ENV not set; skipped")))

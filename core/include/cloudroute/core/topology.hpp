@@ -133,4 +133,13 @@ bool IsValidNodeId(std::string_view id);
 // terminal escapes into whatever prints the message.
 std::string Quote(std::string_view text);
 
+// The one check of host and location text a caller hands in (MOVED/ASK
+// reports, seeds, Sentinel addresses, shard group addresses, zones,
+// locations): kInvalid naming `what` with the text Quote()d.
+// CheckHost: the host must pass IsValidHost (so no CR, LF, NUL or space).
+// CheckPrintable: no control byte (below 0x20, or DEL) — a CR/LF would split
+// a log line or a protocol line wherever the text is printed or sent.
+Status CheckHost(std::string_view host, std::string_view what);
+Status CheckPrintable(std::string_view text, std::string_view what);
+
 }  // namespace cloudroute

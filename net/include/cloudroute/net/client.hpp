@@ -116,6 +116,11 @@ class Client {
   // A synchronous refresh (the background thread does the same).
   Status Refresh();
 
+  // Whether this thread runs one of this client's log handlers now: its
+  // destruction must then wait until the handler returns (the thread may be
+  // the refresher's, which the destructor joins), on another thread.
+  bool InLogHandler() const { return ctx_.log.InSinkOnThisThread(); }
+
   StatsValues stats() const { return ctx_.stats.Snapshot(); }
   std::vector<NodeStatsValues> node_stats() const { return pools_.node_stats(); }
   Router &router() { return *ctx_.router; }

@@ -15,13 +15,19 @@
 //    whose failure refuses the connection.
 //
 // Thread-safety: Refresh from any thread (serialized inside); Tick on the
-// refresher thread; OnConnect on whichever thread dials.
+// refresher thread; OnConnect on whichever thread dials. A Refresh asked
+// from a log handler while a refresh runs is refused (kInvalid) instead of
+// waiting: on the handler's own thread it would wait for itself, on another
+// thread for a refresh that may wait for a handler (a logging framework's
+// lock the asking handler holds).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cloudroute/net/client_context.hpp"
@@ -59,7 +65,9 @@ class ClusterObserver {
   const std::vector<Seed> seeds_;
   NodePools *pools_ = nullptr;
   ZoneProbe zones_;
-  std::mutex refresh_mu_;   // serializes refreshes
+  std::mutex refresh_mu_;  // serializes refreshes
+  // The thread that holds refresh_mu_ (no thread: none).
+  std::atomic<std::thread::id> refreshing_{};
   RefreshEpisode episode_;  // under refresh_mu_
   uint64_t ask_start_ =     // under refresh_mu_: where the next AskOrder starts
       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^

@@ -12,7 +12,9 @@
 //
 // Thread-safety: Emit from any thread; the sink is called on the emitting
 // thread (a caller's, or the client's refresher thread), and may be called
-// concurrently.
+// concurrently. While the sink runs, InSinkOnThisThread() is true on that
+// thread: the client asks it to tell a call made from inside a handler (a
+// free, a refresh) that would otherwise wait for its own thread.
 #pragma once
 
 #include <cstdint>
@@ -51,8 +53,13 @@ class EventLog {
   // quiet spell gets a "suppressed" field with the number left out.
   void EmitLimited(LogLevel l, const std::string &key, const std::string &message,
                    LogFields fields);
+  // Whether this thread is inside this log's sink now (the innermost sink,
+  // when handlers of several clients nest).
+  bool InSinkOnThisThread() const;
 
  private:
+  void Call(LogLevel l, const std::string &message, const LogFields &fields) const;
+
   struct Window {
     int64_t start_ns = 0;
     uint64_t suppressed = 0;

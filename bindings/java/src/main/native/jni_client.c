@@ -1,5 +1,6 @@
 /* JNI: io.cloudroute.Client and SentinelClient (the live clients). Calls that
  * may block on the network never hold a critical region: keys are copied. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,40 @@ static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
   memcpy(&w[3], &o->hedge_percentile, sizeof w[3]);
 }
 
+/* cr_client_options' names of ClientOptions.u32 and .u64 (the first three:
+ * sizes), in that order, for the messages. */
+static const char *const client_u32_names[CLIENT_U32] = {
+    "connect_timeout_ms",  "command_timeout_ms",      "command_timeout_ms", "command_timeout_ms",
+    "command_timeout_ms",  "command_timeout_ms",      "pool_size",          "pool_idle_ms",
+    "refresh_interval_ms", "refresh_min_gap_ms",      "max_redirects",      "max_retries",
+    "retry_backoff_ms",    "failures_before_refresh", "tcp_keepalive_s",    "tcp_user_timeout_ms",
+    "max_reply_elements",  "replica_max_lag_s",       "hedge_mode",         "hedge_delay_ms",
+    "hedge_min_delay_ms",  "hedge_budget_percent"};
+static const char *const client_u64_names[3] = {"max_bulk_len", "max_reply_bytes",
+                                                "replica_max_lag_bytes"};
+
+/* A Java int or long option is refused when negative (it would reach C as a
+ * huge unsigned value), with the Python binding's message; the C library
+ * judges every other range. */
+static int options_unsigned(JNIEnv *env, const jint *u, const char *const *names, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (!crj_unsigned(env, u[i], names[i])) return 0;
+  }
+  return 1;
+}
+
+static int sizes_unsigned(JNIEnv *env, const jlong *w) {
+  for (int i = 0; i < 3; ++i) {
+    if (w[i] < 0) {
+      char msg[128];
+      snprintf(msg, sizeof msg, "%s must be in 0 .. 2**64-1", client_u64_names[i]);
+      crj_throw_invalid(env, msg);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 static void client_options_set(cr_client_options *o, const jint *u, const jlong *w) {
   int k = 0;
   o->connect_timeout_ms = (uint32_t)u[k++];
@@ -242,9 +277,11 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls
   cr_client_options_init(&o, sizeof o);
   jint u[CLIENT_U32];
   jlong w[CLIENT_U64];
+  if (!crj_need(env, u32, "u32") || !crj_need(env, u64, "u64")) return 0;
   (*env)->GetIntArrayRegion(env, u32, 0, CLIENT_U32, u);
   (*env)->GetLongArrayRegion(env, u64, 0, CLIENT_U64, w);
   if ((*env)->ExceptionCheck(env)) return 0;
+  if (!options_unsigned(env, u, client_u32_names, CLIENT_U32) || !sizes_unsigned(env, w)) return 0;
   client_options_set(&o, u, w);
   char *s[CLIENT_STRS] = {NULL};
   char *seed_text = NULL;
@@ -531,8 +568,15 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jc
   cr_sentinel_options o;
   cr_sentinel_options_init(&o, sizeof o);
   jint u[SENTINEL_U32];
+  if (!crj_need(env, u32, "u32") || !crj_need(env, names, "names")) return 0;
   (*env)->GetIntArrayRegion(env, u32, 0, SENTINEL_U32, u);
   if ((*env)->ExceptionCheck(env)) return 0;
+  static const char *const sentinel_u32_names[SENTINEL_U32] = {
+      "connect_timeout_ms", "command_timeout_ms", "command_timeout_ms",  "command_timeout_ms",
+      "command_timeout_ms", "command_timeout_ms", "sentinel_timeout_ms", "reask_interval_ms",
+      "pool_size",          "pool_idle_ms",       "max_retries",         "retry_backoff_ms",
+      "tcp_keepalive_s",    "tcp_user_timeout_ms"};
+  if (!options_unsigned(env, u, sentinel_u32_names, SENTINEL_U32)) return 0;
   int k = 0;
   o.connect_timeout_ms = (uint32_t)u[k++];
   for (int t = 0; t < CR_TIER_COUNT; ++t) o.command_timeout_ms[t] = (uint32_t)u[k++];

@@ -1,6 +1,7 @@
 /* Shared helpers of the JNI glue (see jni_common.h). */
 #include "jni_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,22 @@ void crj_throw(JNIEnv *env, cr_status status) { throw_status(env, status, cr_las
 
 void crj_throw_invalid(JNIEnv *env, const char *text) { throw_status(env, CR_EINVAL, text); }
 
+int crj_need(JNIEnv *env, const void *ref, const char *what) {
+  if (ref != NULL) return 1;
+  char msg[128];
+  snprintf(msg, sizeof msg, "%s is null", what);
+  crj_throw_invalid(env, msg);
+  return 0;
+}
+
+int crj_unsigned(JNIEnv *env, jint v, const char *what) {
+  if (v >= 0) return 1;
+  char msg[160];
+  snprintf(msg, sizeof msg, "%s must be in 0..4294967295, not %d", what, (int)v);
+  crj_throw_invalid(env, msg);
+  return 0;
+}
+
 jstring crj_string(JNIEnv *env, const char *utf8) {
   if (utf8 == NULL) return NULL;
   /* Names are ASCII in practice; NewStringUTF reads modified UTF-8, which
@@ -72,16 +89,21 @@ jstring crj_string(JNIEnv *env, const char *utf8) {
   return (*env)->NewStringUTF(env, utf8);
 }
 
-int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, jint len) {
+/* "<what> offset/length outside the array" */
+static void throw_bounds(JNIEnv *env, const char *what) {
+  char msg[128];
+  snprintf(msg, sizeof msg, "%s offset/length outside the array", what);
+  crj_throw_invalid(env, msg);
+}
+
+int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, jint len,
+                       const char *what) {
   b->array = NULL;
   b->critical = NULL;
   b->heap = NULL;
-  if (array == NULL) {
-    crj_throw_invalid(env, "key is null");
-    return 0;
-  }
+  if (!crj_need(env, array, what)) return 0;
   if (off < 0 || len < 0) {
-    crj_throw_invalid(env, "key offset/length outside the array");
+    throw_bounds(env, what);
     return 0;
   }
   if ((size_t)len <= sizeof b->buf) {
@@ -90,7 +112,7 @@ int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, ji
     (*env)->GetByteArrayRegion(env, array, off, len, (jbyte *)b->buf);
     if ((*env)->ExceptionCheck(env)) {
       (*env)->ExceptionClear(env);
-      crj_throw_invalid(env, "key offset/length outside the array");
+      throw_bounds(env, what);
       return 0;
     }
     b->data = b->buf;
@@ -99,7 +121,7 @@ int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, ji
   }
   jsize n = (*env)->GetArrayLength(env, array);
   if (off > n - len) {
-    crj_throw_invalid(env, "key offset/length outside the array");
+    throw_bounds(env, what);
     return 0;
   }
   void *p = (*env)->GetPrimitiveArrayCritical(env, array, NULL);
@@ -111,14 +133,11 @@ int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, ji
   return 1;
 }
 
-int crj_bytes_copy(JNIEnv *env, crj_bytes *b, jbyteArray array) {
+int crj_bytes_copy(JNIEnv *env, crj_bytes *b, jbyteArray array, const char *what) {
   b->array = NULL;
   b->critical = NULL;
   b->heap = NULL;
-  if (array == NULL) {
-    crj_throw_invalid(env, "argument is null");
-    return 0;
-  }
+  if (!crj_need(env, array, what)) return 0;
   jsize n = (*env)->GetArrayLength(env, array);
   char *dst = b->buf;
   if ((size_t)n > sizeof b->buf) {
@@ -165,14 +184,11 @@ static size_t utf16_to_utf8(char *dst, const jchar *src, jsize n) {
   return (size_t)(o - (unsigned char *)dst);
 }
 
-int crj_bytes_utf8(JNIEnv *env, crj_bytes *b, jstring s) {
+int crj_bytes_utf8(JNIEnv *env, crj_bytes *b, jstring s, const char *what) {
   b->array = NULL;
   b->critical = NULL;
   b->heap = NULL;
-  if (s == NULL) {
-    crj_throw_invalid(env, "key is null");
-    return 0;
-  }
+  if (!crj_need(env, s, what)) return 0;
   jsize n = (*env)->GetStringLength(env, s);
   if (n <= CRJ_STACK_KEY) {
     /* The UTF-16 units go to the end of buf; the UTF-8 output (at most 3 bytes
@@ -199,7 +215,7 @@ int crj_bytes_utf8(JNIEnv *env, crj_bytes *b, jstring s) {
 
 int crj_bytes_object(JNIEnv *env, crj_bytes *b, jobject key, int copy) {
   if (key != NULL && (*env)->IsInstanceOf(env, key, crj.string_class)) {
-    return crj_bytes_utf8(env, b, (jstring)key);
+    return crj_bytes_utf8(env, b, (jstring)key, "key");
   }
   if (key != NULL && !(*env)->IsInstanceOf(env, key, crj.byte_array_class)) {
     b->array = NULL;
@@ -208,9 +224,9 @@ int crj_bytes_object(JNIEnv *env, crj_bytes *b, jobject key, int copy) {
     crj_throw_invalid(env, "a key or argument must be a String or a byte[]");
     return 0;
   }
-  if (copy) return crj_bytes_copy(env, b, (jbyteArray)key);
+  if (copy) return crj_bytes_copy(env, b, (jbyteArray)key, "key or argument");
   jsize n = key == NULL ? 0 : (*env)->GetArrayLength(env, (jbyteArray)key);
-  return crj_bytes_critical(env, b, (jbyteArray)key, 0, n);
+  return crj_bytes_critical(env, b, (jbyteArray)key, 0, n, "key");
 }
 
 void crj_bytes_release(JNIEnv *env, crj_bytes *b) {
@@ -226,7 +242,7 @@ int crj_cstring(JNIEnv *env, jstring s, char **out) {
   *out = NULL;
   if (s == NULL) return 1;
   crj_bytes b;
-  if (!crj_bytes_utf8(env, &b, s)) return 0;
+  if (!crj_bytes_utf8(env, &b, s, "text")) return 0;
   if (memchr(b.data, '\0', b.len) != NULL) {
     crj_bytes_release(env, &b);
     crj_throw_invalid(env, "a name contains a NUL character");
@@ -248,7 +264,13 @@ int crj_cstring(JNIEnv *env, jstring s, char **out) {
 int crj_packed_open(JNIEnv *env, crj_packed *p, jbyteArray data, jintArray ends, jint n) {
   p->data = data;
   p->critical = NULL;
-  p->n = n < 0 ? 0 : (size_t)n;
+  p->keys = NULL;
+  p->lens = NULL;
+  p->n = 0;
+  if (!crj_need(env, data, "data") || !crj_need(env, ends, "ends") || !crj_unsigned(env, n, "n")) {
+    return 0;
+  }
+  p->n = (size_t)n;
   p->keys = malloc((p->n + 1) * sizeof(void *));
   p->lens = malloc((p->n + 1) * sizeof(size_t));
   jint *e = malloc((p->n + 1) * sizeof(jint));
@@ -259,7 +281,7 @@ int crj_packed_open(JNIEnv *env, crj_packed *p, jbyteArray data, jintArray ends,
     return 0;
   }
   jsize size = (*env)->GetArrayLength(env, data);
-  if (n < 0 || (*env)->GetArrayLength(env, ends) < n) {
+  if ((*env)->GetArrayLength(env, ends) < n) {
     free(e);
     crj_packed_close(env, p);
     crj_throw_invalid(env, "key batch: count larger than the ends array");

@@ -37,6 +37,13 @@ extern crj_cache crj;
 void crj_throw(JNIEnv *env, cr_status status);
 /* Throws a CloudRouteException(CR_EINVAL) with msg. */
 void crj_throw_invalid(JNIEnv *env, const char *msg);
+/* The checks every entry point makes before any Get* call on an argument
+ * (JNI reads a null array or string as a crash, a negative int as a huge
+ * unsigned one): 1 when ref is not null / v is not negative, else 0 with a
+ * CloudRouteException(CR_EINVAL) pending — "<what> is null", or "<what> must
+ * be in 0..4294967295, not -1" as the Python binding says. */
+int crj_need(JNIEnv *env, const void *ref, const char *what);
+int crj_unsigned(JNIEnv *env, jint v, const char *what);
 /* A new Java String from NUL-terminated UTF-8 (NULL gives null). */
 jstring crj_string(JNIEnv *env, const char *utf8);
 
@@ -55,12 +62,14 @@ typedef struct crj_bytes {
 
 /* byte[] key: a short one copied to the stack, a long one read in a critical
  * region. Returns 0 (with an exception pending) on a
- * null array or a bad (off, len). */
-int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, jint len);
+ * null array ("<what> is null") or a bad (off, len). */
+int crj_bytes_critical(JNIEnv *env, crj_bytes *b, jbyteArray array, jint off, jint len,
+                       const char *what);
 /* byte[] copied (for calls that may block, e.g. network I/O). */
-int crj_bytes_copy(JNIEnv *env, crj_bytes *b, jbyteArray array);
-/* String as UTF-8 (as String.getBytes(UTF_8): an unpaired surrogate is '?'). */
-int crj_bytes_utf8(JNIEnv *env, crj_bytes *b, jstring s);
+int crj_bytes_copy(JNIEnv *env, crj_bytes *b, jbyteArray array, const char *what);
+/* String as UTF-8 (as String.getBytes(UTF_8): an unpaired surrogate is '?').
+ * what names the argument in the message for null ("key", "text"...). */
+int crj_bytes_utf8(JNIEnv *env, crj_bytes *b, jstring s, const char *what);
 /* Either of the above for an Object that is a String or a byte[]; copy
  * selects crj_bytes_copy over the critical region for arrays. */
 int crj_bytes_object(JNIEnv *env, crj_bytes *b, jobject key, int copy);

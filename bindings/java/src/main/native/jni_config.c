@@ -17,6 +17,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Config_create(JNIEnv *env, jclass cls
 JNIEXPORT void JNICALL Java_io_cloudroute_Config_set(JNIEnv *env, jclass cls, jlong h, jint op,
                                                      jstring a, jstring b, jint number) {
   char *x, *y;
+  if (op == 5 && !crj_unsigned(env, number, "weight")) return;
   if (!crj_cstring(env, a, &x)) return;
   if (!crj_cstring(env, b, &y)) {
     free(x);
@@ -58,6 +59,11 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Config_routerOptions(JNIEnv *env, jcla
                                                                jint policy, jint margin_us,
                                                                jint threshold, jint cooldown_ms,
                                                                jlong seed) {
+  if (!crj_unsigned(env, margin_us, "nearest_margin_us") ||
+      !crj_unsigned(env, threshold, "failure_threshold") ||
+      !crj_unsigned(env, cooldown_ms, "down_cooldown_ms")) {
+    return;
+  }
   cr_router_options o = CR_ROUTER_OPTIONS_INIT;
   o.policy = (cr_policy)policy;
   o.nearest_margin_us = (uint32_t)margin_us;

@@ -40,7 +40,7 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_keyslotBytes(JNIEnv *env, j
                                                                   jbyteArray key, jint off,
                                                                   jint len) {
   crj_bytes b;
-  if (!crj_bytes_critical(env, &b, key, off, len)) return -1;
+  if (!crj_bytes_critical(env, &b, key, off, len, "key")) return -1;
   jint slot = cr_keyslot(b.data, b.len);
   crj_bytes_release(env, &b);
   return slot;
@@ -49,7 +49,7 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_keyslotBytes(JNIEnv *env, j
 JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_keyslotString(JNIEnv *env, jclass cls,
                                                                    jstring key) {
   crj_bytes b;
-  if (!crj_bytes_utf8(env, &b, key)) return -1;
+  if (!crj_bytes_utf8(env, &b, key, "key")) return -1;
   jint slot = cr_keyslot(b.data, b.len);
   crj_bytes_release(env, &b);
   return slot;
@@ -59,8 +59,12 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_keyslotString(JNIEnv *env, 
 JNIEXPORT void JNICALL Java_io_cloudroute_CloudRoute_keyslotPacked(JNIEnv *env, jclass cls,
                                                                    jbyteArray data, jintArray ends,
                                                                    jint n, jintArray out) {
+  if (!crj_need(env, data, "data") || !crj_need(env, ends, "ends") || !crj_need(env, out, "out") ||
+      !crj_unsigned(env, n, "n")) {
+    return;
+  }
   jsize data_len = (*env)->GetArrayLength(env, data);
-  if (n < 0 || (*env)->GetArrayLength(env, ends) < n || (*env)->GetArrayLength(env, out) < n) {
+  if ((*env)->GetArrayLength(env, ends) < n || (*env)->GetArrayLength(env, out) < n) {
     crj_throw_invalid(env, "keyslots: count larger than the ends or out array");
     return;
   }
@@ -93,7 +97,7 @@ JNIEXPORT void JNICALL Java_io_cloudroute_CloudRoute_keyslotPacked(JNIEnv *env, 
 JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_crc16(JNIEnv *env, jclass cls, jbyteArray data,
                                                            jint off, jint len) {
   crj_bytes b;
-  if (!crj_bytes_critical(env, &b, data, off, len)) return -1;
+  if (!crj_bytes_critical(env, &b, data, off, len, "data")) return -1;
   jint crc = cr_crc16(b.data, b.len);
   crj_bytes_release(env, &b);
   return crc;
@@ -113,7 +117,8 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_CloudRoute_jedisHashOf(JNIEnv *env, j
 JNIEXPORT jint JNICALL Java_io_cloudroute_CloudRoute_jumpHashOf(JNIEnv *env, jclass cls, jlong key,
                                                                 jint buckets) {
   uint32_t out = 0;
-  cr_status st = cr_jump_hash(&out, (uint64_t)key, buckets < 0 ? 0u : (uint32_t)buckets);
+  if (!crj_unsigned(env, buckets, "buckets")) return -1;
+  cr_status st = cr_jump_hash(&out, (uint64_t)key, (uint32_t)buckets);
   if (st != CR_OK) crj_throw(env, st);
   return (jint)out;
 }

@@ -21,7 +21,16 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Ring_build0(JNIEnv *env, jclass cls, 
     crj_throw(env, st);
     return 0;
   }
+  if (!crj_need(env, names, "names") || !crj_need(env, weights, "weights")) {
+    cr_ring_free(ring);
+    return 0;
+  }
   jsize n = (*env)->GetArrayLength(env, names);
+  if ((*env)->GetArrayLength(env, weights) < n) {
+    cr_ring_free(ring);
+    crj_throw_invalid(env, "ring: fewer weights than shards");
+    return 0;
+  }
   for (jsize i = 0; i < n && st == CR_OK; ++i) {
     jstring name = (jstring)(*env)->GetObjectArrayElement(env, names, i);
     char *c;
@@ -66,14 +75,14 @@ static jint locate_and_release(JNIEnv *env, jlong h, crj_bytes *b) {
 JNIEXPORT jint JNICALL Java_io_cloudroute_Ring_locateBytes(JNIEnv *env, jclass cls, jlong h,
                                                            jbyteArray key, jint off, jint len) {
   crj_bytes b;
-  if (!crj_bytes_critical(env, &b, key, off, len)) return -1;
+  if (!crj_bytes_critical(env, &b, key, off, len, "key")) return -1;
   return locate_and_release(env, h, &b);
 }
 
 JNIEXPORT jint JNICALL Java_io_cloudroute_Ring_locateString(JNIEnv *env, jclass cls, jlong h,
                                                             jstring key) {
   crj_bytes b;
-  if (!crj_bytes_utf8(env, &b, key)) return -1;
+  if (!crj_bytes_utf8(env, &b, key, "key")) return -1;
   return locate_and_release(env, h, &b);
 }
 
@@ -122,6 +131,9 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_ShardGroups_named(JNIEnv *env, jclass 
       free(n);
       return -1;
     }
+  } else if (!crj_unsigned(env, group, "group")) {
+    free(n);
+    return -1;
   } else if (port < 0 || port > 65535 || (n != NULL && port == 0)) {
     free(n);
     crj_throw_invalid(env, "port outside 1-65535");
@@ -150,7 +162,15 @@ JNIEXPORT void JNICALL Java_io_cloudroute_ShardGroups_setRing0(JNIEnv *env, jcla
 JNIEXPORT void JNICALL Java_io_cloudroute_ShardGroups_setReplicas0(JNIEnv *env, jclass cls, jlong h,
                                                                    jint group, jobjectArray hosts,
                                                                    jintArray ports) {
+  if (!crj_unsigned(env, group, "group") || !crj_need(env, hosts, "hosts") ||
+      !crj_need(env, ports, "ports")) {
+    return;
+  }
   jsize n = (*env)->GetArrayLength(env, hosts);
+  if ((*env)->GetArrayLength(env, ports) < n) {
+    crj_throw_invalid(env, "replicas: fewer ports than hosts");
+    return;
+  }
   cr_address *a = calloc((size_t)n + 1, sizeof(cr_address));
   char **names = calloc((size_t)n + 1, sizeof(char *));
   int ok = a != NULL && names != NULL;
@@ -221,6 +241,7 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_ShardGroups_candidates0(JNIEnv *
 
 JNIEXPORT void JNICALL Java_io_cloudroute_ShardGroups_report0(JNIEnv *env, jclass cls, jlong h,
                                                               jboolean ok, jint handle) {
+  if (!crj_unsigned(env, handle, "node handle")) return;
   cr_status st = ok ? cr_shard_groups_report_success(GROUPS(h), (uint32_t)handle)
                     : cr_shard_groups_report_failure(GROUPS(h), (uint32_t)handle);
   if (st != CR_OK) crj_throw(env, st);

@@ -97,7 +97,7 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeBytes(JNIEnv *env, jclass 
                                                             jint op, jbyteArray key, jint off,
                                                             jint len, jlongArray out) {
   crj_bytes b;
-  if (!crj_bytes_critical(env, &b, key, off, len)) return;
+  if (!crj_bytes_critical(env, &b, key, off, len, "key")) return;
   cr_route r = CR_ROUTE_INIT;
   cr_status st = route(op, &r, h, b.data, b.len);
   crj_bytes_release(env, &b);
@@ -107,7 +107,7 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeBytes(JNIEnv *env, jclass 
 JNIEXPORT void JNICALL Java_io_cloudroute_Router_routeString(JNIEnv *env, jclass cls, jlong h,
                                                              jint op, jstring key, jlongArray out) {
   crj_bytes b;
-  if (!crj_bytes_utf8(env, &b, key)) return;
+  if (!crj_bytes_utf8(env, &b, key, "key")) return;
   cr_route r = CR_ROUTE_INIT;
   cr_status st = route(op, &r, h, b.data, b.len);
   crj_bytes_release(env, &b);
@@ -219,6 +219,10 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Router_redirect(JNIEnv *env, jclass cl
 JNIEXPORT void JNICALL Java_io_cloudroute_Router_feedback(JNIEnv *env, jclass cls, jlong h, jint op,
                                                           jint handle, jint value) {
   cr_status st;
+  if (op <= 2 && (!crj_unsigned(env, handle, "node handle") ||
+                  (op == 2 && !crj_unsigned(env, value, "rtt_us")))) {
+    return;
+  }
   switch (op) {
     case 0:
       st = cr_router_report_failure(ROUTER(h), (uint32_t)handle);

@@ -10,7 +10,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Topology_parse(JNIEnv *env, jclass cl
   cr_parse_options opts = CR_PARSE_OPTIONS_INIT;
   opts.default_host = host;
   crj_bytes b;
-  if (!crj_bytes_copy(env, &b, reply)) {
+  if (!crj_bytes_copy(env, &b, reply, "reply")) {
     free(host);
     return 0;
   }
@@ -28,7 +28,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Topology_parse(JNIEnv *env, jclass cl
 JNIEXPORT jlong JNICALL Java_io_cloudroute_Topology_parseText(JNIEnv *env, jclass cls,
                                                               jstring text) {
   crj_bytes b;
-  if (!crj_bytes_utf8(env, &b, text)) return 0;
+  if (!crj_bytes_utf8(env, &b, text, "text")) return 0;
   cr_topology *t = NULL;
   cr_status st = cr_topology_parse_static(&t, b.data, b.len);
   crj_bytes_release(env, &b);
@@ -52,6 +52,7 @@ JNIEXPORT jint JNICALL Java_io_cloudroute_Topology_nodeCount0(JNIEnv *env, jclas
 JNIEXPORT void JNICALL Java_io_cloudroute_Topology_node0(JNIEnv *env, jclass cls, jlong h, jint i,
                                                          jobjectArray names, jintArray nums) {
   cr_node_info info = CR_NODE_INFO_INIT;
+  if (!crj_unsigned(env, i, "index")) return;
   cr_status st = cr_topology_get_node(&info, (const cr_topology *)CRJ_PTR(h), (uint32_t)i);
   if (st != CR_OK) {
     crj_throw(env, st);
@@ -71,6 +72,7 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Topology_node0(JNIEnv *env, jclass cls
 JNIEXPORT jstring JNICALL Java_io_cloudroute_Topology_shardId0(JNIEnv *env, jclass cls, jlong h,
                                                                jint shard) {
   const char *id = NULL;
+  if (!crj_unsigned(env, shard, "shard")) return NULL;
   cr_status st = cr_topology_get_shard_id(&id, (const cr_topology *)CRJ_PTR(h), (uint32_t)shard);
   if (st != CR_OK) {
     crj_throw(env, st);
@@ -84,6 +86,7 @@ JNIEXPORT jintArray JNICALL Java_io_cloudroute_Topology_shardRanges0(JNIEnv *env
                                                                      jlong h, jint shard) {
   const cr_topology *t = (const cr_topology *)CRJ_PTR(h);
   size_t needed = 0;
+  if (!crj_unsigned(env, shard, "shard")) return NULL;
   cr_status st = cr_topology_get_shard_ranges(NULL, NULL, 0, &needed, t, (uint32_t)shard);
   if (st != CR_OK && st != CR_EBUFS) {
     crj_throw(env, st);

@@ -99,7 +99,7 @@ public final class CloudRoute {
 
   /** CRC16/XMODEM of data (the checksum of key slots). */
   public static int crc16(byte[] data) {
-    return crc16(data, 0, data.length);
+    return crc16(data, 0, data == null ? 0 : data.length);
   }
 
   /**

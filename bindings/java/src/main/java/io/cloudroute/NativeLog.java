@@ -23,7 +23,15 @@ final class NativeLog {
     static final Level[] LEVELS = {Level.DEBUG, Level.INFO, Level.WARN, Level.ERROR};
   }
 
+  /** How deep this thread is in log handlers now (handlers may log through another client). */
+  private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
+
   private NativeLog() {}
+
+  /** Whether this thread runs a log handler now (NativeResource.close() does not wait there). */
+  static boolean inHandler() {
+    return DEPTH.get()[0] > 0;
+  }
 
   /**
    * The lowest C level (0 debug .. 3 error) the logger lets through now, -1 for none: what a
@@ -49,7 +57,13 @@ final class NativeLog {
     for (int i = 1; i + 1 < parts.length; i += 2) {
       text.append(' ').append(utf8(parts[i])).append('=').append(utf8(parts[i + 1]));
     }
-    Holder.LOG.atLevel(Holder.LEVELS[level]).log(text.toString());
+    int[] depth = DEPTH.get();
+    depth[0]++;
+    try {
+      Holder.LOG.atLevel(Holder.LEVELS[level]).log(text.toString());
+    } finally {
+      depth[0]--;
+    }
   }
 
   private static String utf8(byte[] b) {

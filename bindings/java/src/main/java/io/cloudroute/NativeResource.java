@@ -10,6 +10,10 @@ import java.util.concurrent.locks.LockSupport;
  * in-flight count that {@code close()} waits to drain, so a handle is never freed under a call
  * running on another thread; calls after close throw {@link IllegalStateException}.
  *
+ * <p>{@code close()} from a log handler (which may run inside a call of its own thread, or on the
+ * client's refresher thread) does not wait: it would wait for itself. The handle is closed at
+ * once (later calls throw) and freed by the last call in flight as it returns.
+ *
  * <p>A borrowed handle (a client's router, a Sentinel client's groups) belongs to its owner: it
  * counts on the owner's in-flight count, and closing it does nothing.
  */
@@ -36,6 +40,8 @@ abstract class NativeResource implements AutoCloseable {
   private final AtomicLong state;
 
   private final NativeResource owner;
+  /** Set by a close() that did not wait: the call that drains the count frees. */
+  private volatile boolean freeOnRelease;
   private final Cleaner.Cleanable cleanable;
   final long ptr;
 
@@ -66,7 +72,10 @@ abstract class NativeResource implements AutoCloseable {
   }
 
   final void release() {
-    state.getAndAdd(-2);
+    if (state.addAndGet(-2) == 1) {
+      NativeResource root = owner != null ? owner : this;
+      if (root.freeOnRelease) root.cleanable.clean(); // clean() runs its action once at most
+    }
   }
 
   /** Frees the native handle once no call is in flight; later calls throw. Idempotent. */
@@ -75,6 +84,12 @@ abstract class NativeResource implements AutoCloseable {
     if (owner != null) return;
     long s = state.getAndUpdate(v -> v | 1);
     if ((s & 1) != 0) return;
+    if (NativeLog.inHandler()) {
+      // Maybe inside a call of this very thread: the last call out frees (see release()).
+      freeOnRelease = true;
+      if (state.get() == 1) cleanable.clean();
+      return;
+    }
     for (int spins = 0; state.get() != 1; spins++) {
       if (spins < 1000) Thread.onSpinWait();
       else LockSupport.parkNanos(100_000L); // a live command may take a while

@@ -57,7 +57,7 @@ public final class Topology extends NativeResource {
 
   /** {@link #parseStatic(String)} of UTF-8 bytes. */
   public static Topology parseStatic(byte[] text) {
-    return parseStatic(new String(text, StandardCharsets.UTF_8));
+    return parseStatic(text == null ? null : new String(text, StandardCharsets.UTF_8));
   }
 
   public int shardCount() {
