@@ -210,7 +210,11 @@ int CmdPipe(const std::vector<std::string> &args) {
   size_t needed = 0;
   const cr_status ran = cr_pipeline_execute(replies.data(), nullptr, replies.size(), &needed, p);
   cr_pipeline_free(p);
-  if (ran == CR_EINVAL || ran == CR_EBUFS) return Die("pipeline", ran);
+  // Refused before anything was sent (no result in place); a command refused
+  // in place (CR_EINVAL too: SUBSCRIBE …) has its error reply like any other.
+  if (ran == CR_EBUFS || (ran == CR_EINVAL && (replies.empty() || replies[0] == nullptr))) {
+    return Die("pipeline", ran);
+  }
   std::string out;
   size_t q = 0;
   int exit_code = ran == CR_OK ? kExitOk : kExitCommandFailed;
