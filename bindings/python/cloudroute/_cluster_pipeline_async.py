@@ -13,8 +13,11 @@ During :class:`CloudRoutePipeline`'s execute a read's node is handed to
 redis.asyncio wrapped (:class:`_ReportingNode`): a raise is reported to the
 Router, and the batch redis.asyncio sends again skips the node; failed replies
 are reported and those of reads — reads only, writes are never re-sent — are
-asked again through the client's single-command path, which tries the slot's
-next candidates; the pipeline's other chosen nodes are reported as successes.
+asked again on the slot's next candidates, one attempt per node and no node
+twice (never through redis.asyncio's retry loop, which re-reads the topology
+and backs off before each try: a pipeline whose nodes are all down would wait
+that out once per lost read); the pipeline's other chosen nodes are reported
+as successes.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from redis.asyncio.cluster import ClusterPipeline
 from redis.commands import READ_COMMANDS
 from redis.exceptions import ConnectionError, RedisError, TimeoutError
 
-from ._cluster_reads import BATCH, CLIENT_SIDE_ERRORS, PICK, Batch, Pick
+from ._cluster_reads import BATCH, CLIENT_SIDE_ERRORS, PICK, Attempts, Batch, Pick
 
 
 class _ReportingNode:
@@ -48,13 +51,21 @@ class _ReportingNode:
         lost = [c for c in commands if isinstance(c.result, (ConnectionError, TimeoutError))]
         if lost:
             placement.report(self._pick.handle, ok=False)
+            batch = BATCH.get()
+            # Nodes not to ask again, shared by the lost reads: once a node failed,
+            # none of them waits for it again.
+            tried = set(batch.failed if batch is not None else ()) | {self._pick.handle}
+            cache = self._client.nodes_manager.slots_cache
             token = BATCH.set(None)  # the single-command path places these, not this batch
             try:
                 for c in lost:
                     if c.args[0] not in READ_COMMANDS:
                         continue
+                    attempts = Attempts(placement, self._pick, tried)
+                    if not attempts.next(cache):
+                        continue  # no node left: the error stays, as redis.asyncio leaves it
                     try:
-                        c.result = await self._client.execute_command(*c.args, **c.kwargs)
+                        c.result = await self._client._send_read(attempts, c.args, c.kwargs)
                     except RedisError as e:
                         c.result = e  # in place, as redis.asyncio leaves a command's error
             finally:
