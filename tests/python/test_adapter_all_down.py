@@ -17,10 +17,11 @@ margin. Two ways down:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
-from typing import Any, Dict, Iterator, List
+from typing import Any, AsyncIterator, Dict, Iterator, List, Tuple
 from unittest import mock
 
 import pytest
@@ -65,10 +66,27 @@ async def failing(rc: Any, keys: List[str]) -> float:
     return time.monotonic() - start
 
 
+@contextlib.asynccontextmanager
+async def clients(env: Dict[str, str], keys: List[str]) -> AsyncIterator[Tuple[Any, Any]]:
+    """redis.asyncio's RedisCluster and the adapter on env's cluster, both
+    initialized, keys written; closed on exit."""
+    host, port = env["SEEDS"].split(",")[0].split(":")
+    theirs = RedisCluster(host=host, port=int(port), socket_timeout=2)
+    ours = redis_asyncio.CloudRouteCluster(host=host, port=int(port), socket_timeout=2)
+    try:
+        await theirs.initialize()
+        await ours.initialize()
+        for k in keys:
+            await theirs.set(k, k)
+        yield theirs, ours
+    finally:
+        await theirs.aclose()
+        await ours.aclose()
+
+
 def test_asyncio_pipeline_every_read_failing_fails_no_slower_than_redis_py(cluster: Dict[str, str]) -> None:
     env = cluster
     keys = shard_reads(env)
-    host, port = env["SEEDS"].split(",")[0].split(":")
     original = ClusterNode.parse_response
 
     async def parse_response(self: Any, connection: Any, command: str, **kwargs: Any) -> Any:
@@ -77,22 +95,13 @@ def test_asyncio_pipeline_every_read_failing_fails_no_slower_than_redis_py(clust
         return await original(self, connection, command, **kwargs)
 
     async def run() -> None:
-        theirs = RedisCluster(host=host, port=int(port), socket_timeout=2)
-        ours = redis_asyncio.CloudRouteCluster(host=host, port=int(port), socket_timeout=2)
-        try:
-            await theirs.initialize()
-            await ours.initialize()
-            for k in keys:
-                await theirs.set(k, k)
+        async with clients(env, keys) as (theirs, ours):
             with mock.patch.object(ClusterNode, "parse_response", autospec=True, side_effect=parse_response):
                 redis_py_s = await failing(theirs, keys)
                 adapter_s = await failing(ours, keys)
             print(f"every read failing: redis.asyncio {redis_py_s:.2f} s, adapter {adapter_s:.2f} s")
             assert adapter_s <= redis_py_s + MARGIN_S, (adapter_s, redis_py_s)
             assert ours.cloudroute_stats()["failures"] >= 1
-        finally:
-            await theirs.aclose()
-            await ours.aclose()
 
     asyncio.run(run())
 
@@ -100,16 +109,9 @@ def test_asyncio_pipeline_every_read_failing_fails_no_slower_than_redis_py(clust
 def test_asyncio_pipeline_all_nodes_killed_fails_no_slower_than_redis_py(doomed: Dict[str, str]) -> None:
     env = doomed
     keys = shard_reads(env)
-    host, port = env["SEEDS"].split(",")[0].split(":")
 
     async def run() -> None:
-        theirs = RedisCluster(host=host, port=int(port), socket_timeout=2)
-        ours = redis_asyncio.CloudRouteCluster(host=host, port=int(port), socket_timeout=2)
-        try:
-            await theirs.initialize()
-            await ours.initialize()
-            for k in keys:
-                await theirs.set(k, k)
+        async with clients(env, keys) as (theirs, ours):
             # Both have a connection to every node a read goes to.
             assert await pipeline(theirs, keys) == [k.encode() for k in keys]
             assert await pipeline(ours, keys) == [k.encode() for k in keys]
@@ -119,8 +121,5 @@ def test_asyncio_pipeline_all_nodes_killed_fails_no_slower_than_redis_py(doomed:
             adapter_s = await failing(ours, keys)
             print(f"all nodes killed: redis.asyncio {redis_py_s:.2f} s, adapter {adapter_s:.2f} s")
             assert adapter_s <= redis_py_s + MARGIN_S, (adapter_s, redis_py_s)
-        finally:
-            await theirs.aclose()
-            await ours.aclose()
 
     asyncio.run(run())
