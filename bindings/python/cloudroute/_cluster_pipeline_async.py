@@ -70,6 +70,14 @@ class _ReportingNode:
                         c.result = e  # in place, as redis.asyncio leaves a command's error
             finally:
                 BATCH.reset(token)
+            if any(isinstance(c.result, Exception) for c in lost):
+                # The pipeline fails, and redis.asyncio retries it after closing every
+                # connection (aclose) and re-reading the topology — but skips the
+                # close once _initialize is set, as a failed re-ask sets it: a
+                # connection still holding unread replies would then answer the
+                # refresh. Cleared (as it was when the batch was sent), the retry
+                # closes and re-reads as for redis.asyncio's own pipelines.
+                self._client._initialize = False
         return any(isinstance(c.result, Exception) for c in commands)
 
     def __getattr__(self, name: str) -> Any:
