@@ -96,6 +96,7 @@ for h in "${halves[@]}"; do
   pids+=($!)
 done
 trap 'kill "${pids[@]}" 2>/dev/null; for h in "${halves[@]}"; do "$harness" stop "$out/harness/redis-py-suite-$h" >/dev/null 2>&1; done' EXIT
+trap 'exit 130' INT TERM  # the EXIT trap stops the clusters
 status=0
 for i in "${!halves[@]}"; do
   wait "${pids[$i]}" || status=1
