@@ -18,8 +18,10 @@
 # cluster: sync 8681-8689, async 8701-8709, tests/PORTS.md), the two halves
 # side by side, each cluster stopped when its half ends; run under
 # `flock /tmp/cr-servers.lock` as run.sh is. Each test is bounded by the
-# suite's own pytest-timeout (30 s). Cost: four pytest runs of ~260 tests,
-# each 2-2.5 minutes on a busy 2-core machine; two at a time: about 5 minutes.
+# suite's own pytest-timeout (30 s). Cost: four pytest runs of ~260 tests
+# (sync 2-4 minutes each, async 4-7 on the shared 2-core machine), the two
+# halves side by side: 9-14 minutes of wall time. run.sh skips it with
+# CR_PY_REDIS_SUITE=none.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
