@@ -73,3 +73,18 @@ if [[ ! -e $py_stamp ]]; then
   .venv/bin/python -m pip download -q --disable-pip-version-check -d .venv/wheelhouse -r .venv/build-requires.txt
   rm -f .venv/.deps-* && touch "$py_stamp"
 fi
+
+# redis-py's own cluster test suite (tests/python/run_redis_py_suite.sh): the
+# sdist of the redis pinned in requirements-redis-suite.txt (it ships tests/)
+# into .venv/redis-py-sdist/, the suite's pytest plugins into .venv/wheelhouse/;
+# the script installs them offline. Asks PyPI only when that file changed.
+suite_req=bindings/python/requirements-redis-suite.txt
+suite_stamp=.venv/.suite-$(cksum <"$suite_req" | cut -d' ' -f1)
+if [[ ! -e $suite_stamp ]]; then
+  echo "deps: redis-py's test suite ($suite_req)"
+  .venv/bin/python -m pip download -q --disable-pip-version-check -d .venv/wheelhouse -r "$suite_req"
+  rm -rf .venv/redis-py-sdist
+  .venv/bin/python -m pip download -q --disable-pip-version-check --no-binary :all: --no-deps \
+    -d .venv/redis-py-sdist "$(grep '^redis==' "$suite_req")"
+  rm -f .venv/.suite-* && touch "$suite_stamp"
+fi

@@ -1,5 +1,5 @@
 // Read your own writes on a two-cloud cluster of its own
-// (scripts/redis-harness.sh, ports 8701-8709; cloud A = 127.0.1.x, cloud B =
+// (scripts/redis-harness.sh, ports 8711-8719; cloud A = 127.0.1.x, cloud B =
 // 127.0.2.x). The client is in cloud A with local-replicas-first; the keys
 // are shard 2's: its master n4 is in cloud B, one hop away behind
 // scripts/latency-proxy.py (127.0.3.4, 10 ms each way), its replica n6 is

@@ -8,7 +8,8 @@
 #
 #   tests/python/run.sh            (after scripts/deps.sh has made .venv/)
 #   tests/python/run.sh -k router  extra arguments go to pytest (and skip the
-#                                  redis-py majors: tests/python/run_redis_py.sh)
+#                                  redis-py majors: tests/python/run_redis_py.sh,
+#                                  and redis-py's own suite: run_redis_py_suite.sh)
 #
 # Every run builds the wheel from a fresh sdist (a full compile; ccache helps
 # when it is installed), unless CR_PY_PREBUILT=1 says scripts/package.sh
@@ -54,4 +55,12 @@ if (($# == 0)) && [[ ${CR_PY_REDIS_MAJORS:-} != none ]]; then
   read -ra majors <<<"${CR_PY_REDIS_MAJORS:-5 6 7 8}"
   CR_PY_REDIS_TESTED_MAJOR=$("$venv/bin/python" -c 'import redis; print(redis.__version__.split(".")[0])') \
     tests/python/run_redis_py.sh "$wheel" "${majors[@]}"
+fi
+
+# redis-py's own cluster test suite, plain and through the adapters, compared
+# (tests/python/run_redis_py_suite.sh: its own cluster, about 3-4 minutes);
+# skipped when pytest was given arguments or with CR_PY_REDIS_SUITE=none.
+if (($# == 0)) && [[ ${CR_PY_REDIS_SUITE:-} != none ]]; then
+  echo "== python: redis-py's own cluster test suite against the adapters"
+  tests/python/run_redis_py_suite.sh "$wheel"
 fi

@@ -3,7 +3,8 @@
 # the newest release of every redis-py major that has their extension point,
 # each installed from PyPI into a FRESH virtualenv of its own with the wheel
 # and pytest (from .venv/wheelhouse), then the adapter tests: reads placed,
-# same results as redis-py, a killed local replica costing no failed read.
+# same results as redis-py, a killed local replica costing no failed read,
+# redis-py's read arguments, READONLY refused, MOVED from a replica, all down.
 # tests/python/run.sh calls it after the main suite, which already covered
 # the redis-py of requirements-test.txt (its major is skipped here).
 #
@@ -12,8 +13,8 @@
 # Bounded: pip gives up on PyPI after 60 s per request (2 retries); every
 # pytest run stops its clusters itself. Servers: run under
 # `flock /tmp/cr-servers.lock` as run.sh is. Ports: those of the adapter tests
-# (7561-7569 session cluster, 8101-8109 faults, 8581-8589 pipeline faults;
-# tests/PORTS.md).
+# (7561-7569 session cluster, 8101-8109 faults, 8581-8589 pipeline faults,
+# 8691-8699 all nodes down; tests/PORTS.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -41,5 +42,6 @@ for major in "${majors[@]}"; do
   CR_PY_LIVE_DIR=$out/live-cluster CR_PY_HARNESS_ROOT=$out/harness \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider \
     tests/python/test_redis_py.py tests/python/test_redis_asyncio.py tests/python/test_adapter_faults.py \
-    tests/python/test_adapter_pipeline_faults.py
+    tests/python/test_adapter_pipeline_faults.py tests/python/test_adapter_read_args.py \
+    tests/python/test_adapter_all_down.py
 done

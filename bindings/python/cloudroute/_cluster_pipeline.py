@@ -34,7 +34,7 @@ from redis.cluster import ClusterPipeline, RedisCluster
 from redis.commands import READ_COMMANDS
 from redis.exceptions import ConnectionError, TimeoutError
 
-from ._cluster_reads import BATCH, CLIENT_SIDE_ERRORS, PICK, Attempts, Batch, Placement, consume_pick
+from ._cluster_reads import BATCH, CLIENT_SIDE_ERRORS, INFLIGHT, PICK, Attempts, Batch, Placement, consume_pick
 
 
 def execute_read(client: Any, target_node: Any, args: Any, kwargs: Any) -> Any:
@@ -47,13 +47,17 @@ def execute_read(client: Any, target_node: Any, args: Any, kwargs: Any) -> Any:
     if pick is None:
         return base(client, target_node, *args, **kwargs)  # type: ignore[no-untyped-call]
     attempts = Attempts(client._cloudroute, pick)
-    while True:
-        try:
-            response = base(client, attempts.node, *args, **kwargs)  # type: ignore[no-untyped-call]
-        except (ConnectionError, TimeoutError) as e:
-            attempts.failed(e, client.nodes_manager.slots_cache)
-            continue
-        return attempts.answered(response)
+    token = INFLIGHT.set(attempts)  # redis-py's MOVED re-placement sees it (Placement.choose)
+    try:
+        while True:
+            try:
+                response = base(client, attempts.node, *args, **kwargs)  # type: ignore[no-untyped-call]
+            except (ConnectionError, TimeoutError) as e:
+                attempts.failed(e, client.nodes_manager.slots_cache)
+                continue
+            return attempts.answered(response)
+    finally:
+        INFLIGHT.reset(token)
 
 
 class _ReportingPool:

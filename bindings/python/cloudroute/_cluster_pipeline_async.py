@@ -13,8 +13,11 @@ During :class:`CloudRoutePipeline`'s execute a read's node is handed to
 redis.asyncio wrapped (:class:`_ReportingNode`): a raise is reported to the
 Router, and the batch redis.asyncio sends again skips the node; failed replies
 are reported and those of reads — reads only, writes are never re-sent — are
-asked again through the client's single-command path, which tries the slot's
-next candidates; the pipeline's other chosen nodes are reported as successes.
+asked again on the slot's next candidates, one attempt per node and no node
+twice (never through redis.asyncio's retry loop, which re-reads the topology
+and backs off before each try: a pipeline whose nodes are all down would wait
+that out once per lost read); the pipeline's other chosen nodes are reported
+as successes.
 
 Read your writes: the execution's Batch also collects the slots its writes
 go to, in queue order; a later read of such a slot is given the slot's
@@ -30,7 +33,7 @@ from redis.asyncio.cluster import ClusterPipeline
 from redis.commands import READ_COMMANDS
 from redis.exceptions import ConnectionError, RedisError, TimeoutError
 
-from ._cluster_reads import BATCH, CLIENT_SIDE_ERRORS, PICK, Batch, Pick
+from ._cluster_reads import BATCH, CLIENT_SIDE_ERRORS, PICK, Attempts, Batch, Pick
 
 
 class _ReportingNode:
@@ -53,17 +56,33 @@ class _ReportingNode:
         lost = [c for c in commands if isinstance(c.result, (ConnectionError, TimeoutError))]
         if lost:
             placement.report(self._pick.handle, ok=False)
+            batch = BATCH.get()
+            # Nodes not to ask again, shared by the lost reads: once a node failed,
+            # none of them waits for it again.
+            tried = set(batch.failed if batch is not None else ()) | {self._pick.handle}
+            cache = self._client.nodes_manager.slots_cache
             token = BATCH.set(None)  # the single-command path places these, not this batch
             try:
                 for c in lost:
                     if c.args[0] not in READ_COMMANDS:
                         continue
+                    attempts = Attempts(placement, self._pick, tried)
+                    if not attempts.next(cache):
+                        continue  # no node left: the error stays, as redis.asyncio leaves it
                     try:
-                        c.result = await self._client.execute_command(*c.args, **c.kwargs)
+                        c.result = await self._client._send_read(attempts, c.args, c.kwargs)
                     except RedisError as e:
                         c.result = e  # in place, as redis.asyncio leaves a command's error
             finally:
                 BATCH.reset(token)
+            if any(isinstance(c.result, Exception) for c in lost):
+                # The pipeline fails, and redis.asyncio retries it after closing every
+                # connection (aclose) and re-reading the topology — but skips the
+                # close once _initialize is set, as a failed re-ask sets it: a
+                # connection still holding unread replies would then answer the
+                # refresh. Cleared (as it was when the batch was sent), the retry
+                # closes and re-reads as for redis.asyncio's own pipelines.
+                self._client._initialize = False
         return any(isinstance(c.result, Exception) for c in commands)
 
     def __getattr__(self, name: str) -> Any:

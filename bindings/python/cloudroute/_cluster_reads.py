@@ -14,10 +14,11 @@ node for every later read, long before redis-py's slot table drops it.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
 import time
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple, Type
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple, Type
 
 from . import _native
 from ._native import Router
@@ -116,10 +117,37 @@ class Placement:
         self.fallbacks = 0  # reads left to redis-py's choice
         self.failures = 0  # failed attempts on a chosen node, reported to the Router
         self.retried = 0  # reads answered by a next candidate after a failure
+        self.redirected = 0  # reads moved on after a replica's MOVED to its own primary
+        # Replicas that do not serve reads, read last (Router.set_replica_lagging):
+        # those that refused READONLY (an ACL without +readonly: for good) and those
+        # that answered a read with MOVED to their own primary (until redis-py next
+        # re-reads the topology: READONLY may be in effect on new connections).
+        self.refused: Set[Tuple[str, int]] = set()
+        self.moved: Set[Tuple[str, int]] = set()
 
     def stats(self) -> Dict[str, int]:
         return {"routed": self.routed, "fallbacks": self.fallbacks, "failures": self.failures,
-                "retried": self.retried}
+                "retried": self.retried, "redirected": self.redirected,
+                "readonly_refused": len(self.refused)}
+
+    def _mark(self, address: Tuple[str, int], read_last: bool) -> None:
+        try:
+            self.router.set_replica_lagging(address[0], address[1], read_last)
+        except Error:
+            pass  # no topology yet: ensure() marks it after the first build
+
+    def readonly_refused(self, host: str, port: int) -> None:
+        """A node refused READONLY: its connections stay usable for master reads
+        (and writes), but as a replica it answers reads with MOVED: read it last."""
+        with self.lock:
+            self.refused.add((host, port))
+            self._mark((host, port), True)
+
+    def replica_moved(self, host: str, port: int) -> None:
+        """A replica answered a read of a slot it holds with MOVED to its primary."""
+        with self.lock:
+            self.moved.add((host, port))
+            self._mark((host, port), True)
 
     def ensure(self, cache: Dict[int, List[Any]], force: bool = False) -> bool:
         if cache is self.synced and not force:
@@ -135,6 +163,11 @@ class Placement:
             except Error:
                 return False
             self.synced, self.last_build = cache, now
+            for address in self.moved - self.refused:
+                self._mark(address, False)
+            self.moved.clear()
+            for address in self.refused:
+                self._mark(address, True)
             return True
 
     def note_write(self, slot: int) -> None:
@@ -168,10 +201,15 @@ class Placement:
     def choose(self, cache: Dict[int, List[Any]], slot: int) -> Optional[Any]:
         """The node of a read of slot (recorded in PICK), or None: redis-py's choice."""
         pick = None
-        if self.ensure(cache):
+        inflight = INFLIGHT.get()
+        if inflight is not None and inflight.slot == slot:
+            pick = inflight.redirected(cache)
+        if pick is None and self.ensure(cache):
             pick = self._lookup(cache, slot)
             if pick is None and self.ensure(cache, force=True):
                 pick = self._lookup(cache, slot)
+        if inflight is not None and inflight.slot == slot:
+            inflight.placed(pick)
         batch = BATCH.get()
         if pick is not None and batch is not None:
             if pick.handle in batch.failed:
@@ -230,37 +268,73 @@ CLIENT_SIDE_ERRORS = _client_side_errors()
 
 class Attempts:
     """One read's attempts, from the node libcloudroute chose on through the
-    slot's next candidates; each outcome is reported to the Router."""
+    slot's next candidates; each outcome is reported to the Router. tried (the
+    handles not to choose again) may be shared by the reads of one failed batch."""
 
-    def __init__(self, placement: Placement, pick: Pick) -> None:
+    def __init__(self, placement: Placement, pick: Pick, tried: Optional[Set[int]] = None) -> None:
         self.placement = placement
-        self.pick = pick
-        self.tried: Set[int] = set()
+        self.pick: Optional[Pick] = pick
+        self.slot = pick.slot
+        self.tried: Set[int] = set() if tried is None else tried
+        self.moved_on = False  # a next candidate was tried (failure or MOVED)
 
     @property
     def node(self) -> Any:
+        assert self.pick is not None
         return self.pick.node
+
+    def next(self, cache: Dict[int, List[Any]]) -> bool:
+        """Moves on to the slot's next candidate not tried yet; False when none is left."""
+        if self.pick is not None:
+            self.tried.add(self.pick.handle)
+        following = self.placement.next_candidate(cache, self.slot, self.tried)
+        if following is None:
+            return False
+        self.pick, self.moved_on = following, True
+        return True
 
     def failed(self, error: BaseException, cache: Dict[int, List[Any]]) -> None:
         """The node did not answer (error, a ConnectionError or TimeoutError): report
         it and move on to the slot's next candidate; re-raises error when none is
         left or when error says nothing of the node (CLIENT_SIDE_ERRORS)."""
-        if isinstance(error, CLIENT_SIDE_ERRORS):
+        if isinstance(error, CLIENT_SIDE_ERRORS) or self.pick is None:
             raise error
         self.placement.report(self.pick.handle, ok=False)
-        self.tried.add(self.pick.handle)
-        following = self.placement.next_candidate(cache, self.pick.slot, self.tried)
-        if following is None:
+        if not self.next(cache):
             raise error
-        self.pick = following
+
+    def redirected(self, cache: Dict[int, List[Any]]) -> Optional[Pick]:
+        """redis-py asks for the slot's read node again while sending this read:
+        the node it was sent to answered MOVED (redis-py's only such path). A node
+        redis-py still lists as one of the slot's replicas holds the slot but did
+        not serve the read (READONLY not in effect on that connection): it is read
+        last from now on and the read moves to the slot's next candidate at once.
+        None otherwise (the slot moved: redis-py's table says where)."""
+        pick = self.pick
+        if pick is None:
+            return None
+        replicas = (cache.get(self.slot) or [])[1:]
+        if not any(n.host == pick.node.host and n.port == pick.node.port for n in replicas):
+            return None
+        self.placement.replica_moved(pick.node.host, pick.node.port)
+        self.placement.redirected += 1
+        return self.pick if self.next(cache) else None
+
+    def placed(self, pick: Optional[Pick]) -> None:
+        """The node the read goes to next (None: redis-py's choice, not reported)."""
+        self.pick = pick
 
     def answered(self, response: Any) -> Any:
-        self.placement.report(self.pick.handle, ok=True)
-        if self.tried:
+        if self.pick is not None:
+            self.placement.report(self.pick.handle, ok=True)
+        if self.moved_on:
             self.placement.retried += 1
         return response
 
 
+#: The read libcloudroute placed that redis-py is sending now (its
+#: _execute_command) in this thread / asyncio task, if any.
+INFLIGHT: contextvars.ContextVar[Optional[Attempts]] = contextvars.ContextVar("cloudroute_inflight", default=None)
 
 
 def consume_pick(target_node: Any, command: Any, read_commands: Any) -> Optional[Pick]:
@@ -317,13 +391,125 @@ def install(manager: Any, placement: Placement) -> None:
                              {"__slots__": (), "get_node_from_slot": get_node_from_slot})
 
 
-def replica_reads(kwargs: Dict[str, Any], load_balancing: Any) -> None:
-    """Replica connections need READONLY: unless the caller asked for replica reads,
-    turn on redis-py's ROUND_ROBIN strategy (redis-py >= 5.1; read_from_replicas
-    before) so every new connection sends it; libcloudroute replaces its order."""
-    if kwargs.get("read_from_replicas") or kwargs.get("load_balancing_strategy") is not None:
-        return
-    if load_balancing is None:
-        kwargs["read_from_replicas"] = True
+#: redis-py's load-balancing strategies (LoadBalancingStrategy member names) as
+#: the policy and selection that read the same nodes in the same manner: among
+#: the primary and its replicas, or the replicas only; in turn or at random.
+STRATEGIES: Dict[str, Tuple[str, str]] = {
+    "ROUND_ROBIN": ("local-spread", "round-robin"),
+    "RANDOM": ("local-spread", "random"),
+    "ROUND_ROBIN_REPLICAS": ("replica-only", "round-robin"),
+    "RANDOM_REPLICA": ("replica-only", "random"),
+}
+
+
+def read_placement(kwargs: Dict[str, Any], config: Optional[_native.Config],
+                   load_balancing: Any) -> Tuple[Optional[_native.Config], bool]:
+    """What the caller's RedisCluster arguments ask of reads: the Config to place
+    them with and whether libcloudroute places them at all.
+
+    - ``load_balancing_strategy``: honoured, as the policy and selection of
+      STRATEGIES (no locality rules); with a ``config`` too it is refused
+      (ValueError: both choose the read node), as is a strategy STRATEGIES lacks.
+    - ``read_from_replicas=False`` (given, no strategy): honoured as redis-py
+      does: reads stay on the primaries and libcloudroute places none; with a
+      ``config`` too it is refused (ValueError: it would place nothing).
+    - ``read_from_replicas=True``: reads from replicas, placed by ``config`` or,
+      without one, as redis-py's ROUND_ROBIN (which it stands for).
+    - neither: ``config`` (default: Config()) places reads.
+    Replica connections need READONLY, which redis-py sends when either argument
+    asks for replica reads: when neither does, kwargs gets redis-py's ROUND_ROBIN
+    (>= 5.1; read_from_replicas before) — only for that; libcloudroute replaces
+    its order."""
+    strategy = kwargs.get("load_balancing_strategy")
+    if strategy is not None:
+        name = getattr(strategy, "name", str(strategy))
+        if name not in STRATEGIES:
+            raise ValueError(f"load_balancing_strategy {strategy!r} has no cloudroute equivalent "
+                             f"(known: {', '.join(sorted(STRATEGIES))}); pass config=cloudroute.Config(policy=..., "
+                             f"selection=...) instead")
+        policy, selection = STRATEGIES[name]
+        if config is not None:
+            raise ValueError(f"give load_balancing_strategy or config, not both: both choose the node of a read "
+                             f"({name} is config=cloudroute.Config(policy={policy!r}, selection={selection!r}), "
+                             f"to which locality rules may be added)")
+        return _config(policy, selection), True
+    replicas = kwargs.get("read_from_replicas")
+    if "read_from_replicas" in kwargs and not replicas:
+        if config is not None:
+            raise ValueError("read_from_replicas=False keeps every read on its slot's primary, as redis-py does: "
+                             "a config would place nothing (drop one of the two)")
+        return None, False
+    if replicas and config is None:
+        policy, selection = STRATEGIES["ROUND_ROBIN"]
+        return _config(policy, selection), True
+    if not replicas:
+        if load_balancing is None:
+            kwargs["read_from_replicas"] = True
+        else:
+            kwargs["load_balancing_strategy"] = load_balancing.ROUND_ROBIN
+    return config, True
+
+
+def _config(policy: str, selection: str) -> _native.Config:
+    config = _native.Config()
+    config.set_router_options(policy=policy)
+    config.set_selection(selection)
+    return config
+
+
+@contextlib.contextmanager
+def readonly_refusal(connection: Any, refused: Callable[[str, int], None], awaited: bool) -> Iterator[None]:
+    """While redis-py's on_connect runs on connection: an error reply to the
+    READONLY it sends (an ACL user without +readonly: NOPERM) calls
+    refused(host, port) and reads as "OK" to redis-py, so the connection stays
+    usable (writes and master reads need no READONLY) instead of failing every
+    command. Other replies pass unchanged. awaited: the connection is
+    redis.asyncio's (its send_command and read_response are coroutines)."""
+    from redis.exceptions import ResponseError
+
+    send, read = connection.send_command, connection.read_response
+    pending = [False]
+
+    def sending(args: Tuple[Any, ...]) -> None:
+        pending[0] = bool(args) and str(args[0]).upper() == "READONLY"
+
+    def refusal(error: ResponseError, readonly: bool) -> bytes:
+        if not readonly:
+            raise error
+        refused(str(connection.host), int(connection.port))
+        return b"OK"
+
+    def reading() -> bool:
+        readonly, pending[0] = pending[0], False
+        return readonly
+
+    if awaited:
+        async def send_async(*args: Any, **kwargs: Any) -> Any:
+            sending(args)
+            return await send(*args, **kwargs)
+
+        async def read_async(*args: Any, **kwargs: Any) -> Any:
+            readonly = reading()
+            try:
+                return await read(*args, **kwargs)
+            except ResponseError as e:
+                return refusal(e, readonly)
+
+        connection.send_command, connection.read_response = send_async, read_async
     else:
-        kwargs["load_balancing_strategy"] = load_balancing.ROUND_ROBIN
+        def send_sync(*args: Any, **kwargs: Any) -> Any:
+            sending(args)
+            return send(*args, **kwargs)
+
+        def read_sync(*args: Any, **kwargs: Any) -> Any:
+            readonly = reading()
+            try:
+                return read(*args, **kwargs)
+            except ResponseError as e:
+                return refusal(e, readonly)
+
+        connection.send_command, connection.read_response = send_sync, read_sync
+    try:
+        yield
+    finally:
+        del connection.send_command, connection.read_response

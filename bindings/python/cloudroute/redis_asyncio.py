@@ -15,10 +15,14 @@ pipelines, pub/sub). Reads that target the slot of their keys go to the node
 a chosen node that fails to answer (ConnectionError, TimeoutError) is
 reported to the Router's breaker and the read tried on the slot's next
 candidate at once; answers are reported as successes. Pipelines report the
-same way (a failed node's reads are asked again on the next candidates).
+same way (a failed node's reads are asked again on the next candidates, one
+attempt per node: an all-down pipeline fails as fast as redis.asyncio's).
 In a pipeline a read of a slot an earlier command of it writes goes to the
 primary, and ``read_your_writes_ms`` works as in :mod:`cloudroute.redis_py`
-(read your writes). Writes are untouched and never re-sent. The choice is pure computation (no await), so the event
+(read your writes). redis-py's read arguments (``read_from_replicas``,
+``load_balancing_strategy``), a refused READONLY and a replica's MOVED to its
+own primary are handled as in :mod:`cloudroute.redis_py`.
+Writes are untouched and never re-sent. The choice is pure computation (no await), so the event
 loop is never blocked on I/O by libcloudroute.
 
 Tested against the newest redis-py of each major 5.x, 6.x, 7.x and 8.x
@@ -38,7 +42,7 @@ from redis.exceptions import ConnectionError, TimeoutError
 
 from . import _native
 from ._cluster_pipeline_async import CloudRoutePipeline
-from ._cluster_reads import PICK, Attempts, Placement, consume_pick, install, replica_reads
+from ._cluster_reads import INFLIGHT, PICK, Attempts, Placement, consume_pick, install, read_placement, readonly_refusal
 from ._native import Router
 
 try:
@@ -61,12 +65,21 @@ class CloudRouteCluster(RedisCluster):
 
     def __init__(self, *args: Any, config: Optional[_native.Config] = None,
                  read_your_writes_ms: int = 0, **kwargs: Any) -> None:
-        replica_reads(kwargs, _LoadBalancing)
-        super().__init__(*args, **kwargs)
-        # Read paths that test only this flag (pipelines) ask for a read node too.
-        self.read_from_replicas = True
+        explicit = "read_from_replicas" in kwargs
+        config, place = read_placement(kwargs, config, _LoadBalancing)
+        # Before any connection: on_connect reports to it.
         self._cloudroute = Placement(config, read_your_writes_ms)
+        super().__init__(*args, **kwargs)
+        if place and not explicit:  # the caller's own value is kept, as redis-py keeps it
+            # Read paths that test only this flag (pipelines) ask for a read node too.
+            self.read_from_replicas = True
         install(self.nodes_manager, self._cloudroute)
+
+    async def on_connect(self, connection: Any) -> None:
+        """redis.asyncio's, but a READONLY refused (an ACL user without +readonly)
+        leaves the connection usable and the node read last as a replica."""
+        with readonly_refusal(connection, self._cloudroute.readonly_refused, awaited=True):
+            await super().on_connect(connection)
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         PICK.set(None)  # a pick left by a pipeline is not this command's
@@ -76,14 +89,23 @@ class CloudRouteCluster(RedisCluster):
         pick = consume_pick(target_node, args[0] if args else None, READ_COMMANDS)
         if pick is None:
             return await super()._execute_command(target_node, *args, **kwargs)
-        attempts = Attempts(self._cloudroute, pick)
-        while True:
-            try:
-                response = await super()._execute_command(attempts.node, *args, **kwargs)
-            except (ConnectionError, TimeoutError) as e:
-                attempts.failed(e, self.nodes_manager.slots_cache)
-                continue
-            return attempts.answered(response)
+        return await self._send_read(Attempts(self._cloudroute, pick), args, kwargs)
+
+    async def _send_read(self, attempts: Attempts, args: Any, kwargs: Any) -> Any:
+        """A read libcloudroute placed, sent to attempts' node, then to the slot's next
+        candidates while nodes fail to answer, each outcome reported to the Router;
+        one attempt per node, without redis-py's retry loop (execute_command's)."""
+        token = INFLIGHT.set(attempts)  # redis-py's MOVED re-placement sees it (Placement.choose)
+        try:
+            while True:
+                try:
+                    response = await RedisCluster._execute_command(self, attempts.node, *args, **kwargs)
+                except (ConnectionError, TimeoutError) as e:
+                    attempts.failed(e, self.nodes_manager.slots_cache)
+                    continue
+                return attempts.answered(response)
+        finally:
+            INFLIGHT.reset(token)
 
     def pipeline(self, *args: Any, **kwargs: Any) -> Any:
         """redis.asyncio's ClusterPipeline, whose read nodes' failures reach the Router

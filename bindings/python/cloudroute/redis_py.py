@@ -54,11 +54,26 @@ so size it above the write's round trip plus the replicas' usual lag. Cost:
 those reads take the primary's path (a cross-cloud hop when it is remote); a
 list of 16384 floats per client.
 
-Replica connections need READONLY: unless the caller configured
-``read_from_replicas`` or ``load_balancing_strategy`` (redis-py >= 5.1),
-CloudRouteCluster enables the latter (ROUND_ROBIN; its order is then
-replaced by libcloudroute's choice) so that redis-py sends READONLY on
-every new connection.
+Reads and redis-py's own read arguments: ``load_balancing_strategy`` is
+honoured as the libcloudroute policy and selection that read the same nodes
+the same way (ROUND_ROBIN: 'local-spread' in turn; ROUND_ROBIN_REPLICAS:
+'replica-only' in turn; RANDOM_REPLICA / RANDOM: the same at random) and
+refused with ``config`` too (ValueError: both choose the node);
+``read_from_replicas=False`` keeps reads on the primaries, as redis-py does
+(refused with ``config`` too); ``read_from_replicas=True`` without a config
+is redis-py's ROUND_ROBIN. Otherwise ``config`` places the reads, and the
+adapter turns on redis-py's ROUND_ROBIN only so that redis-py sends READONLY
+on every new connection (libcloudroute's choice replaces its order).
+
+A node that refuses READONLY (an ACL user without ``+readonly``) keeps its
+connections, usable for writes and master reads, and is read last as a
+replica (``Router.set_replica_lagging``), since a replica answers reads
+without READONLY with MOVED to its primary. Such a MOVED from a replica that
+redis-py lists for the slot (READONLY not in effect, whatever the reason)
+moves the read to the slot's next candidate at once and marks the replica
+the same way until redis-py next re-reads the topology; a MOVED for a slot
+that moved is redis-py's as before. ``cloudroute_stats()`` counts both
+(``redirected``, ``readonly_refused``).
 
 Tested against the newest redis-py of each major that has the extension
 point — 5.x, 6.x, 7.x, 8.x (tests/python/run_redis_py.sh): redis-py's
@@ -77,7 +92,7 @@ from redis.cluster import ClusterPipeline, RedisCluster
 
 from . import _native
 from ._cluster_pipeline import CloudRoutePipeline, execute_read
-from ._cluster_reads import PICK, Placement, install, replica_reads, topology_from_slots_cache
+from ._cluster_reads import PICK, Placement, install, read_placement, readonly_refusal, topology_from_slots_cache
 from ._native import Router
 
 try:
@@ -101,13 +116,22 @@ class CloudRouteCluster(RedisCluster):
 
     def __init__(self, *args: Any, config: Optional[_native.Config] = None,
                  read_your_writes_ms: int = 0, **kwargs: Any) -> None:
-        replica_reads(kwargs, _LoadBalancing)
-        super().__init__(*args, **kwargs)
-        # Read paths that test only this flag (mget_nonatomic's per-slot MGETs,
-        # pipelines) ask get_node_from_slot for a read too.
-        self.read_from_replicas = True
+        explicit = "read_from_replicas" in kwargs
+        config, place = read_placement(kwargs, config, _LoadBalancing)
+        # Before any connection: on_connect reports to it.
         self._cloudroute = Placement(config, read_your_writes_ms)
+        super().__init__(*args, **kwargs)
+        if place and not explicit:  # the caller's own value is kept, as redis-py keeps it
+            # Read paths that test only this flag (mget_nonatomic's per-slot MGETs,
+            # pipelines) ask get_node_from_slot for a read too.
+            self.read_from_replicas = True
         install(self.nodes_manager, self._cloudroute)
+
+    def on_connect(self, connection: Any) -> None:
+        """redis-py's, but a READONLY refused (an ACL user without +readonly) leaves
+        the connection usable and the node read last as a replica."""
+        with readonly_refusal(connection, self._cloudroute.readonly_refused, awaited=False):
+            super().on_connect(connection)  # type: ignore[no-untyped-call]
 
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         PICK.set(None)  # a pick left by a pipeline is not this command's
@@ -134,7 +158,9 @@ class CloudRouteCluster(RedisCluster):
     def cloudroute_stats(self) -> Dict[str, int]:
         """{'routed': reads placed by libcloudroute, 'fallbacks': reads left to redis-py,
         'failures': failed attempts reported to the Router, 'retried': reads a next
-        candidate answered after a failure}."""
+        candidate answered after a failure or a MOVED, 'redirected': reads moved on
+        after a replica's MOVED to its own primary, 'readonly_refused': nodes that
+        refused READONLY}."""
         return self._cloudroute.stats()
 
 

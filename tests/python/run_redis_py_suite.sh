@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# redis-py's own cluster test suite (tests/test_cluster.py and
+# tests/test_asyncio/test_cluster.py of the redis sdist pinned in
+# bindings/python/requirements-redis-suite.txt, which ships tests/) run twice on
+# one harness cluster of its own: with plain redis-py, then with every
+# RedisCluster replaced by cloudroute's adapter (redis_py_suite/cloudroute_swap.py).
+# FAILS when the adapter fails a test that plain redis-py passes unless the
+# test is listed, with its reason, in redis_py_suite/expected-differences.txt
+# (redis_py_suite/compare.py). tests/python/run.sh calls it.
+#
+#   tests/python/run_redis_py_suite.sh WHEEL          (after scripts/deps.sh)
+#   CR_PY_SUITE=sync|async|all (default all)          one half only
+#
+# Offline: the sdist from .venv/redis-py-sdist/, the wheels from
+# .venv/wheelhouse/. Fresh virtualenv build/python/venv-redis-suite (the wheel,
+# redis, pytest and the suite's plugins; nothing of the repository on its path
+# but the plugin). Servers: a cluster per half (scripts/redis-harness.sh
+# cluster: sync 8681-8689, async 8701-8709, tests/PORTS.md), the two halves
+# side by side, each cluster stopped when its half ends; run under
+# `flock /tmp/cr-servers.lock` as run.sh is. Each test is bounded by the
+# suite's own pytest-timeout (30 s). Cost: four pytest runs of ~260 tests
+# (sync 2-4 minutes each, async 4-7 on the shared 2-core machine), the two
+# halves side by side: 9-14 minutes of wall time. run.sh skips it with
+# CR_PY_REDIS_SUITE=none.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+tools=$root/.venv
+out=$root/build/python
+wheel=${1:?usage: $0 WHEEL}
+req=$root/bindings/python/requirements-redis-suite.txt
+suite_dir=$root/tests/python/redis_py_suite
+version=$(sed -n 's/^redis==//p' "$req")
+sdist=$tools/redis-py-sdist/redis-$version.tar.gz
+[[ -f $sdist ]] || { echo "redis-py suite: $sdist missing: run scripts/deps.sh" >&2; exit 1; }
+halves=(sync async)
+case ${CR_PY_SUITE:-all} in
+  all) ;;
+  sync | async) halves=("$CR_PY_SUITE") ;;
+  *) echo "redis-py suite: CR_PY_SUITE must be sync, async or all" >&2; exit 2 ;;
+esac
+
+work=$out/redis-py-suite
+rm -rf "$work"
+mkdir -p "$work"
+# Only the tests and the suite's pytest configuration: redis itself is the
+# installed wheel, never the sdist's source tree.
+tar -xzf "$sdist" -C "$work" "redis-$version/tests" "redis-$version/pyproject.toml"
+src=$work/redis-$version
+
+venv=$out/venv-redis-suite
+rm -rf "$venv"
+"$tools/bin/python" -m venv "$venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index "$wheel"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index --find-links "$tools/wheelhouse" -r "$req"
+
+harness=$root/scripts/redis-harness.sh
+declare -A files=([sync]=tests/test_cluster.py [async]=tests/test_asyncio/test_cluster.py)
+declare -A ports=([sync]=8681 [async]=8701)
+
+# One half (sync or async) on a cluster of its own: plain, then the adapter,
+# then the comparison. Exit status: the comparison's (1 for an unlisted
+# difference), or 1 when pytest itself failed to run (exit 2-5).
+half() {
+  local half=$1 cluster=$out/harness/redis-py-suite-$1 url mode plugin rc start
+  mkdir -p "$cluster"
+  [[ -e $cluster/pids ]] && "$harness" stop "$cluster" >/dev/null 2>&1
+  "$harness" cluster "$cluster" "${ports[$half]}" >/dev/null || return 1
+  url=redis://$(sed -n 's/^SEEDS=\([^:,]*:[0-9]*\).*/\1/p' "$cluster/cluster.env")
+  for mode in redis-py adapter; do
+    plugin=()
+    [[ $mode == adapter ]] && plugin=(-p cloudroute_swap)
+    start=$SECONDS
+    # Failures are compared below, not fatal here; pytest's own errors (exit
+    # 2-5: interrupted, internal, usage, no tests) are.
+    rc=0
+    (cd "$src" && PYTHONPATH=$suite_dir "$venv/bin/python" -m pytest -q -p no:cacheprovider "${plugin[@]}" \
+      --redis-url="$url" --redis-cluster-nodes=9 --junitxml="$work/$half-$mode.xml" -o junit_family=xunit1 \
+      "${files[$half]}" >"$work/$half-$mode.log" 2>&1) || rc=$?
+    echo "== redis-py $version suite, $half, $mode (${files[$half]} on $url, $((SECONDS - start)) s):"
+    echo "   $(tail -n 1 "$work/$half-$mode.log") (log: $work/$half-$mode.log)"
+    if ((rc > 1)); then
+      echo "redis-py suite: pytest exited $rc (see the log)" >&2
+      "$harness" stop "$cluster" >/dev/null 2>&1
+      return 1
+    fi
+  done
+  "$harness" stop "$cluster" >/dev/null 2>&1
+  echo "== redis-py $version suite, $half: the adapter against plain redis-py"
+  "$venv/bin/python" "$suite_dir/compare.py" "$suite_dir/expected-differences.txt" \
+    "$work/$half-redis-py.xml" "$work/$half-adapter.xml"
+}
+
+# The two halves side by side (one cluster each): the wall time of the longer.
+pids=()
+for h in "${halves[@]}"; do
+  half "$h" >"$work/$h.out" 2>&1 &
+  pids+=($!)
+done
+trap 'kill "${pids[@]}" 2>/dev/null; for h in "${halves[@]}"; do "$harness" stop "$out/harness/redis-py-suite-$h" >/dev/null 2>&1; done' EXIT
+trap 'exit 130' INT TERM  # the EXIT trap stops the clusters
+status=0
+for i in "${!halves[@]}"; do
+  wait "${pids[$i]}" || status=1
+  cat "$work/${halves[$i]}.out"
+done
+exit $status
