@@ -37,8 +37,7 @@ std::string Answer(uint16_t port, const std::vector<std::string> &argv) {
   const std::string cmd = argv.empty() ? "" : Upper(argv[0]);
   if (cmd == "CLUSTER") {
     if (argv.size() > 1 && Upper(argv[1]) == "SHARDS") return "-ERR unknown subcommand\r\n";
-    return "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + fake::Bulk("127.0.0.1") + ":" +
-           std::to_string(port) + "\r\n" + fake::Bulk(std::string(40, 'a'));
+    return fake::OneNodeSlots(port);
   }
   if (cmd == "READONLY") return "+OK\r\n";
   if (cmd == "PING") return "+PONG\r\n";

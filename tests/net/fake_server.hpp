@@ -187,6 +187,13 @@ inline std::string Bulk(const std::string &s) {
   return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
 }
 
+// CLUSTER SLOTS of a one-node cluster: the master at host:port owns every
+// slot.
+inline std::string OneNodeSlots(uint16_t port, const std::string &host = "127.0.0.1") {
+  return "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + Bulk(host) + ":" + std::to_string(port) + "\r\n" +
+         Bulk(std::string(40, 'a'));
+}
+
 // A cluster node as far as the live client asks: CLUSTER SHARDS is an
 // error (as on Redis 6: the client falls back to CLUSTER SLOTS), CLUSTER
 // SLOTS (any other CLUSTER subcommand too) answers slots(), INFO an empty

@@ -24,11 +24,6 @@ namespace {
 
 using fake::Bulk;
 
-std::string Slots(uint16_t port) {
-  return "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + Bulk("127.0.0.1") + ":" + std::to_string(port) +
-         "\r\n" + Bulk(std::string(40, 'a'));
-}
-
 // A cluster node (fake::ClusterNode) whose answers to GET and SET, and to
 // HELLO, the test decides.
 class Node {
@@ -47,7 +42,8 @@ class Node {
               ++data_commands_;
               out += data_;
             } else {
-              out += fake::ClusterNode([this] { return Slots(server_.port()); })(Encode(argv));
+              out += fake::ClusterNode([this] { return fake::OneNodeSlots(server_.port()); })(
+                  Encode(argv));
             }
           }
           return out;

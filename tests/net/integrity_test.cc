@@ -27,11 +27,6 @@ namespace {
 
 using fake::Bulk;
 
-std::string Slots(uint16_t port) {
-  return "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + Bulk("127.0.0.1") + ":" + std::to_string(port) +
-         "\r\n" + Bulk(std::string(40, 'a'));
-}
-
 // Bytes the kernel holds, unread, on this process's TCP sockets connected to
 // 127.0.0.1:port (the rx_queue column of /proc/net/tcp): what a pushed reply
 // is on the client's side once it has arrived.
@@ -100,7 +95,7 @@ class Hostile : public ::testing::Test {
     }
     if (cmd == "CLUSTER") {
       return argv.size() > 1 && Upper(argv[1]) == "SHARDS" ? "-ERR unknown subcommand\r\n"
-                                                           : Slots(server_port_);
+                                                           : fake::OneNodeSlots(server_port_);
     }
     if (cmd == "INFO") return Bulk("# Server\r\n");
     if (cmd == "PING") return "+PONG\r\n";

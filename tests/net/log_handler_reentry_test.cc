@@ -24,11 +24,6 @@ namespace {
 
 using fake::Bulk;
 
-std::string Slots(uint16_t port) {
-  return "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + Bulk("127.0.0.1") + ":" + std::to_string(port) +
-         "\r\n" + Bulk(std::string(40, 'a'));
-}
-
 // What the handler does and saw; shared with the test's thread.
 struct Probe {
   // Cross-thread: the refresher's "refresh started" handler holds its refresh
@@ -108,7 +103,7 @@ class LogHandlerReentry : public ::testing::Test {
   }
 
   std::function<std::string(const std::string &)> node_ =
-      fake::ClusterNode([this] { return Slots(server_.port()); });
+      fake::ClusterNode([this] { return fake::OneNodeSlots(server_.port()); });
   FakeServer server_;
   Probe probe_;
 };

@@ -16,14 +16,6 @@
 
 namespace {
 
-using fake::Bulk;
-
-// CLUSTER SLOTS: one shard owning every slot, its master at host:port.
-std::string Slots(const std::string &host, uint16_t port) {
-  return "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + Bulk(host) + ":" + std::to_string(port) + "\r\n" +
-         Bulk(std::string(40, 'a'));
-}
-
 class HostileTopology : public ::testing::Test {
  protected:
   // Answers CLUSTER SHARDS with an error (as Redis 6 does, so the client
@@ -32,7 +24,8 @@ class HostileTopology : public ::testing::Test {
   HostileTopology()
       : server_(fake::ClusterNode([this] {
           ++slots_asked_;
-          return Slots(hostile_ ? std::string("127.0.0.1\0evil", 14) : "127.0.0.1", port());
+          return fake::OneNodeSlots(port(),
+                                    hostile_ ? std::string("127.0.0.1\0evil", 14) : "127.0.0.1");
         })) {}
 
   uint16_t port() const { return server_.port(); }
