@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cloudroute/core/router.hpp"
+#include "common/sanitizers.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -22,17 +23,7 @@
 namespace cloudroute {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using crtest::kSanitized;
 
 #ifdef NDEBUG
 constexpr bool kOptimized = !kSanitized;
