@@ -177,7 +177,7 @@ if ((fast == 0)); then
   # reader: seeds from real servers and every saved bad input, then 10 s of
   # new inputs per target, invariants checked on each (tests/fuzz/run.sh). The
   # targets come from the ASan tree above (clang, coverage-instrumented).
-  stage "fuzz (tests/fuzz/run.sh 10: the asan tree's 7 libFuzzer targets)"
+  stage "fuzz (tests/fuzz/run.sh 10: the asan tree's 8 libFuzzer targets)"
   CR_FUZZ_PRESET=asan tests/fuzz/run.sh 10
 fi
 stage "all tests passed"
