@@ -16,8 +16,11 @@ are reported and those of reads — reads only, writes are never re-sent — are
 asked again on the slot's next candidates, one attempt per node and no node
 twice (never through redis.asyncio's retry loop, which re-reads the topology
 and backs off before each try: a pipeline whose nodes are all down would wait
-that out once per lost read); the pipeline's other chosen nodes are reported
-as successes.
+that out once per lost read; nor through its close of every connection on a
+failure, which would cut the pipeline's other nodes off mid-reply); the
+pipeline's other chosen nodes are reported as successes. A pipeline left with
+errors is retried by redis.asyncio as its own: every connection closed, the
+topology re-read.
 
 Read your writes: the execution's Batch also collects the slots its writes
 go to, in queue order; a later read of such a slot is given the slot's
@@ -70,19 +73,11 @@ class _ReportingNode:
                     if not attempts.next(cache):
                         continue  # no node left: the error stays, as redis.asyncio leaves it
                     try:
-                        c.result = await self._client._send_read(attempts, c.args, c.kwargs)
+                        c.result = await self._client._send_read(attempts, c.args, c.kwargs, in_pipeline=True)
                     except RedisError as e:
                         c.result = e  # in place, as redis.asyncio leaves a command's error
             finally:
                 BATCH.reset(token)
-            if any(isinstance(c.result, Exception) for c in lost):
-                # The pipeline fails, and redis.asyncio retries it after closing every
-                # connection (aclose) and re-reading the topology — but skips the
-                # close once _initialize is set, as a failed re-ask sets it: a
-                # connection still holding unread replies would then answer the
-                # refresh. Cleared (as it was when the batch was sent), the retry
-                # closes and re-reads as for redis.asyncio's own pipelines.
-                self._client._initialize = False
         return any(isinstance(c.result, Exception) for c in commands)
 
     def __getattr__(self, name: str) -> Any:

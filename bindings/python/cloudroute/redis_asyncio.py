@@ -91,15 +91,29 @@ class CloudRouteCluster(RedisCluster):
             return await super()._execute_command(target_node, *args, **kwargs)
         return await self._send_read(Attempts(self._cloudroute, pick), args, kwargs)
 
-    async def _send_read(self, attempts: Attempts, args: Any, kwargs: Any) -> Any:
+    async def _send_read(self, attempts: Attempts, args: Any, kwargs: Any, *, in_pipeline: bool = False) -> Any:
         """A read libcloudroute placed, sent to attempts' node, then to the slot's next
         candidates while nodes fail to answer, each outcome reported to the Router;
-        one attempt per node, without redis-py's retry loop (execute_command's)."""
+        one attempt per node, without redis-py's retry loop (execute_command's).
+
+        in_pipeline: a pipeline's lost read, asked again while the pipeline's other
+        nodes are still in flight. It goes to the node itself, not through
+        ``RedisCluster._execute_command``, whose answer to a ConnectionError is to
+        close every connection of every node (aclose) — under the pipeline's other
+        reads, one of which then found its connection gone mid-handshake
+        (``AttributeError: 'NoneType' object has no attribute 'writelines'``,
+        redis-py 6.4). A MOVED or ASK is left as the command's result, and
+        redis.asyncio's pipeline sends it again once its nodes have answered, as
+        for its own; a connection that failed is closed by redis-py itself
+        (Connection.read_response disconnects on a timeout or socket error)."""
         token = INFLIGHT.set(attempts)  # redis-py's MOVED re-placement sees it (Placement.choose)
         try:
             while True:
                 try:
-                    response = await RedisCluster._execute_command(self, attempts.node, *args, **kwargs)
+                    if in_pipeline:
+                        response = await attempts.node.execute_command(*args, **kwargs)
+                    else:
+                        response = await RedisCluster._execute_command(self, attempts.node, *args, **kwargs)
                 except (ConnectionError, TimeoutError) as e:
                     attempts.failed(e, self.nodes_manager.slots_cache)
                     continue
