@@ -296,6 +296,31 @@ Status Connection::ReadReply(int64_t deadline_ns, ReplyPtr *out, bool idle_ok) {
   }
 }
 
+Status Connection::TrySend(const char *p, size_t n, size_t *written) {
+  *written = 0;
+  if (broken_) return Error(kConnError, address_ + ": connection is broken");
+  while (*written < n) {
+    short want = POLLOUT;
+    const ssize_t k = RawSend(p + *written, n - *written, &want);
+    if (k > 0) {
+      *written += static_cast<size_t>(k);
+      continue;
+    }
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Status::Ok();
+    if (k < 0 && errno == EPROTO && tls_ != nullptr) return Fail(kConnError, tls_error_);
+    return Fail(kConnError, std::string("send: ") + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status Connection::TryReceive(ReplyPtr *out) {
+  out->reset();
+  if (broken_) return Error(kConnError, address_ + ": connection is broken");
+  // A deadline already passed: frame what is there, wait for nothing.
+  return ReadReply(/*deadline_ns=*/0, out, /*idle_ok=*/true);
+}
+
 Status Connection::Send(const std::vector<const Args *> &cmds, int64_t deadline_ns) {
   std::string bytes;
   for (const Args *a : cmds) AppendCommand(*a, &bytes);

@@ -101,6 +101,15 @@ class Connection {
   // Send() of commands the caller already encoded (AppendCommand).
   Status SendBytes(const std::string &wire, int64_t deadline_ns);
 
+  // The non-blocking halves, for a connection an engine thread multiplexes
+  // (shared_link.hpp): TrySend() writes what the socket takes now (*written
+  // bytes of n); TryReceive() frames one reply from what is buffered or
+  // readable now, leaving *out null when no whole reply is there yet. A
+  // failure (kConnError, kLimit, kParse) breaks the connection as the
+  // blocking calls do.
+  Status TrySend(const char *p, size_t n, size_t *written);
+  Status TryReceive(ReplyPtr *out);
+
   // For a subscribed connection (pub/sub pushes arrive unasked): waits for
   // one push until the deadline. *out stays null when none completed in
   // time — unlike a command, that is not an error and the connection stays

@@ -1,0 +1,196 @@
+// Shared connections: a few connections per node that every calling thread
+// uses at once, their requests written back to back and their replies
+// matched in order (RESP answers in the order it is asked).
+//
+// A LinkRequest is one caller's commands for one node, encoded. NodeLink::
+// Submit() hands it to the engine thread (event_loop.hpp), which appends it
+// to the least loaded of the node's connections (dialing the first one, and
+// a second when the first is busy, up to max_connections), writes as much
+// as the socket takes, reads replies as they come and gives each request
+// its own — never another's. A connection's requests sit in one queue in
+// wire order, and each is followed on the wire by a marker, `PING <tag>`
+// with a tag unique on the connection: a request takes as many replies as
+// it sent commands, and the next reply must be its marker's echo. So a
+// reply added or lost anywhere in the stream (an unsolicited reply, a
+// proxy's bug) is caught at the next marker, before the request it would
+// shift is answered, instead of shifting every later caller's replies
+// (RESP2 replies carry nothing else that says which request they answer).
+// That reply, a reply nobody is waiting for, and one the request's check
+// refuses (a reply of a shape its command cannot produce) poison the
+// connection. The marker costs one small command per request (not per
+// command): a fan-out's leg of 60 GETs carries one.
+//
+// When something goes wrong the rules are:
+//  - the connection fails (reset, closed, refused reply, poisoned): it is
+//    closed, and every request on it fails with that status. `sent` tells
+//    a caller whether any byte of its request was written (a write that
+//    was sent may have run; one that was not can be sent again);
+//  - a request's deadline passes: the node is late, so its connection is
+//    treated as failed (kTimeout for the late request, kConnError naming
+//    the timeout for the others on it) — unless the request says
+//    abandon_on_deadline (a caller's own deadline, an interrupted wait, a
+//    hedge's loser): then only it fails; its replies are read and dropped
+//    when they come, and the connection keeps serving the others;
+//  - no connection can be dialed: the requests waiting for it fail with
+//    the dial's status, not sent.
+//
+// Threads: Submit() from any thread; `done` runs on the engine thread (it
+// must not block; see Wait() for callers that do). Commands that change a
+// connection's state (blocking commands, MULTI/WATCH, subscriptions) never
+// come here: they keep dedicated connections (pool.hpp).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cloudroute/core/status.hpp"
+#include "cloudroute/net/connection.hpp"
+#include "cloudroute/net/event_loop.hpp"
+#include "cloudroute/net/reply.hpp"
+
+namespace cloudroute {
+namespace net {
+
+struct LinkRequest {
+  // In: set before Submit().
+  std::string wire;     // the commands, encoded (AppendCommand)
+  size_t expected = 0;  // replies to read: one per command
+  int64_t deadline_ns = 0;
+  bool abandon_on_deadline = false;  // see the file comment
+  // Optional, run on the engine thread once the replies are in: "" accepts
+  // them; anything else poisons the connection, saying why.
+  std::function<std::string(const std::vector<ReplyPtr> &)> check;
+  // Runs once, on the engine thread, when the request is settled.
+  std::function<void(LinkRequest &)> done;
+
+  // Out: valid when done runs.
+  Status status;                  // OK: replies holds `expected` replies
+  std::vector<ReplyPtr> replies;  // in order; server errors are replies
+  bool sent = false;              // some of its bytes were written
+  int64_t sent_ns = 0;            // when its first byte was written (0: never)
+
+  // The engine thread's own bookkeeping.
+  uint64_t wire_start = 0;  // its first byte's position in its connection's stream
+  std::string marker;       // the tag its marker PING echoes
+  bool settled = false;     // done has run (or is running)
+  bool abandoned = false;   // settled early; its replies are dropped when they come
+};
+using LinkRequestPtr = std::shared_ptr<LinkRequest>;
+
+class NodeLink;
+
+// One connection, on the engine thread only.
+class SharedConnection {
+ public:
+  using OnClosed = std::function<void(SharedConnection *, const Status &why)>;
+  SharedConnection(EventLoop *loop, std::unique_ptr<Connection> conn, OnClosed on_closed);
+  ~SharedConnection();
+  SharedConnection(const SharedConnection &) = delete;
+  SharedConnection &operator=(const SharedConnection &) = delete;
+
+  void Add(LinkRequestPtr r);
+  // Fails every request on it with why and closes the socket (idempotent).
+  void Close(const Status &why);
+  bool open() const { return conn_ != nullptr; }
+  size_t load() const { return fifo_.size(); }
+
+ private:
+  void OnEvents(uint32_t events);
+  Status Flush();
+  Status ReadReplies();
+  void Arm();  // epoll interest and the deadline timer, from the state
+  void OnDeadline();
+
+  EventLoop *const loop_;
+  std::unique_ptr<Connection> conn_;
+  const OnClosed on_closed_;
+  const int fd_;
+  std::string out_;         // bytes not yet written
+  size_t out_pos_ = 0;      // how much of out_ is written
+  uint64_t written_ = 0;    // bytes written since the connection opened
+  uint64_t queued_ = 0;     // bytes handed to out_ since it opened
+  uint64_t markers_ = 0;    // marker tags handed out
+  std::deque<LinkRequestPtr> fifo_;  // in wire order, settled or not
+  std::vector<ReplyPtr> partial_;    // replies of fifo_.front() so far
+  uint32_t interest_ = 0;
+  uint64_t timer_ = 0;
+  int64_t timer_at_ = 0;
+};
+
+// The shared connections of one node.
+class NodeLink : public std::enable_shared_from_this<NodeLink> {
+ public:
+  // Dials and hands over a ready connection (handshake done) within
+  // timeout_ms, on a thread of the link's own (never the engine thread).
+  using Dialer = std::function<Result<std::unique_ptr<Connection>>(uint32_t timeout_ms)>;
+  NodeLink(EventLoop *loop, Dialer dial, uint32_t max_connections, uint32_t dial_timeout_ms);
+  // Waits for its dials. REQUIRES: Close() ran on the engine thread first.
+  ~NodeLink();
+  NodeLink(const NodeLink &) = delete;
+  NodeLink &operator=(const NodeLink &) = delete;
+
+  // Any thread. r->done runs on the engine thread (or, once the loop has
+  // stopped, on this thread).
+  void Submit(LinkRequestPtr r);
+  // Settles r now with status (kTimeout, or an interrupt's kConnError) if it
+  // is not settled yet; its replies are dropped when they come. Any thread.
+  void Abandon(LinkRequestPtr r, Status status);
+  // Engine thread: fails every request and closes every connection.
+  void Close(const Status &why);
+
+  // How many connections are open and how many requests are on them
+  // (engine-thread values, read for statistics).
+  uint32_t open() const { return open_.load(std::memory_order_relaxed); }
+
+ private:
+  void Place(LinkRequestPtr r);  // engine thread
+  void StartDial();              // engine thread
+  void Dialed(Result<std::unique_ptr<Connection>> c);  // engine thread
+
+  EventLoop *const loop_;
+  const Dialer dial_;
+  const uint32_t max_connections_;
+  const uint32_t dial_timeout_ms_;
+  // Engine thread only.
+  std::vector<std::unique_ptr<SharedConnection>> conns_;
+  std::deque<LinkRequestPtr> waiting_;  // for a connection being dialed
+  bool dialing_ = false;
+  bool closed_ = false;
+  std::atomic<uint32_t> open_{0};
+  // Dial threads: joined once finished (by the next dial) or by the destructor.
+  struct Dial {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> finished;
+  };
+  std::mutex dial_mu_;
+  std::vector<Dial> dials_;
+};
+
+// Settles a request in the caller's stead and wakes whoever waits on it:
+// the `done` of a request a thread waits for with Wait().
+class LinkWaiter {
+ public:
+  // Makes r->done signal this waiter (r must not have a done of its own).
+  static std::shared_ptr<LinkWaiter> For(LinkRequest *r);
+  // Blocks until the request is settled. With the thread's interrupt check
+  // (interrupt.hpp), the wait sleeps in slices; an interrupt abandons the
+  // request (the connection stays; its reply is dropped when it comes).
+  void Wait(NodeLink *link, const LinkRequestPtr &r);
+  void Signal();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+};
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,391 @@
+// Shared connections: requests written back to back, replies matched in
+// order, on the engine thread (see shared_link.hpp).
+#include "cloudroute/net/shared_link.hpp"
+
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "cloudroute/core/health.hpp"
+#include "cloudroute/net/deadline.hpp"
+#include "cloudroute/net/errors.hpp"
+#include "cloudroute/net/interrupt.hpp"
+
+namespace cloudroute {
+namespace net {
+
+namespace {
+
+// Settles r once: its status, then its done.
+void Settle(LinkRequest *r, Status status) {
+  if (r->settled) return;
+  r->settled = true;
+  r->status = std::move(status);
+  if (!r->status.ok()) r->replies.clear();
+  if (r->done) r->done(*r);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- SharedConnection
+
+SharedConnection::SharedConnection(EventLoop *loop, std::unique_ptr<Connection> conn,
+                                   OnClosed on_closed)
+    : loop_(loop), conn_(std::move(conn)), on_closed_(std::move(on_closed)), fd_(conn_->fd()) {
+  loop_->Watch(fd_, EPOLLIN, [this](uint32_t events) { OnEvents(events); });
+  interest_ = EPOLLIN;
+}
+
+SharedConnection::~SharedConnection() {
+  Close(Error(kConnError, "the connection was dropped"));
+}
+
+void SharedConnection::Add(LinkRequestPtr r) {
+  if (conn_ == nullptr) {
+    Settle(r.get(), Error(kConnError, "connection is closed"));
+    return;
+  }
+  r->wire_start = queued_;
+  if (out_pos_ == out_.size()) {
+    out_.clear();
+    out_pos_ = 0;
+  }
+  const size_t before = out_.size();
+  out_.append(r->wire);
+  // The request's marker: PING with a tag no other request on this
+  // connection has; its echo must close the request's replies.
+  r->marker = "cr:" + std::to_string(++markers_);
+  AppendCommand(std::array<std::string_view, 2>{"PING", r->marker}, &out_);
+  queued_ += out_.size() - before;
+  r->wire.clear();
+  r->wire.shrink_to_fit();
+  fifo_.push_back(std::move(r));
+  Status s = Flush();
+  if (!s.ok()) {
+    Close(s);
+    return;
+  }
+  Arm();
+}
+
+Status SharedConnection::Flush() {
+  while (out_pos_ < out_.size()) {
+    size_t n = 0;
+    Status s = conn_->TrySend(out_.data() + out_pos_, out_.size() - out_pos_, &n);
+    if (!s.ok()) return s;
+    if (n == 0) break;
+    out_pos_ += n;
+    written_ += n;
+  }
+  // Mark what went out: a request is sent once any byte of it is.
+  const int64_t now = SteadyNowNs();
+  for (const LinkRequestPtr &r : fifo_) {
+    if (r->wire_start >= written_) break;
+    if (!r->sent) {
+      r->sent = true;
+      r->sent_ns = now;
+    }
+  }
+  if (out_pos_ == out_.size()) {
+    out_.clear();
+    out_pos_ = 0;
+  }
+  return Status::Ok();
+}
+
+Status SharedConnection::ReadReplies() {
+  for (;;) {
+    ReplyPtr reply;
+    Status s = conn_->TryReceive(&reply);
+    if (!s.ok()) return s;
+    if (reply == nullptr) return Status::Ok();
+    if (fifo_.empty() || fifo_.front()->wire_start >= written_) {
+      // Nothing was asked on this connection that this could answer.
+      return conn_->Poison("a reply arrived that no request on the connection asked for");
+    }
+    LinkRequest *front = fifo_.front().get();
+    if (partial_.size() < front->expected) {
+      partial_.push_back(std::move(reply));
+      continue;
+    }
+    // The marker's echo.
+    if (!reply->is_string() || reply->str != front->marker) {
+      Status poisoned = conn_->Poison(
+          "the reply closing a request's " + std::to_string(front->expected) +
+          " was not its marker (a reply was added or lost on the way)");
+      return poisoned;
+    }
+    LinkRequestPtr r = std::move(fifo_.front());
+    fifo_.pop_front();
+    std::vector<ReplyPtr> replies;
+    replies.swap(partial_);
+    if (r->abandoned) continue;  // settled already: its replies are dropped
+    if (r->check) {
+      const std::string bad = r->check(replies);
+      if (!bad.empty()) {
+        Status poisoned = conn_->Poison(bad);
+        Settle(r.get(), poisoned);
+        return poisoned;
+      }
+    }
+    r->replies = std::move(replies);
+    Settle(r.get(), Status::Ok());
+  }
+}
+
+void SharedConnection::OnEvents(uint32_t events) {
+  if (conn_ == nullptr) return;
+  Status s;
+  if (events & EPOLLOUT) s = Flush();
+  if (s.ok() && (events & (EPOLLIN | EPOLLERR | EPOLLHUP))) s = ReadReplies();
+  if (!s.ok()) {
+    Close(s);
+    return;
+  }
+  Arm();
+}
+
+void SharedConnection::Arm() {
+  if (conn_ == nullptr) return;
+  const uint32_t want = EPOLLIN | (out_pos_ < out_.size() ? EPOLLOUT : 0u);
+  if (want != interest_) {
+    loop_->Modify(fd_, want);
+    interest_ = want;
+  }
+  // The earliest deadline of a request still waiting for its replies.
+  int64_t at = 0;
+  for (const LinkRequestPtr &r : fifo_) {
+    if (r->settled || r->deadline_ns == 0) continue;
+    if (at == 0 || r->deadline_ns < at) at = r->deadline_ns;
+  }
+  if (at == timer_at_) return;
+  if (timer_ != 0) loop_->CancelTimer(timer_);
+  timer_ = 0;
+  timer_at_ = at;
+  if (at != 0) {
+    timer_ = loop_->AddTimer(at, [this] {
+      timer_ = 0;
+      timer_at_ = 0;
+      OnDeadline();
+    });
+  }
+}
+
+void SharedConnection::OnDeadline() {
+  if (conn_ == nullptr) return;
+  const int64_t now = SteadyNowNs();
+  std::string late;  // why the connection closes, when a late node closes it
+  for (const LinkRequestPtr &r : fifo_) {
+    if (r->settled || r->deadline_ns == 0 || r->deadline_ns > now) continue;
+    if (r->abandon_on_deadline) {
+      r->abandoned = true;
+      Settle(r.get(), Error(kTimeout, conn_->address() + ": no reply before the call's deadline"));
+    } else if (late.empty()) {
+      late = conn_->address() + ": no reply before the deadline";
+      Settle(r.get(), Error(kTimeout, late));
+    } else {
+      Settle(r.get(), Error(kTimeout, late));
+    }
+  }
+  if (!late.empty()) {
+    Close(Error(kConnError,
+                late + " (another request on this shared connection timed out: the node is "
+                       "late, the connection is closed)"));
+    return;
+  }
+  Arm();
+}
+
+void SharedConnection::Close(const Status &why) {
+  if (conn_ == nullptr) return;
+  if (timer_ != 0) loop_->CancelTimer(timer_);
+  timer_ = 0;
+  loop_->Unwatch(fd_);
+  // Poisoned: every request gets the poison status (conn_ says why).
+  const Status status = conn_->poisoned() ? conn_->poison_status() : why;
+  conn_.reset();
+  std::deque<LinkRequestPtr> fifo;
+  fifo.swap(fifo_);
+  partial_.clear();
+  out_.clear();
+  out_pos_ = 0;
+  for (const LinkRequestPtr &r : fifo) Settle(r.get(), status);
+  if (on_closed_) on_closed_(this, status);
+}
+
+// ---------------------------------------------------------------- NodeLink
+
+NodeLink::NodeLink(EventLoop *loop, Dialer dial, uint32_t max_connections,
+                   uint32_t dial_timeout_ms)
+    : loop_(loop),
+      dial_(std::move(dial)),
+      max_connections_(std::max<uint32_t>(max_connections, 1)),
+      dial_timeout_ms_(dial_timeout_ms) {}
+
+NodeLink::~NodeLink() {
+  std::vector<Dial> dials;
+  {
+    std::lock_guard<std::mutex> lock(dial_mu_);
+    dials.swap(dials_);
+  }
+  for (Dial &d : dials) {
+    // The last reference may be dropped by a dial's own result, run inline
+    // once the engine thread stopped: that thread cannot join itself.
+    if (d.thread.get_id() == std::this_thread::get_id()) {
+      d.thread.detach();
+    } else if (d.thread.joinable()) {
+      d.thread.join();
+    }
+  }
+}
+
+void NodeLink::Submit(LinkRequestPtr r) {
+  std::weak_ptr<NodeLink> self = weak_from_this();
+  loop_->Post([self, r = std::move(r)]() mutable {
+    if (auto link = self.lock()) {
+      link->Place(std::move(r));
+    } else {
+      Settle(r.get(), Error(kConnError, "the client is closing"));
+    }
+  });
+}
+
+void NodeLink::Abandon(LinkRequestPtr r, Status status) {
+  loop_->Post([r, status = std::move(status)]() mutable {
+    if (r->settled) return;
+    r->abandoned = true;
+    Settle(r.get(), std::move(status));
+  });
+}
+
+void NodeLink::Place(LinkRequestPtr r) {
+  if (r->settled) return;  // abandoned before it got here
+  if (closed_) {
+    Settle(r.get(), Error(kConnError, "the client is closing"));
+    return;
+  }
+  // Closed connections go here, outside any of their own handlers.
+  conns_.erase(std::remove_if(conns_.begin(), conns_.end(),
+                              [](const std::unique_ptr<SharedConnection> &x) { return !x->open(); }),
+               conns_.end());
+  SharedConnection *best = nullptr;
+  for (const auto &c : conns_) {
+    if (best == nullptr || c->load() < best->load()) best = c.get();
+  }
+  if (best == nullptr) {
+    waiting_.push_back(std::move(r));
+    if (!dialing_) StartDial();
+    return;
+  }
+  // A busy connection and room for another: dial it for the next requests.
+  if (best->load() > 0 && conns_.size() < max_connections_ && !dialing_) StartDial();
+  best->Add(std::move(r));
+}
+
+void NodeLink::StartDial() {
+  dialing_ = true;
+  std::weak_ptr<NodeLink> self = weak_from_this();
+  EventLoop *loop = loop_;
+  Dialer dial = dial_;
+  const uint32_t timeout = dial_timeout_ms_;
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  std::lock_guard<std::mutex> lock(dial_mu_);
+  // Finished dial threads are joined here, so they do not pile up.
+  dials_.erase(std::remove_if(dials_.begin(), dials_.end(),
+                              [](Dial &d) {
+                                if (!d.finished->load(std::memory_order_acquire)) return false;
+                                d.thread.join();
+                                return true;
+                              }),
+               dials_.end());
+  Dial d;
+  d.finished = finished;
+  d.thread = std::thread([self, loop, dial, timeout, finished] {
+    auto c = std::make_shared<Result<std::unique_ptr<Connection>>>(dial(timeout));
+    loop->Post([self, c] {
+      if (auto link = self.lock()) link->Dialed(std::move(*c));
+    });
+    finished->store(true, std::memory_order_release);
+  });
+  dials_.push_back(std::move(d));
+}
+
+void NodeLink::Dialed(Result<std::unique_ptr<Connection>> c) {
+  dialing_ = false;
+  if (closed_) return;  // the connection, if any, closes with c
+  if (!c.ok()) {
+    std::deque<LinkRequestPtr> waiting;
+    waiting.swap(waiting_);
+    for (const LinkRequestPtr &r : waiting) Settle(r.get(), c.status());
+    return;
+  }
+  conns_.push_back(std::make_unique<SharedConnection>(
+      loop_, std::move(*c), [this](SharedConnection *, const Status &) {
+        open_.fetch_sub(1, std::memory_order_relaxed);
+      }));
+  open_.fetch_add(1, std::memory_order_relaxed);
+  SharedConnection *conn = conns_.back().get();
+  std::deque<LinkRequestPtr> waiting;
+  waiting.swap(waiting_);
+  const int64_t now = SteadyNowNs();
+  for (LinkRequestPtr &r : waiting) {
+    if (r->settled) continue;
+    if (r->deadline_ns != 0 && r->deadline_ns <= now) {
+      Settle(r.get(), Error(kTimeout, "no connection to the node before the deadline"));
+      continue;
+    }
+    conn->Add(std::move(r));
+  }
+}
+
+void NodeLink::Close(const Status &why) {
+  closed_ = true;
+  std::deque<LinkRequestPtr> waiting;
+  waiting.swap(waiting_);
+  for (const LinkRequestPtr &r : waiting) Settle(r.get(), why);
+  for (const auto &c : conns_) c->Close(why);
+  conns_.clear();
+}
+
+// ---------------------------------------------------------------- LinkWaiter
+
+std::shared_ptr<LinkWaiter> LinkWaiter::For(LinkRequest *r) {
+  auto w = std::make_shared<LinkWaiter>();
+  r->done = [w](LinkRequest &) { w->Signal(); };
+  return w;
+}
+
+void LinkWaiter::Signal() {
+  std::lock_guard<std::mutex> lock(mu_);
+  done_ = true;
+  cv_.notify_all();
+}
+
+void LinkWaiter::Wait(NodeLink *link, const LinkRequestPtr &r) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!HasInterruptCheck()) {
+    cv_.wait(lock, [this] { return done_; });
+    return;
+  }
+  while (!done_) {
+    if (cv_.wait_for(lock, std::chrono::milliseconds(kInterruptSliceMs), [this] { return done_; })) {
+      return;
+    }
+    lock.unlock();
+    const bool stop = InterruptAsked();
+    lock.lock();
+    if (stop && !done_) {
+      link->Abandon(r, Error(kConnError,
+                             "interrupted by the caller while waiting (a command already sent may "
+                             "have run)"));
+      cv_.wait(lock, [this] { return done_; });
+      return;
+    }
+  }
+}
+
+}  // namespace net
+}  // namespace cloudroute
