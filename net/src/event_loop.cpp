@@ -20,7 +20,8 @@ namespace net {
 Result<std::unique_ptr<EventLoop>> EventLoop::Start() {
   const int epfd = epoll_create1(EPOLL_CLOEXEC);
   if (epfd < 0) {
-    return Error(Code::kInternal, std::string("engine thread: epoll_create1: ") + std::strerror(errno));
+    return Error(Code::kInternal,
+                 std::string("engine thread: epoll_create1: ") + std::strerror(errno));
   }
   const int wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wakefd < 0) {

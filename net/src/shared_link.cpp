@@ -39,9 +39,7 @@ SharedConnection::SharedConnection(EventLoop *loop, std::unique_ptr<Connection> 
   interest_ = EPOLLIN;
 }
 
-SharedConnection::~SharedConnection() {
-  Close(Error(kConnError, "the connection was dropped"));
-}
+SharedConnection::~SharedConnection() { Close(Error(kConnError, "the connection was dropped")); }
 
 void SharedConnection::Add(LinkRequestPtr r) {
   if (conn_ == nullptr) {
@@ -113,9 +111,9 @@ Status SharedConnection::ReadReplies() {
     }
     // The marker's echo.
     if (!reply->is_string() || reply->str != front->marker) {
-      Status poisoned = conn_->Poison(
-          "the reply closing a request's " + std::to_string(front->expected) +
-          " was not its marker (a reply was added or lost on the way)");
+      Status poisoned =
+          conn_->Poison("the reply closing a request's " + std::to_string(front->expected) +
+                        " was not its marker (a reply was added or lost on the way)");
       return poisoned;
     }
     LinkRequestPtr r = std::move(fifo_.front());
@@ -218,8 +216,7 @@ void SharedConnection::Close(const Status &why) {
 
 // ---------------------------------------------------------------- NodeLink
 
-NodeLink::NodeLink(EventLoop *loop, Dialer dial, uint32_t max_connections,
-                   uint32_t dial_timeout_ms)
+NodeLink::NodeLink(EventLoop *loop, Dialer dial, uint32_t max_connections, uint32_t dial_timeout_ms)
     : loop_(loop),
       dial_(std::move(dial)),
       max_connections_(std::max<uint32_t>(max_connections, 1)),
@@ -268,9 +265,10 @@ void NodeLink::Place(LinkRequestPtr r) {
     return;
   }
   // Closed connections go here, outside any of their own handlers.
-  conns_.erase(std::remove_if(conns_.begin(), conns_.end(),
-                              [](const std::unique_ptr<SharedConnection> &x) { return !x->open(); }),
-               conns_.end());
+  conns_.erase(
+      std::remove_if(conns_.begin(), conns_.end(),
+                     [](const std::unique_ptr<SharedConnection> &x) { return !x->open(); }),
+      conns_.end());
   SharedConnection *best = nullptr;
   for (const auto &c : conns_) {
     if (best == nullptr || c->load() < best->load()) best = c.get();
@@ -371,7 +369,8 @@ void LinkWaiter::Wait(NodeLink *link, const LinkRequestPtr &r) {
     return;
   }
   while (!done_) {
-    if (cv_.wait_for(lock, std::chrono::milliseconds(kInterruptSliceMs), [this] { return done_; })) {
+    if (cv_.wait_for(lock, std::chrono::milliseconds(kInterruptSliceMs),
+                     [this] { return done_; })) {
       return;
     }
     lock.unlock();

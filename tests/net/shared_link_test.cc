@@ -14,9 +14,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <future>
 #include <mutex>
-#include <deque>
 #include <string>
 #include <thread>
 #include <vector>
@@ -148,8 +148,9 @@ class PipeServer {
         c.in.append(buf, static_cast<size_t>(n));
         Serve(&c);
       }
-      conns_.erase(std::remove_if(conns_.begin(), conns_.end(), [](const Conn &c) { return c.fd < 0; }),
-                   conns_.end());
+      conns_.erase(
+          std::remove_if(conns_.begin(), conns_.end(), [](const Conn &c) { return c.fd < 0; }),
+          conns_.end());
     }
   }
 
@@ -243,7 +244,8 @@ TEST_F(SharedLinkTest, ManyThreadsShareTwoConnectionsAndEachGetsItsOwnReplies) {
   EXPECT_GE(server.accepted(), 1);
 }
 
-TEST_F(SharedLinkTest, AReplyNobodyAskedForFailsEveryRequestOnTheConnectionAndNoneGetsItsNeighbours) {
+TEST_F(SharedLinkTest,
+       AReplyNobodyAskedForFailsEveryRequestOnTheConnectionAndNoneGetsItsNeighbours) {
   PipeServer server;
   auto link = Link(server.port(), 1);
   // A held request keeps later ones queued behind it on the one connection.

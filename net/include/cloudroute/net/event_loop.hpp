@@ -70,8 +70,8 @@ class EventLoop {
   const int wakefd_;
   std::mutex mu_;  // guards posted_ and done_
   std::vector<Task> posted_;
-  bool done_ = false;             // stopped and drained: Post runs tasks inline
-  std::mutex inline_mu_;          // one task at a time once the thread is gone
+  bool done_ = false;     // stopped and drained: Post runs tasks inline
+  std::mutex inline_mu_;  // one task at a time once the thread is gone
   std::atomic<bool> stop_{false};
   // Loop thread only. Handlers are shared so that one stays alive while it
   // runs even if it unwatches itself.

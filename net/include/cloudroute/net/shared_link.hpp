@@ -113,11 +113,11 @@ class SharedConnection {
   std::unique_ptr<Connection> conn_;
   const OnClosed on_closed_;
   const int fd_;
-  std::string out_;         // bytes not yet written
-  size_t out_pos_ = 0;      // how much of out_ is written
-  uint64_t written_ = 0;    // bytes written since the connection opened
-  uint64_t queued_ = 0;     // bytes handed to out_ since it opened
-  uint64_t markers_ = 0;    // marker tags handed out
+  std::string out_;                  // bytes not yet written
+  size_t out_pos_ = 0;               // how much of out_ is written
+  uint64_t written_ = 0;             // bytes written since the connection opened
+  uint64_t queued_ = 0;              // bytes handed to out_ since it opened
+  uint64_t markers_ = 0;             // marker tags handed out
   std::deque<LinkRequestPtr> fifo_;  // in wire order, settled or not
   std::vector<ReplyPtr> partial_;    // replies of fifo_.front() so far
   uint32_t interest_ = 0;
@@ -151,8 +151,8 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   uint32_t open() const { return open_.load(std::memory_order_relaxed); }
 
  private:
-  void Place(LinkRequestPtr r);  // engine thread
-  void StartDial();              // engine thread
+  void Place(LinkRequestPtr r);                        // engine thread
+  void StartDial();                                    // engine thread
   void Dialed(Result<std::unique_ptr<Connection>> c);  // engine thread
 
   EventLoop *const loop_;
