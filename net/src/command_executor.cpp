@@ -9,12 +9,44 @@
 #include "cloudroute/core/keyslot.hpp"
 #include "cloudroute/core/selector.hpp"
 #include "cloudroute/net/backoff.hpp"
+#include "cloudroute/net/command_rules.hpp"
+#include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/fan_out.hpp"
 #include "cloudroute/net/interrupt.hpp"
 
 namespace cloudroute {
 namespace net {
+namespace {
+
+// A command's round trip on the node's shared connections (shared_link.hpp):
+// its status, its replies, whether it was sent, and when.
+Status RunShared(NodeLink *link, const Args &args, const Args *prefix, uint32_t timeout_ms,
+                 bool own_deadline, std::vector<ReplyPtr> *replies, bool *sent, int64_t *t0,
+                 int64_t *t1) {
+  auto r = std::make_shared<LinkRequest>();
+  if (prefix != nullptr) AppendCommand(*prefix, &r->wire);
+  AppendCommand(args, &r->wire);
+  r->expected = prefix != nullptr ? 2 : 1;
+  *t0 = SteadyNowNs();
+  r->deadline_ns = DeadlineAfter(timeout_ms, *t0);
+  r->abandon_on_deadline = own_deadline;
+  r->check = [&args](const std::vector<ReplyPtr> &got) {
+    return ReplyMismatch(std::string_view(args[0]), ExpectedReplyOf(args), *got.back());
+  };
+  auto waiter = std::make_shared<LinkWaiter>();
+  LinkWaiter::Attach(waiter, r.get());
+  link->Submit(r);
+  waiter->Wait({{link, r}});
+  *sent = r->sent;
+  if (r->sent_ns != 0) *t0 = r->sent_ns;
+  *t1 = r->done_ns;
+  *replies = std::move(r->replies);
+  return r->status;
+}
+
+}  // namespace
+
 Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, const Args &args,
                                  const Args *prefix, const CallOptions &call) {
   NodePool &pool = pools_->For(node);
@@ -22,23 +54,33 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
   Outcome o;
   o.node = node;
   o.tier = tier;
-  auto conn = pool.Acquire(tier_ms);
-  if (!conn.ok()) {
-    pools_->NoteFailure(node, &pool, conn.status());
-    o.status = NamedFailure(node, conn.status());
-    return o;
-  }
-  std::vector<const Args *> cmds;
-  if (prefix != nullptr) cmds.push_back(prefix);
-  cmds.push_back(&args);
   std::vector<ReplyPtr> replies;
-  const int64_t t0 = SteadyNowNs();
-  Status s = (*conn)->Pipeline(cmds, CommandTimeoutMs(args, call, tier_ms), &replies);
-  const int64_t t1 = SteadyNowNs();
-  if (s.ok()) s = CheckReply(args, *replies.back(), conn->get());
-  pool.Release(std::move(*conn));  // a broken connection is dropped here
+  int64_t t0 = 0, t1 = 0;
+  bool sent = true;
+  Status s;
+  // A blocking command waits on the server: it keeps a connection of its own.
+  std::shared_ptr<NodeLink> link = BlockingWaitMs(args) < 0 ? pools_->LinkFor(node) : nullptr;
+  if (link != nullptr) {
+    s = RunShared(link.get(), args, prefix, CommandTimeoutMs(args, call, tier_ms),
+                  call.timeout_ms != 0, &replies, &sent, &t0, &t1);
+  } else {
+    auto conn = pool.Acquire(tier_ms);
+    if (!conn.ok()) {
+      pools_->NoteFailure(node, &pool, conn.status());
+      o.status = NamedFailure(node, conn.status());
+      return o;
+    }
+    std::vector<const Args *> cmds;
+    if (prefix != nullptr) cmds.push_back(prefix);
+    cmds.push_back(&args);
+    t0 = SteadyNowNs();
+    s = (*conn)->Pipeline(cmds, CommandTimeoutMs(args, call, tier_ms), &replies);
+    t1 = SteadyNowNs();
+    if (s.ok()) s = CheckReply(args, *replies.back(), conn->get());
+    pool.Release(std::move(*conn));  // a broken connection is dropped here
+  }
   if (!s.ok()) {
-    if (access == Access::kWrite) s = MaySentWrite(s);
+    if (access == Access::kWrite && sent) s = MaySentWrite(s);
     if (s.code() == kConnError && InterruptAsked()) {
       // The caller's interrupt check ended the wait (interrupt.hpp): not the
       // node's failure, and no other candidate is tried.

@@ -95,10 +95,12 @@ void FanOut::Run() {
       NoteWrites();
       return;
     }
-    Connect();
-    // Every node's share goes out before any reply is read: all in flight.
-    for (Leg &leg : legs_) Send(&leg);
-    for (Leg &leg : legs_) Receive(&leg);
+    if (!Exchange()) {
+      Connect();
+      // Every node's share goes out before any reply is read: all in flight.
+      for (Leg &leg : legs_) Send(&leg);
+      for (Leg &leg : legs_) Receive(&leg);
+    }
     if (backoff_retries_ > 0) {
       const uint32_t ms = BackoffMs(backoff_retries_ - 1, ctx_->opts.retry_base_ms,
                                     ctx_->opts.retry_cap_ms, ctx_->router->registry().NextRandom());
@@ -259,26 +261,88 @@ void FanOut::Send(Leg *leg) {
   }
 }
 
+namespace {
+
+// "" when every reply of the leg's commands (among those that came: all of
+// them, or the ones before a failure) has a shape its command can produce;
+// else what was wrong. ASKING's +OK is not checked (an error there shows in
+// the command's own reply).
+template <typename Entries>
+std::string LegMismatch(const Entries &entries, const std::vector<ReplyPtr> &replies) {
+  size_t next = 0;
+  for (const auto &e : entries) {
+    if (e.asking) ++next;
+    if (next >= replies.size()) break;
+    const auto &argv = e.job->argv;
+    const std::string bad = argv.empty() ? std::string()
+                                         : ReplyMismatch(argv[0], ExpectedReplyOf(argv),
+                                                         *replies[next]);
+    ++next;
+    if (!bad.empty()) return bad;
+  }
+  return std::string();
+}
+
+}  // namespace
+
+bool FanOut::Exchange() {
+  if (ctx_->opts.pool.shared == 0) return false;
+  std::vector<std::pair<NodeLink *, LinkRequestPtr>> requests;
+  std::vector<std::shared_ptr<NodeLink>> links;
+  for (Leg &leg : legs_) {
+    leg.pool = &pools_->For(leg.node);
+    links.push_back(pools_->LinkFor(leg.node));
+    if (links.back() == nullptr) return false;  // no engine thread: the pooled path
+  }
+  auto waiter = std::make_shared<LinkWaiter>(legs_.size());
+  for (size_t i = 0; i < legs_.size(); ++i) {
+    Leg &leg = legs_[i];
+    auto r = std::make_shared<LinkRequest>();
+    for (const Entry &e : leg.entries) {
+      if (e.asking) r->wire.append(kAsking, sizeof kAsking - 1);
+      AppendCommand(e.job->argv, &r->wire);
+    }
+    r->expected = leg.replies;
+    leg.t0 = SteadyNowNs();
+    r->deadline_ns = DeadlineAfter(ctx_->TimeoutFor(leg.tier), leg.t0);
+    // The leg's entries outlive the request's check: the waiter below
+    // returns only once every request is settled.
+    const std::vector<Entry> *entries = &leg.entries;
+    r->check = [entries](const std::vector<ReplyPtr> &replies) {
+      return LegMismatch(*entries, replies);
+    };
+    LinkWaiter::Attach(waiter, r.get());
+    requests.emplace_back(links[i].get(), r);
+  }
+  // Every node's share goes out before any reply is read: all in flight.
+  for (auto &lr : requests) lr.first->Submit(lr.second);
+  waiter->Wait(requests);
+  for (size_t i = 0; i < legs_.size(); ++i) {
+    LinkRequest &r = *requests[i].second;
+    if (r.sent_ns != 0) legs_[i].t0 = r.sent_ns;
+    Deliver(&legs_[i], r.status, std::move(r.replies), r.sent, r.done_ns);
+  }
+  return true;
+}
+
 void FanOut::Receive(Leg *leg) {
   if (leg->conn == nullptr) return;
   std::vector<ReplyPtr> replies;
   Status s = leg->conn->Receive(leg->replies, leg->deadline, &replies);
   const int64_t t1 = SteadyNowNs();
-  // A reply of a shape its command cannot produce (among those that came,
-  // all of them or the ones before a failure): the stream is off, and every
-  // reply of the leg may be another command's.
-  size_t next = 0;
-  for (const Entry &e : leg->entries) {
-    if (e.asking) ++next;
-    if (next >= replies.size()) break;
-    Status bad = CheckReply(e.job->argv, *replies[next++], leg->conn.get());
-    if (!bad.ok()) {
-      s = std::move(bad);
-      replies.clear();
-      break;
-    }
+  // A reply of a shape its command cannot produce: the stream is off, and
+  // every reply of the leg may be another command's.
+  const std::string bad = LegMismatch(leg->entries, replies);
+  if (!bad.empty()) {
+    s = leg->conn->Poison(bad);
+    replies.clear();
   }
   leg->pool->Release(std::move(leg->conn));
+  Deliver(leg, s, std::move(replies), /*sent=*/true, t1);
+}
+
+void FanOut::Deliver(Leg *leg, const Status &s, std::vector<ReplyPtr> replies, bool sent,
+                     int64_t t1) {
   if (!s.ok())
     pools_->NoteFailure(leg->node, leg->pool, s);
   else
@@ -288,7 +352,7 @@ void FanOut::Receive(Leg *leg) {
   for (Entry &e : leg->entries) {
     if (e.asking) ++r;  // ASKING's +OK; an error there shows in the command's own reply
     if (r >= replies.size()) {
-      Failed(e.job, *leg, s, /*sent=*/true);
+      Failed(e.job, *leg, s, sent);
       continue;
     }
     Settle(e.job, leg, std::move(replies[r++]));

@@ -64,6 +64,42 @@ NodePool &NodePools::For(NodeEntry *node) {
   return *p;
 }
 
+std::shared_ptr<NodeLink> NodePools::LinkFor(NodeEntry *node) {
+  const uint32_t shared = ctx_->opts.pool.shared;
+  if (shared == 0) return nullptr;
+  NodePool &pool = For(node);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (loop_ == nullptr) {
+    if (loop_failed_) return nullptr;
+    auto loop = EventLoop::Start();
+    if (!loop.ok()) {
+      // Nothing is lost: every command takes the pool's connections instead.
+      loop_failed_ = true;
+      ctx_->log.Emit(LogLevel::kError, "shared connections unavailable",
+                     {{"error", loop.status().message()}});
+      return nullptr;
+    }
+    loop_ = std::move(*loop);
+  }
+  std::shared_ptr<NodeLink> &link = links_[node->handle];
+  if (link == nullptr) {
+    link = std::make_shared<NodeLink>(
+        loop_.get(), &link_dials_, pool.dialer(), shared, ctx_->TimeoutFor(Tier::kUnknown),
+        [this, address = node->address](const Status &why) { NotePoisoned(address, why); });
+  }
+  return link;
+}
+
+void NodePools::CloseLinks(std::vector<std::shared_ptr<NodeLink>> links, const Status &why) {
+  if (links.empty()) return;
+  auto closed = std::make_shared<LinkWaiter>();
+  loop_->Post([links = std::move(links), why, closed] {
+    for (const auto &l : links) l->Close(why);
+    closed->Signal();
+  });
+  closed->Wait();
+}
+
 std::vector<std::pair<uint32_t, std::shared_ptr<NodePool>>> NodePools::List() const {
   std::vector<std::pair<uint32_t, std::shared_ptr<NodePool>>> out;
   std::lock_guard<std::mutex> lock(mu_);
@@ -74,6 +110,7 @@ std::vector<std::pair<uint32_t, std::shared_ptr<NodePool>>> NodePools::List() co
 size_t NodePools::Sweep() {
   const NodeRegistry &reg = ctx_->router->registry();
   std::vector<std::shared_ptr<NodePool>> gone;  // closed outside the lock
+  std::vector<std::shared_ptr<NodeLink>> gone_links;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = pools_.begin(); it != pools_.end();) {
@@ -84,7 +121,17 @@ size_t NodePools::Sweep() {
       gone.push_back(std::move(it->second));
       it = pools_.erase(it);
     }
+    for (auto it = links_.begin(); it != links_.end();) {
+      if (reg.Get(it->first) != nullptr) {
+        ++it;
+        continue;
+      }
+      gone_links.push_back(std::move(it->second));
+      it = links_.erase(it);
+    }
   }
+  // Nobody uses them (whoever did pinned the node); their sockets close.
+  CloseLinks(std::move(gone_links), Error(kConnError, "the node left the topology"));
   return gone.size();
 }
 
@@ -176,6 +223,13 @@ void NodePools::NoteSuccess(NodeEntry *node) {
 }
 
 NodePools::~NodePools() {
+  if (loop_ != nullptr) {
+    std::vector<std::shared_ptr<NodeLink>> links;
+    for (auto &l : links_) links.push_back(l.second);
+    CloseLinks(std::move(links), Error(kConnError, "the client is closing"));
+    link_dials_.JoinAll();  // their results find the links closed
+    loop_->Stop();
+  }
   std::unique_lock<std::mutex> lock(dials_mu_);
   // wait_for, not wait: condition_variable::wait is a libstdc++ symbol of
   // GCC 12 (GLIBCXX_3.4.30), which would raise the wheel's manylinux tag and

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <string_view>
 #include <utility>
 
@@ -23,6 +24,7 @@ namespace {
 void Settle(LinkRequest *r, Status status) {
   if (r->settled) return;
   r->settled = true;
+  r->done_ns = SteadyNowNs();
   r->status = std::move(status);
   if (!r->status.ok()) r->replies.clear();
   if (r->done) r->done(*r);
@@ -203,7 +205,8 @@ void SharedConnection::Close(const Status &why) {
   timer_ = 0;
   loop_->Unwatch(fd_);
   // Poisoned: every request gets the poison status (conn_ says why).
-  const Status status = conn_->poisoned() ? conn_->poison_status() : why;
+  const bool poisoned = conn_->poisoned();
+  const Status status = poisoned ? conn_->poison_status() : why;
   conn_.reset();
   std::deque<LinkRequestPtr> fifo;
   fifo.swap(fifo_);
@@ -211,33 +214,49 @@ void SharedConnection::Close(const Status &why) {
   out_.clear();
   out_pos_ = 0;
   for (const LinkRequestPtr &r : fifo) Settle(r.get(), status);
-  if (on_closed_) on_closed_(this, status);
+  if (on_closed_) on_closed_(poisoned, status);
+}
+
+// ---------------------------------------------------------------- DialThreads
+
+void DialThreads::Spawn(std::function<void()> fn) {
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  std::lock_guard<std::mutex> lock(mu_);
+  dials_.erase(std::remove_if(dials_.begin(), dials_.end(),
+                              [](Dial &d) {
+                                if (!d.finished->load(std::memory_order_acquire)) return false;
+                                d.thread.join();
+                                return true;
+                              }),
+               dials_.end());
+  Dial d;
+  d.finished = finished;
+  d.thread = std::thread([fn = std::move(fn), finished] {
+    fn();
+    finished->store(true, std::memory_order_release);
+  });
+  dials_.push_back(std::move(d));
+}
+
+void DialThreads::JoinAll() {
+  std::vector<Dial> dials;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    dials.swap(dials_);
+  }
+  for (Dial &d : dials) d.thread.join();
 }
 
 // ---------------------------------------------------------------- NodeLink
 
-NodeLink::NodeLink(EventLoop *loop, Dialer dial, uint32_t max_connections, uint32_t dial_timeout_ms)
+NodeLink::NodeLink(EventLoop *loop, DialThreads *dials, Dialer dial, uint32_t max_connections,
+                   uint32_t dial_timeout_ms, OnPoisoned on_poisoned)
     : loop_(loop),
+      dials_(dials),
       dial_(std::move(dial)),
+      on_poisoned_(std::move(on_poisoned)),
       max_connections_(std::max<uint32_t>(max_connections, 1)),
       dial_timeout_ms_(dial_timeout_ms) {}
-
-NodeLink::~NodeLink() {
-  std::vector<Dial> dials;
-  {
-    std::lock_guard<std::mutex> lock(dial_mu_);
-    dials.swap(dials_);
-  }
-  for (Dial &d : dials) {
-    // The last reference may be dropped by a dial's own result, run inline
-    // once the engine thread stopped: that thread cannot join itself.
-    if (d.thread.get_id() == std::this_thread::get_id()) {
-      d.thread.detach();
-    } else if (d.thread.joinable()) {
-      d.thread.join();
-    }
-  }
-}
 
 void NodeLink::Submit(LinkRequestPtr r) {
   std::weak_ptr<NodeLink> self = weak_from_this();
@@ -289,26 +308,12 @@ void NodeLink::StartDial() {
   EventLoop *loop = loop_;
   Dialer dial = dial_;
   const uint32_t timeout = dial_timeout_ms_;
-  auto finished = std::make_shared<std::atomic<bool>>(false);
-  std::lock_guard<std::mutex> lock(dial_mu_);
-  // Finished dial threads are joined here, so they do not pile up.
-  dials_.erase(std::remove_if(dials_.begin(), dials_.end(),
-                              [](Dial &d) {
-                                if (!d.finished->load(std::memory_order_acquire)) return false;
-                                d.thread.join();
-                                return true;
-                              }),
-               dials_.end());
-  Dial d;
-  d.finished = finished;
-  d.thread = std::thread([self, loop, dial, timeout, finished] {
+  dials_->Spawn([self, loop, dial, timeout] {
     auto c = std::make_shared<Result<std::unique_ptr<Connection>>>(dial(timeout));
     loop->Post([self, c] {
       if (auto link = self.lock()) link->Dialed(std::move(*c));
     });
-    finished->store(true, std::memory_order_release);
   });
-  dials_.push_back(std::move(d));
 }
 
 void NodeLink::Dialed(Result<std::unique_ptr<Connection>> c) {
@@ -321,8 +326,9 @@ void NodeLink::Dialed(Result<std::unique_ptr<Connection>> c) {
     return;
   }
   conns_.push_back(std::make_unique<SharedConnection>(
-      loop_, std::move(*c), [this](SharedConnection *, const Status &) {
+      loop_, std::move(*c), [this](bool poisoned, const Status &why) {
         open_.fetch_sub(1, std::memory_order_relaxed);
+        if (poisoned && on_poisoned_) on_poisoned_(why);
       }));
   open_.fetch_add(1, std::memory_order_relaxed);
   SharedConnection *conn = conns_.back().get();
@@ -350,37 +356,39 @@ void NodeLink::Close(const Status &why) {
 
 // ---------------------------------------------------------------- LinkWaiter
 
-std::shared_ptr<LinkWaiter> LinkWaiter::For(LinkRequest *r) {
-  auto w = std::make_shared<LinkWaiter>();
-  r->done = [w](LinkRequest &) { w->Signal(); };
-  return w;
-}
-
 void LinkWaiter::Signal() {
   std::lock_guard<std::mutex> lock(mu_);
-  done_ = true;
-  cv_.notify_all();
+  if (left_ > 0 && --left_ == 0) cv_.notify_all();
 }
 
-void LinkWaiter::Wait(NodeLink *link, const LinkRequestPtr &r) {
+void LinkWaiter::Wait() {
   std::unique_lock<std::mutex> lock(mu_);
+  // wait_for, not wait: condition_variable::wait is a libstdc++ symbol of
+  // GCC 12 (GLIBCXX_3.4.30), which would raise the wheel's manylinux tag.
+  while (left_ != 0) cv_.wait_for(lock, std::chrono::milliseconds(100));
+}
+
+void LinkWaiter::Wait(const std::vector<std::pair<NodeLink *, LinkRequestPtr>> &requests) {
   if (!HasInterruptCheck()) {
-    cv_.wait(lock, [this] { return done_; });
+    Wait();
     return;
   }
-  while (!done_) {
-    if (cv_.wait_for(lock, std::chrono::milliseconds(kInterruptSliceMs),
-                     [this] { return done_; })) {
-      return;
-    }
+  std::unique_lock<std::mutex> lock(mu_);
+  while (left_ != 0) {
+    cv_.wait_for(lock, std::chrono::milliseconds(kInterruptSliceMs));
+    if (left_ == 0) return;
     lock.unlock();
     const bool stop = InterruptAsked();
+    if (stop) {
+      for (const auto &lr : requests) {
+        lr.first->Abandon(lr.second, Error(kConnError,
+                                           "interrupted by the caller while waiting (a command "
+                                           "already sent may have run)"));
+      }
+    }
     lock.lock();
-    if (stop && !done_) {
-      link->Abandon(r, Error(kConnError,
-                             "interrupted by the caller while waiting (a command already sent may "
-                             "have run)"));
-      cv_.wait(lock, [this] { return done_; });
+    if (stop) {
+      while (left_ != 0) cv_.wait_for(lock, std::chrono::milliseconds(100));
       return;
     }
   }

@@ -40,7 +40,7 @@ std::string Answer(uint16_t port, const std::vector<std::string> &argv) {
     return fake::OneNodeSlots(port);
   }
   if (cmd == "READONLY") return "+OK\r\n";
-  if (cmd == "PING") return "+PONG\r\n";
+  if (cmd == "PING") return argv.size() == 2 ? fake::Bulk(argv[1]) : std::string("+PONG\r\n");
   if (cmd == "INFO") return fake::Bulk("# Server\r\n");
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_replies.empty()) return "$-1\r\n";

@@ -6,7 +6,7 @@ address; CLUSTER SHARDS is refused as on Redis 6, so clients fall back to SLOTS)
 derives every value from its key, so a reply handed to the wrong caller shows:
 
     GET k -> "v:k"    MGET k1 k2 -> ["v:k1", "v:k2"]    SET -> +OK    DEL/EXISTS/INCRBY -> :1
-    PING -> +PONG     INFO -> a server section   HELLO -> -ERR (RESP2 only)   else +OK
+    PING -> as Redis    INFO -> a server section   HELLO -> -ERR (RESP2 only)   else +OK
 
 Faults are armed by a control command only a test sends, ``FAKE <fault> [count]``
 (count: how many matching commands get it; default 1; 0 disarms), or on the command
@@ -236,7 +236,7 @@ class FakeNode:
             conn.sendall(b"-ERR unknown command 'HELLO'\r\n")
             return True
         if name == "PING":
-            conn.sendall(b"+PONG\r\n")
+            conn.sendall(bulk(argv[1]) if len(argv) == 2 else b"+PONG\r\n")
             return True
         if name == "INFO":
             conn.sendall(bulk(b"# Server\r\nredis_version:7.0.0\r\n"))

@@ -197,7 +197,8 @@ inline std::string OneNodeSlots(uint16_t port, const std::string &host = "127.0.
 // A cluster node as far as the live client asks: CLUSTER SHARDS is an
 // error (as on Redis 6: the client falls back to CLUSTER SLOTS), CLUSTER
 // SLOTS (any other CLUSTER subcommand too) answers slots(), INFO an empty
-// section, PING +PONG, GET "v", anything else +OK.
+// section, PING as Redis does (+PONG, or its argument echoed), GET "v",
+// anything else +OK.
 inline std::function<std::string(const std::string &)> ClusterNode(
     std::function<std::string()> slots) {
   return [slots](const std::string &req) {
@@ -213,7 +214,7 @@ inline std::function<std::string(const std::string &)> ClusterNode(
       } else if (cmd == "INFO" || cmd == "info") {
         out += Bulk("# Server\r\n");
       } else if (cmd == "PING" || cmd == "ping") {
-        out += "+PONG\r\n";
+        out += argv.size() == 2 ? Bulk(argv[1]) : std::string("+PONG\r\n");
       } else if (cmd == "GET" || cmd == "get") {
         out += Bulk("v");
       } else {

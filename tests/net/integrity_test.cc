@@ -85,7 +85,7 @@ class Hostile : public ::testing::Test {
         }) {}
 
   // A cluster node owning every slot: GET k answers "v:k", SET +OK, MGET
-  // one "v:k" per key, PING +PONG, anything else +OK — unless a fault is
+  // one "v:k" per key, PING as Redis, anything else +OK — unless a fault is
   // armed for it. Every command is recorded.
   std::string Answer(const std::vector<std::string> &argv) {
     const std::string cmd = argv.empty() ? "" : Upper(argv[0]);
@@ -98,7 +98,7 @@ class Hostile : public ::testing::Test {
                                                            : fake::OneNodeSlots(server_port_);
     }
     if (cmd == "INFO") return Bulk("# Server\r\n");
-    if (cmd == "PING") return "+PONG\r\n";
+    if (cmd == "PING") return argv.size() == 2 ? Bulk(argv[1]) : std::string("+PONG\r\n");
     const Fault f = fault_.load();
     if (cmd == "GET" && argv.size() == 2) {
       if (f == Fault::kExtraReply && fault_.exchange(Fault::kNone) == f) {

@@ -181,13 +181,14 @@ class SharedLinkTest : public ::testing::Test {
       });
       closed.get_future().wait();
     }
+    dials_.JoinAll();
     loop_->Stop();
     links_.clear();
   }
   std::shared_ptr<NodeLink> Link(uint16_t port, uint32_t max_connections = 2) {
     ConnectOptions opts;
     auto link = std::make_shared<NodeLink>(
-        loop_.get(),
+        loop_.get(), &dials_,
         [port, opts](uint32_t timeout_ms) {
           return Connection::Open("127.0.0.1", port, opts, timeout_ms);
         },
@@ -202,14 +203,20 @@ class SharedLinkTest : public ::testing::Test {
     r->deadline_ns = DeadlineAfter(timeout_ms);
     return r;
   }
+  static std::shared_ptr<LinkWaiter> Waiter(const LinkRequestPtr &r) {
+    auto w = std::make_shared<LinkWaiter>();
+    LinkWaiter::Attach(w, r.get());
+    return w;
+  }
   // Submits and waits.
   static void Run(NodeLink *link, const LinkRequestPtr &r) {
-    auto waiter = LinkWaiter::For(r.get());
+    auto waiter = Waiter(r);
     link->Submit(r);
-    waiter->Wait(link, r);
+    waiter->Wait({{link, r}});
   }
 
   std::unique_ptr<EventLoop> loop_;
+  DialThreads dials_;
   std::vector<std::shared_ptr<NodeLink>> links_;
 };
 
@@ -250,19 +257,19 @@ TEST_F(SharedLinkTest,
   auto link = Link(server.port(), 1);
   // A held request keeps later ones queued behind it on the one connection.
   auto held = Request({{"GET", "hold:1"}});
-  auto w1 = LinkWaiter::For(held.get());
+  auto w1 = Waiter(held);
   link->Submit(held);
   std::vector<LinkRequestPtr> queued;
   std::vector<std::shared_ptr<LinkWaiter>> waiters;
   for (int i = 0; i < 5; ++i) {
     queued.push_back(Request({{"GET", i == 2 ? "twice:x" : "q" + std::to_string(i)}}));
-    waiters.push_back(LinkWaiter::For(queued.back().get()));
+    waiters.push_back(Waiter(queued.back()));
     link->Submit(queued.back());
   }
   auto release = Request({{"RELEASE"}});
   Run(link.get(), release);
-  w1->Wait(link.get(), held);
-  for (size_t i = 0; i < queued.size(); ++i) waiters[i]->Wait(link.get(), queued[i]);
+  w1->Wait();
+  for (size_t i = 0; i < queued.size(); ++i) waiters[i]->Wait();
   // Everything before the extra reply got its own. The request it came
   // with and every later one fail (the marker after twice:x's reply was
   // another twice:x): none gets a neighbour's value.
@@ -309,14 +316,14 @@ TEST_F(SharedLinkTest, ALateNodeFailsEveryRequestOnItsConnectionSentOrNot) {
   PipeServer server;
   auto link = Link(server.port(), 1);
   auto late = Request({{"GET", "hold:late"}}, 100);
-  auto w = LinkWaiter::For(late.get());
+  auto w = Waiter(late);
   link->Submit(late);
   auto other = Request({{"GET", "other"}}, 5000);
-  auto wo = LinkWaiter::For(other.get());
+  auto wo = Waiter(other);
   link->Submit(other);
   const int64_t t0 = SteadyNowNs();
-  w->Wait(link.get(), late);
-  wo->Wait(link.get(), other);
+  w->Wait();
+  wo->Wait();
   EXPECT_EQ(late->status.code(), kTimeout) << late->status.message();
   EXPECT_TRUE(late->sent);
   // The other request was on the same connection: it fails at once, named

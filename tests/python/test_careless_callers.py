@@ -92,7 +92,7 @@ class FakeNode:
             if cmd == b"INFO":
                 return _bulk(b"# Server\r\n")
             if cmd == b"PING":
-                return b"+PONG\r\n"
+                return _bulk(argv[1]) if len(argv) == 2 else b"+PONG\r\n"
             if cmd == b"GET":
                 if argv[1] == b"careless:stall":
                     return None

@@ -21,6 +21,9 @@
 //            other leg);
 //   Send     writes every leg's commands before any reply is read;
 //   Receive  reads and classifies each leg's replies;
+// (with shared connections, PoolOptions::shared, Connect / Send / Receive
+// are one exchange on the engine thread: every leg submitted to its node's
+// shared connections, then each leg's replies classified as they are);
 // and again for the jobs a round left open — a MOVED (the slot patched, the
 // command sent to the new owner), an ASK, a TRYAGAIN / CLUSTERDOWN (after a
 // backoff), a read whose node failed (on its next candidate) — until each
@@ -122,6 +125,13 @@ class FanOut {
   void LegFailed(Leg *leg, const Status &s, bool sent);
   void Send(Leg *leg);
   void Receive(Leg *leg);
+  // Send and Receive on the nodes' shared connections (shared_link.hpp),
+  // every leg at once; false (nothing done) when they are off.
+  bool Exchange();
+  // A leg's outcome, however it was exchanged: each job's reply or failure
+  // (sent: whether its commands may have reached the node), the node's
+  // health, its round-trip sample (t0 to t1).
+  void Deliver(Leg *leg, const Status &s, std::vector<ReplyPtr> replies, bool sent, int64_t t1);
   // What one reply means for its job.
   void Settle(Job *job, Leg *leg, ReplyPtr reply);
   // A job whose node failed: a read moves on to its next candidate; a write

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "cloudroute/net/client_context.hpp"
+#include "cloudroute/net/shared_link.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -65,6 +66,10 @@ class NodePools {
 
   // REQUIRES: node is pinned (see Lifetime above) while the pool is used.
   NodePool &For(NodeEntry *node);
+  // The node's shared connections (shared_link.hpp), dialed as its pool
+  // dials; null when PoolOptions::shared is 0 or the engine thread could not
+  // start (then every command uses the pool). Same lifetime as For()'s pool.
+  std::shared_ptr<NodeLink> LinkFor(NodeEntry *node);
   // Every pool, by node handle; each stays alive while its pointer is held.
   std::vector<std::pair<uint32_t, std::shared_ptr<NodePool>>> List() const;
   // The pools of nodes that are still in the registry (reclaimed ones are
@@ -104,6 +109,9 @@ class NodePools {
   void NoteServed(Access access, Tier tier, NodePool *pool);
 
  private:
+  // Closes every shared connection, on the engine thread; waits for it.
+  void CloseLinks(std::vector<std::shared_ptr<NodeLink>> links, const Status &why);
+
   ClientContext *const ctx_;
   const OnConnect on_connect_;
   std::atomic<uint32_t> consecutive_failures_{0};
@@ -112,6 +120,12 @@ class NodePools {
   uint32_t dials_ = 0;  // DialAside threads still running
   mutable std::mutex mu_;
   std::unordered_map<uint32_t, std::shared_ptr<NodePool>> pools_;  // by node handle
+  // Shared connections: the engine thread (started on first use), their
+  // dials, and a link per node handle, under mu_.
+  DialThreads link_dials_;
+  std::unique_ptr<EventLoop> loop_;
+  bool loop_failed_ = false;
+  std::unordered_map<uint32_t, std::shared_ptr<NodeLink>> links_;
 };
 
 }  // namespace net

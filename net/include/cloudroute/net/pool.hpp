@@ -33,6 +33,10 @@ namespace net {
 struct PoolOptions {
   uint32_t max_size = 8;
   uint32_t idle_ms = 60000;  // idle connections older than this are closed
+  // Connections per node shared by every caller (shared_link.hpp); commands
+  // that block, transactions and subscriptions keep this pool's dedicated
+  // ones. 0 (the default for now): every command takes a dedicated one.
+  uint32_t shared = 0;
 };
 
 // Per-node counters (relaxed atomics: statistics, not synchronisation).
@@ -99,6 +103,9 @@ class NodePool {
   size_t idle() const;
   size_t open() const;  // idle + in use + being dialed
   NodeCounters &counters() { return counters_; }
+  // The pool's dialer (the node's address, handshake and on-connect hook),
+  // for the node's shared connections.
+  const Dialer &dialer() const { return dial_; }
 
  private:
   // REQUIRES: mu_ held.

@@ -76,6 +76,7 @@ struct LinkRequest {
   std::vector<ReplyPtr> replies;  // in order; server errors are replies
   bool sent = false;              // some of its bytes were written
   int64_t sent_ns = 0;            // when its first byte was written (0: never)
+  int64_t done_ns = 0;            // when it was settled
 
   // The engine thread's own bookkeeping.
   uint64_t wire_start = 0;  // its first byte's position in its connection's stream
@@ -87,10 +88,37 @@ using LinkRequestPtr = std::shared_ptr<LinkRequest>;
 
 class NodeLink;
 
+// The threads that dial shared connections (a dial blocks: connect, TLS,
+// handshake), owned apart from the links so that a link can be dropped on
+// the engine thread without waiting for a dial. Thread-safety: safe for
+// concurrent use.
+class DialThreads {
+ public:
+  DialThreads() = default;
+  ~DialThreads() { JoinAll(); }
+  DialThreads(const DialThreads &) = delete;
+  DialThreads &operator=(const DialThreads &) = delete;
+  // Runs fn on a new thread (finished ones are joined first).
+  void Spawn(std::function<void()> fn);
+  // Waits for every dial. The owner calls it before stopping the engine
+  // thread the dials report to.
+  void JoinAll();
+
+ private:
+  struct Dial {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> finished;
+  };
+  std::mutex mu_;
+  std::vector<Dial> dials_;
+};
+
 // One connection, on the engine thread only.
 class SharedConnection {
  public:
-  using OnClosed = std::function<void(SharedConnection *, const Status &why)>;
+  // Told once, when the connection closes (poisoned: its replies stopped
+  // matching its requests).
+  using OnClosed = std::function<void(bool poisoned, const Status &why)>;
   SharedConnection(EventLoop *loop, std::unique_ptr<Connection> conn, OnClosed on_closed);
   ~SharedConnection();
   SharedConnection(const SharedConnection &) = delete;
@@ -131,9 +159,14 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   // Dials and hands over a ready connection (handshake done) within
   // timeout_ms, on a thread of the link's own (never the engine thread).
   using Dialer = std::function<Result<std::unique_ptr<Connection>>(uint32_t timeout_ms)>;
-  NodeLink(EventLoop *loop, Dialer dial, uint32_t max_connections, uint32_t dial_timeout_ms);
-  // Waits for its dials. REQUIRES: Close() ran on the engine thread first.
-  ~NodeLink();
+  // Told, on the engine thread, of each connection closed because its
+  // replies stopped matching its requests (the status says why).
+  using OnPoisoned = std::function<void(const Status &why)>;
+  // REQUIRES: loop and dials outlive the link.
+  NodeLink(EventLoop *loop, DialThreads *dials, Dialer dial, uint32_t max_connections,
+           uint32_t dial_timeout_ms, OnPoisoned on_poisoned = nullptr);
+  // REQUIRES: Close() ran, on the engine thread (or the loop has stopped).
+  ~NodeLink() = default;
   NodeLink(const NodeLink &) = delete;
   NodeLink &operator=(const NodeLink &) = delete;
 
@@ -156,7 +189,9 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   void Dialed(Result<std::unique_ptr<Connection>> c);  // engine thread
 
   EventLoop *const loop_;
+  DialThreads *const dials_;
   const Dialer dial_;
+  const OnPoisoned on_poisoned_;
   const uint32_t max_connections_;
   const uint32_t dial_timeout_ms_;
   // Engine thread only.
@@ -165,31 +200,31 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   bool dialing_ = false;
   bool closed_ = false;
   std::atomic<uint32_t> open_{0};
-  // Dial threads: joined once finished (by the next dial) or by the destructor.
-  struct Dial {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> finished;
-  };
-  std::mutex dial_mu_;
-  std::vector<Dial> dials_;
 };
 
-// Settles a request in the caller's stead and wakes whoever waits on it:
-// the `done` of a request a thread waits for with Wait().
+// What a thread that waits for its requests waits on: each request's done
+// counts down, the last one wakes the waiter.
 class LinkWaiter {
  public:
-  // Makes r->done signal this waiter (r must not have a done of its own).
-  static std::shared_ptr<LinkWaiter> For(LinkRequest *r);
-  // Blocks until the request is settled. With the thread's interrupt check
-  // (interrupt.hpp), the wait sleeps in slices; an interrupt abandons the
-  // request (the connection stays; its reply is dropped when it comes).
-  void Wait(NodeLink *link, const LinkRequestPtr &r);
+  explicit LinkWaiter(size_t count = 1) : left_(count) {}
+  // Makes r->done count down this waiter (r must not have a done of its own).
+  static void Attach(const std::shared_ptr<LinkWaiter> &w, LinkRequest *r) {
+    r->done = [w](LinkRequest &) { w->Signal(); };
+  }
+  // One request settled.
   void Signal();
+  // Blocks until every request counted is settled.
+  void Wait();
+  // Wait() for requests on links: with the thread's interrupt check
+  // (interrupt.hpp) the wait sleeps in slices, and an interrupt abandons
+  // every request still open (its connection stays; its replies are dropped
+  // when they come) before it returns.
+  void Wait(const std::vector<std::pair<NodeLink *, LinkRequestPtr>> &requests);
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  bool done_ = false;
+  size_t left_;
 };
 
 }  // namespace net

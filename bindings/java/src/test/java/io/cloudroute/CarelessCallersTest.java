@@ -201,7 +201,7 @@ class CarelessCallersTest {
             + server.getLocalPort() + "\r\n" + bulk("a".repeat(40));
       }
       if (cmd.equals("INFO")) return bulk("# Server\r\n");
-      if (cmd.equals("PING")) return "+PONG\r\n";
+      if (cmd.equals("PING")) return argv.size() == 2 ? bulk(argv.get(1)) : "+PONG\r\n";
       if (cmd.equals("GET")) return "$-1\r\n";
       return "+OK\r\n";
     }
