@@ -148,7 +148,9 @@
     (with-open [c (cr/client (env "SEEDS") {:local-cidrs ["127.0.1.0/24"]
                                             :location-rules {"127.0.2.0/24" "cloud-b"}
                                             :policy :local-replicas-first}
-                             {:command-timeout-ms {:local 2000 :other-cloud 2000}})]
+                             ;; reads of a slot just written go to its master (not racy)
+                             {:command-timeout-ms {:local 2000 :other-cloud 2000}
+                              :read-your-writes-ms 10000})]
       (cr/del! c ["clj:h" "clj:l" "clj:s" "clj:z" "clj:n"])
       (testing "typed commands give Clojure collections"
         (is (= 2 (cr/hset! c "clj:h" {:a "1" "b" "2"})))

@@ -34,7 +34,10 @@ class ClientCommandsTest {
   static void connect() {
     env = Harness.require("CR_JAVA_CLUSTER_ENV");
     try (Config c = Harness.cloudA(Policy.LOCAL_REPLICAS_FIRST)) {
-      client = Client.connect(env.get("SEEDS"), c, new ClientOptions().commandTimeoutMs(2000));
+      // Reads of a slot this client wrote go to its master for 10 s: a replica that has not
+      // applied the write yet would make the assertions racy.
+      client = Client.connect(env.get("SEEDS"), c,
+          new ClientOptions().commandTimeoutMs(2000).readYourWritesMs(10_000));
     }
   }
 
