@@ -218,8 +218,10 @@ class ClientCommandsTest {
         client.onNode(env.get("SHARD" + sh + "_MASTER"), "CLUSTER", "SETSLOT", s, "NODE", toId);
       }
     }
-    client.refresh();
-    waitUntil(() -> client.router().routeWrite(key).address().equals(to),
+    waitUntil(() -> {
+      client.refresh(); // the node it asks may not have heard of the move yet
+      return client.router().routeWrite(key).address().equals(to);
+    },
         "slot " + slot + " not seen on " + to);
   }
 
