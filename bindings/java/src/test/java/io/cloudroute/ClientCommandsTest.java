@@ -264,6 +264,46 @@ class ClientCommandsTest {
     for (String n : nodes) assertTrue(n.startsWith("127.0.1."), "scanned in cloud B: " + n);
   }
 
+  /**
+   * Closing a client while other threads scan, pin and pipeline on it: every call either
+   * completes or throws IllegalStateException (the client's close waits for calls in flight and
+   * frees the open scans and transactions first) — never a crash or another error.
+   */
+  @Test
+  void closingAClientUnderItsScansAndTransactionsFreesThemFirst() throws Exception {
+    Client c = Client.connect(env.get("SEEDS"), null);
+    List<Throwable> unexpected = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicLong rounds = new java.util.concurrent.atomic.AtomicLong();
+    List<Thread> threads = new ArrayList<>();
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    for (int n = 0; n < 4; n++) {
+      threads.add(new Thread(() -> {
+        try {
+          while (System.nanoTime() < deadline) {
+            try (Scan<byte[]> scan = c.scan(new ScanOptions().count(5));
+                Transaction t = c.transaction("{jclose}k")) {
+              for (int i = 0; i < 20 && scan.hasNext(); i++) scan.next();
+              t.command("PING");
+              c.pipeline().get("{jclose}k").execute();
+              rounds.incrementAndGet();
+            }
+          }
+          unexpected.add(new AssertionError("the client was never closed"));
+        } catch (IllegalStateException closed) {
+          // the client is closed: the end this test waits for
+        } catch (Throwable e) {
+          unexpected.add(e);
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    waitUntil(() -> rounds.get() >= 20, "no thread got through a round");
+    c.close();
+    for (Thread t : threads) t.join(15_000);
+    for (Thread t : threads) assertFalse(t.isAlive(), "a thread still runs");
+    if (!unexpected.isEmpty()) throw new AssertionError(unexpected.get(0));
+  }
+
   @Test
   void scriptsSurviveScriptFlushAndAreRoutedByTheirKeys() {
     client.set("{jscript}k", "v1");
