@@ -3,9 +3,11 @@
 // A = 127.0.1.x, cloud B = 127.0.2.x). For about 0.5 s after each CLUSTER FAILOVER Valkey's
 // nodes disagree and CLUSTER SHARDS may show two masters for the shard; a start that meets that
 // asks its seeds again (net/discovery.hpp) instead of failing. Asserted: every start succeeds,
-// and every client started writes a key of the moving shard and reads it back. Shard 1 (master
-// n1, replica n2) fails over to n2 and back to n1 kFailbacks times (cluster-node-timeout 1 s, so
-// that a master votes again for the shard's replicas 2 s after a failover). Prints:
+// and every client started writes a key of the moving shard and reads it back (on a checker
+// thread, so that the starting threads keep starting while a failover holds the shard's writes).
+// Shard 1 (master n1, replica n2) fails over to n2 and back to n1 kFailbacks times
+// (cluster-node-timeout 1 s, so that a master votes again for the shard's replicas 2 s after a
+// failover). Prints:
 //   FAILBACK starts=… disagreed=… failovers=… ms=… slowest_start_ms=…
 // where disagreed counts the starts that asked their seeds more than once.
 //
@@ -15,10 +17,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cloudroute.h"
@@ -38,7 +43,7 @@ constexpr int64_t kMaxStarts = 20000;
 
 // What the starting threads saw.
 struct Starts {
-  std::atomic<uint64_t> started{0}, failed{0}, io_failed{0}, disagreed{0};
+  std::atomic<uint64_t> started{0}, failed{0}, io_failed{0}, checked{0}, disagreed{0};
   std::atomic<int64_t> slowest_ms{0};
   std::mutex mu;
   std::vector<std::string> errors;  // the first few
@@ -54,15 +59,15 @@ void OnLog(cr_log_level, const char *message, const cr_log_field *, size_t, void
   }
 }
 
-// Starts a client, writes `key` through it and reads it back, frees it.
-void StartOne(const std::string &seeds, const std::string &key, Starts *st) {
+// Starts a client; nullptr (counted, the error noted) when it does not start.
+cr_client *StartOne(const std::string &seeds, Starts *st) {
   cr_config *cfg = nullptr;
   if (cr_config_new(&cfg) != CR_OK ||
       cr_config_set_log_callback(cfg, CR_LOG_LEVEL_INFO, &OnLog, st) != CR_OK) {
     st->Note(std::string("config: ") + cr_last_error());
     st->failed.fetch_add(1);
     cr_config_free(cfg);
-    return;
+    return nullptr;
   }
   cr_client *c = nullptr;
   const auto t0 = FaultClock::now();
@@ -76,9 +81,14 @@ void StartOne(const std::string &seeds, const std::string &key, Starts *st) {
     st->failed.fetch_add(1);
     st->Note("start after " + std::to_string(ms) + " ms: " + cr_status_str(s) + ": " +
              cr_last_error());
-    return;
+    return nullptr;
   }
   st->started.fetch_add(1);
+  return c;
+}
+
+// Writes `key` through c and reads it back, then frees c.
+void CheckAndFree(cr_client *c, const std::string &key, Starts *st) {
   const std::string value = "v-" + key;
   cr_status w = cr_client_cmd_set(c, key.data(), key.size(), value.data(), value.size(), 0);
   std::string got;
@@ -96,8 +106,47 @@ void StartOne(const std::string &seeds, const std::string &key, Starts *st) {
              (w != CR_OK ? std::string(cr_status_str(w)) + ": " + cr_last_error()
                          : "read '" + got + "'"));
   }
+  st->checked.fetch_add(1);
   cr_client_free(c);
 }
+
+// Started clients waiting for their write and read on the checker thread, so that the
+// starting threads keep starting while a failover holds writes to the shard for a moment.
+class CheckQueue {
+ public:
+  static constexpr size_t kMax = 256;  // beyond it a starter checks its client itself
+  bool Push(cr_client *c, std::string key) {
+    std::lock_guard<std::mutex> l(mu_);
+    if (q_.size() >= kMax) return false;
+    q_.emplace_back(c, std::move(key));
+    cv_.notify_one();
+    return true;
+  }
+  // Checks clients until Close() and the queue is empty.
+  void Run(Starts *st) {
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      cv_.wait(l, [&] { return closed_ || !q_.empty(); });
+      if (q_.empty()) return;
+      auto item = std::move(q_.front());
+      q_.pop_front();
+      l.unlock();
+      CheckAndFree(item.first, item.second, st);
+      l.lock();
+    }
+  }
+  void Close() {
+    std::lock_guard<std::mutex> l(mu_);
+    closed_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<cr_client *, std::string>> q_;
+  bool closed_ = false;
+};
 
 class FailbackStart : public crtest::ClusterTest {
  protected:
@@ -131,17 +180,24 @@ class FailbackStart : public crtest::ClusterTest {
 TEST_F(FailbackStart, ClientsStartedAcrossFailoversAndFailbacksAllStart) {
   const std::string n1 = Node(1, "ADDR"), n2 = Node(2, "ADDR");
   ASSERT_EQ(env_["SHARD1_MASTER"], n1);
-  const std::string seeds = env_["SEEDS"];
+  // Two seeds, the masters of the other shards: a start meets the disagreement when both
+  // show it at once (with every node as a seed, one of nine almost always answers consistently).
+  const std::string seeds = Node(4, "ADDR") + "," + Node(7, "ADDR");
   const std::string tag = "{" + env_["SHARD1_KEY"] + "}";
   ASSERT_NE(tag, "{}");
 
   Starts st;
+  CheckQueue checks;
+  std::thread checker([&] { checks.Run(&st); });
   std::atomic<bool> stop{false};
   std::vector<std::thread> starters;
   for (int t = 0; t < kStarters; ++t) {
     starters.emplace_back([&, t] {
       for (int64_t i = 0; !stop.load() && i < kMaxStarts; ++i) {
-        StartOne(seeds, tag + ":" + std::to_string(t) + ":" + std::to_string(i), &st);
+        cr_client *c = StartOne(seeds, &st);
+        if (c == nullptr) continue;
+        std::string key = tag + ":" + std::to_string(t) + ":" + std::to_string(i);
+        if (!checks.Push(c, key)) CheckAndFree(c, key, &st);
       }
     });
   }
@@ -160,6 +216,8 @@ TEST_F(FailbackStart, ClientsStartedAcrossFailoversAndFailbacksAllStart) {
   PollUntil(5000, [&] { return st.started.load() + st.failed.load() >= at_end + 20; });
   stop.store(true);
   for (std::thread &t : starters) t.join();
+  checks.Close();
+  checker.join();
   const int64_t ms = MsFrom(t0);
 
   std::printf(
@@ -175,6 +233,7 @@ TEST_F(FailbackStart, ClientsStartedAcrossFailoversAndFailbacksAllStart) {
   for (const std::string &e : st.errors) errors += "\n  " + e;
   EXPECT_EQ(st.failed.load(), 0u) << errors;
   EXPECT_EQ(st.io_failed.load(), 0u) << errors;
+  EXPECT_EQ(st.checked.load(), st.started.load());
   EXPECT_GE(st.started.load(), 20u) << "too few starts to say anything";
   // The shard is left as the harness made it: n1 its master.
   EXPECT_TRUE(IsMaster(n1));
