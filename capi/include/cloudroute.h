@@ -1276,8 +1276,9 @@ CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
  * CR_ECONN ("interrupted by the caller ..."); the node is not counted as
  * failed and no other candidate is tried. A command already sent may have
  * run on the server: a write may be applied, and an element a blocking pop
- * (BLPOP ...) took while the reply was on its way is lost with it. Dialing a
- * new connection, a retry's back-off, a hedged read's two-socket wait and
+ * (BLPOP ...) took while the reply was on its way is lost with it.
+ * cr_client_new's wait before asking disagreeing seeds again ends the same
+ * way. Dialing a new connection, a retry's back-off, a hedged read's two-socket wait and
  * the worker threads of multi-key commands are not interrupted (their
  * timeouts bound them). check NULL
  * removes the thread's check. Errors: none (always CR_OK).

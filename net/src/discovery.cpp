@@ -151,6 +151,8 @@ Result<std::shared_ptr<const Topology>> Discover(const std::vector<Seed> &seeds,
       Result<std::shared_ptr<const Topology>> d = AskOne(s, opts, timeout_ms, &failure);
       if (d.ok() && opts.tls != nullptr) *d = WithTlsPorts(std::move(*d));
       if (d.ok()) return d;
+      // This thread's interrupt check ended a wait (interrupt.hpp): no other seed is asked.
+      if (d.status().code() == kConnError && InterruptAsked()) return d.status();
       last = d.status().code();
       contradicted |= failure == Failure::kContradiction;
       hard |= failure == Failure::kHard;

@@ -167,6 +167,29 @@ TEST_F(DisagreeingSeeds, StartFailsOnceItsBudgetIsSpentAndSaysWhy) {
   EXPECT_NE(why.find(" times over "), std::string::npos) << why;
 }
 
+// The calling thread's interrupt check (a binding's signal handling) ends a start that waits to
+// ask disagreeing seeds again, well before the default 3 s budget is spent.
+std::atomic<int64_t> g_interrupt_after_ms{0};
+Clock::time_point g_interrupt_t0;
+int InterruptAfter(void *) {
+  return MsSince(g_interrupt_t0) >= g_interrupt_after_ms.load() ? 1 : 0;
+}
+
+TEST_F(DisagreeingSeeds, InterruptCheckEndsTheWait) {
+  g_interrupt_t0 = Clock::now();
+  g_interrupt_after_ms = 150;
+  ASSERT_EQ(cr_thread_set_interrupt_check(&InterruptAfter, nullptr), CR_OK);
+  cr_client *c = nullptr;
+  EXPECT_EQ(cr_client_new(&c, nullptr, nullptr, Seeds(a_, b_).c_str()), CR_ECONN);
+  const int64_t ms = MsSince(g_interrupt_t0);
+  ASSERT_EQ(cr_thread_set_interrupt_check(nullptr, nullptr), CR_OK);
+  EXPECT_EQ(c, nullptr);
+  EXPECT_GE(ms, 150);
+  EXPECT_LT(ms, 1000);
+  const std::string why = cr_last_error();
+  EXPECT_NE(why.find("interrupted by the caller"), std::string::npos) << why;
+}
+
 // A seed that answers with an error asking again cannot change ends the start at once, even
 // while another seed disagrees with itself: well within the default 3 s budget.
 TEST_F(DisagreeingSeeds, HardErrorAtASeedFailsFast) {
