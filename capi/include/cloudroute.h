@@ -1011,8 +1011,17 @@ CR_API cr_status cr_client_options_init(cr_client_options *opts, size_t size);
  * key file that does not load, named with OpenSSL's reason), CR_ECONN /
  * CR_ETIMEOUT / CR_EREDIS (no seed answered; the message names each seed and
  * why — "TLS certificate verification failed: <reason> (expected <host>)"
- * for a refused certificate).
+ * for a refused certificate), CR_EPARSE (a seed's reply was malformed, or
+ * the seeds kept contradicting themselves: see below).
  * CR_EVERSION (opts from a newer header).
+ * A topology that contradicts itself (two masters for a shard: what nodes
+ * say for a moment during a failover) is never installed; while the seeds
+ * answer only so, they are asked again with a short backoff (25 ms growing
+ * to 250 ms) for up to connect_timeout_ms plus the unknown tier's
+ * command_timeout_ms (3 s by default), and the client starts on the first
+ * consistent answer; the error, if none comes, says how often and how long
+ * every seed was asked. A hard failure at any seed (AUTH refused, cluster
+ * support disabled) ends the start at once.
  * On any error no client is made (*out is NULL) and nothing keeps trying in
  * the background: when no seed answers yet (every seed down at start), call
  * cr_client_new again, for example with backoff, until one does. A seed that
@@ -1267,8 +1276,9 @@ CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
  * CR_ECONN ("interrupted by the caller ..."); the node is not counted as
  * failed and no other candidate is tried. A command already sent may have
  * run on the server: a write may be applied, and an element a blocking pop
- * (BLPOP ...) took while the reply was on its way is lost with it. Dialing a
- * new connection, a retry's back-off, a hedged read's two-socket wait and
+ * (BLPOP ...) took while the reply was on its way is lost with it.
+ * cr_client_new's wait before asking disagreeing seeds again ends the same
+ * way. Dialing a new connection, a retry's back-off, a hedged read's two-socket wait and
  * the worker threads of multi-key commands are not interrupted (their
  * timeouts bound them). check NULL
  * removes the thread's check. Errors: none (always CR_OK).
