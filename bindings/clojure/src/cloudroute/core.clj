@@ -82,6 +82,7 @@
 (defn config
   "A Config from a map (a Config is passed through). Keys, all optional:
     :client-location \"cloud/region/zone\"   :local-cidrs [\"10.0.0.0/24\"]
+    :client-zone \"use1-az2\" (the zone the servers report: nodes in it are :local, others :same-region)
     :location-rules {\"10.2.0.0/16\" \"gcp/us-central1\"}   :node-locations {\"host:port\" loc}
     :zones {\"use1-az1\" \"aws/us-east-1/use1-az1\"}   :weights {\"host:port\" 3}
     :address-remaps {\"announced:port\" \"dial:port\"}   :policy :local-replicas-first
@@ -92,6 +93,7 @@
     (let [c (Config.)]
       (try
         (when-let [l (:client-location m)] (.clientLocation c l))
+        (when-let [z (:client-zone m)] (.clientZone c z))
         (doseq [cidr (:local-cidrs m)] (.localCidr c cidr))
         (doseq [[cidr loc] (pairs (:location-rules m))] (.locationRule c cidr loc))
         (doseq [[node loc] (pairs (:node-locations m))] (.nodeLocation c node loc))
@@ -211,7 +213,7 @@
 
 (defn- client-options ^ClientOptions [{:keys [connect-timeout-ms command-timeout-ms pool-size
                                               refresh-interval-ms username password client-name
-                                              hedge-mode hedge-delay-ms read-your-writes-ms]}]
+                                              hedge-mode hedge-delay-ms read-your-writes-ms db]}]
   (let [o (ClientOptions.)]
     (when hedge-mode (.hedgeMode o (cloudroute.core/hedge-mode hedge-mode)))
     (when hedge-delay-ms (.hedgeDelayMs o (int hedge-delay-ms)))
@@ -222,13 +224,15 @@
     (when password (.auth o username password))
     (when client-name (.clientName o client-name))
     (when read-your-writes-ms (.readYourWritesMs o (int read-your-writes-ms)))
+    (when db (.db o (int db)))
     o))
 
 (defn client
   "A live cluster client through seeds (\"host:port,...\") with config (a map or Config) and
   options {:connect-timeout-ms :command-timeout-ms :pool-size :refresh-interval-ms
   :username :password :client-name :hedge-mode (:off :fixed :adaptive) :hedge-delay-ms
-  :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)}."
+  :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)
+  :db (SELECT db on every connection; default 0)}."
   (^Client [seeds cfg] (client seeds cfg {}))
   (^Client [^String seeds cfg opts]
    (if (nil? cfg)
