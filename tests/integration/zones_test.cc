@@ -39,6 +39,40 @@ uint64_t StrlenCalls(const std::string &addr) {
   return at == std::string::npos ? 0 : std::strtoull(info.c_str() + at + 21, nullptr, 10);
 }
 
+// 300 keys written, then read with STRLEN through c: every read is served
+// in cloud A (zone az-a) as the nodes count them (INFO commandstats), and the
+// client counts every read as LOCAL.
+void ExpectReadsInCloudA(std::map<std::string, std::string> &env, cr_client *c,
+                         const std::string &prefix) {
+  const int nodes = std::atoi(env["NODE_COUNT"].c_str());
+  auto node = [&](int n, const char *f) { return env["NODE" + std::to_string(n) + "_" + f]; };
+  std::vector<std::string> keys;
+  for (int i = 0; i < 300; ++i) keys.push_back(prefix + std::to_string(i));
+  for (const std::string &k : keys)
+    ASSERT_EQ(cr_client_cmd_set(c, k.data(), k.size(), "vv", 2, 0), CR_OK) << cr_last_error();
+  std::vector<uint64_t> before(nodes + 1);
+  for (int n = 1; n <= nodes; ++n) before[n] = StrlenCalls(node(n, "ADDR"));
+  for (const std::string &k : keys) {
+    const void *argv[2] = {"STRLEN", k.data()};
+    const size_t lens[2] = {6, k.size()};
+    cr_reply *r = nullptr;
+    ASSERT_EQ(cr_client_command(&r, c, CR_ACCESS_READ, 1, 2, argv, lens), CR_OK) << cr_last_error();
+    cr_reply_free(r);
+  }
+  uint64_t in_a = 0;
+  for (int n = 1; n <= nodes; ++n) {
+    const uint64_t d = StrlenCalls(node(n, "ADDR")) - before[n];
+    if (node(n, "CLOUD") == "A")
+      in_a += d;
+    else
+      EXPECT_EQ(d, 0u) << "zone az-b node " << node(n, "ADDR") << " served " << d << " reads";
+  }
+  EXPECT_EQ(in_a, keys.size());
+  cr_client_stats st = CR_CLIENT_STATS_INIT;
+  ASSERT_EQ(cr_client_get_stats(&st, c), CR_OK);
+  EXPECT_EQ(st.reads_by_tier[CR_TIER_LOCAL], st.reads);
+}
+
 TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
   std::map<std::string, std::string> env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
@@ -83,31 +117,9 @@ TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
     }
   }
 
-  std::vector<std::string> keys;
-  for (int i = 0; i < 300; ++i) keys.push_back("zone:" + std::to_string(i));
-  for (const std::string &k : keys)
-    ASSERT_EQ(cr_client_cmd_set(c, k.data(), k.size(), "vv", 2, 0), CR_OK);
-  std::vector<uint64_t> before(nodes + 1);
-  for (int n = 1; n <= nodes; ++n) before[n] = StrlenCalls(node(n, "ADDR"));
-  for (const std::string &k : keys) {
-    const void *argv[2] = {"STRLEN", k.data()};
-    const size_t lens[2] = {6, k.size()};
-    cr_reply *r = nullptr;
-    ASSERT_EQ(cr_client_command(&r, c, CR_ACCESS_READ, 1, 2, argv, lens), CR_OK) << cr_last_error();
-    cr_reply_free(r);
-  }
-  uint64_t in_a = 0;
-  for (int n = 1; n <= nodes; ++n) {
-    const uint64_t d = StrlenCalls(node(n, "ADDR")) - before[n];
-    if (node(n, "CLOUD") == "A")
-      in_a += d;
-    else
-      EXPECT_EQ(d, 0u) << "zone az-b node " << node(n, "ADDR") << " served " << d << " reads";
-  }
-  EXPECT_EQ(in_a, keys.size());
+  ASSERT_NO_FATAL_FAILURE(ExpectReadsInCloudA(env, c, "zone:"));
   cr_client_stats st = CR_CLIENT_STATS_INIT;
   ASSERT_EQ(cr_client_get_stats(&st, c), CR_OK);
-  EXPECT_EQ(st.reads_by_tier[CR_TIER_LOCAL], st.reads);
   std::printf("ZONES source=info reads=%llu local=%llu connections=%llu\n",
               (unsigned long long)st.reads, (unsigned long long)st.reads_by_tier[CR_TIER_LOCAL],
               (unsigned long long)st.connections);
@@ -185,33 +197,9 @@ void ExpectTiersFromTheServersZones(std::map<std::string, std::string> &env, cr_
             std::string::npos)
       << buf;
 
-  std::vector<std::string> keys;
-  for (int i = 0; i < 300; ++i) keys.push_back("zone9:" + std::to_string(i));
-  for (const std::string &key : keys)
-    ASSERT_EQ(cr_client_cmd_set(c, key.data(), key.size(), "vv", 2, 0), CR_OK) << cr_last_error();
-  std::vector<uint64_t> before(nodes + 1);
-  for (int n = 1; n <= nodes; ++n)
-    before[n] = StrlenCalls(env["NODE" + std::to_string(n) + "_ADDR"]);
-  for (const std::string &key : keys) {
-    const void *argv[2] = {"STRLEN", key.data()};
-    const size_t lens[2] = {6, key.size()};
-    cr_reply *r = nullptr;
-    ASSERT_EQ(cr_client_command(&r, c, CR_ACCESS_READ, 1, 2, argv, lens), CR_OK) << cr_last_error();
-    cr_reply_free(r);
-  }
-  uint64_t in_a = 0;
-  for (int n = 1; n <= nodes; ++n) {
-    const std::string addr = env["NODE" + std::to_string(n) + "_ADDR"];
-    const uint64_t d = StrlenCalls(addr) - before[n];
-    if (env["NODE" + std::to_string(n) + "_CLOUD"] == "A")
-      in_a += d;
-    else
-      EXPECT_EQ(d, 0u) << "zone az-b node " << addr << " served " << d << " reads";
-  }
-  EXPECT_EQ(in_a, keys.size());
+  ASSERT_NO_FATAL_FAILURE(ExpectReadsInCloudA(env, c, "zone9:"));
   cr_client_stats st = CR_CLIENT_STATS_INIT;
   ASSERT_EQ(cr_client_get_stats(&st, c), CR_OK);
-  EXPECT_EQ(st.reads_by_tier[CR_TIER_LOCAL], st.reads);
   std::printf("ZONES9 reads=%llu local=%llu\n", (unsigned long long)st.reads,
               (unsigned long long)st.reads_by_tier[CR_TIER_LOCAL]);
 }
