@@ -95,6 +95,7 @@
 (defn config
   "A Config from a map (a Config is passed through). Keys, all optional:
     :client-location \"cloud/region/zone\"   :local-cidrs [\"10.0.0.0/24\"]
+    :client-zone \"use1-az2\" (the zone the servers report: nodes in it are :local, others :same-region)
     :location-rules {\"10.2.0.0/16\" \"gcp/us-central1\"}   :node-locations {\"host:port\" loc}
     :zones {\"use1-az1\" \"aws/us-east-1/use1-az1\"}   :weights {\"host:port\" 3}
     :address-remaps {\"announced:port\" \"dial:port\"}   :policy :local-replicas-first
@@ -105,6 +106,7 @@
     (let [c (Config.)]
       (try
         (when-let [l (:client-location m)] (.clientLocation c l))
+        (when-let [z (:client-zone m)] (.clientZone c z))
         (doseq [cidr (:local-cidrs m)] (.localCidr c cidr))
         (doseq [[cidr loc] (pairs (:location-rules m))] (.locationRule c cidr loc))
         (doseq [[node loc] (pairs (:node-locations m))] (.nodeLocation c node loc))
@@ -263,7 +265,7 @@
                           username password client-name tls tls-verify tls-ca-file tls-ca-dir
                           tls-cert-file tls-key-file tls-server-name replica-max-lag-bytes
                           replica-max-lag-s hedge-mode hedge-delay-ms hedge-min-delay-ms
-                          hedge-budget-percent hedge-percentile read-your-writes-ms]}]
+                          hedge-budget-percent hedge-percentile read-your-writes-ms db]}]
   (let [o (ClientOptions.)]
     (when hedge-mode (.hedgeMode o (cloudroute.core/hedge-mode hedge-mode)))
     (when hedge-delay-ms (.hedgeDelayMs o (int hedge-delay-ms)))
@@ -299,6 +301,7 @@
     (when (or tls-cert-file tls-key-file) (.tlsClientCert o tls-cert-file tls-key-file))
     (when tls-server-name (.tlsServerName o tls-server-name))
     (when read-your-writes-ms (.readYourWritesMs o (int read-your-writes-ms)))
+    (when db (.db o (int db)))
     o))
 
 (defn client
@@ -313,7 +316,8 @@
     :replica-max-lag-bytes :replica-max-lag-s (a replica further behind is read last)
     :hedge-mode (:off :fixed :adaptive) :hedge-delay-ms :hedge-min-delay-ms
     :hedge-budget-percent :hedge-percentile
-    :read-your-writes-ms (after a write to a slot, its reads go to the master for that long).
+    :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)
+    :db (SELECT db on every connection; default 0).
   The calls on a client throw ex-info whose data holds the status
   ({:cloudroute/status :etimeout :cloudroute/code -13 :cloudroute/kind :connection}), the
   Java CloudRouteException as its cause."

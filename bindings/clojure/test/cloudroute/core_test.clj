@@ -59,7 +59,12 @@
   (is (thrown? CloudRouteException$InvalidArgumentException (cr/config {:policy :fastest})))
   (with-open [c (cr/config {:policy :nearest :weights {"10.0.0.1:6379" 3}
                             :breaker {:threshold 2 :cooldown-ms 100}})]
-    (is (= "nearest" (.label (.policy c))))))
+    (is (= "nearest" (.label (.policy c)))))
+  (testing ":client-zone reaches the native config, checked at once"
+    (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"zone is empty"
+                          (cr/config {:client-zone ""})))
+    (with-open [c (cr/config {:client-zone "use1-az2"})]
+      (is (instance? io.cloudroute.Config c)))))
 
 (defn- hex [^String h]
   (byte-array (for [i (range 0 (count h) 2)] (unchecked-byte (Integer/parseInt (subs h i (+ i 2)) 16)))))
@@ -235,6 +240,11 @@
   (testing "a negative window is refused by name"
     (is (thrown-with-msg? IllegalArgumentException #"read_your_writes_ms"
                           (#'cr/client-options {:read-your-writes-ms -1})))))
+
+(deftest db-option
+  (is (= 0 (.db (#'cr/client-options {}))))
+  (is (= 2 (.db (#'cr/client-options {:db 2}))))
+  (is (thrown-with-msg? IllegalArgumentException #"db must be >= 0" (#'cr/client-options {:db -1}))))
 
 (deftest careless-callers
   (testing "null arrays and negative counts: an exception naming the argument, not a crash"

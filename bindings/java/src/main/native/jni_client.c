@@ -22,7 +22,7 @@ static int fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
   return 1;
 }
 
-#define CLIENT_U32 23 /* ClientOptions.u32, in this order */
+#define CLIENT_U32 24 /* ClientOptions.u32, in this order */
 #define CLIENT_U64 4  /* ClientOptions.u64: three sizes, hedge_percentile's bits */
 #define CLIENT_STRS 8
 
@@ -47,6 +47,7 @@ static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
   u[k++] = (jint)o->hedge_min_delay_ms;
   u[k++] = (jint)o->hedge_budget_percent;
   u[k++] = (jint)o->read_your_writes_ms;
+  u[k++] = (jint)o->db;
   w[0] = (jlong)o->max_bulk_len;
   w[1] = (jlong)o->max_reply_bytes;
   w[2] = (jlong)o->replica_max_lag_bytes;
@@ -56,12 +57,12 @@ static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
 /* cr_client_options' names of ClientOptions.u32 and .u64 (the first three:
  * sizes), in that order, for the messages. */
 static const char *const client_u32_names[CLIENT_U32] = {
-    "connect_timeout_ms",  "command_timeout_ms",      "command_timeout_ms", "command_timeout_ms",
-    "command_timeout_ms",  "command_timeout_ms",      "pool_size",          "pool_idle_ms",
-    "refresh_interval_ms", "refresh_min_gap_ms",      "max_redirects",      "max_retries",
-    "retry_backoff_ms",    "failures_before_refresh", "tcp_keepalive_s",    "tcp_user_timeout_ms",
-    "max_reply_elements",  "replica_max_lag_s",       "hedge_mode",         "hedge_delay_ms",
-    "hedge_min_delay_ms",  "hedge_budget_percent"};
+    "connect_timeout_ms",  "command_timeout_ms",      "command_timeout_ms",  "command_timeout_ms",
+    "command_timeout_ms",  "command_timeout_ms",      "pool_size",           "pool_idle_ms",
+    "refresh_interval_ms", "refresh_min_gap_ms",      "max_redirects",       "max_retries",
+    "retry_backoff_ms",    "failures_before_refresh", "tcp_keepalive_s",     "tcp_user_timeout_ms",
+    "max_reply_elements",  "replica_max_lag_s",       "hedge_mode",          "hedge_delay_ms",
+    "hedge_min_delay_ms",  "hedge_budget_percent",    "read_your_writes_ms", "db"};
 static const char *const client_u64_names[3] = {"max_bulk_len", "max_reply_bytes",
                                                 "replica_max_lag_bytes"};
 
@@ -108,6 +109,7 @@ static void client_options_set(cr_client_options *o, const jint *u, const jlong 
   o->hedge_min_delay_ms = (uint32_t)u[k++];
   o->hedge_budget_percent = (uint32_t)u[k++];
   o->read_your_writes_ms = (uint32_t)u[k++];
+  o->db = (uint32_t)u[k++];
   o->max_bulk_len = (uint64_t)w[0];
   o->max_reply_bytes = (uint64_t)w[1];
   o->replica_max_lag_bytes = (uint64_t)w[2];
@@ -392,7 +394,7 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, j
 
 /* ---- Sentinel client ---- */
 
-#define SENTINEL_U32 14
+#define SENTINEL_U32 15
 #define SENTINEL_STRS 5
 
 static void sentinel_options_get(const cr_sentinel_options *o, jint *u) {
@@ -407,6 +409,7 @@ static void sentinel_options_get(const cr_sentinel_options *o, jint *u) {
   u[k++] = (jint)o->retry_backoff_ms;
   u[k++] = (jint)o->tcp_keepalive_s;
   u[k++] = (jint)o->tcp_user_timeout_ms;
+  u[k++] = (jint)o->db;
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_SentinelOptions_defaults(JNIEnv *env, jclass cls,
@@ -429,10 +432,11 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jc
   (*env)->GetIntArrayRegion(env, u32, 0, SENTINEL_U32, u);
   if ((*env)->ExceptionCheck(env)) return 0;
   static const char *const sentinel_u32_names[SENTINEL_U32] = {
-      "connect_timeout_ms", "command_timeout_ms", "command_timeout_ms",  "command_timeout_ms",
-      "command_timeout_ms", "command_timeout_ms", "sentinel_timeout_ms", "reask_interval_ms",
-      "pool_size",          "pool_idle_ms",       "max_retries",         "retry_backoff_ms",
-      "tcp_keepalive_s",    "tcp_user_timeout_ms"};
+      "connect_timeout_ms",  "command_timeout_ms",  "command_timeout_ms",
+      "command_timeout_ms",  "command_timeout_ms",  "command_timeout_ms",
+      "sentinel_timeout_ms", "reask_interval_ms",   "pool_size",
+      "pool_idle_ms",        "max_retries",         "retry_backoff_ms",
+      "tcp_keepalive_s",     "tcp_user_timeout_ms", "db"};
   if (!options_unsigned(env, u, sentinel_u32_names, SENTINEL_U32)) return 0;
   int k = 0;
   o.connect_timeout_ms = (uint32_t)u[k++];
@@ -445,6 +449,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jc
   o.retry_backoff_ms = (uint32_t)u[k++];
   o.tcp_keepalive_s = (uint32_t)u[k++];
   o.tcp_user_timeout_ms = (uint32_t)u[k++];
+  o.db = (uint32_t)u[k++];
   char *s[SENTINEL_STRS] = {NULL};
   jsize n = (*env)->GetArrayLength(env, names);
   char **group_names = calloc((size_t)n + 1, sizeof(char *));
