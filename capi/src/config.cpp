@@ -121,6 +121,20 @@ cr_status cr_config_add_zone(cr_config *cfg, const char *zone, const char *locat
   });
 }
 
+cr_status cr_config_set_client_zone(cr_config *cfg, const char *zone) {
+  return Guard([&]() -> cr_status {
+    if (cr_status s = NeedConfig(cfg, "cr_config_set_client_zone"); s != CR_OK) return s;
+    if (cr_status s = NotNull(zone, "cr_config_set_client_zone", "zone"); s != CR_OK) return s;
+    if (*zone == '\0') return Fail(CR_EINVAL, "cr_config_set_client_zone: zone is empty");
+    if (cr_status s =
+            Prefixed(cloudroute::CheckPrintable(zone, "zone"), "cr_config_set_client_zone");
+        s != CR_OK)
+      return s;
+    cfg->cfg.locality.client_zone = zone;
+    return CR_OK;
+  });
+}
+
 cr_status cr_config_set_weight(cr_config *cfg, const char *node, uint32_t weight) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NeedConfig(cfg, "cr_config_set_weight"); s != CR_OK) return s;

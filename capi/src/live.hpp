@@ -24,6 +24,7 @@ net::ConnectOptions NodeConnectOptions(const O &o) {
   if (o.username != nullptr) c.username = o.username;
   if (o.password != nullptr) c.password = o.password;
   if (o.client_name != nullptr) c.client_name = o.client_name;
+  c.db = o.db;
   return c;
 }
 
@@ -33,6 +34,10 @@ cr_status CheckLiveOptions(const O &o, const char *fn) {
   if (o.pool_size == 0) return Fail(CR_EINVAL, std::string(fn) + ": pool_size must be at least 1");
   if (o.connect_timeout_ms == 0)
     return Fail(CR_EINVAL, std::string(fn) + ": connect_timeout_ms must be > 0");
+  if (o.db > 2147483647u) {
+    return Fail(CR_EINVAL, std::string(fn) + ": db " + std::to_string(o.db) +
+                               " is above the largest database index, 2147483647");
+  }
   for (uint32_t t : o.command_timeout_ms) {
     if (t == 0)
       return Fail(CR_EINVAL, std::string(fn) + ": command_timeout_ms entries must be > 0");

@@ -61,6 +61,7 @@ cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
     so.sentinel_conn.username = o.sentinel_username != nullptr ? o.sentinel_username : "";
     so.sentinel_conn.password = o.sentinel_password != nullptr ? o.sentinel_password : "";
     so.sentinel_conn.client_name.clear();
+    so.sentinel_conn.db = 0;  // sentinels have no databases
     so.sentinel_timeout_ms = o.sentinel_timeout_ms;
     for (int i = 0; i < CR_TIER_COUNT; ++i) so.timeout_ms[i] = o.command_timeout_ms[i];
     so.reask_interval_ms = o.reask_interval_ms;

@@ -144,8 +144,9 @@ Result<std::shared_ptr<const Topology>> ShardsToTopology(const Nodes &n,
           parsed[k].view.health == ReportedHealth::kFailed ? failed_master : master;
       if (slot != nullptr) {
         where.node = reply::Where::kNone;
-        return Error(Code::kParse, where.str() + ": two masters, " + Address(*slot, default_host) +
-                                       " and " + Address(parsed[k], default_host));
+        return Status::Contradiction(where.str() + ": two masters, " +
+                                     Address(*slot, default_host) + " and " +
+                                     Address(parsed[k], default_host));
       }
       slot = &parsed[k];
     }
@@ -153,15 +154,15 @@ Result<std::shared_ptr<const Topology>> ShardsToTopology(const Nodes &n,
     if (master == nullptr) master = failed_master;
     if (master == nullptr) {
       if (n[slots].count == 0) continue;  // nothing routes there
-      return Error(Code::kParse, where.str() + ": owns slots but lists no master");
+      return Status::Contradiction(where.str() + ": owns slots but lists no master");
     }
     const size_t shards_before = b.shard_count();
     reply::FillSpec(master->view, default_host, &spec);
     auto idx = b.AddShard(spec);
     if (!idx.ok()) return idx.status();
     if (*idx < shards_before) {
-      return Error(Code::kParse, where.str() + ": master " + Address(*master, default_host) +
-                                     " already heads shard " + std::to_string(*idx));
+      return Status::Contradiction(where.str() + ": master " + Address(*master, default_host) +
+                                   " already heads shard " + std::to_string(*idx));
     }
     for (Each i(n, slots); i; ++i) {
       int64_t start, end;

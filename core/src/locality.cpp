@@ -80,13 +80,20 @@ Placement Locate(const LocalityConfig &cfg, const TopoNode &node,
   // 2. The server-reported zone.
   if (!reported_zone.empty()) {
     auto z = cfg.by_zone.find(reported_zone);
-    if (z != cfg.by_zone.end()) {
+    const bool mapped = z != cfg.by_zone.end();
+    if (mapped) {
       Overlay(z->second, &p.location);
     } else {
       p.location.zone = reported_zone;
     }
     p.local = false;
     p.source = "server zone " + reported_zone;
+    if (!mapped && !cfg.client_zone.empty()) {
+      // The client zone: this zone is the client's, or another of its region.
+      p.local = reported_zone == cfg.client_zone;
+      p.client_region = !p.local;
+      p.source += p.local ? " (the client zone)" : " (not the client zone " + cfg.client_zone + ")";
+    }
   }
   // 3. The exact node map.
   if (cfg.by_node.empty()) return p;  // spares formatting the address
@@ -95,6 +102,7 @@ Placement Locate(const LocalityConfig &cfg, const TopoNode &node,
   if (n != cfg.by_node.end()) {
     p.location = n->second;
     p.local = false;
+    p.client_region = false;
     p.source = "node map " + n->first;
   }
   return p;
@@ -102,6 +110,7 @@ Placement Locate(const LocalityConfig &cfg, const TopoNode &node,
 
 Tier TierOf(const Location &client, const Placement &p) {
   if (p.local) return Tier::kLocal;
+  if (p.client_region) return Tier::kSameRegion;
   const Location &n = p.location;
   auto compatible = [](const std::string &a, const std::string &b) {
     return a.empty() || b.empty() || a == b;

@@ -1,5 +1,7 @@
 #include "cloudroute/core/router.hpp"
 
+#include <algorithm>
+
 namespace cloudroute {
 
 namespace {
@@ -31,9 +33,32 @@ Status Router::RebuildLocked() {
   return Status::Ok();
 }
 
+namespace {
+
+// Into *zones: the zone `before` gave each node that `after` gives none.
+void CarryZones(const Topology *before, const Topology &after,
+                std::unordered_map<std::string, std::string> *zones) {
+  if (before == nullptr) return;
+  auto zoneless = [](const TopoNode &n) { return n.zone.empty() && n.endpoint_known(); };
+  if (std::none_of(after.nodes.begin(), after.nodes.end(), zoneless)) return;
+  std::unordered_map<std::string, const std::string *> known;
+  for (const TopoNode &n : before->nodes) {
+    if (!n.zone.empty() && n.endpoint_known()) known.emplace(n.address(), &n.zone);
+  }
+  if (known.empty()) return;
+  for (const TopoNode &n : after.nodes) {
+    if (!zoneless(n)) continue;
+    auto it = known.find(n.address());
+    if (it != known.end()) (*zones)[it->first] = *it->second;
+  }
+}
+
+}  // namespace
+
 Status Router::Update(std::shared_ptr<const Topology> topology) {
   if (topology == nullptr) return Error(Code::kInvalid, "topology is NULL");
   std::lock_guard<std::mutex> lock(mu_);
+  CarryZones(topology_.get(), *topology, &zones_);
   auto prev = std::move(topology_);
   auto prev_moved = std::move(moved_);
   topology_ = std::move(topology);

@@ -43,7 +43,7 @@ std::string Why(Policy p, const Candidate &c, uint32_t margin) {
 
 // Placements equal in every field share one key.
 std::string PlaceKey(const Placement &p) {
-  std::string key(1, p.local ? 'L' : '-');
+  std::string key(1, p.local ? 'L' : p.client_region ? 'R' : '-');
   for (const std::string *f :
        {&p.location.cloud, &p.location.region, &p.location.zone, &p.source}) {
     key += std::to_string(f->size());
@@ -115,8 +115,9 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       entry = *e;
       snap->pins.Add(entry);
     }
+    // The topology's zone when it has one, else one learned elsewhere.
     const std::string *zone = &n.zone;
-    if (in.zone_overrides != nullptr && entry != nullptr) {
+    if (zone->empty() && in.zone_overrides != nullptr && entry != nullptr) {
       auto z = in.zone_overrides->find(entry->address);
       if (z != in.zone_overrides->end()) zone = &z->second;
     }

@@ -187,11 +187,11 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   if (found != HashIndex::kNone) {
     TopoNode &n = t_.nodes[found];
     if (n.host != spec.host || n.port != spec.port) {
-      return Error(Code::kParse, "node id " + Quote(spec.id) + " at " + n.address() + " and " +
-                                     FormatAddress(spec.host, spec.port));
+      return Status::Contradiction("node id " + Quote(spec.id) + " at " + n.address() + " and " +
+                                   FormatAddress(spec.host, spec.port));
     }
     if (n.role != role) {
-      return Error(Code::kParse, "node " + n.address() + " is listed as both master and replica");
+      return Status::Contradiction("node " + n.address() + " is listed as both master and replica");
     }
     return found;
   }
@@ -204,9 +204,9 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
     });
     if (a != HashIndex::kNone) {
       const TopoNode &n = t_.nodes[a];
-      return Error(Code::kParse, "address " + FormatAddress(spec.host, spec.port) +
-                                     " is given to two nodes: " + Describe(n.role, n.id) + " and " +
-                                     Describe(role, spec.id));
+      return Status::Contradiction("address " + FormatAddress(spec.host, spec.port) +
+                                   " is given to two nodes: " + Describe(n.role, n.id) + " and " +
+                                   Describe(role, spec.id));
     }
   }
   if (t_.nodes.size() >= 0xFFFFu) return Error(Code::kLimit, "more than 65535 nodes");
@@ -259,7 +259,7 @@ Status TopologyBuilder::AddReplica(uint32_t shard, const NodeSpec &replica) {
     n.shard = shard;
     t_.shards[shard].replicas.push_back(*idx);
   } else if (n.shard != shard) {
-    return Error(Code::kParse, "replica " + n.address() + " is listed under two masters");
+    return Status::Contradiction("replica " + n.address() + " is listed under two masters");
   }
   return Status::Ok();
 }
@@ -282,8 +282,8 @@ Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
       for (uint32_t slot = r.start; slot <= r.end; ++slot) {
         const uint16_t prev = t_.slot_to_shard[slot];
         if (prev != kNoShard && prev != s) {
-          return Error(Code::kParse, "slot " + std::to_string(slot) + " is claimed by shards " +
-                                         t_.shards[prev].id + " and " + t_.shards[s].id);
+          return Status::Contradiction("slot " + std::to_string(slot) + " is claimed by shards " +
+                                       t_.shards[prev].id + " and " + t_.shards[s].id);
         }
         t_.slot_to_shard[slot] = static_cast<uint16_t>(s);
       }

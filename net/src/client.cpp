@@ -1,6 +1,9 @@
 // Client: the façade that owns the pieces (see client.hpp).
 #include "cloudroute/net/client.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "cloudroute/core/keyslot.hpp"
 
 namespace cloudroute {
@@ -26,7 +29,11 @@ Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed>
     opts.conn.reply_budget = std::make_shared<ReplyBudget>(ClientBudgetFor(opts.conn.limits));
   }
   std::unique_ptr<Client> c(new Client(router, std::move(seeds), std::move(opts)));
-  Status s = c->Refresh();
+  // While the seeds disagree (a failover), the start asks them again for as
+  // long as one seed that accepts a connection and never answers may cost.
+  const uint64_t settle_ms =
+      uint64_t{c->ctx_.opts.conn.connect_timeout_ms} + c->ctx_.TimeoutFor(Tier::kUnknown);
+  Status s = c->observer_.Refresh(static_cast<uint32_t>(std::min<uint64_t>(settle_ms, UINT32_MAX)));
   if (!s.ok()) return s;
   Client *raw = c.get();
   c->refresher_ = std::make_unique<Refresher>(

@@ -35,7 +35,7 @@ std::vector<Seed> ClusterObserver::AskOrder() {
   return ask;
 }
 
-Status ClusterObserver::Refresh() {
+Status ClusterObserver::Refresh(uint32_t settle_ms) {
   static const char kBusy[] =
       "refresh asked from a log handler while a refresh of this client runs (a handler never "
       "waits for one: on its own thread it would wait for itself, on another for a handler); "
@@ -62,8 +62,34 @@ Status ClusterObserver::Refresh() {
              {{"error", st.message()}, {"ms", std::to_string((SteadyNowNs() - t0) / 1000000)}});
     return st;
   };
-  auto d = Discover(AskOrder(), ctx_->opts.conn, ctx_->TimeoutFor(Tier::kUnknown));
+  uint32_t rounds = 0;
+  auto d =
+      Discover(AskOrder(), ctx_->opts.conn, ctx_->TimeoutFor(Tier::kUnknown), settle_ms, &rounds);
+  if (!d.ok() && d.status().contradiction()) {
+    // The nodes disagree for a moment (a failover): the last good snapshot
+    // stays, the next refresh comes after the min gap instead of an
+    // interval, and only the first of a run is a warning.
+    ctx_->stats.Add(&Stats::refresh_failures);
+    const bool soon = ++disagreed_ <= kMaxDisagreedRetries;
+    if (soon) ctx_->TriggerRefresh();
+    LogFields fields{{"error", d.status().message()},
+                     {"ms", std::to_string((SteadyNowNs() - t0) / 1000000)},
+                     {"in_a_row", std::to_string(disagreed_)}};
+    if (soon) fields.emplace_back("retry_in_ms", std::to_string(ctx_->opts.refresh_min_gap_ms));
+    log.Emit(disagreed_ == 1 ? LogLevel::kWarn : LogLevel::kDebug, "refresh failed", fields);
+    return d.status();
+  }
   if (!d.ok()) return failed(d.status());
+  if (rounds > 1) {
+    log.Emit(LogLevel::kInfo, "seeds disagreed, asked again",
+             {{"rounds", std::to_string(rounds)},
+              {"ms", std::to_string((SteadyNowNs() - t0) / 1000000)}});
+  }
+  if (disagreed_ > 0) {
+    log.Emit(LogLevel::kInfo, "topology consistent again",
+             {{"refused", std::to_string(disagreed_)}});
+    disagreed_ = 0;
+  }
   const std::shared_ptr<const Topology> topology = std::move(*d);
   const std::shared_ptr<const Snapshot> before = ctx_->router->Current();
   Status s = ctx_->router->Update(topology);

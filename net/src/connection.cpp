@@ -149,12 +149,16 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, ui
   }
 
   // The handshake, in one round trip.
-  Args auth, setname, readonly;
+  Args auth, select, setname, readonly;
   std::vector<const Args *> cmds;
   if (!opts.password.empty()) {
     auth = opts.username.empty() ? Args{"AUTH", opts.password}
                                  : Args{"AUTH", opts.username, opts.password};
     cmds.push_back(&auth);
+  }
+  if (opts.db != 0) {
+    select = Args{"SELECT", std::to_string(opts.db)};
+    cmds.push_back(&select);
   }
   if (!opts.client_name.empty()) {
     setname = Args{"CLIENT", "SETNAME", opts.client_name};
@@ -171,7 +175,9 @@ Result<std::unique_ptr<Connection>> Connection::Open(const std::string &host, ui
     for (size_t i = 0; i < cmds.size(); ++i) {
       if (!replies[i]->is_error() || cmds[i] == &readonly) continue;  // READONLY: best effort
       // The server's text never echoes the password.
-      const std::string what = cmds[i] == &auth ? "AUTH" : "CLIENT SETNAME";
+      const std::string what = cmds[i] == &auth     ? std::string("AUTH")
+                               : cmds[i] == &select ? "SELECT " + select[1]
+                                                    : std::string("CLIENT SETNAME");
       return Error(kServerError, address + ": " + what + " refused: " + replies[i]->str);
     }
   }

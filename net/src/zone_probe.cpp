@@ -31,7 +31,7 @@ std::string ZoneFromHello(const Reply &r) {
 
 bool ZoneProbe::ZonesMatter() const {
   const LocalityConfig &loc = ctx_->router->config().locality;
-  return !loc.by_zone.empty() || !loc.client.zone.empty();
+  return !loc.by_zone.empty() || !loc.client.zone.empty() || !loc.client_zone.empty();
 }
 
 void ZoneProbe::Probe(const std::string &host, uint16_t port, Connection *conn,

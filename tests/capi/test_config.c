@@ -27,6 +27,13 @@ static void builder_validates_every_setting(void **state) {
   assert_int_equal(cr_config_add_node_location(c, "", "aws"), CR_EINVAL);
   assert_int_equal(cr_config_add_zone(c, "use1-az1", "aws/us-east-1/use1-az1"), CR_OK);
   assert_int_equal(cr_config_add_zone(c, "", "aws"), CR_EINVAL);
+  assert_int_equal(cr_config_set_client_zone(c, "use1-az2"), CR_OK);
+  assert_int_equal(cr_config_set_client_zone(c, ""), CR_EINVAL);
+  assert_error_mentions("cr_config_set_client_zone: zone is empty");
+  assert_int_equal(cr_config_set_client_zone(c, NULL), CR_EINVAL);
+  assert_int_equal(cr_config_set_client_zone(NULL, "use1-az2"), CR_EINVAL);
+  assert_int_equal(cr_config_set_client_zone(c, "use1\n"), CR_EINVAL);
+  assert_error_mentions("zone 'use1\\x0a' contains a control character");
   assert_int_equal(cr_config_set_weight(c, "10.0.0.1:6379", 5), CR_OK);
   assert_int_equal(cr_config_set_weight(c, "10.0.0.1:6379", 0), CR_OK);
   assert_int_equal(cr_config_set_weight(c, "10.0.0.1:6379", 2000000), CR_EINVAL);

@@ -76,6 +76,10 @@ static void new_refuses_invalid_arguments(void **state) {
   o = (cr_sentinel_options)CR_SENTINEL_OPTIONS_INIT;
   o.sentinel_timeout_ms = 0;
   assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, s), CR_EINVAL);
+  o = (cr_sentinel_options)CR_SENTINEL_OPTIONS_INIT;
+  o.db = 0xffffffffu;
+  assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, s), CR_EINVAL);
+  assert_error_mentions("db 4294967295 is above the largest database index");
   assert_null(c);
   cr_ring_free(ring);
   cr_ring_free(unbuilt);

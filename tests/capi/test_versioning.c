@@ -33,6 +33,14 @@ static void layouts_only_grew(void **state) {
   memset(&o, 0xff, sizeof o);
   assert_int_equal(cr_client_options_init(&o, sizeof o), CR_OK);
   assert_int_equal(o.read_your_writes_ms, 0); /* off by default */
+  /* db after read_your_writes_ms, database 0 by default (both structs). */
+  assert_true(offsetof(cr_client_options, db) > offsetof(cr_client_options, read_your_writes_ms));
+  assert_int_equal(o.db, 0);
+  assert_true(offsetof(cr_sentinel_options, db) > offsetof(cr_sentinel_options, client_name));
+  cr_sentinel_options so;
+  memset(&so, 0xff, sizeof so);
+  assert_int_equal(cr_sentinel_options_init(&so, sizeof so), CR_OK);
+  assert_int_equal(so.db, 0);
 }
 
 /* An old caller: parse, configure, route and inspect with 0.1.0 structs. */

@@ -123,6 +123,47 @@ TEST(Locate, PrecedenceNodeMapOverServerZoneOverCidr) {
   EXPECT_EQ(TierOf(cfg.client, p), Tier::kLocal);
 }
 
+// client_zone: a reported zone equal to it is LOCAL, any other reported zone
+// SAME_REGION, with no zone table and no client location; a zone-map entry,
+// a node-map entry and a node that reports no zone keep the other rules.
+TEST(Locate, ClientZoneNeedsNoTable) {
+  LocalityConfig cfg;
+  cfg.client_zone = "use1-az2";
+  TopoNode n;
+  n.host = "10.0.0.1";
+  n.port = 6379;
+  Placement p = Locate(cfg, n, "use1-az2");
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kLocal);
+  EXPECT_EQ(p.source, "server zone use1-az2 (the client zone)");
+  EXPECT_EQ(p.location.ToString(), "?/?/use1-az2");
+  p = Locate(cfg, n, "use1-az4");
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kSameRegion);
+  EXPECT_EQ(p.source, "server zone use1-az4 (not the client zone use1-az2)");
+  p = Locate(cfg, n, "");  // no reported zone: nothing says where it is
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kUnknown);
+
+  // Without client_zone the same reply leaves the tier unknown (the issue a
+  // GLIDE user met with client_location "use1-az2": a cloud of that name).
+  LocalityConfig plain;
+  plain.client = L("use1-az2");
+  EXPECT_EQ(TierOf(plain.client, Locate(plain, n, "use1-az2")), Tier::kUnknown);
+
+  // The zone map wins over the client zone's reading.
+  cfg.client = L("aws/use1/use1-az2");
+  cfg.by_zone["use1-az6"] = L("aws/usw2/usw2-az1");
+  p = Locate(cfg, n, "use1-az6");
+  EXPECT_FALSE(p.client_region);
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kSameCloud);
+  // The node map too.
+  cfg.by_node["10.0.0.1:6379"] = L("gcp");
+  p = Locate(cfg, n, "use1-az4");
+  EXPECT_FALSE(p.client_region);
+  EXPECT_FALSE(p.local);
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kOtherCloud);
+  p = Locate(cfg, n, "use1-az2");
+  EXPECT_EQ(TierOf(cfg.client, p), Tier::kOtherCloud);
+}
+
 TEST(Locate, HostnamesUseTheReportedIpForCidr) {
   LocalityConfig cfg;
   cfg.rules.push_back({*Cidr::Parse("10.0.0.0/8"), {}, true});

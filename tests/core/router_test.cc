@@ -271,6 +271,47 @@ TEST(Router, ServerZoneFromTheNetLayerReorders) {
             std::string::npos);
 }
 
+// A CLUSTER SLOTS reply may lack the answering node's own metadata: a zone
+// an earlier topology reported stays; a zone the topology reports wins over
+// one learned elsewhere.
+TEST(Router, ZonesSurviveAReplyThatOmitsThem) {
+  RouterConfig cfg = Cfg(Policy::kLocal);
+  cfg.locality = LocalityConfig{};
+  cfg.locality.client_zone = "za";
+  Router r(cfg, &FakeNow);
+  auto zoned = [](const char *ip, int port, const char *id, const char *zone) {
+    R n = Node(ip, port, id);
+    if (*zone != '\0') n.a.push_back(R{"availability-zone", zone});
+    return n;
+  };
+  auto topo = [&](const char *m1_zone) {
+    return Topo(R{R{0, 16383, zoned("127.0.2.1", 7101, "m1", m1_zone),
+                    zoned("127.0.1.2", 7002, "r1", "za"), zoned("127.0.2.2", 7102, "r2", "zb")}});
+  };
+  ASSERT_TRUE(r.Update(topo("za")).ok());
+  const std::string k = "k";
+  Route out;
+  ASSERT_EQ(r.RouteWrite(k.data(), k.size(), &out), Code::kOk);
+  EXPECT_EQ(out.tier, Tier::kLocal);
+  ASSERT_TRUE(r.Update(topo("")).ok());  // m1 answered and left its own zone out
+  ASSERT_EQ(r.RouteWrite(k.data(), k.size(), &out), Code::kOk);
+  EXPECT_EQ(out.tier, Tier::kLocal);
+  ASSERT_TRUE(r.Update(topo("zb")).ok());  // it moved: the topology's zone wins
+  ASSERT_EQ(r.RouteWrite(k.data(), k.size(), &out), Code::kOk);
+  EXPECT_EQ(out.tier, Tier::kSameRegion);
+  ASSERT_TRUE(r.SetNodeZone("127.0.2.1", 7101, "za").ok());  // the topology still wins
+  ASSERT_EQ(r.RouteWrite(k.data(), k.size(), &out), Code::kOk);
+  EXPECT_EQ(out.tier, Tier::kSameRegion);
+  // Learned from the node itself (HELLO/INFO), used where the reply has none.
+  Router fresh(cfg, &FakeNow);
+  ASSERT_TRUE(fresh.Update(topo("")).ok());
+  ASSERT_EQ(fresh.RouteWrite(k.data(), k.size(), &out), Code::kOk);
+  EXPECT_EQ(out.tier, Tier::kUnknown);
+  ASSERT_TRUE(fresh.SetNodeZone("127.0.2.1", 7101, "za").ok());
+  ASSERT_EQ(fresh.RouteWrite(k.data(), k.size(), &out), Code::kOk);
+  EXPECT_EQ(out.tier, Tier::kLocal);
+}
+
 TEST(Router, LaggingReplicaIsReadLast) {
   Router r(Cfg(Policy::kLocalReplicasFirst), &FakeNow);
   ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());

@@ -33,6 +33,10 @@ read_until '\x1b[31mred\r\nfake line\\' get --seeds "$seeds" cli:esc ||
   { echo "get of control bytes printed '$out'" >&2; exit 1; }
 if run get --seeds 127.0.0.1:1 cli:k1 2>/dev/null; then echo "no-server get succeeded" >&2; exit 1; fi
 if run get --bogus 2>/dev/null; then echo "bad usage accepted" >&2; exit 1; fi
+# redis 7 in cluster mode serves database 0 only: --db 2 fails with the server's reply.
+if run get --seeds "$seeds" --db 2 cli:k1 2>"$errf"; then echo "get --db 2 succeeded" >&2; exit 1; fi
+grep -q 'SELECT 2 refused: ERR SELECT is not allowed in cluster mode' "$errf" ||
+  { echo "get --db 2 said: $(cat "$errf")" >&2; exit 1; }
 # topology / route read the live cluster (--seeds) instead of a saved reply.
 shard1_master=$(sed -n 's/^SHARD1_MASTER=//p' "$envfile") shard1_key=$(sed -n 's/^SHARD1_KEY=//p' "$envfile")
 node1=$(sed -n 's/^NODE1_ADDR=//p' "$envfile")

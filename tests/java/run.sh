@@ -76,7 +76,7 @@ done
 
 # The same native paths under -Xcheck:jni: any JNI warning fails the run.
 rm -f target/surefire-reports/*.dumpstream
-"${mvn[@]}" test -Dtest='ConcurrencyTest,KeyslotTest,RouterTest,LiveClientTest,LogTest' \
+"${mvn[@]}" test -Dtest='ConcurrencyTest,KeyslotTest,RouterTest,LiveClientTest,ClientCommandsTest,CarelessCallersTest,LogTest' \
   -Dcr.test.jvm.args=-Xcheck:jni >"$log.jni" 2>&1 || status=$?
 echo "== -Xcheck:jni"
 summary "$log.jni"

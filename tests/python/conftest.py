@@ -12,7 +12,7 @@ import os
 import pathlib
 import shutil
 import subprocess
-from typing import Any, Dict, Iterator
+from typing import Any, Dict, Iterator, Optional
 
 import pytest
 
@@ -73,9 +73,11 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]
 
 
 @contextlib.contextmanager
-def harness(kind: str, tmp_path_factory: pytest.TempPathFactory, port: int, *flags: str) -> Iterator[Dict[str, str]]:
+def harness(kind: str, tmp_path_factory: pytest.TempPathFactory, port: int, *flags: str,
+            env: Optional[Dict[str, str]] = None) -> Iterator[Dict[str, str]]:
     """A scripts/redis-harness.sh setup of its own (kind 'cluster' or 'sentinel',
     on port and up: tests/PORTS.md), stopped on exit; yields its KIND.env values.
+    env adds to the harness's environment (REDIS_SERVER, HARNESS_EXTRA_CONF).
     With CR_PY_HARNESS_ROOT (tests/python/run.sh sets it) the directory is fixed,
     ROOT/KIND-PORT, so a run first stops what an interrupted run left there."""
     root = os.environ.get("CR_PY_HARNESS_ROOT")
@@ -88,7 +90,7 @@ def harness(kind: str, tmp_path_factory: pytest.TempPathFactory, port: int, *fla
     else:
         d = tmp_path_factory.mktemp(kind)
     subprocess.run([str(HARNESS), kind, *flags, str(d), str(port)], check=True, stdout=subprocess.DEVNULL,
-                   timeout=180)
+                   timeout=180, env={**os.environ, **(env or {})})
     try:
         yield read_env(d / f"{kind}.env")
     finally:

@@ -150,3 +150,20 @@ def test_bad_input(client: SentinelClient, sentinel: Dict[str, str]) -> None:
         client.command(2, 1, ("GET", "k"))
     with pytest.raises(cloudroute.InvalidArgumentError):
         client.set("k", "v", ex=1, px=1)
+
+
+def test_db_serves_the_groups_database(client: SentinelClient, sentinel: Dict[str, str]) -> None:
+    """db=2: every data connection selects database 2 (SELECT in its handshake)."""
+    with SentinelClient(sentinel["SENTINELS"], names(sentinel), Ring.jedis(names(sentinel)),
+                        Config(local_cidrs=[sentinel["CLOUD_A_CIDR"]]), command_timeout_ms=3000,
+                        db=2) as c2:
+        keys = [f"scdb2:{i}" for i in range(40)]
+        for k in keys:
+            assert c2.set(k, k + "!")
+        for k in keys:
+            assert c2.execute_command("GET", k) == (k + "!").encode()  # on the master
+            assert client.execute_command("GET", k) is None  # database 0
+        masters = {sentinel[f"GROUP{g}_MASTER"] for g in range(len(names(sentinel)))}
+        in_db2 = sum(redis.Redis(host=m.split(":")[0], port=int(m.split(":")[1]), db=2).exists(*keys)
+                     for m in masters)
+        assert in_db2 == len(keys)

@@ -19,6 +19,8 @@ constexpr int kExitUsage = 2;
 // Prints "cloudroute: <what>: <status text>: <cr_last_error()>" and returns kExitUsage.
 int Die(const std::string &what, cr_status s);
 int Usage(const std::string &msg);
+// --db N: a database index (0-2147483647) into *db; 0 or Usage()'s code.
+int ParseDb(const std::string &text, uint32_t *db);
 
 // Keys from argv, or one per line from stdin when there are none (the
 // trailing '\n' is stripped; every other byte is kept).

@@ -1,7 +1,8 @@
 // Internal to the CLI: the options and client every live-cluster command
 // shares (get, set, mget, exec, pipe): --seeds, the locality and policy
 // options of RouterSetup (--remap and the TLS options included), --user, --client-name, --stats,
-// --read-your-writes MS (cr_client_options.read_your_writes_ms); the password
+// --read-your-writes MS (cr_client_options.read_your_writes_ms), --db N
+// (cr_client_options.db); the password
 // from $CLOUDROUTE_PASSWORD, never from the command line.
 #pragma once
 
@@ -26,6 +27,7 @@ struct ClientSetup {
   std::string seeds, user, name;
   bool stats = false;
   uint32_t read_your_writes_ms = 0;
+  uint32_t db = 0;
   cr_client *client = nullptr;
   ~ClientSetup() { cr_client_free(client); }
 
@@ -48,6 +50,9 @@ struct ClientSetup {
           return Usage("--read-your-writes wants milliseconds (0 = off), got '" + v + "'");
         }
         read_your_writes_ms = static_cast<uint32_t>(ms);
+      } else if (a == "--db") {
+        rc = ParseDb(i + 1 < mine.size() ? mine[++i] : "", &db);
+        if (rc != 0) return rc;
       } else {
         rest->push_back(a);
       }
@@ -67,6 +72,7 @@ struct ClientSetup {
     o.client_name = name.empty() ? "cloudroute-cli" : name.c_str();
     o.refresh_interval_ms = 0;  // a short-lived process
     o.read_your_writes_ms = read_your_writes_ms;
+    o.db = db;
     if (const int rc = router.tls.Apply(&o)) return rc;
     s = cr_client_new(&client, router.cfg, &o, seeds.c_str());
     if (s != CR_OK) return Die("connect to " + seeds, s);

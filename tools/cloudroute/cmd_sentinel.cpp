@@ -24,8 +24,9 @@ const char kUsage[] =
     "usage: cloudroute sentinel route|get|set --sentinels HOST:PORT[,...] --masters NAME[,...]\n"
     "           [--algo murmur|md5|ketama|jump|modulo] [--shards SPEC|N] [--naming jedis3|jedis2]\n"
     "           [--hash murmur|md5] [--key-tags] [--variant jedis|commons-codec]\n"
-    "           [LOCALITY] [--user U] [--sentinel-user U] [--client-name N]\n"
+    "           [LOCALITY] [--user U] [--sentinel-user U] [--client-name N] [--db N]\n"
     "           FAMILY KEY [VALUE]\n"
+    "  --db N: the data nodes' database (SELECT N on every connection; default 0).\n"
     "  The family-key design on Sentinel shard groups: KEY of FAMILY is stored as the\n"
     "  decimal MurmurHash of FAMILY:KEY (--variant, as `family-key`), placed by a ring\n"
     "  over the Sentinel master names (group i is the i-th of --masters; --algo and\n"
@@ -34,7 +35,7 @@ const char kUsage[] =
     "         a read tries, in order (tier, and 'down' when its breaker is open)\n"
     "  get    GET of the stored key, from the nearest instance of the group\n"
     "  set    SET of the stored key to VALUE, on the group's master\n"
-    "  LOCALITY: --local-cidr, --location-rule, --client-location, --zone,\n"
+    "  LOCALITY: --local-cidr, --location-rule, --client-location, --client-zone, --zone,\n"
     "  --node-location, --weight, --selection (see cloudroute --help).\n"
     "  Passwords: $CLOUDROUTE_PASSWORD (data nodes), $CLOUDROUTE_SENTINEL_PASSWORD.\n";
 
@@ -113,6 +114,7 @@ int CmdSentinel(const std::vector<std::string> &args) {
   if (setup.tls.tls) return Usage("sentinel: the Sentinel client has no TLS options yet");
   RingSpec ring{"murmur", "jedis3", "", "", false};
   std::string sentinels, masters, variant_name = "jedis", user, sentinel_user, name;
+  uint32_t db = 0;
   std::vector<std::string> pos;
   for (size_t i = 0; i < rest.size(); ++i) {
     const std::string &a = rest[i];
@@ -132,6 +134,8 @@ int CmdSentinel(const std::vector<std::string> &args) {
       *field = rest[++i];
     } else if (a == "--key-tags") {
       ring.key_tags = true;
+    } else if (a == "--db") {
+      if (int rc = ParseDb(i + 1 < rest.size() ? rest[++i] : "", &db)) return rc;
     } else if (a == "--") {
       pos.insert(pos.end(), rest.begin() + static_cast<long>(i) + 1, rest.end());
       break;
@@ -174,6 +178,7 @@ int CmdSentinel(const std::vector<std::string> &args) {
   o.sentinel_password = EnvOrNull("CLOUDROUTE_SENTINEL_PASSWORD");
   o.client_name = name.empty() ? "cloudroute-cli" : name.c_str();
   o.reask_interval_ms = 0;  // a short-lived process
+  o.db = db;
   std::vector<const char *> name_ptrs;
   for (const std::string &n : names) name_ptrs.push_back(n.c_str());
   cr_sentinel_client *raw = nullptr;

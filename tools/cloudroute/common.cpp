@@ -20,6 +20,15 @@ int Usage(const std::string &msg) {
   return kExitUsage;
 }
 
+int ParseDb(const std::string &text, uint32_t *db) {
+  char *end = nullptr;
+  const unsigned long n = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || text[0] == '-' || *end != '\0' || n > 2147483647ul)
+    return Usage("--db wants a database index 0-2147483647, got '" + text + "'");
+  *db = static_cast<uint32_t>(n);
+  return 0;
+}
+
 std::vector<std::string> KeysFromArgsOrStdin(const std::vector<std::string> &args) {
   if (!args.empty()) return args;
   std::vector<std::string> keys;
@@ -183,8 +192,9 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
     cr_status s = CR_OK;
     if (a == "--cluster-slots" || a == "--cluster-shards" || a == "--static" ||
         a == "--default-host" || a == "--local-cidr" || a == "--location-rule" ||
-        a == "--client-location" || a == "--zone" || a == "--node-location" || a == "--weight" ||
-        a == "--policy" || a == "--seeds" || a == "--remap" || a == "--selection") {
+        a == "--client-location" || a == "--client-zone" || a == "--zone" ||
+        a == "--node-location" || a == "--weight" || a == "--policy" || a == "--seeds" ||
+        a == "--remap" || a == "--selection") {
       if (!value(&v)) return Usage(a + " needs a value");
     } else {
       rest->push_back(a);
@@ -204,6 +214,8 @@ int RouterSetup::Parse(const std::vector<std::string> &args, std::vector<std::st
       s = cr_config_add_local_cidr(cfg, v.c_str());
     else if (a == "--client-location")
       s = cr_config_set_client_location(cfg, v.c_str());
+    else if (a == "--client-zone")
+      s = cr_config_set_client_zone(cfg, v.c_str());
     else if (a == "--policy")
       s = cr_policy_from_name(&opts.policy, v.c_str());
     else if (a == "--selection") {

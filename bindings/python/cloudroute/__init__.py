@@ -182,6 +182,7 @@ class Config(_native.Config):
 
         Config(
             client_location="aws/us-east-1/use1-az1",   # cloud[/region[/zone]]
+            client_zone="use1-az1",     # or alone: the zone the servers report (client_az)
             local_cidrs=["10.0.0.0/24"],                 # nodes in the client's zone
             location_rules={"10.1.0.0/16": "gcp/us-central1"},
             zones={"use1-az1": "aws/us-east-1/use1-az1"},  # server-reported zones
@@ -200,6 +201,7 @@ class Config(_native.Config):
         self,
         *,
         client_location: Optional[str] = None,
+        client_zone: Optional[str] = None,
         local_cidrs: Iterable[str] = (),
         location_rules: Union[Mapping[str, str], Iterable[Tuple[str, str]]] = (),
         node_locations: Union[Mapping[str, str], Iterable[Tuple[str, str]]] = (),
@@ -216,6 +218,8 @@ class Config(_native.Config):
         super().__init__()
         if client_location is not None:
             self.set_client_location(client_location)
+        if client_zone is not None:
+            self.set_client_zone(client_zone)
         if isinstance(local_cidrs, (str, bytes)):
             raise TypeError("local_cidrs must be an iterable of CIDR strings, not a single string")
         for cidr in local_cidrs:

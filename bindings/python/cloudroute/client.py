@@ -115,7 +115,8 @@ class Client(Closing, ClientCommands):
                password="...", tls=True, tls_ca_file="ca.pem",
                replica_max_lag_bytes=1 << 20, replica_max_lag_s=10,  # stale replicas last
                hedge_mode="fixed", hedge_delay_ms=20,  # a slow read also asks the next node
-               read_your_writes_ms=1000)  # reads of a slot written <1 s ago: its master
+               read_your_writes_ms=1000,  # reads of a slot written <1 s ago: its master
+               db=2)  # SELECT 2 on every connection (a cluster with cluster-databases)
 
     The constructor returns once the topology has been read from a seed.
     Commands covered with redis-py's call shapes: get, set (ex/px/nx/xx/
@@ -170,6 +171,7 @@ class Client(Closing, ClientCommands):
         hedge_budget_percent: Optional[int] = None,
         hedge_percentile: Optional[float] = None,
         read_your_writes_ms: Optional[int] = None,
+        db: Optional[int] = None,
     ) -> None:
         super().__init__(
             _seeds(seeds),
@@ -207,6 +209,7 @@ class Client(Closing, ClientCommands):
             hedge_budget_percent=hedge_budget_percent,
             hedge_percentile=hedge_percentile,
             read_your_writes_ms=read_your_writes_ms,
+            db=db,
         )
 
     # -- generic -------------------------------------------------------------

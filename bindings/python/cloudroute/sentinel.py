@@ -71,6 +71,7 @@ class SentinelClient(Closing, _native.SentinelClient):
         sentinel_username: Optional[str] = None,
         sentinel_password: Optional[str] = None,
         client_name: Optional[str] = None,
+        db: Optional[int] = None,
     ) -> None:
         super().__init__(
             _seeds(sentinels),
@@ -92,6 +93,7 @@ class SentinelClient(Closing, _native.SentinelClient):
             sentinel_username=sentinel_username,
             sentinel_password=sentinel_password,
             client_name=client_name,
+            db=db,
         )
 
     def execute_command(self, *args: Arg, read: bool = False, key_index: int = 1) -> Any:

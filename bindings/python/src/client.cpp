@@ -213,6 +213,8 @@ struct Options {
       o.hedge_percentile = HedgePercentile(v);
     else if (k == "read_your_writes_ms")
       o.read_your_writes_ms = OptU32(v, n);
+    else if (k == "db")
+      o.db = OptU32(v, n);
     else
       throw py::type_error("Client() got an unexpected keyword argument '" + k + "'");
   }

@@ -34,6 +34,17 @@ void InitConfig(py::module_ &m) {
           py::arg("location"),
           "The client's own location: 'cloud[/region[/zone]]', e.g. 'aws/us-east-1/use1-az1'.")
       .def(
+          "set_client_zone",
+          [](py::object self, py::handle zone) {
+            const std::string z = CString(zone, "zone");
+            Check(cr_config_set_client_zone(self.cast<Config &>().cfg, z.c_str()));
+            return self;
+          },
+          py::arg("zone"),
+          "The client's zone as the servers name it (availability-zone, e.g. 'use1-az2';\n"
+          "GLIDE's client_az): nodes reporting it are Tier.LOCAL, nodes reporting another\n"
+          "zone Tier.SAME_REGION. No zone table needed.")
+      .def(
           "add_local_cidr",
           [](py::object self, py::handle cidr) {
             const std::string c = CString(cidr, "cidr");

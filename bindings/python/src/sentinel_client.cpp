@@ -79,6 +79,7 @@ struct SentinelOptions {
                     : k == "retry_backoff_ms"    ? &o.retry_backoff_ms
                     : k == "tcp_keepalive_s"     ? &o.tcp_keepalive_s
                     : k == "tcp_user_timeout_ms" ? &o.tcp_user_timeout_ms
+                    : k == "db"                  ? &o.db
                                                  : nullptr;
     const char **text = k == "username"            ? &o.username
                         : k == "password"          ? &o.password

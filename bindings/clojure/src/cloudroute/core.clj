@@ -4,11 +4,24 @@
 
   Configuration is a map, policies are keywords (:master :prefer-replica :local
   :local-replicas-first :nearest), routes and candidates are maps, and every handle
-  (router, topology, ring, client) is java.io.Closeable-compatible (AutoCloseable), so
-  with-open frees it; a forgotten one is freed by a Cleaner."
-  (:import (io.cloudroute Access Candidate Client ClientOptions ClientStats CloudRoute Config
-                          HashAlgo HedgeMode NodeInfo NodeStats Policy Ring Ring$Builder RingAlgo RingNaming
-                          Route Router ShardGroups Tier Topology Topology$Format)
+  (router, topology, ring, client, script, transaction) is java.io.Closeable-compatible
+  (AutoCloseable), so with-open frees it; a forgotten one is freed by a Cleaner.
+
+  The live client: typed commands (fetch, store!, hgetall, zadd! ...), pipeline (a vector of
+  command vectors in, a vector of results out), scan (a reducible of every key), eval-script
+  and fcall, transaction (WATCH/MULTI/EXEC pinned to one slot), on-node / on-masters /
+  on-all-nodes. Its failures are ex-info with the status as data (:cloudroute/status,
+  :cloudroute/code, :cloudroute/kind); the routing functions throw the Java
+  CloudRouteException itself."
+  (:import (io.cloudroute Access CallOptions Candidate Client ClientOptions ClientStats CloudRoute
+                          CloudRouteException CloudRouteException$ConnectionException
+                          CloudRouteException$InvalidArgumentException
+                          CloudRouteException$ParseException CloudRouteException$ServerErrorException
+                          CloudRouteException$UnavailableException
+                          CloudRouteException$VersionException Config HashAlgo HedgeMode NodeInfo
+                          NodeStats Pipeline Policy Ring Ring$Builder RingAlgo RingNaming Route Router
+                          Scan ScanOptions Script ShardGroups Tier Topology Topology$Format
+                          Transaction)
            (java.nio.charset StandardCharsets)))
 
 (set! *warn-on-reflection* true)
@@ -82,6 +95,7 @@
 (defn config
   "A Config from a map (a Config is passed through). Keys, all optional:
     :client-location \"cloud/region/zone\"   :local-cidrs [\"10.0.0.0/24\"]
+    :client-zone \"use1-az2\" (the zone the servers report: nodes in it are :local, others :same-region)
     :location-rules {\"10.2.0.0/16\" \"gcp/us-central1\"}   :node-locations {\"host:port\" loc}
     :zones {\"use1-az1\" \"aws/us-east-1/use1-az1\"}   :weights {\"host:port\" 3}
     :address-remaps {\"announced:port\" \"dial:port\"}   :policy :local-replicas-first
@@ -92,6 +106,7 @@
     (let [c (Config.)]
       (try
         (when-let [l (:client-location m)] (.clientLocation c l))
+        (when-let [z (:client-zone m)] (.clientZone c z))
         (doseq [cidr (:local-cidrs m)] (.localCidr c cidr))
         (doseq [[cidr loc] (pairs (:location-rules m))] (.locationRule c cidr loc))
         (doseq [[node loc] (pairs (:node-locations m))] (.nodeLocation c node loc))
@@ -202,6 +217,35 @@
 
 ;; ---------------------------------------------------------------- live cluster client
 
+(defn- status-data
+  "ex-data of a CloudRouteException: {:cloudroute/status :eredis, :cloudroute/code -14,
+  :cloudroute/kind :server-error}."
+  [^CloudRouteException e]
+  {:cloudroute/status (keyword (.toLowerCase (subs (CloudRouteException/statusName (.status e)) 3)))
+   :cloudroute/code (.status e)
+   :cloudroute/kind (condp instance? e
+                      CloudRouteException$InvalidArgumentException :invalid-argument
+                      CloudRouteException$ParseException :parse
+                      CloudRouteException$UnavailableException :unavailable
+                      CloudRouteException$ConnectionException :connection
+                      CloudRouteException$ServerErrorException :server-error
+                      CloudRouteException$VersionException :version
+                      :error)})
+
+(defn- ex [^CloudRouteException e] (ex-info (.getMessage e) (status-data e) e))
+
+(defmacro ^:private checked
+  "body, a CloudRouteException rethrown as ex-info with its status as data (the Java exception
+  as the cause)."
+  [& body]
+  `(try ~@body (catch CloudRouteException e# (throw (ex e#)))))
+
+(defn- in-place
+  "A reply of a pipeline or node command: a failure (a CloudRouteException in place) as
+  ex-info, not thrown."
+  [v]
+  (if (instance? CloudRouteException v) (ex v) v))
+
 (def ^:private hedge-modes {:off HedgeMode/OFF :fixed HedgeMode/FIXED :adaptive HedgeMode/ADAPTIVE})
 
 (defn- hedge-mode ^HedgeMode [m]
@@ -209,58 +253,285 @@
       (throw (IllegalArgumentException.
               (str "cloudroute: :hedge-mode " (pr-str m) " is none of " (pr-str (keys hedge-modes)))))))
 
-(defn- client-options ^ClientOptions [{:keys [connect-timeout-ms command-timeout-ms pool-size
-                                              refresh-interval-ms username password client-name
-                                              hedge-mode hedge-delay-ms read-your-writes-ms]}]
+(def ^:private tiers {:local Tier/LOCAL :same-region Tier/SAME_REGION :same-cloud Tier/SAME_CLOUD
+                      :other-cloud Tier/OTHER_CLOUD :unknown Tier/UNKNOWN})
+
+(defn- client-options
+  "ClientOptions from the option map of `client` (every key optional)."
+  ^ClientOptions [{:keys [connect-timeout-ms command-timeout-ms pool-size pool-idle-ms
+                          refresh-interval-ms refresh-min-gap-ms max-redirects max-retries
+                          retry-backoff-ms failures-before-refresh tcp-keepalive-s
+                          tcp-user-timeout-ms max-reply-elements max-bulk-len max-reply-bytes
+                          username password client-name tls tls-verify tls-ca-file tls-ca-dir
+                          tls-cert-file tls-key-file tls-server-name replica-max-lag-bytes
+                          replica-max-lag-s hedge-mode hedge-delay-ms hedge-min-delay-ms
+                          hedge-budget-percent hedge-percentile read-your-writes-ms db]}]
   (let [o (ClientOptions.)]
     (when hedge-mode (.hedgeMode o (cloudroute.core/hedge-mode hedge-mode)))
     (when hedge-delay-ms (.hedgeDelayMs o (int hedge-delay-ms)))
+    (when hedge-min-delay-ms (.hedgeMinDelayMs o (int hedge-min-delay-ms)))
+    (when hedge-budget-percent (.hedgeBudgetPercent o (int hedge-budget-percent)))
+    (when hedge-percentile (.hedgePercentile o (double hedge-percentile)))
     (when connect-timeout-ms (.connectTimeoutMs o (int connect-timeout-ms)))
-    (when command-timeout-ms (.commandTimeoutMs o (int command-timeout-ms)))
+    (if (map? command-timeout-ms)
+      (doseq [[t ms] command-timeout-ms]
+        (.commandTimeoutMs o ^Tier (or (tiers t) (throw (IllegalArgumentException.
+                                                         (str "cloudroute: no tier " (pr-str t)))))
+                           (int ms)))
+      (when command-timeout-ms (.commandTimeoutMs o (int command-timeout-ms))))
     (when pool-size (.poolSize o (int pool-size)))
+    (when pool-idle-ms (.poolIdleMs o (int pool-idle-ms)))
     (when refresh-interval-ms (.refreshIntervalMs o (int refresh-interval-ms)))
-    (when password (.auth o username password))
+    (when refresh-min-gap-ms (.refreshMinGapMs o (int refresh-min-gap-ms)))
+    (when max-redirects (.maxRedirects o (int max-redirects)))
+    (when max-retries (.maxRetries o (int max-retries)))
+    (when retry-backoff-ms (.retryBackoffMs o (int retry-backoff-ms)))
+    (when failures-before-refresh (.failuresBeforeRefresh o (int failures-before-refresh)))
+    (when tcp-keepalive-s (.tcpKeepaliveS o (int tcp-keepalive-s)))
+    (when tcp-user-timeout-ms (.tcpUserTimeoutMs o (int tcp-user-timeout-ms)))
+    (when max-reply-elements (.maxReplyElements o (int max-reply-elements)))
+    (when max-bulk-len (.maxBulkLen o (long max-bulk-len)))
+    (when max-reply-bytes (.maxReplyBytes o (long max-reply-bytes)))
+    (when (or replica-max-lag-bytes replica-max-lag-s)
+      (.replicaMaxLag o (long (or replica-max-lag-bytes 0)) (int (or replica-max-lag-s 0))))
+    (when (or username password) (.auth o username password))
     (when client-name (.clientName o client-name))
+    (when (some? tls) (.tls o (boolean tls) (if (some? tls-verify) (boolean tls-verify) true)))
+    (when (or tls-ca-file tls-ca-dir) (.tlsCa o tls-ca-file tls-ca-dir))
+    (when (or tls-cert-file tls-key-file) (.tlsClientCert o tls-cert-file tls-key-file))
+    (when tls-server-name (.tlsServerName o tls-server-name))
     (when read-your-writes-ms (.readYourWritesMs o (int read-your-writes-ms)))
+    (when db (.db o (int db)))
     o))
 
 (defn client
-  "A live cluster client through seeds (\"host:port,...\") with config (a map or Config) and
-  options {:connect-timeout-ms :command-timeout-ms :pool-size :refresh-interval-ms
-  :username :password :client-name :hedge-mode (:off :fixed :adaptive) :hedge-delay-ms
-  :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)}."
+  "A live cluster client through seeds (\"host:port,...\") with config (a map or Config; nil
+  for defaults) and options, all optional (the library's defaults otherwise):
+    :connect-timeout-ms  :command-timeout-ms (ms, or {:local 200 :other-cloud 1000 ...})
+    :pool-size :pool-idle-ms :refresh-interval-ms :refresh-min-gap-ms :max-redirects
+    :max-retries :retry-backoff-ms :failures-before-refresh :tcp-keepalive-s
+    :tcp-user-timeout-ms :max-reply-elements :max-bulk-len :max-reply-bytes
+    :username :password :client-name
+    :tls true :tls-verify :tls-ca-file :tls-ca-dir :tls-cert-file :tls-key-file :tls-server-name
+    :replica-max-lag-bytes :replica-max-lag-s (a replica further behind is read last)
+    :hedge-mode (:off :fixed :adaptive) :hedge-delay-ms :hedge-min-delay-ms
+    :hedge-budget-percent :hedge-percentile
+    :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)
+    :db (SELECT db on every connection; default 0).
+  The calls on a client throw ex-info whose data holds the status
+  ({:cloudroute/status :etimeout :cloudroute/code -13 :cloudroute/kind :connection}), the
+  Java CloudRouteException as its cause."
   (^Client [seeds cfg] (client seeds cfg {}))
   (^Client [^String seeds cfg opts]
-   (if (nil? cfg)
-     (Client/connect seeds nil (client-options opts))
-     (with-config [c cfg] (Client/connect seeds c (client-options opts))))))
+   (checked
+    (if (nil? cfg)
+      (Client/connect seeds nil (client-options opts))
+      (with-config [c cfg] (Client/connect seeds c (client-options opts)))))))
 
+(defn- string-keys [m] (into {} (for [[k v] m] [(name k) v])))
 (defn- utf8 [v] (if (bytes? v) (String. ^bytes v StandardCharsets/UTF_8) v))
+(defn- access ^Access [a] (if (= a :read) Access/READ Access/WRITE))
+(defn- call-options ^CallOptions [{:keys [timeout-ms]}]
+  (when timeout-ms (.timeoutMs (CallOptions.) (int timeout-ms))))
 
 (defn command
   "Any command on one key: (command c :read \"HGET\" \"h\" \"f\"); the key is the first
   argument after the command name. Bulk strings come back as byte arrays."
   [^Client c access & args]
-  (.command c (if (= access :write) Access/WRITE Access/READ) (int 1) (object-array args)))
+  (checked (.command c (if (= access :write) Access/WRITE Access/READ) (int 1) (object-array args))))
+
+(defn command-opts
+  "Any command with options {:access :read|:write (default :write) :key-index 1 :timeout-ms n}:
+  (command-opts c {:access :write :timeout-ms 5000} [\"BLPOP\" \"q\" \"4\"]). :timeout-ms
+  replaces the node's tier timeout for this call (its passing is not a node failure)."
+  [^Client c {:keys [key-index] :or {key-index 1} :as opts} args]
+  (checked (.command c (call-options opts) (access (:access opts :write)) (int key-index)
+                     (object-array args))))
 
 (defn fetch
   "GET of key k; the value as a String (UTF-8), nil when none."
   [^Client c k]
-  (utf8 (.command c Access/READ (int 1) (object-array ["GET" k]))))
+  (checked (utf8 (.command c Access/READ (int 1) (object-array ["GET" k])))))
 
 (defn store!
   "SET k v, with a time to live in ms when ttl-ms is given."
-  ([^Client c k v] (.set c k v))
-  ([^Client c k v ttl-ms] (.set c k v (long ttl-ms))))
+  ([^Client c k v] (checked (.set c k v)))
+  ([^Client c k v ttl-ms] (checked (.set c k v (long ttl-ms)))))
 
 (defn mget "MGET of keys in any slots: values as Strings (nil when none)." [^Client c ks]
-  (mapv utf8 (.mget c (object-array ks))))
+  (checked (mapv utf8 (.mget c (object-array ks)))))
 
-(defn mset! "MSET of a map of keys to values, in any slots." [^Client c m] (.mset c ^java.util.Map m))
+(defn mset! "MSET of a map of keys to values, in any slots." [^Client c m]
+  (checked (.mset c ^java.util.Map m)))
 
-(defn del! "DEL of keys in any slots; how many existed." [^Client c ks] (.del c (object-array ks)))
+(defn del! "DEL of keys in any slots; how many existed." [^Client c ks]
+  (checked (.del c (object-array ks))))
 
-(defn refresh! [^Client c] (.refresh c))
+;; Typed commands on String keys and values (Client's): Clojure collections back.
+(defn incr! "INCRBY k by (1): the new value." ([^Client c k] (incr! c k 1))
+  ([^Client c ^String k by] (checked (.incrBy c k (long by)))))
+(defn exists "How many of keys exist (in any slots)." [^Client c ks]
+  (checked (.exists c ^"[Ljava.lang.String;" (into-array String ks))))
+(defn expire! "EXPIRE k seconds: true when set." [^Client c ^String k s] (checked (.expire c k (long s))))
+(defn ttl "TTL k: seconds left, -1 without a timeout, -2 when missing." [^Client c ^String k]
+  (checked (.ttl c k)))
+(defn hget [^Client c ^String k ^String f] (checked (.hget c k f)))
+(defn hset! "HSET of a map of fields: fields added." [^Client c ^String k m]
+  (checked (.hset c k ^java.util.Map (string-keys m))))
+(defn hdel! [^Client c ^String k fields]
+  (checked (.hdel c k ^"[Ljava.lang.String;" (into-array String fields))))
+(defn hgetall "HGETALL as a map of Strings." [^Client c ^String k] (checked (into {} (.hgetAll c k))))
+(defn lpush! [^Client c ^String k vs]
+  (checked (.lpush c k ^"[Ljava.lang.String;" (into-array String vs))))
+(defn rpush! [^Client c ^String k vs]
+  (checked (.rpush c k ^"[Ljava.lang.String;" (into-array String vs))))
+(defn lrange [^Client c ^String k start stop] (checked (vec (.lrange c k (long start) (long stop)))))
+(defn blpop
+  "BLPOP k timeout-s: the value, nil when none came in time; opts {:timeout-ms n} gives the
+  call a timeout of its own (needed for timeout-s 0, forever)."
+  ([^Client c ^String k timeout-s] (checked (.blpop c k (double timeout-s))))
+  ([^Client c ^String k timeout-s opts]
+   (checked (.blpop c (call-options opts) k (double timeout-s)))))
+(defn sadd! [^Client c ^String k members]
+  (checked (.sadd c k ^"[Ljava.lang.String;" (into-array String members))))
+(defn smembers [^Client c ^String k] (checked (set (.smembers c k))))
+(defn zadd! "ZADD of a map member -> score: members added." [^Client c ^String k m]
+  (checked (.zadd c k ^java.util.Map (into {} (for [[mb s] m] [(name mb) (double s)])))))
+(defn zrange [^Client c ^String k start stop] (checked (vec (.zrange c k (long start) (long stop)))))
+(defn zrange-with-scores "ZRANGE ... WITHSCORES: [[member score] ...] in order."
+  [^Client c ^String k start stop]
+  (checked (mapv (fn [[m s]] [m s]) (.zrangeWithScores c k (long start) (long stop)))))
+(defn zscore [^Client c ^String k ^String m] (checked (.zscore c k m)))
+
+;; ---- pipelines
+
+(defn- queue! [^Pipeline p [op & args :as cmd]]
+  (let [strs (fn [xs] ^"[Ljava.lang.String;" (into-array String xs))]
+    (case op
+      :get (.get p ^String (first args))
+      :set (if (= 3 (count args))
+             (.set p ^String (first args) ^String (second args) (long (nth args 2)))
+             (.set p ^String (first args) ^String (second args)))
+      :incr (.incrBy p ^String (first args) (long (or (second args) 1)))
+      :del (.del p (strs args))
+      :exists (.exists p (strs args))
+      :mget (.mget p (strs args))
+      :expire (.expire p ^String (first args) (long (second args)))
+      :ttl (.ttl p ^String (first args))
+      :hget (.hget p ^String (first args) ^String (second args))
+      :hset (.hset p ^String (first args) ^java.util.Map (string-keys (second args)))
+      :hgetall (.hgetAll p ^String (first args))
+      :rpush (.rpush p ^String (first args) (strs (rest args)))
+      :lrange (.lrange p ^String (first args) (long (second args)) (long (nth args 2)))
+      :sadd (.sadd p ^String (first args) (strs (rest args)))
+      :smembers (.smembers p ^String (first args))
+      :zadd (.zadd p ^String (first args)
+                   ^java.util.Map (into {} (for [[m s] (second args)] [(name m) (double s)])))
+      :zrange (.zrange p ^String (first args) (long (second args)) (long (nth args 2)))
+      :read (.read p (object-array args))
+      :write (.write p (object-array args))
+      :node (.onNode p (access (first args)) ^String (second args) (object-array (nnext args)))
+      (throw (IllegalArgumentException. (str "cloudroute: no pipeline command " (pr-str cmd)))))))
+
+(defn- clojure-value [v]
+  (cond (instance? java.util.Map v) (into {} v)
+        (instance? java.util.Set v) (set v)
+        (instance? java.util.List v) (vec v)
+        :else (in-place v)))
+
+(defn pipeline
+  "Runs commands at once — any mix, in any slots, each routed by its key (grouped per node,
+  every node in flight together) — and returns their results in order, a failed command's
+  ex-info in its place (not thrown). Commands are vectors:
+    [:get k] [:set k v] [:set k v ttl-ms] [:incr k] [:incr k by] [:del k ...] [:exists k ...]
+    [:mget k ...] [:expire k s] [:ttl k] [:hget k f] [:hset k {f v}] [:hgetall k]
+    [:rpush k v ...] [:lrange k start stop] [:sadd k m ...] [:smembers k] [:zadd k {m score}]
+    [:zrange k start stop] [:read \"CMD\" k arg ...] [:write \"CMD\" k arg ...]
+    [:node :read \"host:port\" \"PING\"]
+  (pipeline c [[:set \"k\" \"v\"] [:get \"k\"]]) => [true \"v\"]"
+  [^Client c cmds]
+  (checked
+   (let [p (.pipeline c)]
+     (doseq [cmd cmds] (queue! p cmd))
+     (mapv clojure-value (.execute p)))))
+
+;; ---- SCAN, scripts, transactions, node commands
+
+(defn scan
+  "Every key of the cluster (Strings), each shard scanned once on the node a read would use:
+  a reducible (into, reduce, run!, transduce) that opens a SCAN when reduced and closes it when
+  done, early or not. opts: {:match \"user:*\" :count 100 :type \"hash\" :timeout-ms n}.
+  (into #{} (scan c {:match \"user:*\"}))"
+  ([c] (scan c {}))
+  ([^Client c {:keys [match count type timeout-ms]}]
+   (reify clojure.lang.IReduceInit
+     (reduce [_ f init]
+       (checked
+        (with-open [^Scan s (.scan c (cond-> (ScanOptions.)
+                                       match (.match ^String match)
+                                       count (.count (int count))
+                                       type (.type ^String type)
+                                       timeout-ms (.timeoutMs (int timeout-ms))))]
+          (loop [acc init]
+            (if (.hasNext s)
+              (let [acc (f acc (String. ^bytes (.next s) StandardCharsets/UTF_8))]
+                (if (reduced? acc) @acc (recur acc)))
+              acc))))))))
+
+(defn script
+  "A Lua script (with-open it): eval-script sends EVALSHA and recovers from NOSCRIPT."
+  ^Script [^String body]
+  (checked (Script. body)))
+
+(defn eval-script
+  "EVALSHA of script with keys (one slot) and args; opts {:read-only true (EVALSHA_RO, a
+  replica may serve it) :timeout-ms n}. A node that lost the script gets it again."
+  ([c s keys args] (eval-script c s keys args {}))
+  ([^Client c ^Script s keys args {:keys [read-only] :as opts}]
+   (checked (.eval c (call-options opts) s (boolean read-only) (vec keys) (vec args)))))
+
+(defn fcall
+  "FCALL function with keys (one slot) and args; opts {:read-only true (FCALL_RO) :timeout-ms n}."
+  ([c f keys args] (fcall c f keys args {}))
+  ([^Client c ^String f keys args {:keys [read-only] :as opts}]
+   (checked (.fcall c (call-options opts) f (boolean read-only) (vec keys) (vec args)))))
+
+(defn transaction
+  "A connection pinned to the master of key k's slot (with-open it), for watch!, multi!,
+  tx-command and exec!; keys of another slot are refused before they are sent."
+  ^Transaction [^Client c k]
+  (checked (.transaction c k)))
+
+(defn tx-command
+  "Any command on the pinned connection; its key is its first argument (\"QUEUED\" inside
+  MULTI)."
+  [^Transaction t & args]
+  (checked (.command t (object-array args))))
+
+(defn watch! [^Transaction t & ks] (checked (.watch t (object-array ks))))
+(defn multi! [^Transaction t] (checked (.multi t)))
+(defn exec! "EXEC: the replies as a vector, nil when a watched key changed." [^Transaction t]
+  (checked (some-> (.exec t) vec)))
+(defn discard! [^Transaction t] (checked (.discard t)))
+
+(defn on-node
+  "A keyless command on the node \"host:port\": its reply (thrown on failure)."
+  [^Client c ^String node & args]
+  (checked (.onNode c node (object-array args))))
+
+(defn on-masters
+  "A keyless command on every master: {\"host:port\" reply}, a failure as ex-info in place."
+  [^Client c & args]
+  (checked (into {} (for [[a v] (.onMasters c (object-array args))] [a (in-place v)]))))
+
+(defn on-all-nodes
+  "As on-masters, on every master and replica."
+  [^Client c & args]
+  (checked (into {} (for [[a v] (.onAllNodes c (object-array args))] [a (in-place v)]))))
+
+(defn dbsize "DBSIZE summed over the masters." [^Client c] (checked (.dbSize c)))
+
+(defn refresh! [^Client c] (checked (.refresh c)))
 
 (defn client-router "The client's router (borrowed: valid while the client is open)." ^Router
   [^Client c]

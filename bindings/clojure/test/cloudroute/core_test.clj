@@ -59,7 +59,12 @@
   (is (thrown? CloudRouteException$InvalidArgumentException (cr/config {:policy :fastest})))
   (with-open [c (cr/config {:policy :nearest :weights {"10.0.0.1:6379" 3}
                             :breaker {:threshold 2 :cooldown-ms 100}})]
-    (is (= "nearest" (.label (.policy c))))))
+    (is (= "nearest" (.label (.policy c)))))
+  (testing ":client-zone reaches the native config, checked at once"
+    (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"zone is empty"
+                          (cr/config {:client-zone ""})))
+    (with-open [c (cr/config {:client-zone "use1-az2"})]
+      (is (instance? io.cloudroute.Config c)))))
 
 (defn- hex [^String h]
   (byte-array (for [i (range 0 (count h) 2)] (unchecked-byte (Integer/parseInt (subs h i (+ i 2)) 16)))))
@@ -117,12 +122,107 @@
         (is (= :local (:tier (cr/route-read (cr/client-router c) (env "SHARD2_KEY")))))
         (testing "a command that would change a pooled connection is refused, not sent"
           (cr/store! c "{k1}clj" "mine")
-          (is (thrown-with-msg? io.cloudroute.CloudRouteException$InvalidArgumentException
-                                #"SSUBSCRIBE is not sent on the client's pooled connections"
-                                (cr/command c :read "SSUBSCRIBE" "{k1}a" "{k1}b")))
+          (let [e (is (thrown-with-msg? clojure.lang.ExceptionInfo
+                                        #"SSUBSCRIBE is not sent on the client's pooled connections"
+                                        (cr/command c :read "SSUBSCRIBE" "{k1}a" "{k1}b")))]
+            (is (= {:cloudroute/status :einval :cloudroute/code -1
+                    :cloudroute/kind :invalid-argument}
+                   (ex-data e))))
           (is (= "mine" (cr/fetch c "{k1}clj")))
           (is (zero? (:poisoned (cr/stats c)))))))
     (println "live-client: CR_JAVA_CLUSTER_ENV not set (tests/java/run.sh sets it); skipped")))
+
+(defn- harness-env []
+  (when-let [env-file (System/getenv "CR_JAVA_CLUSTER_ENV")]
+    (into {} (for [line (clojure.string/split-lines (slurp env-file))
+                   :let [[k v] (clojure.string/split line #"=" 2)]
+                   :when (and v (not (.startsWith ^String line "#")))]
+               [k v]))))
+
+(defn- wait-until [f what]
+  (let [deadline (+ (System/currentTimeMillis) 10000)]
+    (loop []
+      (when-not (f)
+        (is (< (System/currentTimeMillis) deadline) what)
+        (when (< (System/currentTimeMillis) deadline)
+          (Thread/sleep 20)
+          (recur))))))
+
+(deftest live-client-surface
+  (if-let [env (harness-env)]
+    (with-open [c (cr/client (env "SEEDS") {:local-cidrs ["127.0.1.0/24"]
+                                            :location-rules {"127.0.2.0/24" "cloud-b"}
+                                            :policy :local-replicas-first}
+                             ;; reads of a slot just written go to its master (not racy)
+                             {:command-timeout-ms {:local 2000 :other-cloud 2000}
+                              :read-your-writes-ms 10000})]
+      (cr/del! c ["clj:h" "clj:l" "clj:s" "clj:z" "clj:n"])
+      (testing "typed commands give Clojure collections"
+        (is (= 2 (cr/hset! c "clj:h" {:a "1" "b" "2"})))
+        (is (= {"a" "1" "b" "2"} (cr/hgetall c "clj:h")))
+        (is (= 2 (cr/rpush! c "clj:l" ["x" "y"])))
+        (is (= ["x" "y"] (cr/lrange c "clj:l" 0 -1)))
+        (is (= #{"m"} (do (cr/sadd! c "clj:s" ["m"]) (cr/smembers c "clj:s"))))
+        (is (= [["a" 1.0] ["b" 2.0]] (do (cr/zadd! c "clj:z" {"b" 2 :a 1})
+                                         (cr/zrange-with-scores c "clj:z" 0 -1))))
+        (is (= 5 (cr/incr! c "clj:n" 5))))
+      (testing "a pipeline: any mix in any slots, results in order, failures in place"
+        (let [[ok v h wrong many] (cr/pipeline c [[:set "clj:p" "v"] [:get "clj:p"]
+                                                  [:hgetall "clj:h"] [:write "INCR" "clj:h"]
+                                                  [:mget "clj:p" "clj:missing"]])]
+          (is (= [true "v" {"a" "1" "b" "2"}] [ok v h]))
+          (is (instance? clojure.lang.ExceptionInfo wrong))
+          (is (= :server-error (:cloudroute/kind (ex-data wrong))))
+          (is (re-find #"WRONGTYPE" (ex-message wrong)))
+          (is (= ["v" nil] many))))
+      (testing "scan: every key once, the scan closed when reduced"
+        (cr/pipeline c (for [i (range 50)] [:set (str "cljscan:" i) "v"]))
+        (let [want (set (for [i (range 50)] (str "cljscan:" i)))]
+          (wait-until #(= want (into #{} (cr/scan c {:match "cljscan:*"})))
+                      "the scan never saw every key")
+          (is (= 50 (count (into [] (cr/scan c {:match "cljscan:*" :count 7})))))
+          (is (= 3 (count (into [] (take 3) (cr/scan c {:match "cljscan:*"})))))))
+      (testing "scripts survive SCRIPT FLUSH; functions are called by their keys"
+        (cr/store! c "{clj}k" "sv")
+        (with-open [s (cr/script "return redis.call('GET', KEYS[1])")]
+          (is (= "sv" (String. ^bytes (cr/eval-script c s ["{clj}k"] []))))
+          (cr/on-masters c "SCRIPT" "FLUSH")
+          (is (= "sv" (String. ^bytes (cr/eval-script c s ["{clj}k"] [] {:timeout-ms 1000}))))))
+      (testing "a transaction sees a WATCH conflict"
+        (cr/store! c "{cljtx}a" "1")
+        (with-open [t (cr/transaction c "{cljtx}a")]
+          (cr/watch! t "{cljtx}a")
+          (cr/store! c "{cljtx}a" "2")
+          (cr/multi! t)
+          (is (= "QUEUED" (cr/tx-command t "SET" "{cljtx}a" "3")))
+          (is (nil? (cr/exec! t)))
+          (cr/multi! t)
+          (cr/tx-command t "INCR" "{cljtx}a")
+          (is (= [3] (cr/exec! t)))))
+      (testing "node commands and a call timeout"
+        (is (= 3 (count (cr/on-masters c "PING"))))
+        (is (= #{"PONG"} (set (vals (cr/on-all-nodes c "PING")))))
+        (is (= "PONG" (cr/on-node c (env "NODE1_ADDR") "PING")))
+        (is (pos? (cr/dbsize c)))
+        (cr/del! c ["{cljq}q"])
+        (let [e (is (thrown? clojure.lang.ExceptionInfo (cr/blpop c "{cljq}q" 0 {:timeout-ms 300})))]
+          (is (= :etimeout (:cloudroute/status (ex-data e)))))
+        (is (nil? (cr/blpop c "{cljq}q" 0.2)))))
+    (println "live-client-surface: CR_JAVA_CLUSTER_ENV not set; skipped")))
+
+(deftest client-options-map
+  (testing "every option reaches ClientOptions; tiers by keyword"
+    (let [o (#'cr/client-options {:hedge-mode :fixed :hedge-min-delay-ms 3
+                                  :hedge-budget-percent 7 :hedge-percentile 95.5
+                                  :command-timeout-ms {:local 100} :tls false
+                                  :replica-max-lag-bytes 1024 :replica-max-lag-s 5})]
+      (is (= 3 (.hedgeMinDelayMs o)))
+      (is (= 7 (.hedgeBudgetPercent o)))
+      (is (= 95.5 (.hedgePercentile o)))))
+  (is (thrown-with-msg? IllegalArgumentException #"no tier :far"
+                        (#'cr/client-options {:command-timeout-ms {:far 1}})))
+  (is (thrown-with-msg? IllegalArgumentException #"no pipeline command \[:frobnicate"
+                        (#'cr/queue! nil [:frobnicate "k"]))))
 
 (deftest hedge-options
   (testing "the options map reaches ClientOptions"
@@ -141,6 +241,11 @@
     (is (thrown-with-msg? IllegalArgumentException #"read_your_writes_ms"
                           (#'cr/client-options {:read-your-writes-ms -1})))))
 
+(deftest db-option
+  (is (= 0 (.db (#'cr/client-options {}))))
+  (is (= 2 (.db (#'cr/client-options {:db 2}))))
+  (is (thrown-with-msg? IllegalArgumentException #"db must be >= 0" (#'cr/client-options {:db -1}))))
+
 (deftest careless-callers
   (testing "null arrays and negative counts: an exception naming the argument, not a crash"
     (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"data is null"
@@ -155,10 +260,10 @@
     (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"contains a control character"
                           (cr/config {:client-location "aws\r\n"}))))
   (testing "negative options: Python's message; zero: the C library's"
-    (is (thrown-with-msg? CloudRouteException$InvalidArgumentException
+    (is (thrown-with-msg? clojure.lang.ExceptionInfo
                           #"pool_size must be in 0..4294967295, not -1"
                           (cr/client "127.0.0.1:1" nil {:pool-size -1})))
-    (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"pool_size must be at least 1"
+    (is (thrown-with-msg? clojure.lang.ExceptionInfo #"pool_size must be at least 1"
                           (cr/client "127.0.0.1:1" nil {:pool-size 0})))))
 
 (deftest close-from-a-log-handler

@@ -6,6 +6,13 @@
 //      client's own zone.
 //   2. The zone the server reports (CLUSTER SHARDS/SLOTS, or HELLO/INFO via
 //      the net layer), mapped through the zone map when it has an entry.
+//      Without an entry, and with a client zone set (client_zone, the zone
+//      name the servers report for the client's own zone): a node reporting
+//      that zone is LOCAL, a node reporting any other zone is SAME_REGION —
+//      a cluster's zones are taken as zones of one region, the client's
+//      (as for ElastiCache, MemoryDB or one Valkey cluster over a region's
+//      availability zones). A cluster over several regions needs the zone
+//      map, whose entries win.
 //   3. An exact map by "host:port" or node id.
 //
 // Thread-safety: LocalityConfig is a plain value, read-only once a router
@@ -53,12 +60,14 @@ struct LocalityConfig {
   std::vector<LocationRule> rules;
   std::unordered_map<std::string, Location> by_node;  // "host:port" or node id
   std::unordered_map<std::string, Location> by_zone;  // reported zone name → location
+  std::string client_zone;  // reported zone name of the client's own zone; "" = none
 };
 
 struct Placement {
   Location location;
-  bool local = false;  // matched a local CIDR and nothing overrode it
-  std::string source;  // what decided it, for explain()
+  bool local = false;  // matched a local CIDR and nothing overrode it, or reports client_zone
+  bool client_region = false;  // reports a zone other than client_zone (not in the zone map)
+  std::string source;          // what decided it, for explain()
 };
 
 // Where a node is. reported_zone is the server-reported zone (the topology's,

@@ -28,6 +28,9 @@ class Router {
   // Installs topology; then (with RouterConfig::reclaim_nodes) frees the
   // registry entries of nodes in neither this nor the previous topology,
   // nor in a snapshot someone still holds, nor asked by an ASK since.
+  // A node the new topology gives no zone keeps the zone the previous one
+  // gave it (a CLUSTER SLOTS answer can lack the answering node's own
+  // metadata): a zone once reported is not forgotten by a reply that omits it.
   Status Update(std::shared_ptr<const Topology> topology);
 
   Code RouteRead(const void *key, size_t len, Route *out) const {
@@ -91,6 +94,9 @@ class Router {
 
   std::mutex mu_;  // guards everything below and serializes publishing
   std::shared_ptr<const Topology> topology_;
+  // Zones learned outside the current topology (address → zone): from the
+  // nodes themselves (SetNodeZone) or from an earlier topology. A node's own
+  // zone in the topology wins over them.
   std::unordered_map<std::string, std::string> zones_;
   std::unordered_set<std::string> lagging_;
   std::vector<MovedPatch> moved_;

@@ -36,13 +36,33 @@ class Status {
   Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
   static Status Ok() { return Status(); }
 
+  // A kParse for an answer that is well formed but contradicts itself: a
+  // topology with two masters for one shard, a slot claimed by two shards, a
+  // node listed as master and as replica. A cluster's nodes answer so for a
+  // moment while they disagree (during a failover), so asking again — or
+  // another node — may get a consistent answer; a malformed answer is never
+  // one of these.
+  static Status Contradiction(std::string message) {
+    Status s(Code::kParse, std::move(message));
+    s.contradiction_ = true;
+    return s;
+  }
+
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string &message() const { return message_; }
+  bool contradiction() const { return contradiction_; }
+  // This status with prefix put before its message (code and kind kept).
+  Status Prefixed(const std::string &prefix) const {
+    Status s = *this;
+    s.message_ = prefix + message_;
+    return s;
+  }
 
  private:
   Code code_ = Code::kOk;
   std::string message_;
+  bool contradiction_ = false;
 };
 
 inline Status Error(Code code, std::string message) { return Status(code, std::move(message)); }

@@ -6,7 +6,14 @@
 //    refreshes until it settles (refresh_episode.hpp), then scan for
 //    migrating slots (migration_scan.hpp), check replica lag
 //    (replica_lag.hpp) and dial nodes whose zone is unknown
-//    (zone_probe.hpp). Serialized: one refresh at a time.
+//    (zone_probe.hpp). Serialized: one refresh at a time. While the nodes
+//    answer with contradictory topologies (discovery.hpp) the last good one
+//    stays installed and the next refresh is triggered (min gap) instead of
+//    waiting an interval, at most kMaxDisagreedRetries times in a row; the
+//    first of such a run logs "refresh failed" at warn, the rest at debug,
+//    and "topology consistent again" (info) ends it. A refresh that read
+//    the topology only after asking the seeds again (settle_ms) logs "seeds
+//    disagreed, asked again" (info) with the rounds and ms it took.
 //  - Tick(): the refresher's cheap periodic work — idle PINGs and RTT
 //    publishing (rtt_probe.hpp).
 //  - OnConnect(): each new pooled connection — the zone probe (optional: a
@@ -41,6 +48,8 @@ namespace net {
 
 class ClusterObserver {
  public:
+  static constexpr uint32_t kMaxDisagreedRetries = 10;
+
   // pools may be set later (SetPools), before the first Refresh or Tick:
   // the pools call OnConnect, so the two are made one after the other.
   ClusterObserver(ClientContext *ctx, std::vector<Seed> seeds)
@@ -49,7 +58,9 @@ class ClusterObserver {
   ClusterObserver &operator=(const ClusterObserver &) = delete;
   void SetPools(NodePools *pools) { pools_ = pools; }
 
-  Status Refresh();
+  // settle_ms: how long to keep asking while the nodes disagree (Discover);
+  // the client's start passes its budget, other refreshes 0.
+  Status Refresh(uint32_t settle_ms = 0);
   void Tick();
   Status OnConnect(const std::string &host, uint16_t port, Connection *conn, uint32_t timeout_ms);
 
@@ -69,6 +80,7 @@ class ClusterObserver {
   // The thread that holds refresh_mu_ (no thread: none).
   std::atomic<std::thread::id> refreshing_{};
   RefreshEpisode episode_;  // under refresh_mu_
+  uint32_t disagreed_ = 0;  // under refresh_mu_: contradictory refreshes in a row
   uint64_t ask_start_ =     // under refresh_mu_: where the next AskOrder starts
       static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
       reinterpret_cast<uintptr_t>(this);

@@ -3,13 +3,12 @@
 // request it answers.
 //
 // A pooled connection promises its next user a plain request/reply stream:
-// RESP2, database 0, no subscription, no MULTI, every reply sent. A command
-// that changes that state (SUBSCRIBE, MONITOR, CLIENT REPLY OFF, SELECT,
-// HELLO, MULTI …) would leave the next caller reading replies that are not
-// its own, so RefuseStateChange() turns it away before anything is sent,
-// with what to use instead. A pinned connection (pinned.hpp) is one caller's
-// for the life of a transaction: there MULTI / EXEC / DISCARD / WATCH /
-// UNWATCH are allowed, the rest is refused as on a shared one.
+// RESP2, the client's database (its db option), no subscription, no MULTI, every reply sent. A
+// command that changes that state (SUBSCRIBE, MONITOR, CLIENT REPLY OFF, SELECT, HELLO, MULTI …)
+// would leave the next caller reading replies that are not its own, so RefuseStateChange() turns it
+// away before anything is sent, with what to use instead. A pinned connection (pinned.hpp) is one
+// caller's for the life of a transaction: there MULTI / EXEC / DISCARD / WATCH / UNWATCH are
+// allowed, the rest is refused as on a shared one.
 //
 // ExpectedReplyOf() knows the reply shapes of the commands the typed calls
 // of every binding send (GET, SET, MGET, DEL, INCRBY, HGETALL …). A reply of

@@ -47,6 +47,7 @@ struct ConnectOptions {
   std::string username;                   // AUTH username ("" = the default user)
   std::string password;                   // "" = no AUTH
   std::string client_name;                // CLIENT SETNAME ("" = none)
+  uint32_t db = 0;                        // SELECT db after AUTH (0 = none sent)
   bool readonly = false;                  // send READONLY (cluster replica reads)
   std::shared_ptr<const TlsContext> tls;  // nullptr = plaintext
   RespLimits limits = DefaultReplyLimits();
@@ -71,10 +72,10 @@ void AppendCommand(const Seq &args, std::string *out) {
 
 class Connection {
  public:
-  // Connects and runs the handshake (AUTH, CLIENT SETNAME, READONLY) in one
-  // round trip, each bounded by timeout_ms. Errors: kConnError (also a
-  // failed TLS handshake or a refused certificate), kTimeout, kServerError
-  // (AUTH refused), kLimit.
+  // Connects and runs the handshake (AUTH, SELECT, CLIENT SETNAME, READONLY)
+  // in one round trip, each bounded by timeout_ms. Errors: kConnError (also
+  // a failed TLS handshake or a refused certificate), kTimeout, kServerError
+  // (AUTH or SELECT refused: the server's reply in the message), kLimit.
   static Result<std::unique_ptr<Connection>> Open(const std::string &host, uint16_t port,
                                                   const ConnectOptions &opts, uint32_t timeout_ms);
   ~Connection();

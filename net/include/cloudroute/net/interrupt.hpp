@@ -10,7 +10,9 @@
 // read the abandoned reply. A command already sent may have run on the
 // server (a write applied; an element a blocking pop took is lost with the
 // reply). The command executor does not count such a failure against the
-// node and tries no other candidate (InterruptAsked()). Dialing a new
+// node and tries no other candidate (InterruptAsked()). A start's wait
+// before asking disagreeing seeds again (discovery.hpp) ends the same way.
+// Dialing a new
 // connection (the connect timeout bounds it) and a hedged read's wait on two
 // sockets (hedged_read.cpp; its deadlines bound it) are not interrupted.
 //

@@ -4,153 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jni_common.h"
+#include "jni_reply.h"
 
 #define CLIENT(h) ((cr_client *)CRJ_PTR(h))
 #define SENTINEL(h) ((cr_sentinel_client *)CRJ_PTR(h))
-
-/* ---- replies to Java objects ---- */
-
-static jobject reply_to_java(JNIEnv *env, const cr_reply *r) {
-  size_t len = 0;
-  const char *s;
-  switch (cr_reply_get_type(r)) {
-    case CR_REPLY_TYPE_STRING: {
-      s = cr_reply_get_string(r, &len);
-      jbyteArray a = (*env)->NewByteArray(env, (jsize)len);
-      if (a != NULL) (*env)->SetByteArrayRegion(env, a, 0, (jsize)len, (const jbyte *)s);
-      return a;
-    }
-    case CR_REPLY_TYPE_STATUS:
-      return crj_string(env, cr_reply_get_string(r, NULL));
-    case CR_REPLY_TYPE_ERROR: {
-      jstring text = crj_string(env, cr_reply_get_string(r, NULL));
-      if (text == NULL) return NULL;
-      jobject e = (*env)->NewObject(env, crj.reply_error, crj.reply_error_new, text);
-      (*env)->DeleteLocalRef(env, text);
-      return e;
-    }
-    case CR_REPLY_TYPE_INTEGER:
-      return (*env)->CallStaticObjectMethod(env, crj.long_class, crj.long_value_of,
-                                            (jlong)cr_reply_get_integer(r));
-    case CR_REPLY_TYPE_BOOL:
-      return (*env)->CallStaticObjectMethod(env, crj.boolean_class, crj.boolean_value_of,
-                                            (jboolean)(cr_reply_get_integer(r) != 0));
-    case CR_REPLY_TYPE_DOUBLE: {
-      s = cr_reply_get_string(r, NULL);
-      double d = strcmp(s, "inf") == 0    ? 1.0 / 0.0
-                 : strcmp(s, "-inf") == 0 ? -1.0 / 0.0
-                                          : strtod(s, NULL);
-      return (*env)->CallStaticObjectMethod(env, crj.double_class, crj.double_value_of, d);
-    }
-    case CR_REPLY_TYPE_BIGNUM: {
-      jstring text = crj_string(env, cr_reply_get_string(r, NULL));
-      if (text == NULL) return NULL;
-      jobject b = (*env)->NewObject(env, crj.big_integer, crj.big_integer_new, text);
-      (*env)->DeleteLocalRef(env, text);
-      return b;
-    }
-    case CR_REPLY_TYPE_ARRAY:
-    case CR_REPLY_TYPE_MAP: {
-      size_t n = cr_reply_get_count(r);
-      jobject list = (*env)->NewObject(env, crj.array_list, crj.array_list_new, (jint)n);
-      for (size_t i = 0; list != NULL && i < n; ++i) {
-        if ((*env)->PushLocalFrame(env, 8) != 0) return NULL;
-        jobject e = reply_to_java(env, cr_reply_get_element(r, i));
-        if ((*env)->ExceptionCheck(env)) {
-          (*env)->PopLocalFrame(env, NULL);
-          (*env)->DeleteLocalRef(env, list);
-          return NULL;
-        }
-        (*env)->CallBooleanMethod(env, list, crj.list_add, e);
-        jboolean failed = (*env)->ExceptionCheck(env);
-        (*env)->PopLocalFrame(env, NULL);
-        if (failed) {
-          (*env)->DeleteLocalRef(env, list);
-          return NULL;
-        }
-      }
-      return list;
-    }
-    case CR_REPLY_TYPE_NIL:
-    default:
-      return NULL;
-  }
-}
-
-/* Converts and frees a reply; throws for a failed status. */
-static jobject reply_result(JNIEnv *env, cr_status st, cr_reply *reply) {
-  if (st != CR_OK) {
-    crj_throw(env, st);
-    return NULL;
-  }
-  jobject out = reply_to_java(env, reply);
-  cr_reply_free(reply);
-  return out;
-}
-
-/* ---- arguments: an Object[] of Strings / byte[]s copied to C ---- */
-
-typedef struct args {
-  size_t n;
-  const void **ptrs;
-  size_t *lens;
-  char **owned;
-} args;
-
-static void args_free(args *a) {
-  for (size_t i = 0; a->owned != NULL && i < a->n; ++i) free(a->owned[i]);
-  free(a->owned);
-  free(a->ptrs);
-  free(a->lens);
-}
-
-static int args_take(JNIEnv *env, args *a, jobjectArray array) {
-  jsize n = array == NULL ? 0 : (*env)->GetArrayLength(env, array);
-  a->n = (size_t)n;
-  a->ptrs = calloc((size_t)n + 1, sizeof(void *));
-  a->lens = calloc((size_t)n + 1, sizeof(size_t));
-  a->owned = calloc((size_t)n + 1, sizeof(char *));
-  if (a->ptrs == NULL || a->lens == NULL || a->owned == NULL) {
-    args_free(a);
-    (*env)->ThrowNew(env, crj.oom, "libcloudroute: arguments");
-    return 0;
-  }
-  for (jsize i = 0; i < n; ++i) {
-    jobject o = (*env)->GetObjectArrayElement(env, array, i);
-    crj_bytes b;
-    int ok = crj_bytes_object(env, &b, o, 1);
-    (*env)->DeleteLocalRef(env, o);
-    if (ok) {
-      a->owned[i] = malloc(b.len + 1);
-      if (a->owned[i] == NULL) {
-        (*env)->ThrowNew(env, crj.oom, "libcloudroute: arguments");
-        ok = 0;
-      } else {
-        memcpy(a->owned[i], b.data, b.len);
-        a->ptrs[i] = a->owned[i];
-        a->lens[i] = b.len;
-      }
-      crj_bytes_release(env, &b);
-    }
-    if (!ok) {
-      args_free(a);
-      return 0;
-    }
-  }
-  return 1;
-}
-
-/* args_take for a command routed by argument key_index (checked). */
-static int args_take_keyed(JNIEnv *env, args *a, jobjectArray array, jint key_index) {
-  if (!args_take(env, a, array)) return 0;
-  if (key_index < 0 || (size_t)key_index >= a->n) {
-    args_free(a);
-    crj_throw_invalid(env, "key index outside the arguments");
-    return 0;
-  }
-  return 1;
-}
 
 /* ---- options ---- */
 
@@ -165,7 +22,7 @@ static int fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
   return 1;
 }
 
-#define CLIENT_U32 23 /* ClientOptions.u32, in this order */
+#define CLIENT_U32 24 /* ClientOptions.u32, in this order */
 #define CLIENT_U64 4  /* ClientOptions.u64: three sizes, hedge_percentile's bits */
 #define CLIENT_STRS 8
 
@@ -190,6 +47,7 @@ static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
   u[k++] = (jint)o->hedge_min_delay_ms;
   u[k++] = (jint)o->hedge_budget_percent;
   u[k++] = (jint)o->read_your_writes_ms;
+  u[k++] = (jint)o->db;
   w[0] = (jlong)o->max_bulk_len;
   w[1] = (jlong)o->max_reply_bytes;
   w[2] = (jlong)o->replica_max_lag_bytes;
@@ -199,12 +57,12 @@ static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
 /* cr_client_options' names of ClientOptions.u32 and .u64 (the first three:
  * sizes), in that order, for the messages. */
 static const char *const client_u32_names[CLIENT_U32] = {
-    "connect_timeout_ms",  "command_timeout_ms",      "command_timeout_ms", "command_timeout_ms",
-    "command_timeout_ms",  "command_timeout_ms",      "pool_size",          "pool_idle_ms",
-    "refresh_interval_ms", "refresh_min_gap_ms",      "max_redirects",      "max_retries",
-    "retry_backoff_ms",    "failures_before_refresh", "tcp_keepalive_s",    "tcp_user_timeout_ms",
-    "max_reply_elements",  "replica_max_lag_s",       "hedge_mode",         "hedge_delay_ms",
-    "hedge_min_delay_ms",  "hedge_budget_percent"};
+    "connect_timeout_ms",  "command_timeout_ms",      "command_timeout_ms",  "command_timeout_ms",
+    "command_timeout_ms",  "command_timeout_ms",      "pool_size",           "pool_idle_ms",
+    "refresh_interval_ms", "refresh_min_gap_ms",      "max_redirects",       "max_retries",
+    "retry_backoff_ms",    "failures_before_refresh", "tcp_keepalive_s",     "tcp_user_timeout_ms",
+    "max_reply_elements",  "replica_max_lag_s",       "hedge_mode",          "hedge_delay_ms",
+    "hedge_min_delay_ms",  "hedge_budget_percent",    "read_your_writes_ms", "db"};
 static const char *const client_u64_names[3] = {"max_bulk_len", "max_reply_bytes",
                                                 "replica_max_lag_bytes"};
 
@@ -251,6 +109,7 @@ static void client_options_set(cr_client_options *o, const jint *u, const jlong 
   o->hedge_min_delay_ms = (uint32_t)u[k++];
   o->hedge_budget_percent = (uint32_t)u[k++];
   o->read_your_writes_ms = (uint32_t)u[k++];
+  o->db = (uint32_t)u[k++];
   o->max_bulk_len = (uint64_t)w[0];
   o->max_reply_bytes = (uint64_t)w[1];
   o->replica_max_lag_bytes = (uint64_t)w[2];
@@ -311,15 +170,15 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls
 JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_command0(JNIEnv *env, jclass cls, jint kind,
                                                              jlong h, jint access, jint key_index,
                                                              jobjectArray argv) {
-  args a;
-  if (!args_take_keyed(env, &a, argv, key_index)) return NULL;
+  crj_args a;
+  if (!crj_args_take_keyed(env, &a, argv, key_index)) return NULL;
   cr_reply *reply = NULL;
   cr_status st = kind == 0 ? cr_client_command(&reply, CLIENT(h), (cr_access)access,
                                                (size_t)key_index, a.n, a.ptrs, a.lens)
                            : cr_sentinel_client_command(&reply, SENTINEL(h), (cr_access)access,
                                                         (size_t)key_index, a.n, a.ptrs, a.lens);
-  args_free(&a);
-  return reply_result(env, st, reply);
+  crj_args_free(&a);
+  return crj_reply_result(env, st, reply);
 }
 
 /* A command with call options (cr_client_command_opts): timeout_ms > 0
@@ -329,16 +188,16 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_commandOpts0(JNIEnv *env, jc
                                                                  jint timeout_ms, jint access,
                                                                  jint key_index,
                                                                  jobjectArray argv) {
-  args a;
-  if (!args_take_keyed(env, &a, argv, key_index)) return NULL;
+  crj_args a;
+  if (!crj_args_take_keyed(env, &a, argv, key_index)) return NULL;
   cr_call_options opts;
   cr_call_options_init(&opts, sizeof opts);
   opts.timeout_ms = (uint32_t)timeout_ms;
   cr_reply *reply = NULL;
   cr_status st = cr_client_command_opts(&reply, CLIENT(h), &opts, (cr_access)access,
                                         (size_t)key_index, a.n, a.ptrs, a.lens);
-  args_free(&a);
-  return reply_result(env, st, reply);
+  crj_args_free(&a);
+  return crj_reply_result(env, st, reply);
 }
 
 /* cr_client_get_metrics_text as a String, growing the buffer while the text
@@ -374,7 +233,7 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_get0(JNIEnv *env, jclass cls
   cr_reply *reply = NULL;
   cr_status st = cr_client_cmd_get(&reply, CLIENT(h), b.data, b.len);
   crj_bytes_release(env, &b);
-  return reply_result(env, st, reply);
+  return crj_reply_result(env, st, reply);
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_Client_set0(JNIEnv *env, jclass cls, jlong h, jobject key,
@@ -400,17 +259,17 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Client_set0(JNIEnv *env, jclass cls, j
 JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_multi0(JNIEnv *env, jclass cls, jlong h,
                                                            jint op, jobjectArray keys,
                                                            jobjectArray values) {
-  args k, v;
-  if (!args_take(env, &k, keys)) return NULL;
-  if (op == 2 && !args_take(env, &v, values)) {
-    args_free(&k);
+  crj_args k, v;
+  if (!crj_args_take(env, &k, keys)) return NULL;
+  if (op == 2 && !crj_args_take(env, &v, values)) {
+    crj_args_free(&k);
     return NULL;
   }
   jobject out = NULL;
   if (op == 0) {
     cr_reply *reply = NULL;
     cr_status st = cr_client_cmd_mget(&reply, CLIENT(h), k.ptrs, k.lens, k.n);
-    out = reply_result(env, st, reply);
+    out = crj_reply_result(env, st, reply);
   } else if (op == 1) {
     int64_t deleted = 0;
     cr_status st = cr_client_cmd_del(&deleted, CLIENT(h), k.ptrs, k.lens, k.n);
@@ -425,9 +284,9 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_multi0(JNIEnv *env, jclass c
       crj_throw_invalid(env, "MSET: as many values as keys");
     else if (st != CR_OK)
       crj_throw(env, st);
-    args_free(&v);
+    crj_args_free(&v);
   }
-  args_free(&k);
+  crj_args_free(&k);
   return out;
 }
 
@@ -535,7 +394,7 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, j
 
 /* ---- Sentinel client ---- */
 
-#define SENTINEL_U32 14
+#define SENTINEL_U32 15
 #define SENTINEL_STRS 5
 
 static void sentinel_options_get(const cr_sentinel_options *o, jint *u) {
@@ -550,6 +409,7 @@ static void sentinel_options_get(const cr_sentinel_options *o, jint *u) {
   u[k++] = (jint)o->retry_backoff_ms;
   u[k++] = (jint)o->tcp_keepalive_s;
   u[k++] = (jint)o->tcp_user_timeout_ms;
+  u[k++] = (jint)o->db;
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_SentinelOptions_defaults(JNIEnv *env, jclass cls,
@@ -572,10 +432,11 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jc
   (*env)->GetIntArrayRegion(env, u32, 0, SENTINEL_U32, u);
   if ((*env)->ExceptionCheck(env)) return 0;
   static const char *const sentinel_u32_names[SENTINEL_U32] = {
-      "connect_timeout_ms", "command_timeout_ms", "command_timeout_ms",  "command_timeout_ms",
-      "command_timeout_ms", "command_timeout_ms", "sentinel_timeout_ms", "reask_interval_ms",
-      "pool_size",          "pool_idle_ms",       "max_retries",         "retry_backoff_ms",
-      "tcp_keepalive_s",    "tcp_user_timeout_ms"};
+      "connect_timeout_ms",  "command_timeout_ms",  "command_timeout_ms",
+      "command_timeout_ms",  "command_timeout_ms",  "command_timeout_ms",
+      "sentinel_timeout_ms", "reask_interval_ms",   "pool_size",
+      "pool_idle_ms",        "max_retries",         "retry_backoff_ms",
+      "tcp_keepalive_s",     "tcp_user_timeout_ms", "db"};
   if (!options_unsigned(env, u, sentinel_u32_names, SENTINEL_U32)) return 0;
   int k = 0;
   o.connect_timeout_ms = (uint32_t)u[k++];
@@ -588,6 +449,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jc
   o.retry_backoff_ms = (uint32_t)u[k++];
   o.tcp_keepalive_s = (uint32_t)u[k++];
   o.tcp_user_timeout_ms = (uint32_t)u[k++];
+  o.db = (uint32_t)u[k++];
   char *s[SENTINEL_STRS] = {NULL};
   jsize n = (*env)->GetArrayLength(env, names);
   char **group_names = calloc((size_t)n + 1, sizeof(char *));

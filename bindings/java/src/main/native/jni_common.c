@@ -40,6 +40,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   crj.reply_error_new =
       (*env)->GetMethodID(env, crj.reply_error, "<init>", "(Ljava/lang/String;)V");
   if (!(crj.string_class = global_class(env, "java/lang/String"))) return JNI_ERR;
+  if (!(crj.object_class = global_class(env, "java/lang/Object"))) return JNI_ERR;
   if (!(crj.byte_array_class = global_class(env, "[B"))) return JNI_ERR;
   if (!(crj.oom = global_class(env, "java/lang/OutOfMemoryError"))) return JNI_ERR;
   if (!crj_log_init(vm, env)) return JNI_ERR;

@@ -27,6 +27,7 @@ typedef struct crj_cache {
   jclass reply_error;
   jmethodID reply_error_new; /* ReplyError(String) */
   jclass string_class;
+  jclass object_class;
   jclass byte_array_class;
   jclass oom;
 } crj_cache;

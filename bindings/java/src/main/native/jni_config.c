@@ -47,6 +47,9 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Config_set(JNIEnv *env, jclass cls, jl
     case 6:
       st = cr_config_add_address_remap(c, x, y);
       break;
+    case 7:
+      st = cr_config_set_client_zone(c, x);
+      break;
     default:
       break;
   }

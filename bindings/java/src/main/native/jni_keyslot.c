@@ -31,6 +31,15 @@ JNIEXPORT void JNICALL Java_io_cloudroute_NativeResource_free(JNIEnv *env, jclas
     case 7:
       cr_sentinel_client_free((cr_sentinel_client *)p);
       break;
+    case 8:
+      cr_scan_free((cr_scan *)p);
+      break;
+    case 9:
+      cr_script_free((cr_script *)p);
+      break;
+    case 10:
+      cr_pinned_free((cr_pinned *)p);
+      break;
     default:
       break;
   }

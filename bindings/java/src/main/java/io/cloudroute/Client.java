@@ -2,8 +2,11 @@ package io.cloudroute;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A live Redis Cluster client: reads go to the key's read candidates in order (local ones first),
@@ -15,6 +18,15 @@ import java.util.Map;
  * a {@code List<Object>}, an error element a {@link ReplyError}, RESP3 double / boolean / big
  * number a {@code Double} / {@code Boolean} / {@code BigInteger}. A top-level error reply throws
  * {@link CloudRouteException.ServerErrorException} with the server's text.
+ *
+ * <p>Beyond {@link #command}: typed everyday commands on String keys and values (strings,
+ * expiry, hashes, lists, sets, sorted sets: {@link #hgetAll} gives a {@code Map<String,
+ * String>}, {@link #zscore} a {@code Double} ...), {@link #pipeline()} (any commands in any slots
+ * at once), {@link #scan} (every key of the cluster), {@link #eval} / {@link #fcall} (scripts
+ * and functions routed by their keys, NOSCRIPT recovered), {@link #transaction} (MULTI / EXEC /
+ * WATCH on a connection pinned to one slot's master) and node commands ({@link #onNode}, {@link
+ * #onMasters}, {@link #onAllNodes}). Per-call timeouts: {@link CallOptions}. Closing the client
+ * closes its open scans and transactions.
  */
 public final class Client extends NativeResource {
   private final Router router;
@@ -55,6 +67,7 @@ public final class Client extends NativeResource {
 
   /** Any command on one key, routed by args[keyIndex] (1 for most commands: GET key ...). */
   public Object command(Access access, int keyIndex, Object... args) {
+    if (access == null) throw invalid("access is null");
     long p = acquire();
     try {
       return command0(0, p, access.ordinal(), keyIndex, args);
@@ -68,9 +81,10 @@ public final class Client extends NativeResource {
    * command(new CallOptions().timeoutMs(5000), Access.WRITE, 1, "BLPOP", "q", "4")}).
    */
   public Object command(CallOptions options, Access access, int keyIndex, Object... args) {
+    if (access == null) throw invalid("access is null");
     long p = acquire();
     try {
-      return commandOpts0(p, options.timeoutMs, access.ordinal(), keyIndex, args);
+      return commandOpts0(p, timeout(options), access.ordinal(), keyIndex, args);
     } finally {
       release();
     }
@@ -162,6 +176,402 @@ public final class Client extends NativeResource {
     }
   }
 
+  // ---- typed commands (String keys and values, UTF-8; see Command) --------------------------
+
+  private <T> T run(Command<T> c) {
+    return c.convert(command(c.access, c.keyIndex, c.args));
+  }
+
+  /** SET key value NX: true when set, false when the key existed. */
+  public boolean setNx(String key, String value) {
+    return run(Command.setNx(key, value));
+  }
+
+  /** SET key value GET: the old value (null for none). */
+  public String getSet(String key, String value) {
+    return run(Command.getSet(key, value));
+  }
+
+  public long incr(String key) {
+    return run(Command.incrBy(key, 1));
+  }
+
+  public long incrBy(String key, long by) {
+    return run(Command.incrBy(key, by));
+  }
+
+  public long decr(String key) {
+    return run(Command.incrBy(key, -1));
+  }
+
+  public long decrBy(String key, long by) {
+    return run(Command.incrBy(key, -by));
+  }
+
+  public long append(String key, String value) {
+    return run(Command.append(key, value));
+  }
+
+  public long strlen(String key) {
+    return run(Command.strlen(key));
+  }
+
+  /** How many of keys exist (one EXISTS per key: they may be in any slots). */
+  public long exists(String... keys) {
+    if (keys == null || keys.length == 0) {
+      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
+          "EXISTS needs a key");
+    }
+    long n = 0;
+    for (String k : keys) n += run(Command.exists(k));
+    return n;
+  }
+
+  /** EXPIRE key seconds: true when the timeout was set. */
+  public boolean expire(String key, long seconds) {
+    return run(Command.expire(key, seconds));
+  }
+
+  public boolean pexpire(String key, long ms) {
+    return run(Command.pexpire(key, ms));
+  }
+
+  public boolean persist(String key) {
+    return run(Command.persist(key));
+  }
+
+  /** TTL: seconds left, -1 without a timeout, -2 when the key is missing. */
+  public long ttl(String key) {
+    return run(Command.ttl(key));
+  }
+
+  public long pttl(String key) {
+    return run(Command.pttl(key));
+  }
+
+  /** TYPE: "string", "hash" ..., "none" when missing. */
+  public String type(String key) {
+    return run(Command.type(key));
+  }
+
+  public String hget(String key, String field) {
+    return run(Command.hget(key, field));
+  }
+
+  /** HSET key field value: fields added. */
+  public long hset(String key, String field, String value) {
+    return run(Command.hset(key, Collections.singletonMap(field, value)));
+  }
+
+  /** HSET of every pair: fields added. */
+  public long hset(String key, Map<String, String> fields) {
+    return run(Command.hset(key, fields));
+  }
+
+  public long hdel(String key, String... fields) {
+    return run(Command.hdel(key, fields));
+  }
+
+  /** HGETALL as an ordered map (empty when the key is missing). */
+  public Map<String, String> hgetAll(String key) {
+    return run(Command.hgetAll(key));
+  }
+
+  public long hincrBy(String key, String field, long by) {
+    return run(Command.hincrBy(key, field, by));
+  }
+
+  public boolean hexists(String key, String field) {
+    return run(Command.hexists(key, field));
+  }
+
+  public long hlen(String key) {
+    return run(Command.hlen(key));
+  }
+
+  /** LPUSH: the list's length. */
+  public long lpush(String key, String... values) {
+    return run(Command.push("LPUSH", key, values));
+  }
+
+  /** RPUSH: the list's length. */
+  public long rpush(String key, String... values) {
+    return run(Command.push("RPUSH", key, values));
+  }
+
+  public String lpop(String key) {
+    return run(Command.pop("LPOP", key));
+  }
+
+  public String rpop(String key) {
+    return run(Command.pop("RPOP", key));
+  }
+
+  public List<String> lrange(String key, long start, long stop) {
+    return run(Command.lrange(key, start, stop));
+  }
+
+  public long llen(String key) {
+    return run(Command.llen(key));
+  }
+
+  public String lindex(String key, long index) {
+    return run(Command.lindex(key, index));
+  }
+
+  /**
+   * BLPOP key timeoutS: the value popped, or null when none came within timeoutS seconds (0:
+   * wait forever, which needs {@link #command(CallOptions, Access, int, Object...)} with a call
+   * timeout longer than the wait, as any wait beyond the tier timeout does). The wait is not a
+   * node failure.
+   */
+  public String blpop(String key, double timeoutS) {
+    return run(Command.blpop(key, timeoutS));
+  }
+
+  /** BLPOP key timeoutS within a call timeout of its own. */
+  public String blpop(CallOptions options, String key, double timeoutS) {
+    Command<String> c = Command.blpop(key, timeoutS);
+    return c.convert(command(options, c.access, c.keyIndex, c.args));
+  }
+
+  public long sadd(String key, String... members) {
+    return run(Command.sadd(key, members));
+  }
+
+  public long srem(String key, String... members) {
+    return run(Command.srem(key, members));
+  }
+
+  public Set<String> smembers(String key) {
+    return run(Command.smembers(key));
+  }
+
+  public boolean sismember(String key, String member) {
+    return run(Command.sismember(key, member));
+  }
+
+  public long scard(String key) {
+    return run(Command.scard(key));
+  }
+
+  /** ZADD key score member: members added. */
+  public long zadd(String key, double score, String member) {
+    return run(Command.zadd(key, Collections.singletonMap(member, score)));
+  }
+
+  /** ZADD of member -> score pairs: members added. */
+  public long zadd(String key, Map<String, Double> scores) {
+    return run(Command.zadd(key, scores));
+  }
+
+  /** ZINCRBY: the member's new score. */
+  public double zincrBy(String key, double by, String member) {
+    return run(Command.zincrBy(key, by, member));
+  }
+
+  /** ZSCORE: null when the member is missing. */
+  public Double zscore(String key, String member) {
+    return run(Command.zscore(key, member));
+  }
+
+  public List<String> zrange(String key, long start, long stop) {
+    return run(Command.zrange(key, start, stop));
+  }
+
+  /** ZRANGE ... WITHSCORES: members in order with their scores. */
+  public Map<String, Double> zrangeWithScores(String key, long start, long stop) {
+    return run(Command.zrangeWithScores(key, start, stop));
+  }
+
+  public long zrem(String key, String... members) {
+    return run(Command.zrem(key, members));
+  }
+
+  public long zcard(String key) {
+    return run(Command.zcard(key));
+  }
+
+  /** ZRANK: the member's rank from 0, null when it is missing. */
+  public Long zrank(String key, String member) {
+    return run(Command.zrank(key, member));
+  }
+
+  // ---- pipelines, SCAN, scripts, transactions, node commands ------------------------------
+
+  /** A new {@link Pipeline} on this client: commands in any slots, run at once by execute(). */
+  public Pipeline pipeline() {
+    return new Pipeline(this);
+  }
+
+  /**
+   * Every key of the cluster matching pattern (null: every key), decoded as UTF-8: each shard
+   * scanned once, on the node a read would use. Each {@code iterator()} is a new {@link Scan}
+   * (closed once exhausted; close it when leaving a loop early).
+   */
+  public Iterable<String> scan(String match) {
+    ScanOptions o = new ScanOptions().match(match);
+    return () -> Scan.open(this, o, b -> new String(b, StandardCharsets.UTF_8));
+  }
+
+  /** A SCAN with MATCH, COUNT, TYPE and a timeout ({@link Scan}: close it, or exhaust it). */
+  public Scan<byte[]> scan(ScanOptions options) {
+    return Scan.open(this, options, b -> b);
+  }
+
+  /** EVALSHA of script with keys (all in one slot) and args, NOSCRIPT recovered (see Script). */
+  public Object eval(Script script, List<?> keys, List<?> args) {
+    return eval(null, script, false, keys, args);
+  }
+
+  /** EVALSHA_RO: as eval, and a replica may serve it. */
+  public Object evalReadOnly(Script script, List<?> keys, List<?> args) {
+    return eval(null, script, true, keys, args);
+  }
+
+  /**
+   * EVALSHA (EVALSHA_RO when readOnly) with call options (null: none): routed by the keys, which
+   * must all hash to one slot (else CROSSSLOT before anything is sent); with no keys, any shard.
+   */
+  public Object eval(CallOptions options, Script script, boolean readOnly, List<?> keys,
+      List<?> args) {
+    if (script == null) throw invalid("script is null");
+    long s = script.acquire();
+    try {
+      long p = acquire();
+      try {
+        return eval0(p, timeout(options), s, readOnly, array(keys, "keys"), array(args, "args"));
+      } finally {
+        release();
+      }
+    } finally {
+      script.release();
+    }
+  }
+
+  /** SCRIPT LOAD of body on every master: its SHA1. */
+  public String scriptLoad(String body) {
+    Object sha = firstOrThrow(onMasters("SCRIPT", "LOAD", body));
+    return Command.text(sha);
+  }
+
+  /** FCALL function with keys (one slot) and args; the function must be loaded on the masters. */
+  public Object fcall(String function, List<?> keys, List<?> args) {
+    return fcall(null, function, false, keys, args);
+  }
+
+  /** FCALL_RO: as fcall, and a replica may serve it. */
+  public Object fcallRo(String function, List<?> keys, List<?> args) {
+    return fcall(null, function, true, keys, args);
+  }
+
+  /** FCALL (FCALL_RO when readOnly) with call options (null: none), routed as eval. */
+  public Object fcall(CallOptions options, String function, boolean readOnly, List<?> keys,
+      List<?> args) {
+    long p = acquire();
+    try {
+      return fcall0(p, timeout(options), function, readOnly, array(keys, "keys"),
+          array(args, "args"));
+    } finally {
+      release();
+    }
+  }
+
+  /** A {@link Transaction} on a connection pinned to the master of key's slot. */
+  public Transaction transaction(Object key) {
+    if (key == null) throw invalid("key is null");
+    return Transaction.pin(this, key, 0);
+  }
+
+  /** A {@link Transaction} on a connection pinned to the master of slot (0-16383). */
+  public Transaction transactionOnSlot(int slot) {
+    return Transaction.pin(this, null, slot);
+  }
+
+  /**
+   * A keyless command on the node "host:port" (as the topology announces it): its reply.
+   * Nothing is redirected or retried. Throws for an error reply or a node that did not answer,
+   * and {@link CloudRouteException.InvalidArgumentException} (CR_ENOTFOUND) for a node the
+   * topology lacks.
+   */
+  public Object onNode(String node, Object... args) {
+    return onNode(null, node, args);
+  }
+
+  public Object onNode(CallOptions options, String node, Object... args) {
+    if (node == null) throw invalid("node is null");
+    return firstOrThrow(nodes(options, 0, node, args));
+  }
+
+  /**
+   * A keyless command (DBSIZE, FLUSHALL, SCRIPT LOAD, CONFIG SET ...) on every master at once:
+   * {@code "host:port" -> reply} in slot order, a node that failed holding its {@link
+   * CloudRouteException} in place.
+   */
+  public Map<String, Object> onMasters(Object... args) {
+    return nodes(null, 1, null, args);
+  }
+
+  public Map<String, Object> onMasters(CallOptions options, Object... args) {
+    return nodes(options, 1, null, args);
+  }
+
+  /** As onMasters, on every master and replica (each master followed by its replicas). */
+  public Map<String, Object> onAllNodes(Object... args) {
+    return nodes(null, 2, null, args);
+  }
+
+  public Map<String, Object> onAllNodes(CallOptions options, Object... args) {
+    return nodes(options, 2, null, args);
+  }
+
+  /** DBSIZE summed over every master: the keys of the cluster. */
+  public long dbSize() {
+    long n = 0;
+    for (Object v : onMasters("DBSIZE").values()) {
+      if (v instanceof CloudRouteException) throw (CloudRouteException) v;
+      n += (Long) v;
+    }
+    return n;
+  }
+
+  private Map<String, Object> nodes(CallOptions options, int target, String node, Object[] args) {
+    Object[] flat;
+    long p = acquire();
+    try {
+      flat = nodes0(p, timeout(options), target, node, args);
+    } finally {
+      release();
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (int i = 0; i + 2 < flat.length; i += 3) {
+      int status = ((Long) flat[i + 1]).intValue();
+      out.put((String) flat[i],
+          status == 0 ? flat[i + 2] : CloudRouteException.of(status, (String) flat[i + 2]));
+    }
+    return out;
+  }
+
+  private static Object firstOrThrow(Map<String, Object> replies) {
+    for (Object v : replies.values()) {
+      if (v instanceof CloudRouteException) throw (CloudRouteException) v;
+    }
+    return replies.values().iterator().next();
+  }
+
+  private static int timeout(CallOptions options) {
+    return options == null ? 0 : options.timeoutMs;
+  }
+
+  private static Object[] array(List<?> list, String what) {
+    if (list == null) throw invalid(what + " is null");
+    return list.toArray();
+  }
+
+  private static CloudRouteException invalid(String message) {
+    return new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL, message);
+  }
+
   /** Re-reads the topology now. */
   public void refresh() {
     long p = acquire();
@@ -227,6 +637,15 @@ public final class Client extends NativeResource {
       Object[] args);
 
   private static native String metrics0(long h);
+
+  private static native Object[] nodes0(long h, int timeoutMs, int target, String node,
+      Object[] args);
+
+  private static native Object eval0(long h, int timeoutMs, long script, boolean readOnly,
+      Object[] keys, Object[] args);
+
+  private static native Object fcall0(long h, int timeoutMs, String function, boolean readOnly,
+      Object[] keys, Object[] args);
 
   private static native Object get0(long h, Object key);
 

@@ -29,11 +29,12 @@ public final class ClientOptions {
   private static final int HEDGE_MIN_DELAY = 20;
   private static final int HEDGE_BUDGET = 21;
   private static final int READ_YOUR_WRITES = 22;
+  private static final int DB = 23;
   // u64: max_bulk_len, max_reply_bytes, replica_max_lag_bytes, then the raw
   // bits of hedge_percentile (a double).
   private static final int HEDGE_PERCENTILE = 3;
 
-  final int[] u32 = new int[23];
+  final int[] u32 = new int[24];
   final long[] u64 = new long[4];
   final String[] strings = new String[8];
   boolean tls;
@@ -204,6 +205,24 @@ public final class ClientOptions {
 
   public int readYourWritesMs() {
     return u32[READ_YOUR_WRITES];
+  }
+
+  /**
+   * The database (default 0): every new connection sends SELECT db in its handshake, so
+   * reconnects, failovers and slot migrations keep it. A cluster that serves database 0 only
+   * fails the client's start ({@link CloudRouteException.ServerErrorException} naming the server's
+   * reply); Valkey 9 with cluster-databases serves others.
+   *
+   * @throws IllegalArgumentException if db is negative
+   */
+  public ClientOptions db(int db) {
+    if (db < 0) throw new IllegalArgumentException("db must be >= 0, got " + db);
+    u32[DB] = db;
+    return this;
+  }
+
+  public int db() {
+    return u32[DB];
   }
 
   /** AUTH (ACL user may be null for the default user). The password is never logged. */

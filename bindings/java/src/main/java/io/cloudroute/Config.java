@@ -52,6 +52,15 @@ public final class Config extends NativeResource {
     return call(0, location, null, 0);
   }
 
+  /**
+   * The client's zone as the servers name it (their availability-zone, e.g. "use1-az2"; GLIDE's
+   * clientAz): nodes reporting it are {@link Tier#LOCAL}, nodes reporting another zone {@link
+   * Tier#SAME_REGION} (one cluster's zones are taken as one region's). No zone table needed.
+   */
+  public Config clientZone(String zone) {
+    return call(7, zone, null, 0);
+  }
+
   /** Nodes whose address is in cidr ("10.0.0.0/24", "fd00::/8") are in the client's zone. */
   public Config localCidr(String cidr) {
     return call(1, cidr, null, 0);

@@ -1,6 +1,8 @@
 package io.cloudroute;
 
 import java.lang.ref.Cleaner;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -16,6 +18,11 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>A borrowed handle (a client's router, a Sentinel client's groups) belongs to its owner: it
  * counts on the owner's in-flight count, and closing it does nothing.
+ *
+ * <p>A dependent handle (a client's {@link Scan}, {@link Transaction}) has its own count and is
+ * closed on its own, but the C library needs it freed before its parent: the parent's free (by
+ * close or by the Cleaner) frees every dependent still open first. Its calls run inside a call of
+ * the parent (see {@link #acquireWithParent}), so they are drained by the parent's close.
  */
 abstract class NativeResource implements AutoCloseable {
   static final Cleaner CLEANER = Cleaner.create();
@@ -28,6 +35,9 @@ abstract class NativeResource implements AutoCloseable {
   static final int KIND_SHARD_GROUPS = 5;
   static final int KIND_CLIENT = 6;
   static final int KIND_SENTINEL = 7;
+  static final int KIND_SCAN = 8;
+  static final int KIND_SCRIPT = 9;
+  static final int KIND_PINNED = 10;
 
   static {
     NativeLoader.load();
@@ -40,16 +50,30 @@ abstract class NativeResource implements AutoCloseable {
   private final AtomicLong state;
 
   private final NativeResource owner;
+  /** The handle this one depends on (freed after it); null for none. */
+  private final NativeResource parent;
   /** Set by a close() that did not wait: the call that drains the count frees. */
   private volatile boolean freeOnRelease;
+  private final Free free;
   private final Cleaner.Cleanable cleanable;
   final long ptr;
 
   NativeResource(long ptr, int kind) {
+    this(ptr, kind, null);
+  }
+
+  /**
+   * A handle that must be freed before parent's (null: none). Made inside a call of parent, so
+   * parent's close cannot free parent before this one is registered.
+   */
+  NativeResource(long ptr, int kind, NativeResource parent) {
     this.ptr = ptr;
     this.owner = null;
+    this.parent = parent;
     this.state = new AtomicLong();
-    this.cleanable = CLEANER.register(this, new Free(kind, ptr));
+    this.free = new Free(kind, ptr, parent == null ? null : parent.free.dependents);
+    if (parent != null) parent.free.dependents.add(free);
+    this.cleanable = CLEANER.register(this, free);
     LIVE.incrementAndGet();
   }
 
@@ -57,7 +81,9 @@ abstract class NativeResource implements AutoCloseable {
   NativeResource(long ptr, NativeResource owner) {
     this.ptr = ptr;
     this.owner = owner;
+    this.parent = null;
     this.state = owner.state;
+    this.free = null;
     this.cleanable = null;
   }
 
@@ -69,6 +95,25 @@ abstract class NativeResource implements AutoCloseable {
       throw new IllegalStateException(getClass().getSimpleName() + " is closed");
     }
     return ptr;
+  }
+
+  /**
+   * acquire() on the parent, then on this handle: a dependent's call. Throws once either is
+   * closed; pair with {@link #releaseWithParent}.
+   */
+  final long acquireWithParent() {
+    parent.acquire();
+    try {
+      return acquire();
+    } catch (RuntimeException e) {
+      parent.release();
+      throw e;
+    }
+  }
+
+  final void releaseWithParent() {
+    release();
+    parent.release();
   }
 
   final void release() {
@@ -102,18 +147,33 @@ abstract class NativeResource implements AutoCloseable {
     return (state.get() & 1) != 0;
   }
 
+  /**
+   * Frees one handle once, its dependents first. Synchronized: a parent's free that meets a
+   * dependent being freed on the Cleaner's thread waits for it, so the parent is never freed
+   * under it. Holds no reference to the Java object (the Cleaner would never see it unreachable).
+   */
   private static final class Free implements Runnable {
     private final int kind;
     private final long ptr;
+    /** Open dependents of this handle (freed first). */
+    final Set<Free> dependents = ConcurrentHashMap.newKeySet();
+    /** The parent's set this one is in; null for none. */
+    private final Set<Free> siblings;
+    private boolean done;
 
-    Free(int kind, long ptr) {
+    Free(int kind, long ptr, Set<Free> siblings) {
       this.kind = kind;
       this.ptr = ptr;
+      this.siblings = siblings;
     }
 
     @Override
-    public void run() {
+    public synchronized void run() {
+      if (done) return;
+      done = true;
+      for (Free d : dependents) d.run();
       free(kind, ptr);
+      if (siblings != null) siblings.remove(this);
       LIVE.decrementAndGet();
     }
   }

@@ -6,7 +6,7 @@ public final class SentinelOptions {
     NativeLoader.load();
   }
 
-  final int[] u32 = new int[14];
+  final int[] u32 = new int[15];
   final String[] strings = new String[5];
 
   public SentinelOptions() {
@@ -63,6 +63,22 @@ public final class SentinelOptions {
     strings[2] = username;
     strings[3] = password;
     return this;
+  }
+
+  /**
+   * The data nodes' database (default 0; never sent to the sentinels): SELECT db in every new
+   * data connection's handshake, so it holds across reconnects and failovers.
+   *
+   * @throws IllegalArgumentException if db is negative
+   */
+  public SentinelOptions db(int db) {
+    if (db < 0) throw new IllegalArgumentException("db must be >= 0, got " + db);
+    u32[14] = db;
+    return this;
+  }
+
+  public int db() {
+    return u32[14];
   }
 
   public SentinelOptions clientName(String name) {

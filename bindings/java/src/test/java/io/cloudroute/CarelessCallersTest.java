@@ -120,6 +120,68 @@ class CarelessCallersTest {
     }
   }
 
+  @Test
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang fails
+  void theClientsCommandsRefuseBadArgumentsAndAClosedClient() throws IOException {
+    try (FakeNode node = new FakeNode()) {
+      Client c = Client.connect(node.seed(), null, new ClientOptions().refreshIntervalMs(0));
+      refused("access is null", () -> c.command(null, 1, "GET", "k"));
+      refused("access is null", () -> c.pipeline().command(null, 1, "GET", "k"));
+      refused("needs at least its name", () -> c.pipeline().read((Object[]) null));
+      refused("a key or argument is null", () -> c.pipeline().read("GET", null));
+      refused("must be a String or a byte[]", () -> c.pipeline().read("GET", 5));
+      refused("has no key at index 3", () -> c.pipeline().command(Access.READ, 3, "GET", "k"));
+      refused("is not host:port", () -> c.pipeline().onNode(Access.READ, "nohost", "PING"));
+      refused("is not host:port", () -> c.pipeline().onNode(Access.READ, "h:99999", "PING"));
+      refused("node is null", () -> c.pipeline().onNode(Access.READ, null, "PING"));
+      CloudRouteException unknown = assertThrows(CloudRouteException.class,
+          () -> c.pipeline().onNode(Access.READ, "10.9.9.9:7000", "PING").execute());
+      assertEquals(CloudRouteException.ENOTFOUND, unknown.status(), unknown.getMessage());
+      refused("a key or argument is null", () -> c.hget(null, "f"));
+      refused("HSET needs at least one pair", () -> c.hset("k", (java.util.Map<String, String>) null));
+      refused("SADD needs at least one member", () -> c.sadd("k"));
+      refused("its arguments are null", () -> c.zrem("k", (String[]) null));
+      refused("a score is NaN", () -> c.zadd("k", Double.NaN, "m"));
+      refused("BLPOP: timeout must be", () -> c.blpop("k", -1));
+      refused("negative time to live", () -> c.pipeline().set("k", "v", -1));
+      refused("scan options are null", () -> c.scan((ScanOptions) null));
+      refused("count must be in 0..4294967295, not -1",
+          () -> c.scan(new ScanOptions().count(-1)));
+      refused("body is null", () -> new Script((String) null));
+      refused("script is null", () -> c.eval(null, List.of(), List.of()));
+      try (Script s = new Script("return 1")) {
+        refused("keys is null", () -> c.eval(s, null, List.of()));
+        refused("args is null", () -> c.eval(s, List.of(), null));
+      }
+      refused("function is null", () -> c.fcall(null, List.of(), List.of()));
+      refused("key is null", () -> c.transaction(null));
+      refused("slot outside 0-16383", () -> c.transactionOnSlot(16384));
+      refused("node is null", () -> c.onNode((String) null, "PING"));
+      refused("args is null", () -> c.onMasters((Object[]) null));
+      Transaction t = c.transaction("k");
+      refused("key indexes is null", () -> t.command((int[]) null, "GET", "k"));
+      refused("key index must be in 0..4294967295, not -1",
+          () -> t.command(new int[] {-1}, "GET", "k"));
+      refused("", () -> t.command(new int[] {5}, "GET", "k"));
+      refused("WATCH needs a key", () -> t.watch());
+      // The scripted node answers: a pipeline runs, a transaction too.
+      assertEquals(List.of(true, java.util.Collections.singletonList(null)),
+          c.pipeline().set("k", "v").mget("k").execute());
+      assertEquals("OK", t.command("SET", "k", "v"));
+      Scan<byte[]> scan = c.scan(new ScanOptions());
+      c.close(); // frees the open scan and transaction before the client
+      assertThrows(IllegalStateException.class, () -> t.command("PING"));
+      assertThrows(IllegalStateException.class, scan::hasNext);
+      t.close();
+      scan.close();
+      assertThrows(IllegalStateException.class, () -> c.pipeline().get("k").execute());
+      assertThrows(IllegalStateException.class, () -> c.scan("*").iterator());
+      assertThrows(IllegalStateException.class, () -> c.transaction("k"));
+      assertThrows(IllegalStateException.class, () -> c.onMasters("PING"));
+      assertThrows(IllegalStateException.class, () -> c.hgetAll("k"));
+    }
+  }
+
   // ---- log handlers calling back into the client ----------------------------------------
 
   /** Runs action on each event of the io.cloudroute logger, at FINE (debug) and up. */

@@ -54,4 +54,14 @@ class ClientOptionsTest {
         () -> new ClientOptions().readYourWritesMs(-1));
     assertTrue(e.getMessage().contains("read_your_writes_ms"), e.getMessage());
   }
+
+  @Test
+  void dbIsZeroByDefaultAndRoundTrips() {
+    assertEquals(0, new ClientOptions().db());
+    assertEquals(2, new ClientOptions().db(2).db());
+    assertEquals(0, new SentinelOptions().db());
+    assertEquals(3, new SentinelOptions().db(3).db());
+    assertThrows(IllegalArgumentException.class, () -> new ClientOptions().db(-1));
+    assertThrows(IllegalArgumentException.class, () -> new SentinelOptions().db(-1));
+  }
 }

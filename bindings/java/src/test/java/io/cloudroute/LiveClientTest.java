@@ -222,4 +222,13 @@ class LiveClientTest {
     assertTrue(m.find(), metrics);
     return Long.parseLong(m.group(1));
   }
+
+  /** redis 7 in cluster mode serves database 0 only: db=2 fails the start with its reply. */
+  @Test
+  void aDatabaseTheClusterRefusesFailsTheStart() {
+    CloudRouteException e = assertThrows(CloudRouteException.ServerErrorException.class,
+        () -> Client.connect(env.get("SEEDS"), null, new ClientOptions().db(2)).close());
+    assertTrue(e.getMessage().contains("SELECT 2 refused: ERR SELECT is not allowed in cluster mode"),
+        e.getMessage());
+  }
 }

@@ -166,4 +166,30 @@ class RouterTest {
       assertEquals(Policy.NEAREST, c.policy());
     }
   }
+
+  /** clientZone alone: a node reporting the client's zone is LOCAL, another zone SAME_REGION. */
+  @Test
+  void clientZoneRanksByTheReportedZones() {
+    try (Config c = new Config().clientZone("use1-az2");
+        Router r = new Router(c);
+        Topology t = Topology.parseStatic(Vectors.STATIC)) {
+      r.update(t);
+      r.setNodeZone("10.0.0.1", 6379, "use1-az4");
+      r.setNodeZone("10.1.0.1", 6379, "use1-az2");
+      List<Candidate> cands = r.candidates("bar");
+      assertEquals("10.1.0.1", cands.get(0).host());
+      assertEquals(Tier.LOCAL, cands.get(0).tier());
+      for (Candidate x : cands) {
+        Tier want = x.host().equals("10.1.0.1") ? Tier.LOCAL
+            : x.host().equals("10.0.0.1") ? Tier.SAME_REGION : Tier.UNKNOWN;
+        assertEquals(want, x.tier(), x.host());
+      }
+      assertTrue(r.explain("bar".getBytes(StandardCharsets.UTF_8))
+          .contains("server zone use1-az2 (the client zone)"));
+    }
+    try (Config c = new Config()) {
+      assertEquals(CloudRouteException.EINVAL,
+          assertThrows(CloudRouteException.class, () -> c.clientZone("")).status());
+    }
+  }
 }

