@@ -295,6 +295,7 @@ void NodeLink::Place(LinkRequestPtr r) {
   if (best == nullptr) {
     waiting_.push_back(std::move(r));
     if (!dialing_) StartDial();
+    ArmWaiting();
     return;
   }
   // A busy connection and room for another: dial it for the next requests.
@@ -302,12 +303,49 @@ void NodeLink::Place(LinkRequestPtr r) {
   best->Add(std::move(r));
 }
 
+void NodeLink::ArmWaiting() {
+  int64_t at = 0;
+  for (const LinkRequestPtr &r : waiting_) {
+    if (!r->settled && r->deadline_ns != 0 && (at == 0 || r->deadline_ns < at)) at = r->deadline_ns;
+  }
+  if (at == waiting_timer_at_) return;
+  if (waiting_timer_ != 0) loop_->CancelTimer(waiting_timer_);
+  waiting_timer_ = 0;
+  waiting_timer_at_ = at;
+  if (at == 0) return;
+  std::weak_ptr<NodeLink> self = weak_from_this();
+  waiting_timer_ = loop_->AddTimer(at, [self] {
+    auto link = self.lock();
+    if (link == nullptr) return;
+    link->waiting_timer_ = 0;
+    link->waiting_timer_at_ = 0;
+    // A request's deadline passed while its connection is still being
+    // dialed: it fails now (not sent); the dial goes on for the next ones.
+    const int64_t now = SteadyNowNs();
+    for (const LinkRequestPtr &r : link->waiting_) {
+      if (r->settled || r->deadline_ns == 0 || r->deadline_ns > now) continue;
+      Settle(r.get(), Error(kTimeout, "no connection to the node before the deadline (the "
+                                      "dial is still under way)"));
+    }
+    link->waiting_.erase(std::remove_if(link->waiting_.begin(), link->waiting_.end(),
+                                        [](const LinkRequestPtr &r) { return r->settled; }),
+                         link->waiting_.end());
+    link->ArmWaiting();
+  });
+}
+
 void NodeLink::StartDial() {
   dialing_ = true;
   std::weak_ptr<NodeLink> self = weak_from_this();
   EventLoop *loop = loop_;
   Dialer dial = dial_;
-  const uint32_t timeout = dial_timeout_ms_;
+  // The dial's budget: the longest wait of a request that needs it (the
+  // caller's tier timeout, as a pooled dial gets), else the link's default.
+  uint32_t timeout = 0;
+  for (const LinkRequestPtr &r : waiting_) {
+    if (r->deadline_ns != 0) timeout = std::max(timeout, MsLeft(r->deadline_ns));
+  }
+  if (timeout == 0) timeout = dial_timeout_ms_;
   dials_->Spawn([self, loop, dial, timeout] {
     auto c = std::make_shared<Result<std::unique_ptr<Connection>>>(dial(timeout));
     loop->Post([self, c] {
@@ -318,6 +356,9 @@ void NodeLink::StartDial() {
 
 void NodeLink::Dialed(Result<std::unique_ptr<Connection>> c) {
   dialing_ = false;
+  if (waiting_timer_ != 0) loop_->CancelTimer(waiting_timer_);
+  waiting_timer_ = 0;
+  waiting_timer_at_ = 0;
   if (closed_) return;  // the connection, if any, closes with c
   if (!c.ok()) {
     std::deque<LinkRequestPtr> waiting;
@@ -347,6 +388,8 @@ void NodeLink::Dialed(Result<std::unique_ptr<Connection>> c) {
 
 void NodeLink::Close(const Status &why) {
   closed_ = true;
+  if (waiting_timer_ != 0) loop_->CancelTimer(waiting_timer_);
+  waiting_timer_ = 0;
   std::deque<LinkRequestPtr> waiting;
   waiting.swap(waiting_);
   for (const LinkRequestPtr &r : waiting) Settle(r.get(), why);

@@ -360,6 +360,32 @@ TEST_F(SharedLinkTest, AnAbandonedRequestLeavesTheConnectionServingTheOthers) {
   EXPECT_EQ(server.accepted(), 1);  // the same connection all along
 }
 
+TEST_F(SharedLinkTest, ARequestWhoseDeadlinePassesDuringASlowDialFailsThenUnsent) {
+  PipeServer server;
+  const uint16_t port = server.port();
+  // A handshake that takes 600 ms (a stalled node accepts TCP at once).
+  auto link = std::make_shared<NodeLink>(
+      loop_.get(), &dials_,
+      [port](uint32_t timeout_ms) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));
+        return Connection::Open("127.0.0.1", port, ConnectOptions(), timeout_ms);
+      },
+      1, 1000);
+  links_.push_back(link);
+  auto r = Request({{"GET", "k"}}, 100);
+  const int64_t t0 = SteadyNowNs();
+  Run(link.get(), r);
+  EXPECT_EQ(r->status.code(), kTimeout) << r->status.message();
+  EXPECT_FALSE(r->sent);
+  EXPECT_LT(SteadyNowNs() - t0, MsToNs(500));  // its deadline, not the dial's
+  // The dial went on: the next request is served on its connection.
+  ASSERT_TRUE(crtest::WaitUntil([&] { return link->open() == 1; }, std::chrono::seconds(5)));
+  auto next = Request({{"GET", "next"}});
+  Run(link.get(), next);
+  ASSERT_TRUE(next->status.ok()) << next->status.message();
+  EXPECT_EQ(next->replies[0]->str, "next");
+}
+
 TEST_F(SharedLinkTest, AFailedDialFailsTheWaitingRequestsUnsent) {
   // A port nothing listens on: the dial is refused.
   uint16_t port = 0;

@@ -157,7 +157,9 @@ class SharedConnection {
 class NodeLink : public std::enable_shared_from_this<NodeLink> {
  public:
   // Dials and hands over a ready connection (handshake done) within
-  // timeout_ms, on a thread of the link's own (never the engine thread).
+  // timeout_ms — the longest wait among the requests that need it, else
+  // dial_timeout_ms — on a dial thread (never the engine thread). A request
+  // whose deadline passes while it waits for the dial fails then, unsent.
   using Dialer = std::function<Result<std::unique_ptr<Connection>>(uint32_t timeout_ms)>;
   // Told, on the engine thread, of each connection closed because its
   // replies stopped matching its requests (the status says why).
@@ -186,6 +188,7 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
  private:
   void Place(LinkRequestPtr r);                        // engine thread
   void StartDial();                                    // engine thread
+  void ArmWaiting();  // engine thread: the timer of the earliest waiting deadline
   void Dialed(Result<std::unique_ptr<Connection>> c);  // engine thread
 
   EventLoop *const loop_;
@@ -199,6 +202,8 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   std::deque<LinkRequestPtr> waiting_;  // for a connection being dialed
   bool dialing_ = false;
   bool closed_ = false;
+  uint64_t waiting_timer_ = 0;
+  int64_t waiting_timer_at_ = 0;
   std::atomic<uint32_t> open_{0};
 };
 
