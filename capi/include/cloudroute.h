@@ -1009,13 +1009,27 @@ typedef struct cr_client_options {
    * cr_client_new fails with CR_EREDIS naming the server's reply to SELECT.
    * An older caller's smaller struct_size keeps database 0. */
   uint32_t db; /* 0-2147483647; default 0 (no SELECT sent) */
+  /* ---- shared connections (off by default for now). With n > 0, every
+   * command that does not block (and every leg of a pipeline, MGET, MSET
+   * and DEL) goes on at most n connections per node that all calling
+   * threads share: requests are written back to back on them by the
+   * client's engine thread and each reply is matched to its request in
+   * order, every request closed by a marker (PING <tag>) whose echo proves
+   * that no reply was added or lost before it. Blocking commands, pinned
+   * transactions and scans keep pooled connections (pool_size). A node
+   * that does not answer in time fails every request on its connection (a
+   * read moves to its next candidate, a write that was sent says it may
+   * have run); a call's own timeout fails only that call. An older
+   * caller's smaller struct_size leaves it off. */
+  uint32_t shared_connections; /* 0 = off; 1-16; default 0 */
 } cr_client_options;
 
 #define CR_CLIENT_OPTIONS_INIT                                                                     \
   {                                                                                                \
     (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,    \
         30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 67108864u, 268435456u, NULL, NULL, \
-        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, 0u, 0u \
+        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, 0u, 0u, \
+        0u                                                                                         \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */

@@ -49,6 +49,10 @@ static void new_refuses_invalid_arguments(void **state) {
   o.db = 2147483648u;
   assert_int_equal(cr_client_new(&c, NULL, &o, "127.0.0.1:1"), CR_EINVAL);
   assert_error_mentions("db 2147483648 is above the largest database index");
+  o = (cr_client_options)CR_CLIENT_OPTIONS_INIT;
+  o.shared_connections = 17;
+  assert_int_equal(cr_client_new(&c, NULL, &o, "127.0.0.1:1"), CR_EINVAL);
+  assert_error_mentions("shared_connections must be 0 (off) or 1-16, not 17");
 }
 
 static void no_server_is_a_connection_error_naming_every_seed(void **state) {

@@ -3,7 +3,9 @@
 // swapping its router between the live topology and a stale one (every
 // shard's slots given to the next shard's nodes, so commands meet MOVED),
 // forces refreshes, and flips node health; a checker thread routes on
-// snapshots. Bounded in time (CR_STRESS_SECONDS, default 8). Asserts no
+// snapshots. Bounded in time (CR_STRESS_SECONDS, default 8); with
+// CR_STRESS_SHARED_CONNECTIONS every thread's commands share that many
+// connections per node (integration.stress.shared). Asserts no
 // failed command, no wrong value, and that every routing answer agrees with
 // the snapshot it came from (its topology, or a MOVED the cluster sent) and
 // snapshot generations only grow. Runs under ASan + UBSan and ThreadSanitizer (label
@@ -86,6 +88,15 @@ std::string RotatedStatic(const cr_topology *t) {
   return text;
 }
 
+// CR_STRESS_SHARED_CONNECTIONS: run with that many shared connections per
+// node (cr_client_options.shared_connections; integration.stress.shared).
+cr_client_options StressOptions() {
+  cr_client_options o = crtest::FaultOptions();
+  const char *s = std::getenv("CR_STRESS_SHARED_CONNECTIONS");
+  o.shared_connections = s == nullptr ? 0u : static_cast<uint32_t>(std::atoi(s));
+  return o;
+}
+
 int StressSeconds() {
   const char *s = std::getenv("CR_STRESS_SECONDS");
   const int v = s == nullptr ? 0 : std::atoi(s);
@@ -95,7 +106,7 @@ int StressSeconds() {
 TEST(Stress, OneClientManyThreadsWhileTopologiesSwapAndHealthFlips) {
   auto env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
-  FaultClient cl(env["SEEDS"], CR_POLICY_LOCAL_SPREAD, crtest::FaultOptions(), /*cooldown_ms=*/200);
+  FaultClient cl(env["SEEDS"], CR_POLICY_LOCAL_SPREAD, StressOptions(), /*cooldown_ms=*/200);
   ASSERT_NE(cl.c, nullptr);
   std::vector<std::string> keys;
   for (int i = 0; i < 300; ++i) keys.push_back("stress:" + std::to_string(i));

@@ -2,7 +2,7 @@
 // shares (get, set, mget, exec, pipe): --seeds, the locality and policy
 // options of RouterSetup (--remap and the TLS options included), --user, --client-name, --stats,
 // --read-your-writes MS (cr_client_options.read_your_writes_ms), --db N
-// (cr_client_options.db); the password
+// (cr_client_options.db), --shared-connections N (.shared_connections); the password
 // from $CLOUDROUTE_PASSWORD, never from the command line.
 #pragma once
 
@@ -28,6 +28,7 @@ struct ClientSetup {
   bool stats = false;
   uint32_t read_your_writes_ms = 0;
   uint32_t db = 0;
+  uint32_t shared_connections = 0;
   cr_client *client = nullptr;
   ~ClientSetup() { cr_client_free(client); }
 
@@ -42,14 +43,16 @@ struct ClientSetup {
         (a == "--seeds" ? seeds : a == "--user" ? user : name) = mine[++i];
       } else if (a == "--stats") {
         stats = true;
-      } else if (a == "--read-your-writes") {
+      } else if (a == "--read-your-writes" || a == "--shared-connections") {
         const std::string v = i + 1 < mine.size() ? mine[++i] : "";
         char *end = nullptr;
-        const unsigned long ms = std::strtoul(v.c_str(), &end, 10);
-        if (v.empty() || v[0] == '-' || *end != '\0' || ms > 0xFFFFFFFFul) {
-          return Usage("--read-your-writes wants milliseconds (0 = off), got '" + v + "'");
+        const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+        if (v.empty() || v[0] == '-' || *end != '\0' || n > 0xFFFFFFFFul) {
+          return Usage(a + (a == "--read-your-writes" ? " wants milliseconds" : " wants a count") +
+                       " (0 = off), got '" + v + "'");
         }
-        read_your_writes_ms = static_cast<uint32_t>(ms);
+        (a == "--read-your-writes" ? read_your_writes_ms : shared_connections) =
+            static_cast<uint32_t>(n);
       } else if (a == "--db") {
         rc = ParseDb(i + 1 < mine.size() ? mine[++i] : "", &db);
         if (rc != 0) return rc;
@@ -73,6 +76,7 @@ struct ClientSetup {
     o.refresh_interval_ms = 0;  // a short-lived process
     o.read_your_writes_ms = read_your_writes_ms;
     o.db = db;
+    o.shared_connections = shared_connections;  // the library judges the range
     if (const int rc = router.tls.Apply(&o)) return rc;
     s = cr_client_new(&client, router.cfg, &o, seeds.c_str());
     if (s != CR_OK) return Die("connect to " + seeds, s);

@@ -116,7 +116,8 @@ class Client(Closing, ClientCommands):
                replica_max_lag_bytes=1 << 20, replica_max_lag_s=10,  # stale replicas last
                hedge_mode="fixed", hedge_delay_ms=20,  # a slow read also asks the next node
                read_your_writes_ms=1000,  # reads of a slot written <1 s ago: its master
-               db=2)  # SELECT 2 on every connection (a cluster with cluster-databases)
+               db=2,  # SELECT 2 on every connection (a cluster with cluster-databases)
+               shared_connections=2)  # every thread's commands on 2 connections per node
 
     The constructor returns once the topology has been read from a seed.
     Commands covered with redis-py's call shapes: get, set (ex/px/nx/xx/
@@ -172,6 +173,7 @@ class Client(Closing, ClientCommands):
         hedge_percentile: Optional[float] = None,
         read_your_writes_ms: Optional[int] = None,
         db: Optional[int] = None,
+        shared_connections: Optional[int] = None,
     ) -> None:
         super().__init__(
             _seeds(seeds),
@@ -210,6 +212,7 @@ class Client(Closing, ClientCommands):
             hedge_percentile=hedge_percentile,
             read_your_writes_ms=read_your_writes_ms,
             db=db,
+            shared_connections=shared_connections,
         )
 
     # -- generic -------------------------------------------------------------

@@ -215,6 +215,8 @@ struct Options {
       o.read_your_writes_ms = OptU32(v, n);
     else if (k == "db")
       o.db = OptU32(v, n);
+    else if (k == "shared_connections")
+      o.shared_connections = OptU32(v, n);
     else
       throw py::type_error("Client() got an unexpected keyword argument '" + k + "'");
   }

@@ -265,7 +265,8 @@
                           username password client-name tls tls-verify tls-ca-file tls-ca-dir
                           tls-cert-file tls-key-file tls-server-name replica-max-lag-bytes
                           replica-max-lag-s hedge-mode hedge-delay-ms hedge-min-delay-ms
-                          hedge-budget-percent hedge-percentile read-your-writes-ms db]}]
+                          hedge-budget-percent hedge-percentile read-your-writes-ms db
+                          shared-connections]}]
   (let [o (ClientOptions.)]
     (when hedge-mode (.hedgeMode o (cloudroute.core/hedge-mode hedge-mode)))
     (when hedge-delay-ms (.hedgeDelayMs o (int hedge-delay-ms)))
@@ -302,6 +303,7 @@
     (when tls-server-name (.tlsServerName o tls-server-name))
     (when read-your-writes-ms (.readYourWritesMs o (int read-your-writes-ms)))
     (when db (.db o (int db)))
+    (when shared-connections (.sharedConnections o (int shared-connections)))
     o))
 
 (defn client
@@ -317,7 +319,8 @@
     :hedge-mode (:off :fixed :adaptive) :hedge-delay-ms :hedge-min-delay-ms
     :hedge-budget-percent :hedge-percentile
     :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)
-    :db (SELECT db on every connection; default 0).
+    :db (SELECT db on every connection; default 0)
+    :shared-connections (n connections per node shared by every thread; default 0: off).
   The calls on a client throw ex-info whose data holds the status
   ({:cloudroute/status :etimeout :cloudroute/code -13 :cloudroute/kind :connection}), the
   Java CloudRouteException as its cause."

@@ -246,6 +246,12 @@
   (is (= 2 (.db (#'cr/client-options {:db 2}))))
   (is (thrown-with-msg? IllegalArgumentException #"db must be >= 0" (#'cr/client-options {:db -1}))))
 
+(deftest shared-connections-option
+  (is (= 0 (.sharedConnections (#'cr/client-options {}))))
+  (is (= 2 (.sharedConnections (#'cr/client-options {:shared-connections 2}))))
+  (is (thrown-with-msg? IllegalArgumentException #"shared_connections must be >= 0"
+                        (#'cr/client-options {:shared-connections -1}))))
+
 (deftest careless-callers
   (testing "null arrays and negative counts: an exception naming the argument, not a crash"
     (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"data is null"

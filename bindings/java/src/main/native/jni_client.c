@@ -22,7 +22,7 @@ static int fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
   return 1;
 }
 
-#define CLIENT_U32 24 /* ClientOptions.u32, in this order */
+#define CLIENT_U32 25 /* ClientOptions.u32, in this order */
 #define CLIENT_U64 4  /* ClientOptions.u64: three sizes, hedge_percentile's bits */
 #define CLIENT_STRS 8
 
@@ -48,6 +48,7 @@ static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
   u[k++] = (jint)o->hedge_budget_percent;
   u[k++] = (jint)o->read_your_writes_ms;
   u[k++] = (jint)o->db;
+  u[k++] = (jint)o->shared_connections;
   w[0] = (jlong)o->max_bulk_len;
   w[1] = (jlong)o->max_reply_bytes;
   w[2] = (jlong)o->replica_max_lag_bytes;
@@ -62,7 +63,8 @@ static const char *const client_u32_names[CLIENT_U32] = {
     "refresh_interval_ms", "refresh_min_gap_ms",      "max_redirects",       "max_retries",
     "retry_backoff_ms",    "failures_before_refresh", "tcp_keepalive_s",     "tcp_user_timeout_ms",
     "max_reply_elements",  "replica_max_lag_s",       "hedge_mode",          "hedge_delay_ms",
-    "hedge_min_delay_ms",  "hedge_budget_percent",    "read_your_writes_ms", "db"};
+    "hedge_min_delay_ms",  "hedge_budget_percent",    "read_your_writes_ms", "db",
+    "shared_connections"};
 static const char *const client_u64_names[3] = {"max_bulk_len", "max_reply_bytes",
                                                 "replica_max_lag_bytes"};
 
@@ -110,6 +112,7 @@ static void client_options_set(cr_client_options *o, const jint *u, const jlong 
   o->hedge_budget_percent = (uint32_t)u[k++];
   o->read_your_writes_ms = (uint32_t)u[k++];
   o->db = (uint32_t)u[k++];
+  o->shared_connections = (uint32_t)u[k++];
   o->max_bulk_len = (uint64_t)w[0];
   o->max_reply_bytes = (uint64_t)w[1];
   o->replica_max_lag_bytes = (uint64_t)w[2];

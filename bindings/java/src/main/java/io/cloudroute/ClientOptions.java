@@ -30,11 +30,12 @@ public final class ClientOptions {
   private static final int HEDGE_BUDGET = 21;
   private static final int READ_YOUR_WRITES = 22;
   private static final int DB = 23;
+  private static final int SHARED = 24;
   // u64: max_bulk_len, max_reply_bytes, replica_max_lag_bytes, then the raw
   // bits of hedge_percentile (a double).
   private static final int HEDGE_PERCENTILE = 3;
 
-  final int[] u32 = new int[24];
+  final int[] u32 = new int[25];
   final long[] u64 = new long[4];
   final String[] strings = new String[8];
   boolean tls;
@@ -223,6 +224,23 @@ public final class ClientOptions {
 
   public int db() {
     return u32[DB];
+  }
+
+  /**
+   * Shared connections (default 0: off): with n in 1-16, every command that does not block, and
+   * every leg of a pipeline or multi-key call, goes on at most n connections per node that all
+   * threads share, each reply matched to its request (cr_client_options.shared_connections).
+   *
+   * @throws IllegalArgumentException if n is negative (the library refuses above 16)
+   */
+  public ClientOptions sharedConnections(int n) {
+    if (n < 0) throw new IllegalArgumentException("shared_connections must be >= 0, got " + n);
+    u32[SHARED] = n;
+    return this;
+  }
+
+  public int sharedConnections() {
+    return u32[SHARED];
   }
 
   /** AUTH (ACL user may be null for the default user). The password is never logged. */

@@ -64,4 +64,14 @@ class ClientOptionsTest {
     assertThrows(IllegalArgumentException.class, () -> new ClientOptions().db(-1));
     assertThrows(IllegalArgumentException.class, () -> new SentinelOptions().db(-1));
   }
+
+  @Test
+  void sharedConnectionsAreOffByDefaultAndRoundTrip() {
+    assertEquals(0, new ClientOptions().sharedConnections());
+    assertEquals(2, new ClientOptions().sharedConnections(2).sharedConnections());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> new ClientOptions().sharedConnections(-1));
+    assertTrue(e.getMessage().contains("shared_connections"), e.getMessage());
+  }
 }

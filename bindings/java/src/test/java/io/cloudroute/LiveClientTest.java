@@ -161,6 +161,50 @@ class LiveClientTest {
   }
 
   @Test
+  void eightThreadsOnSharedConnectionsGetTheirOwnReplies() throws Exception {
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    List<String> keys = new ArrayList<>();
+    for (int s = 1; s <= 3; s++) keys.add(env.get("SHARD" + s + "_KEY"));
+    List<String> values = new ArrayList<>();
+    for (int s = 1; s <= 3; s++) values.add(env.get("SHARD" + s + "_VALUE"));
+    try (Config c = Harness.cloudA(Policy.LOCAL_REPLICAS_FIRST);
+        Client shared =
+            Client.connect(
+                env.get("SEEDS"),
+                c,
+                new ClientOptions().commandTimeoutMs(2000).sharedConnections(2))) {
+      List<Thread> threads = new ArrayList<>();
+      for (int n = 0; n < 8; n++) {
+        threads.add(
+            new Thread(
+                () -> {
+                  try {
+                    for (int i = 0; i < 300; i++) {
+                      int s = i % 3;
+                      assertEquals(values.get(s), shared.get(keys.get(s)));
+                      if (i % 20 == 0) {
+                        List<String> got = new ArrayList<>();
+                        for (byte[] v : shared.mget(keys.toArray())) {
+                          got.add(new String(v, java.nio.charset.StandardCharsets.UTF_8));
+                        }
+                        assertEquals(values, got);
+                      }
+                    }
+                  } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                  }
+                }));
+      }
+      threads.forEach(Thread::start);
+      for (Thread t : threads) t.join(30_000);
+      if (failure.get() != null) throw new AssertionError(failure.get());
+      for (NodeStats n : shared.nodeStats()) {
+        assertTrue(n.connections <= 2, n.host + ":" + n.port + " " + n.connections);
+      }
+    }
+  }
+
+  @Test
   void noSeedAnswers() {
     CloudRouteException e = assertThrows(CloudRouteException.ConnectionException.class,
         () -> Client.connect("127.0.0.1:1", null, new ClientOptions().connectTimeoutMs(200)));
