@@ -12,6 +12,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
+
+#include "cloudroute/core/status.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -60,6 +63,15 @@ class RecentLatency {
 // How long a read sent to a node waits before it is hedged, in
 // microseconds. REQUIRES: o.mode != kOff.
 uint32_t HedgeDelayUs(const HedgeOptions &o, const RecentLatency &node_latency);
+
+// Until when a hedged read waits for a new connection to its node, started
+// at start_ns, with the hedge delay delay_ns: a handshake takes a few round
+// trips, and an adaptive delay (a round trip's p99) would give up on healthy
+// dials, so a new connection gets at least delay_ms.
+int64_t HedgeDialUntil(const HedgeOptions &o, int64_t start_ns, int64_t delay_ns);
+// What a read whose new connection was not ready by then fails with (the
+// dial goes on; nothing was sent, so the read moves on at no extra cost).
+Status DialNotReady(const std::string &address);
 
 // At most percent hedges per 100 reads, with a burst of kBurst: every read
 // earns percent/100 of a hedge (up to kBurst banked), every hedge spends

@@ -99,6 +99,11 @@ class NodePools {
     Status status;
   };
   std::shared_ptr<PendingDial> DialAside(NodeEntry *node, NodePool *pool, uint32_t timeout_ms);
+  // Waits for a DialAside dial until until_ns (SteadyNowNs() clock; INT64_MAX:
+  // until it ends): its connection, or its failure (not noted: the caller
+  // notes it); a null connection when it is still running then — abandoned,
+  // it goes on as DialAside says.
+  static Result<std::unique_ptr<Connection>> AwaitDial(PendingDial *dial, int64_t until_ns);
 
   // A command the node answered (a reply or an error reply) for the caller.
   void NoteServed(Access access, Tier tier, NodePool *pool);
