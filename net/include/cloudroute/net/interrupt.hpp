@@ -12,7 +12,8 @@
 // reply). The command executor does not count such a failure against the
 // node and tries no other candidate (InterruptAsked()). Dialing a new
 // connection (the connect timeout bounds it) and a hedged read's wait on two
-// sockets (hedged_read.cpp; its deadlines bound it) are not interrupted.
+// sockets or a hedged fan-out's on its legs' (hedged_read.cpp, fan_out.cpp;
+// their deadlines bound them) are not interrupted.
 //
 // Thread-safety: the check is per thread (thread_local), called on the
 // thread that set it only.
