@@ -42,11 +42,11 @@ done
 
 echo "== medians over $REPS runs (ms; failed = failed requests of the window)"
 python3 - "$LINES" <<'PY'
-import json, statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    mode, js = line.split(" ", 1)
-    runs.setdefault(mode, []).append(json.loads(js))
+import collections, json, statistics, sys
+runs = collections.defaultdict(list)
+with open(sys.argv[1]) as f:
+    for mode, js in (line.split(" ", 1) for line in f):
+        runs[mode].append(json.loads(js))
 print(f"{'hedge':9} {'requests':>8} {'failed':>6} {'p50':>7} {'p99':>7} {'slowest':>8} {'hedges':>6} {'won':>5}")
 for mode in ("off", "fixed", "adaptive"):
     rs = runs.get(mode, [])

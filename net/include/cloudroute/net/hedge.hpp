@@ -1,6 +1,7 @@
 // Hedged reads (issue 10 §2): when a read's node has not answered within a
 // delay, the same read goes to the next candidate in the read order too and
-// the first answer wins (command_executor.cpp runs it; see
+// the first answer wins (hedged_read.cpp runs a single-key read's hedge,
+// fan_out.cpp a fan-out leg's: the open reads of a node's share; see
 // docs/architecture.md, "Hedged reads"). This file holds the parts that need
 // no server: the options, each node's recent latency (for the adaptive
 // delay), the delay itself, and the budget that bounds the extra reads.
@@ -75,7 +76,9 @@ Status DialNotReady(const std::string &address);
 
 // At most percent hedges per 100 reads, with a burst of kBurst: every read
 // earns percent/100 of a hedge (up to kBurst banked), every hedge spends
-// one. It starts full, so a stall right after start is covered too.
+// one. It starts full, so a stall right after start is covered too. A
+// fan-out counts legs, not reads: each hedgeable leg earns, each hedged leg
+// spends one (whatever the number of its reads).
 class HedgeBudget {
  public:
   static constexpr int64_t kBurst = 10;
