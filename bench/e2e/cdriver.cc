@@ -6,6 +6,7 @@
 //   cloudroute_e2e_cdriver --env E2E_ENV --mode mget|get [--fanout 60] [--threads 1]
 //                          [--seconds 3] [--warmup 1] [--policy local] [--keys 10000]
 //                          [--load 0|1] [--hedge off|fixed|adaptive] [--stall S]
+//                          [--stall-node N]
 //
 // mget: one MGET of `fanout` random loaded keys (e2e:0 .. e2e:keys-1) per request, split by
 // slot by the client; get: one GET of one random key. After connecting and the warm-up it
@@ -17,9 +18,10 @@
 // --load 1 writes the key set first (MSET of e2e:0 .. e2e:keys-1, 32-byte values) for a
 // caller without driver.py's venv (bench/stall_bench.sh). --hedge: hedged reads off (the
 // default), fixed (after 20 ms) or adaptive (the node's recent p99, at least 2 ms); the
-// JSON then also counts hedges, hedges_won and hedges_denied of the window. --stall S: the
-// cloud-A replica of shard 1 (NODE2_PID of the env) is stopped with SIGSTOP 1 s into the
-// measured window and resumed with SIGCONT S seconds later (needs seconds >= S + 1).
+// JSON then also counts hedges, hedges_won and hedges_denied of the window. --stall S: a
+// node (--stall-node N: NODE<N>_PID of the env; default 2, the cloud-A replica of shard 1)
+// is stopped with SIGSTOP 1 s into the measured window and resumed with SIGCONT S seconds
+// later (needs seconds >= S + 1).
 #include <signal.h>
 #include <sys/resource.h>
 
@@ -50,6 +52,7 @@ struct Args {
   std::string hedge = "off";
   int fanout = 60, threads = 1, keys = 10000;
   double seconds = 3, warmup = 1, stall = 0;
+  int stall_node = 2;
   bool load = false;
 };
 
@@ -57,7 +60,8 @@ int Usage(const char *why) {
   std::fprintf(stderr,
                "cdriver: %s\nusage: cloudroute_e2e_cdriver --env E2E_ENV --mode mget|get "
                "[--fanout 60] [--threads 1] [--seconds 3] [--warmup 1] [--policy local] "
-               "[--keys 10000] [--load 0|1] [--hedge off|fixed|adaptive] [--stall S]\n",
+               "[--keys 10000] [--load 0|1] [--hedge off|fixed|adaptive] [--stall S] "
+               "[--stall-node N]\n",
                why);
   return 2;
 }
@@ -185,6 +189,8 @@ int main(int argc, char **argv) {
       a.hedge = v;
     else if (k == "--stall")
       a.stall = std::atof(v.c_str());
+    else if (k == "--stall-node")
+      a.stall_node = std::atoi(v.c_str());
     else
       return Usage(("unknown option " + k).c_str());
   }
@@ -199,8 +205,9 @@ int main(int argc, char **argv) {
   std::map<std::string, std::string> env = ReadEnv(a.env);
   for (const char *k : {"CLOUD_A_NODES", "ZONE_A", "ZONE_B", "CLIENT_CIDR_A", "PROXY_CIDR_B"})
     if (env[k].empty()) return Usage((a.env + " has no " + k).c_str());
-  const int stall_pid = std::atoi(env["NODE2_PID"].c_str());
-  if (a.stall > 0 && stall_pid <= 0) return Usage((a.env + " has no NODE2_PID").c_str());
+  const std::string pid_key = "NODE" + std::to_string(a.stall_node) + "_PID";
+  const int stall_pid = std::atoi(env[pid_key].c_str());
+  if (a.stall > 0 && stall_pid <= 0) return Usage((a.env + " has no " + pid_key).c_str());
 
   const std::string loc_a = "cloud-a/region-a/" + env["ZONE_A"];
   const std::string loc_b = "cloud-b/region-b/" + env["ZONE_B"];

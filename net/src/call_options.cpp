@@ -52,7 +52,7 @@ int64_t WaitMsOf(const Seq &args) {
 
 int64_t BlockingWaitMs(const Args &args) { return WaitMsOf(args); }
 
-int64_t BlockingWaitMs(const std::vector<std::string_view> &args) { return WaitMsOf(args); }
+bool IsBlocking(const std::vector<std::string_view> &args) { return WaitMsOf(args) >= 0; }
 
 uint32_t CommandTimeoutMs(const Args &args, const CallOptions &call, uint32_t tier_ms) {
   if (call.timeout_ms != 0) return call.timeout_ms;

@@ -43,7 +43,7 @@ bool ScriptOrBlocking(const std::vector<std::string_view> &argv) {
   const std::string_view cmd = argv[0];
   return ArgIs(cmd, "EVAL") || ArgIs(cmd, "EVALSHA") || ArgIs(cmd, "EVAL_RO") ||
          ArgIs(cmd, "EVALSHA_RO") || ArgIs(cmd, "FCALL") || ArgIs(cmd, "FCALL_RO") ||
-         BlockingWaitMs(argv) >= 0;
+         IsBlocking(argv);
 }
 
 // A read any candidate of its slot may serve (see fan_out.hpp, "Hedged legs").
@@ -315,9 +315,14 @@ void FanOut::Collect() {
     fds.clear();
     int64_t wake = INT64_MAX;
     bool moved = false;  // a leg ended or a hedge went out: look at every leg again
+    bool dialing = false;
     // By index: Hedge() adds legs (a deque keeps the others in place).
     for (size_t i = 0; i < legs_.size(); ++i) {
       Leg &leg = legs_[i];
+      if (leg.dial != nullptr) {
+        moved = Dialed(&leg) || moved;
+        dialing = dialing || leg.dial != nullptr;
+      }
       if (leg.conn == nullptr) continue;
       if (Drain(&leg)) {
         moved = true;
@@ -332,8 +337,10 @@ void FanOut::Collect() {
       wake = std::min(wake, leg.deadline);
       if (leg.hedge_at != 0) wake = std::min(wake, leg.hedge_at);
     }
-    if (fds.empty()) return;
+    if (fds.empty() && !dialing) return;
     if (moved) continue;
+    // A dial ends on its own thread: look again within a millisecond.
+    if (dialing) wake = std::min(wake, DeadlineAfter(1));
     // EINTR or an error on a socket: the reads above find out.
     (void)poll(fds.data(), fds.size(), static_cast<int>(std::min<uint32_t>(MsLeft(wake), INT_MAX)));
   }
@@ -356,10 +363,7 @@ bool FanOut::Drain(Leg *leg) {
     Finish(leg, std::move(s));
     return true;
   }
-  const bool open =
-      std::any_of(leg->entries.begin() + static_cast<std::ptrdiff_t>(leg->settled),
-                  leg->entries.end(), [](const Entry &e) { return !e.job->answered; });
-  if (!open) {
+  if (!Open(*leg)) {
     // Every read was answered on another leg: the rest of the replies are
     // still in flight, so the connection is closed, never pooled.
     leg->pool->Discard(std::move(leg->conn));
@@ -370,6 +374,27 @@ bool FanOut::Drain(Leg *leg) {
     return true;
   }
   return false;
+}
+
+bool FanOut::Open(const Leg &leg) {
+  return std::any_of(leg.entries.begin() + static_cast<std::ptrdiff_t>(leg.settled),
+                     leg.entries.end(), [](const Entry &e) { return !e.job->answered; });
+}
+
+bool FanOut::Dialed(Leg *leg) {
+  const bool wanted = Open(*leg);
+  auto conn = NodePools::AwaitDial(leg->dial.get(), 0, /*abandon=*/!wanted);
+  if (conn.ok() && *conn == nullptr && wanted) return false;  // still dialing
+  leg->dial.reset();
+  if (!conn.ok()) {
+    LegFailed(leg, conn.status(), /*sent=*/false);
+  } else if (*conn != nullptr && !wanted) {
+    leg->pool->Release(std::move(*conn));  // every read answered meanwhile: kept for later
+  } else if (*conn != nullptr) {
+    leg->conn = std::move(*conn);
+    Send(leg);
+  }
+  return true;
 }
 
 const Candidate *FanOut::NextCandidate(const Job &job, const NodeEntry *node) {
@@ -416,21 +441,20 @@ void FanOut::Hedge(Leg *leg) {
     h.hedge_of = leg;
     for (Job *job : t.second) h.entries.push_back({job, false});
     h.replies = h.entries.size();
-    // An idle connection or a new one; a pool with none free is not waited
-    // for (the reads stay on their leg).
+    // An idle connection, or a new one dialed on its own thread (Collect
+    // sends the leg when it is there: a stalled node's handshake holds up
+    // no other leg); a pool with none free is not waited for (the reads
+    // stay on their leg).
     bool must_dial = false;
     auto conn = h.pool->Reserve(0, &must_dial);
     if (!conn.ok()) {
       legs_.pop_back();
-      continue;
+    } else if (must_dial) {
+      h.dial = pools_->DialAside(h.node, h.pool, ctx_->TimeoutFor(h.tier));
+    } else {
+      h.conn = std::move(*conn);
+      Send(&h);
     }
-    if (must_dial) conn = h.pool->Dial(ctx_->TimeoutFor(h.tier));
-    if (!conn.ok()) {
-      LegFailed(&h, conn.status(), /*sent=*/false);
-      continue;
-    }
-    h.conn = std::move(*conn);
-    Send(&h);
   }
 }
 

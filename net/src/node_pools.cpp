@@ -217,7 +217,8 @@ std::shared_ptr<NodePools::PendingDial> NodePools::DialAside(NodeEntry *node, No
   return pending;
 }
 
-Result<std::unique_ptr<Connection>> NodePools::AwaitDial(PendingDial *dial, int64_t until_ns) {
+Result<std::unique_ptr<Connection>> NodePools::AwaitDial(PendingDial *dial, int64_t until_ns,
+                                                         bool abandon) {
   std::unique_lock<std::mutex> lock(dial->mu);
   // Slices of wait_for (see ~NodePools), so an open-ended wait needs no huge duration.
   for (int64_t now = SteadyNowNs(); !dial->done && now < until_ns; now = SteadyNowNs()) {
@@ -225,7 +226,7 @@ Result<std::unique_ptr<Connection>> NodePools::AwaitDial(PendingDial *dial, int6
                       std::chrono::nanoseconds(std::min<int64_t>(until_ns - now, 100 * kNsPerMs)));
   }
   if (!dial->done) {
-    dial->abandoned = true;
+    dial->abandoned = abandon;
     return std::unique_ptr<Connection>();
   }
   if (dial->conn == nullptr) return dial->status;

@@ -35,7 +35,9 @@
 // Such a leg gets its node's hedge delay (fixed, or the node's adaptive
 // one). A new connection it needs is waited for only that long (at least
 // delay_ms): still dialing then, its reads go to their next candidates in
-// the next round, and the node lost a hedge. Once sent, the legs are read
+// the next round, and the node lost a hedge. (A hedge leg that needs a new
+// connection is dialed on its own thread while the other legs are read.)
+// Once sent, the legs are read
 // together (Collect) and a hedgeable leg not fully answered within its
 // delay is hedged: the replies that came stand, and each read still open is
 // sent to its next up candidate (never the leg's node, nor one it failed
@@ -134,6 +136,8 @@ class FanOut {
     int64_t delay_ns = 0;       // hedgeable: its node's hedge delay
     int64_t hedge_at = 0;       // hedgeable and sent: when it is hedged (0: not, or done)
     Leg *hedge_of = nullptr;    // a hedge leg: the leg whose reads it also carries
+    // A hedge leg whose connection is being dialed (NodePools::DialAside).
+    std::shared_ptr<NodePools::PendingDial> dial;
     bool lost_a_hedge = false;  // a hedge answered one of its reads first
   };
 
@@ -163,6 +167,12 @@ class FanOut {
   bool Drain(Leg *leg);
   // Sends the leg's open reads to their next candidates (budget allowing).
   void Hedge(Leg *leg);
+  // A hedge leg still dialing: sent once its connection is there, given up
+  // (the dial goes on into the pool) once its reads were answered. True
+  // when the dial ended.
+  bool Dialed(Leg *leg);
+  // Whether a read of the leg is still unanswered (here or on another leg).
+  static bool Open(const Leg &leg);
   // The read's next up candidate other than node (nor one it failed on); null: none.
   const Candidate *NextCandidate(const Job &job, const NodeEntry *node);
   // The leg is over with s (OK: every reply read): what arrived is settled,
