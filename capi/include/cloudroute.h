@@ -974,17 +974,21 @@ typedef struct cr_client_options {
   /* ---- hedged reads (off by default). A single-key read whose node has not
    * answered within the hedge delay is sent to the next read candidate too
    * (never the same node; only when it is up) and the first answer wins; the
-   * other connection is closed, its reply unread. Writes, blocking commands,
-   * commands with a call-level timeout, scripts, MGET and pipelines are never
-   * hedged. A node that loses 3 hedges in a row is set aside like one that
-   * timed out. cr_client_stats counts hedges. An older caller's smaller
-   * struct_size leaves hedging off. */
+   * other connection is closed, its reply unread. MGET and pipelines hedge
+   * the same way per node's share (a leg): a leg of reads only that has not
+   * fully answered within its node's delay sends its open reads to their
+   * next candidates, one hedge per leg; a leg carrying a write, a read after
+   * a write of its slot, a script or a blocking command is not hedged.
+   * Writes, blocking commands, commands with a call-level timeout and
+   * scripts are never hedged. A node that loses 3 hedges in a row is set
+   * aside like one that timed out. cr_client_stats counts hedges. An older
+   * caller's smaller struct_size leaves hedging off. */
   cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
   uint32_t hedge_delay_ms;       /* FIXED: the delay; ADAPTIVE: the delay until the node has
                                     64 recent samples. 1-60000; default 20 */
   uint32_t hedge_min_delay_ms;   /* ADAPTIVE: the delay is never shorter; default 2 */
-  uint32_t hedge_budget_percent; /* hedges at most this % of hedgeable reads, plus a burst
-                                    of 10; 1-100; default 10 */
+  uint32_t hedge_budget_percent; /* hedges at most this % of hedgeable reads (of a fan-out:
+                                    legs), plus a burst of 10; 1-100; default 10 */
   double hedge_percentile;       /* ADAPTIVE: the percentile of the node's recent round
                                     trips used as its delay; (0, 100]; default 99.0 */
   /* ---- read your writes across calls (off by default). Within one batch
@@ -1132,9 +1136,10 @@ typedef struct cr_client_stats {
   uint64_t refresh_failures;
   uint64_t connections; /* connections opened */
   /* ---- hedged reads (cr_client_options.hedge_mode) */
-  uint64_t hedges;        /* reads also sent to the next candidate */
-  uint64_t hedges_won;    /* ... that the next candidate answered first */
-  uint64_t hedges_denied; /* reads past their hedge delay the budget did not hedge */
+  uint64_t hedges;        /* reads (fan-out legs) also sent to the next candidate */
+  uint64_t hedges_won;    /* ... that the next candidate answered first (for a leg:
+                             for at least one of its reads) */
+  uint64_t hedges_denied; /* reads (legs) past their hedge delay the budget did not hedge */
   /* ---- connection integrity */
   uint64_t poisoned; /* connections closed because what a server sent stopped matching what
                         was asked: an unsolicited reply, a reply of a shape its command cannot
@@ -1297,7 +1302,8 @@ CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
  * run on the server: a write may be applied, and an element a blocking pop
  * (BLPOP ...) took while the reply was on its way is lost with it.
  * cr_client_new's wait before asking disagreeing seeds again ends the same
- * way. Dialing a new connection, a retry's back-off, a hedged read's two-socket wait and
+ * way. Dialing a new connection, a retry's back-off, a hedged read's (or
+ * fan-out's) socket wait and
  * the worker threads of multi-key commands are not interrupted (their
  * timeouts bound them). check NULL
  * removes the thread's check. Errors: none (always CR_OK).

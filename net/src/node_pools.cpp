@@ -217,6 +217,22 @@ std::shared_ptr<NodePools::PendingDial> NodePools::DialAside(NodeEntry *node, No
   return pending;
 }
 
+Result<std::unique_ptr<Connection>> NodePools::AwaitDial(PendingDial *dial, int64_t until_ns,
+                                                         bool abandon) {
+  std::unique_lock<std::mutex> lock(dial->mu);
+  // Slices of wait_for (see ~NodePools), so an open-ended wait needs no huge duration.
+  for (int64_t now = SteadyNowNs(); !dial->done && now < until_ns; now = SteadyNowNs()) {
+    dial->cv.wait_for(lock,
+                      std::chrono::nanoseconds(std::min<int64_t>(until_ns - now, 100 * kNsPerMs)));
+  }
+  if (!dial->done) {
+    dial->abandoned = abandon;
+    return std::unique_ptr<Connection>();
+  }
+  if (dial->conn == nullptr) return dial->status;
+  return std::move(dial->conn);
+}
+
 void NodePools::NoteHedgeLost(NodeEntry *node, NodePool *pool) {
   std::atomic<uint32_t> &losses = pool->counters().hedge_losses;
   const uint32_t n = losses.fetch_add(1, std::memory_order_relaxed) + 1;
