@@ -93,6 +93,31 @@ net::Args cloudroute::capi::ArgsFrom(const void *const *argv, const size_t *argv
   return args;
 }
 
+cr_status cloudroute::capi::NodeStatsOut(cr_client_node_stats *out, size_t cap, size_t *needed,
+                                         const std::vector<net::NodeStatsValues> &all,
+                                         const char *fn) {
+  if (cr_status s = OutBuffer(out, cap, needed, fn); s != CR_OK) return s;
+  const OutArray<cr_client_node_stats> arr(out, cap);
+  if (cr_status s = arr.Check(fn, "out[0]"); s != CR_OK) return s;
+  *needed = all.size();
+  for (size_t i = 0; i < all.size() && i < cap; ++i) {
+    cr_client_node_stats o = CR_CLIENT_NODE_STATS_INIT;
+    o.node_handle = all[i].node->handle;
+    o.host = all[i].node->host.c_str();
+    o.port = all[i].node->port;
+    o.reads = all[i].reads;
+    o.writes = all[i].writes;
+    o.errors = all[i].errors;
+    o.connections = all[i].connections;
+    o.latency_us = all[i].latency_us;
+    o.open_connections = static_cast<uint32_t>(all[i].open);
+    o.idle_connections = static_cast<uint32_t>(all[i].idle);
+    arr.Write(i, o);
+  }
+  if (cap < all.size()) return TooSmall(all.size(), cap, fn, "nodes");
+  return CR_OK;
+}
+
 cr_status cloudroute::capi::CheckCommand(cr_reply **out, const void *client, int access,
                                          size_t key_index, size_t argc, const void *const *argv,
                                          const size_t *argvlen, const char *fn) {
@@ -134,8 +159,6 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     cr_client_options o;
     if (cr_status s = ReadInput(&o, opts, kClientDefaults, fn, "opts"); s != CR_OK) return s;
     if (cr_status s = CheckLiveOptions(o, fn); s != CR_OK) return s;
-    if (cr_status s = Boolean(o.tls, fn, "tls"); s != CR_OK) return s;
-    if (cr_status s = Boolean(o.tls_verify, fn, "tls_verify"); s != CR_OK) return s;
     if (o.max_reply_elements == 0 || o.max_bulk_len == 0 || o.max_reply_bytes == 0) {
       return Fail(CR_EINVAL, std::string(fn) + ": reply caps must be > 0");
     }
@@ -162,18 +185,7 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     if (cr_status s = HedgeOptionsFrom(o, fn, &co.hedge); s != CR_OK) return s;
     if (cfg != nullptr) co.log = cfg->log;
 
-    if (o.tls != 0) {
-      net::TlsOptions t;
-      t.verify = o.tls_verify != 0;
-      if (o.tls_ca_file != nullptr) t.ca_file = o.tls_ca_file;
-      if (o.tls_ca_dir != nullptr) t.ca_dir = o.tls_ca_dir;
-      if (o.tls_cert_file != nullptr) t.cert_file = o.tls_cert_file;
-      if (o.tls_key_file != nullptr) t.key_file = o.tls_key_file;
-      if (o.tls_server_name != nullptr) t.server_name = o.tls_server_name;
-      auto tls = net::TlsContext::Create(t);
-      if (!tls.ok()) return Fail(CR_EINVAL, "cr_client_new: " + tls.status().message());
-      co.conn.tls = std::move(*tls);
-    }
+    if (cr_status s = TlsFrom(o, fn, &co.conn); s != CR_OK) return s;
 
     auto c = std::make_unique<cr_client>();
     cloudroute::RouterConfig rc = cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{};
@@ -328,28 +340,8 @@ cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t
                                    cr_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_get_node_stats";
-    if (cr_status s = OutBuffer(out, cap, needed, fn); s != CR_OK) return s;
     if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;
-    const OutArray<cr_client_node_stats> arr(out, cap);
-    if (cr_status s = arr.Check(fn, "out[0]"); s != CR_OK) return s;
-    const std::vector<net::NodeStatsValues> all = c->client->node_stats();
-    *needed = all.size();
-    for (size_t i = 0; i < all.size() && i < cap; ++i) {
-      cr_client_node_stats o = CR_CLIENT_NODE_STATS_INIT;
-      o.node_handle = all[i].node->handle;
-      o.host = all[i].node->host.c_str();
-      o.port = all[i].node->port;
-      o.reads = all[i].reads;
-      o.writes = all[i].writes;
-      o.errors = all[i].errors;
-      o.connections = all[i].connections;
-      o.latency_us = all[i].latency_us;
-      o.open_connections = static_cast<uint32_t>(all[i].open);
-      o.idle_connections = static_cast<uint32_t>(all[i].idle);
-      arr.Write(i, o);
-    }
-    if (cap < all.size()) return TooSmall(all.size(), cap, fn, "nodes");
-    return CR_OK;
+    return NodeStatsOut(out, cap, needed, c->client->node_stats(), fn);
   });
 }
 

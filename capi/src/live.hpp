@@ -5,10 +5,13 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "api.hpp"
 #include "cloudroute/net/connection.hpp"
+#include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/reply.hpp"
+#include "cloudroute/net/tls.hpp"
 
 namespace cloudroute {
 namespace capi {
@@ -39,6 +42,35 @@ cr_status CheckLiveOptions(const O &o, const char *fn) {
   }
   return CR_OK;
 }
+
+// The TLS fields both option structs carry, checked (tls, tls_verify are
+// booleans) and, when tls is 1, a TLS context into *conn (CR_EINVAL naming
+// fn when the files do not load).
+template <typename O>
+cr_status TlsFrom(const O &o, const char *fn, net::ConnectOptions *conn) {
+  if (cr_status s = Boolean(o.tls, fn, "tls"); s != CR_OK) return s;
+  if (cr_status s = Boolean(o.tls_verify, fn, "tls_verify"); s != CR_OK) return s;
+  if (o.tls == 0) return CR_OK;
+  net::TlsOptions t;
+  t.verify = o.tls_verify != 0;
+  if (o.tls_ca_file != nullptr) t.ca_file = o.tls_ca_file;
+  if (o.tls_ca_dir != nullptr) t.ca_dir = o.tls_ca_dir;
+  if (o.tls_cert_file != nullptr) t.cert_file = o.tls_cert_file;
+  if (o.tls_key_file != nullptr) t.key_file = o.tls_key_file;
+  if (o.tls_server_name != nullptr) t.server_name = o.tls_server_name;
+  auto tls = net::TlsContext::Create(t);
+  if (!tls.ok()) return Fail(CR_EINVAL, std::string(fn) + ": " + tls.status().message());
+  conn->tls = std::move(*tls);
+  return CR_OK;
+}
+
+// cr_client_get_node_stats and cr_sentinel_client_get_node_stats: all into
+// (out, cap, needed).
+cr_status NodeStatsOut(cr_client_node_stats *out, size_t cap, size_t *needed,
+                       const std::vector<net::NodeStatsValues> &all, const char *fn);
+
+// The clients' Prometheus text into (buf, cap, needed).
+cr_status TextOut(char *buf, size_t cap, size_t *needed, const std::string &text, const char *fn);
 
 // A command's arguments (checked with BytesArray first) as net::Args.
 net::Args ArgsFrom(const void *const *argv, const size_t *argvlen, size_t argc);
