@@ -3,15 +3,12 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "cloudroute/net/client.hpp"
 #include "cloudroute/net/discovery.hpp"
 #include "cloudroute/net/interrupt.hpp"
 #include "cloudroute/net/tls.hpp"
-#include "hedge.hpp"
 #include "live.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
@@ -166,26 +163,18 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     if (!parsed.ok()) return Fail(parsed.status());
 
     net::ClientOptions co;
-    co.conn = NodeConnectOptions(o);
+    if (cr_status s = EngineOptionsFrom(o, cfg != nullptr ? &cfg->log : nullptr, fn, &co);
+        s != CR_OK) {
+      return s;
+    }
     co.conn.limits.max_elements = o.max_reply_elements;
     co.conn.limits.max_bulk_len = o.max_bulk_len;
     co.conn.limits.max_total_bytes = o.max_reply_bytes;
-    for (int i = 0; i < CR_TIER_COUNT; ++i) co.timeout_ms[i] = o.command_timeout_ms[i];
-    co.pool.max_size = o.pool_size;
-    co.pool.idle_ms = o.pool_idle_ms;
     co.refresh_interval_ms = o.refresh_interval_ms;
-    co.refresh_min_gap_ms = o.refresh_min_gap_ms;
     co.max_redirects = o.max_redirects;
-    co.max_retries = o.max_retries;
-    co.retry_base_ms = o.retry_backoff_ms;
-    co.failures_before_refresh = o.failures_before_refresh;
     co.replica_max_lag_bytes = o.replica_max_lag_bytes;
     co.replica_max_lag_s = o.replica_max_lag_s;
     co.read_your_writes_ms = o.read_your_writes_ms;
-    if (cr_status s = HedgeOptionsFrom(o, fn, &co.hedge); s != CR_OK) return s;
-    if (cfg != nullptr) co.log = cfg->log;
-
-    if (cr_status s = TlsFrom(o, fn, &co.conn); s != CR_OK) return s;
 
     auto c = std::make_unique<cr_client>();
     cloudroute::RouterConfig rc = cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{};
@@ -199,22 +188,7 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
   });
 }
 
-void cr_client_free(cr_client *c) {
-  if (c == nullptr) return;
-  if (c->client != nullptr && c->client->InLogHandler()) {
-    // From a log handler: this thread may be the refresher (or another
-    // thread of the client) that the destructor joins or waits for. The
-    // free happens on a thread of its own once the handler has returned.
-    try {
-      std::thread([c] { delete c; }).detach();
-    } catch (const std::system_error &) {
-      // No thread to be had: the client is leaked rather than joined from
-      // inside itself.
-    }
-    return;
-  }
-  delete c;
-}
+void cr_client_free(cr_client *c) { FreeLive(c); }
 
 cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access, size_t key_index,
                             size_t argc, const void *const *argv, const size_t *argvlen) {

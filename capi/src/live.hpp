@@ -5,13 +5,17 @@
 
 #include <memory>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "api.hpp"
+#include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/connection.hpp"
 #include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/reply.hpp"
 #include "cloudroute/net/tls.hpp"
+#include "hedge.hpp"
 
 namespace cloudroute {
 namespace capi {
@@ -64,6 +68,27 @@ cr_status TlsFrom(const O &o, const char *fn, net::ConnectOptions *conn) {
   return CR_OK;
 }
 
+// The engine's options both option structs carry (connections and TLS,
+// timeouts, pool, retries, failures before a refresh, hedged reads), into
+// *e; log: the cr_config's sink, or null. CR_EINVAL naming fn for a bad
+// TLS or hedge field.
+template <typename O>
+cr_status EngineOptionsFrom(const O &o, const net::LogSink *log, const char *fn,
+                            net::ClientOptions *e) {
+  e->conn = NodeConnectOptions(o);
+  if (cr_status s = TlsFrom(o, fn, &e->conn); s != CR_OK) return s;
+  if (cr_status s = HedgeOptionsFrom(o, fn, &e->hedge); s != CR_OK) return s;
+  for (int i = 0; i < CR_TIER_COUNT; ++i) e->timeout_ms[i] = o.command_timeout_ms[i];
+  e->pool.max_size = o.pool_size;
+  e->pool.idle_ms = o.pool_idle_ms;
+  e->max_retries = o.max_retries;
+  e->retry_base_ms = o.retry_backoff_ms;
+  e->failures_before_refresh = o.failures_before_refresh;
+  e->refresh_min_gap_ms = o.refresh_min_gap_ms;
+  if (log != nullptr) e->log = *log;
+  return CR_OK;
+}
+
 // cr_client_get_node_stats and cr_sentinel_client_get_node_stats: all into
 // (out, cap, needed).
 cr_status NodeStatsOut(cr_client_node_stats *out, size_t cap, size_t *needed,
@@ -71,6 +96,24 @@ cr_status NodeStatsOut(cr_client_node_stats *out, size_t cap, size_t *needed,
 
 // The clients' Prometheus text into (buf, cap, needed).
 cr_status TextOut(char *buf, size_t cap, size_t *needed, const std::string &text, const char *fn);
+
+// cr_client_free and cr_sentinel_client_free: from inside one of the
+// client's log handlers (the thread may be one the destructor joins or waits
+// for) the free happens on a thread of its own once the handler has
+// returned; with no thread to be had the client is leaked rather than
+// joined from inside itself.
+template <typename H>
+void FreeLive(H *c) {
+  if (c == nullptr) return;
+  if (c->client != nullptr && c->client->InLogHandler()) {
+    try {
+      std::thread([c] { delete c; }).detach();
+    } catch (const std::system_error &) {
+    }
+    return;
+  }
+  delete c;
+}
 
 // A command's arguments (checked with BytesArray first) as net::Args.
 net::Args ArgsFrom(const void *const *argv, const size_t *argvlen, size_t argc);

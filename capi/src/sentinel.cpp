@@ -1,13 +1,10 @@
 // C API: the Sentinel client (shard groups kept current by Redis Sentinel).
 #include <memory>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "cloudroute/net/discovery.hpp"
 #include "cloudroute/net/sentinel.hpp"
-#include "hedge.hpp"
 #include "live.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
@@ -59,17 +56,10 @@ cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
 
     net::SentinelOptions so;
     net::ClientOptions &e = so.engine;
-    e.conn = NodeConnectOptions(o);
-    if (cr_status s = TlsFrom(o, fn, &e.conn); s != CR_OK) return s;
-    if (cr_status s = HedgeOptionsFrom(o, fn, &e.hedge); s != CR_OK) return s;
-    for (int i = 0; i < CR_TIER_COUNT; ++i) e.timeout_ms[i] = o.command_timeout_ms[i];
-    e.pool.max_size = o.pool_size;
-    e.pool.idle_ms = o.pool_idle_ms;
-    e.max_retries = o.max_retries;
-    e.retry_base_ms = o.retry_backoff_ms;
-    e.failures_before_refresh = o.failures_before_refresh;
-    e.refresh_min_gap_ms = o.refresh_min_gap_ms;
-    if (cfg != nullptr) e.log = cfg->log;
+    if (cr_status s = EngineOptionsFrom(o, cfg != nullptr ? &cfg->log : nullptr, fn, &e);
+        s != CR_OK) {
+      return s;
+    }
     // The sentinels: the same socket settings and TLS, their own AUTH, no name.
     so.sentinel_conn = e.conn;
     so.sentinel_conn.username = o.sentinel_username != nullptr ? o.sentinel_username : "";
@@ -89,21 +79,7 @@ cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
   });
 }
 
-void cr_sentinel_client_free(cr_sentinel_client *c) {
-  if (c == nullptr) return;
-  if (c->client != nullptr && c->client->InLogHandler()) {
-    // From a log handler, on one of the client's threads perhaps (the
-    // watcher, the refresher): freed on a thread of its own once the
-    // handler has returned (as cr_client_free).
-    try {
-      std::thread([c] { delete c; }).detach();
-    } catch (const std::system_error &) {
-      // No thread to be had: leaked rather than joined from inside itself.
-    }
-    return;
-  }
-  delete c;
-}
+void cr_sentinel_client_free(cr_sentinel_client *c) { FreeLive(c); }
 
 cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_access access,
                                      size_t key_index, size_t argc, const void *const *argv,

@@ -405,14 +405,9 @@ void InitClient(py::module_ &m) {
           [](const Client &self) {
             std::string text;
             Check(NoGil(self, [&text](cr_client *c) {
-              size_t needed = 0;
-              cr_status st = cr_client_get_metrics_text(nullptr, 0, &needed, c);
-              while (st == CR_EBUFS) {  // nodes may appear between the two calls
-                text.resize(needed);
-                st = cr_client_get_metrics_text(&text[0], text.size(), &needed, c);
-              }
-              if (st == CR_OK) text.resize(needed - 1);
-              return st;
+              return TextOf(&text, [c](char *buf, size_t cap, size_t *needed) {
+                return cr_client_get_metrics_text(buf, cap, needed, c);
+              });
             }));
             return text;
           },

@@ -1,6 +1,7 @@
-// The keyword options both live clients take (Client, SentinelClient) for
-// what their C option structs share — TLS and hedged reads — converted once
-// for both (cr_client_options, cr_sentinel_options have the same fields).
+// What both live clients (Client, SentinelClient) share in Python: the
+// keyword options of the fields their C option structs have in common — TLS
+// and hedged reads — converted once for both, and reading their Prometheus
+// text.
 #pragma once
 
 #include <string>
@@ -59,6 +60,20 @@ bool ApplyEngineOption(O *o, const std::string &k, py::handle v, Str &&str) {
   else
     return false;
   return true;
+}
+
+// The text a (buf, cap, needed) call fills: get(buf, cap, &needed) until
+// the buffer is big enough (instances may appear between two calls).
+template <typename Get>
+cr_status TextOf(std::string *text, Get &&get) {
+  size_t needed = 0;
+  cr_status st = get(nullptr, 0, &needed);
+  while (st == CR_EBUFS) {
+    text->resize(needed);
+    st = get(&(*text)[0], text->size(), &needed);
+  }
+  if (st == CR_OK) text->resize(needed - 1);
+  return st;
 }
 
 }  // namespace crpy

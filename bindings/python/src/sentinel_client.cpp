@@ -227,14 +227,9 @@ void InitSentinelClient(py::module_ &m) {
           [](const SentinelClient &self) {
             std::string text;
             Check(self.Released([&text](cr_sentinel_client *c) {
-              size_t needed = 0;
-              cr_status st = cr_sentinel_client_get_metrics_text(nullptr, 0, &needed, c);
-              while (st == CR_EBUFS) {  // instances may appear between the two calls
-                text.resize(needed);
-                st = cr_sentinel_client_get_metrics_text(&text[0], text.size(), &needed, c);
-              }
-              if (st == CR_OK) text.resize(needed - 1);
-              return st;
+              return TextOf(&text, [c](char *buf, size_t cap, size_t *needed) {
+                return cr_sentinel_client_get_metrics_text(buf, cap, needed, c);
+              });
             }));
             return text;
           },
