@@ -32,7 +32,7 @@ bool SlotWrite(const Job &j) { return j.pinned == nullptr && j.access == Access:
 // A master-only read (read your writes) whose master failed: not read from a
 // replica, which may not have the write yet.
 Status MasterOnlyFailed(const Status &s, const std::string &slot) {
-  return Error(s.code(), s.message() + "; the read of slot " + slot +
+  return Error(s.code(), s.message() + "; the read of " + slot +
                              " follows a write to it and is served by its master only");
 }
 
@@ -54,12 +54,12 @@ bool HedgeableRead(const Job &j, bool asking) {
 
 }  // namespace
 
-std::vector<Batch> SplitBySlot(const std::vector<std::string> &keys, const std::string &cmd,
-                               const std::vector<std::string> *values) {
+std::vector<Batch> SplitBySlot(const TopologySource &topo, const std::vector<std::string> &keys,
+                               const std::string &cmd, const std::vector<std::string> *values) {
   std::map<uint16_t, size_t> by_slot;
   std::vector<Batch> batches;
   for (size_t i = 0; i < keys.size(); ++i) {
-    const uint16_t slot = KeySlot(keys[i].data(), keys[i].size());
+    const uint16_t slot = topo.Place(keys[i].data(), keys[i].size());
     auto it = by_slot.find(slot);
     if (it == by_slot.end()) {
       it = by_slot.emplace(slot, batches.size()).first;
@@ -126,7 +126,7 @@ void FanOut::Run() {
     }
     if (backoff_retries_ > 0) {
       const uint32_t ms = BackoffMs(backoff_retries_ - 1, ctx_->opts.retry_base_ms,
-                                    ctx_->opts.retry_cap_ms, ctx_->router->registry().NextRandom());
+                                    ctx_->opts.retry_cap_ms, ctx_->topo->registry().NextRandom());
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
       backoff_retries_ = 0;
     }
@@ -135,7 +135,7 @@ void FanOut::Run() {
 
 void FanOut::Plan() {
   legs_.clear();
-  snap_ = ctx_->router->Current();
+  snap_ = ctx_->topo->Current();
   const std::shared_ptr<const Snapshot> &snap = snap_;
   for (Job &job : *jobs_) {
     if (job.done()) continue;
@@ -161,17 +161,16 @@ void FanOut::Plan() {
 }
 
 void FanOut::Place(Job *job, const Snapshot &snap) {
-  const std::string slot = std::to_string(job->slot);
+  const std::string slot = ctx_->topo->Where(job->slot);
   const CandidateSet *set = snap.SetForSlot(job->slot);
   if (set == nullptr) {
     ctx_->TriggerRefresh();
-    job->status = Error(Code::kSlotUncovered, "slot " + slot + " is served by no shard");
+    job->status = Error(Code::kSlotUncovered, slot + " is served by no shard");
     return;
   }
   if (job->access == Access::kWrite || job->master_only) {
     if (set->master == nullptr) {
-      job->status =
-          Error(Code::kUnavailable, "the master of slot " + slot + " has no known endpoint");
+      job->status = Error(Code::kUnavailable, "the master of " + slot + " has no known endpoint");
     } else if (!job->failed.empty()) {  // a master-only read whose master failed (LOADING)
       job->status = MasterOnlyFailed(job->last_failure, slot);
     } else {
@@ -180,7 +179,7 @@ void FanOut::Place(Job *job, const Snapshot &snap) {
     return;
   }
   // A migrating slot's set is master-first (see Snapshot::slot_to_set).
-  NodeRegistry &reg = ctx_->router->registry();
+  NodeRegistry &reg = ctx_->topo->registry();
   const Candidate *c = VisitReadOrder(*set, reg, [&](const Candidate &cand) {
     if (std::find(job->failed.begin(), job->failed.end(), cand.node) != job->failed.end())
       return false;
@@ -190,12 +189,11 @@ void FanOut::Place(Job *job, const Snapshot &snap) {
   if (c != nullptr) {
     AddToLeg(job, c->node, c->tier, false);
   } else if (job->failed.empty()) {
-    job->status =
-        Error(Code::kUnavailable, "every read candidate of slot " + slot + " is marked down");
+    job->status = Error(Code::kUnavailable, "every read candidate of " + slot + " is marked down");
   } else {
     job->status =
         Error(job->last_failure.code(), "all " + std::to_string(job->failed.size()) +
-                                            " reachable read candidates of slot " + slot +
+                                            " reachable read candidates of " + slot +
                                             " failed; last: " + job->last_failure.message());
   }
 }
@@ -215,7 +213,7 @@ void FanOut::AddToLeg(Job *job, NodeEntry *node, Tier tier, bool asking) {
 
 void FanOut::Failed(Job *job, const Leg &leg, const Status &s, bool sent) {
   if (job->master_only) {
-    job->status = MasterOnlyFailed(s, std::to_string(job->slot));
+    job->status = MasterOnlyFailed(s, ctx_->topo->Where(job->slot));
     return;
   }
   if (job->pinned != nullptr || job->access == Access::kWrite) {
@@ -536,12 +534,12 @@ void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
       }
       if (o.kind == OutcomeKind::kMoved) {
         ctx_->stats.Add(&Stats::moved);
-        Status s = ctx_->router->ReportMoved(o.slot, o.host, o.port);
+        Status s = ctx_->topo->ReportMoved(o.slot, o.host, o.port);
         if (!s.ok()) job->status = s;
         ctx_->TriggerRefresh();
       } else {
         ctx_->stats.Add(&Stats::ask);
-        auto target = ctx_->router->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
+        auto target = ctx_->topo->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
         if (target.ok()) {
           job->ask = *target;
           asked_.Add(job->ask);  // the router pins it now (until its second update)

@@ -98,11 +98,12 @@ struct Batch {
   std::vector<size_t> idx;  // positions of this batch's keys in the caller's list
 };
 
-// One batch per slot, in the order slots first appear: args = cmd, then each
-// key (followed by its value when values is not null).
+// One batch per place (a slot, or a ring's group: topology_source.hpp), in
+// the order places first appear: args = cmd, then each key (followed by its
+// value when values is not null).
 // REQUIRES: values == nullptr || values->size() == keys.size()
-std::vector<Batch> SplitBySlot(const std::vector<std::string> &keys, const std::string &cmd,
-                               const std::vector<std::string> *values);
+std::vector<Batch> SplitBySlot(const TopologySource &topo, const std::vector<std::string> &keys,
+                               const std::string &cmd, const std::vector<std::string> *values);
 
 // A job per batch, viewing its arguments. REQUIRES: batches outlive the jobs.
 std::vector<Job> JobsFor(const std::vector<Batch> &batches, Access access);
