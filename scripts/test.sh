@@ -29,7 +29,7 @@ fast=0
 [[ ${1:-} == --fast ]] && fast=1
 
 missing=()
-for tool in cmake ninja ccache c++ clang++-14 pkg-config redis-server redis-cli valkey-server openssl java mvn; do
+for tool in cmake ninja ccache c++ clang++-14 aarch64-linux-gnu-g++ pkg-config redis-server redis-cli valkey-server openssl java mvn; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 command -v clang-format >/dev/null || command -v clang-format-14 >/dev/null || missing+=(clang-format)
@@ -79,8 +79,9 @@ logs=build/stage-logs
 # is build/stage-logs/build-STEP.log, its exit status build-STEP.rc; a failed
 # step stops the chain. `await_build STEP` waits for one and fails the run
 # when it failed.
-build_package() { # the JVM library (bindings/java/build-native.sh) and the .debs' tree
-  bindings/java/build-native.sh && cmake --build --preset package -j "$jobs"
+build_package() { # the JVM libraries (bindings/java/build-native.sh) and the .debs' trees (amd64, arm64)
+  CR_JNI_ARCHES="x86_64 aarch64" bindings/java/build-native.sh && cmake --build --preset package -j "$jobs" &&
+    cmake --preset package-arm64 >/dev/null && cmake --build --preset package-arm64 -j "$jobs"
 }
 build_wheel() { scripts/package.sh python; }
 build_asan() { cmake --preset asan >/dev/null && cmake --build --preset asan -j "$jobs"; }
@@ -143,7 +144,9 @@ done
 # background builds made the sdist, the wheel and the package tree the .debs
 # come from; the jar reuses the JVM stage's build), then each installed as a
 # user gets it: the wheels in fresh virtualenvs, the .debs with apt-get
-# (removed again), the jar alone.
+# (removed again), the jar alone; the glibc each binary needs; the arm64 ones
+# under qemu (ctest in the arm64 tree, the .debs' CLI, the wheel's tests in an
+# arm64 CPython; skipped, saying so, without qemu-aarch64-static).
 # Beside it, the soak, short: the live client under mixed traffic, a refresh
 # every second and a CLUSTER FAILOVER every 6 s for 30 s (its own cluster,
 # ports 8571-8579); memory, heap, descriptors and threads must stay flat and no

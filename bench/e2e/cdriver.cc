@@ -5,6 +5,8 @@
 //
 //   cloudroute_e2e_cdriver --env E2E_ENV --mode mget|get [--fanout 60] [--threads 1]
 //                          [--seconds 3] [--warmup 1] [--policy local] [--keys 10000]
+//                          [--load 0|1] [--hedge off|fixed|adaptive] [--stall S]
+//                          [--stall-node N]
 //
 // mget: one MGET of `fanout` random loaded keys (e2e:0 .. e2e:keys-1) per request, split by
 // slot by the client; get: one GET of one random key. After connecting and the warm-up it
@@ -12,6 +14,15 @@
 // then), runs the measured window and prints one JSON object: requests, failed, rps, the
 // latency percentiles (driver.py's rule, failed requests included), max, and the process
 // CPU time (getrusage) of the window per request. Exit status 0 unless setup failed.
+//
+// --load 1 writes the key set first (MSET of e2e:0 .. e2e:keys-1, 32-byte values) for a
+// caller without driver.py's venv (bench/stall_bench.sh). --hedge: hedged reads off (the
+// default), fixed (after 20 ms) or adaptive (the node's recent p99, at least 2 ms); the
+// JSON then also counts hedges, hedges_won and hedges_denied of the window. --stall S: a
+// node (--stall-node N: NODE<N>_PID of the env; default 2, the cloud-A replica of shard 1)
+// is stopped with SIGSTOP 1 s into the measured window and resumed with SIGCONT S seconds
+// later (needs seconds >= S + 1).
+#include <signal.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -38,15 +49,19 @@ using Clock = std::chrono::steady_clock;
 
 struct Args {
   std::string env, mode = "mget", policy = "local";
+  std::string hedge = "off";
   int fanout = 60, threads = 1, keys = 10000;
-  double seconds = 3, warmup = 1;
+  double seconds = 3, warmup = 1, stall = 0;
+  int stall_node = 2;
+  bool load = false;
 };
 
 int Usage(const char *why) {
   std::fprintf(stderr,
                "cdriver: %s\nusage: cloudroute_e2e_cdriver --env E2E_ENV --mode mget|get "
                "[--fanout 60] [--threads 1] [--seconds 3] [--warmup 1] [--policy local] "
-               "[--keys 10000]\n",
+               "[--keys 10000] [--load 0|1] [--hedge off|fixed|adaptive] [--stall S] "
+               "[--stall-node N]\n",
                why);
   return 2;
 }
@@ -168,16 +183,31 @@ int main(int argc, char **argv) {
       a.seconds = std::atof(v.c_str());
     else if (k == "--warmup")
       a.warmup = std::atof(v.c_str());
+    else if (k == "--load")
+      a.load = v == "1";
+    else if (k == "--hedge")
+      a.hedge = v;
+    else if (k == "--stall")
+      a.stall = std::atof(v.c_str());
+    else if (k == "--stall-node")
+      a.stall_node = std::atoi(v.c_str());
     else
       return Usage(("unknown option " + k).c_str());
   }
   if (a.env.empty() || (a.mode != "mget" && a.mode != "get") || a.threads < 1 || a.keys < 1 ||
-      a.fanout < 1 || a.fanout > a.keys || a.seconds <= 0 || a.warmup < 0)
-    return Usage("need --env, --mode mget|get, 1 <= fanout <= keys, threads >= 1, seconds > 0");
+      a.fanout < 1 || a.fanout > a.keys || a.seconds <= 0 || a.warmup < 0 || a.stall < 0 ||
+      (a.stall > 0 && a.seconds < a.stall + 1) ||
+      (a.hedge != "off" && a.hedge != "fixed" && a.hedge != "adaptive"))
+    return Usage(
+        "need --env, --mode mget|get, 1 <= fanout <= keys, threads >= 1, seconds > 0, "
+        "--hedge off|fixed|adaptive, seconds >= stall + 1");
   if (!std::ifstream(a.env)) return Usage(("cannot read " + a.env).c_str());
   std::map<std::string, std::string> env = ReadEnv(a.env);
   for (const char *k : {"CLOUD_A_NODES", "ZONE_A", "ZONE_B", "CLIENT_CIDR_A", "PROXY_CIDR_B"})
     if (env[k].empty()) return Usage((a.env + " has no " + k).c_str());
+  const std::string pid_key = "NODE" + std::to_string(a.stall_node) + "_PID";
+  const int stall_pid = std::atoi(env[pid_key].c_str());
+  if (a.stall > 0 && stall_pid <= 0) return Usage((a.env + " has no " + pid_key).c_str());
 
   const std::string loc_a = "cloud-a/region-a/" + env["ZONE_A"];
   const std::string loc_b = "cloud-b/region-b/" + env["ZONE_B"];
@@ -195,12 +225,41 @@ int main(int argc, char **argv) {
   if (s == CR_OK) {
     cr_client_options o = CR_CLIENT_OPTIONS_INIT;
     o.client_name = "cr-e2e-cdriver";
+    if (a.hedge == "fixed") {
+      o.hedge_mode = CR_HEDGE_FIXED;
+      o.hedge_delay_ms = 20;
+    } else if (a.hedge == "adaptive") {
+      o.hedge_mode = CR_HEDGE_ADAPTIVE;
+      o.hedge_min_delay_ms = 2;
+      o.hedge_percentile = 99.0;
+    }
     s = cr_client_new(&c, cfg, &o, env["CLOUD_A_NODES"].c_str());
   }
   cr_config_free(cfg);
   if (s != CR_OK) {
     std::fprintf(stderr, "cdriver: setup: %s: %s\n", cr_status_str(s), cr_last_error());
     return 1;
+  }
+
+  if (a.load) {
+    const std::string value(32, 'v');
+    for (int first = 0; first < a.keys && s == CR_OK; first += 100) {
+      std::vector<std::string> ks;
+      for (int k = first; k < std::min(first + 100, a.keys); ++k)
+        ks.push_back("e2e:" + std::to_string(k));
+      std::vector<const void *> kp, vp(ks.size(), value.data());
+      std::vector<size_t> kl, vl(ks.size(), value.size());
+      for (const std::string &k : ks) {
+        kp.push_back(k.data());
+        kl.push_back(k.size());
+      }
+      s = cr_client_cmd_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), ks.size());
+    }
+    if (s != CR_OK) {
+      std::fprintf(stderr, "cdriver: load: %s: %s\n", cr_status_str(s), cr_last_error());
+      cr_client_free(c);
+      return 1;
+    }
   }
 
   Phase warm;
@@ -213,12 +272,25 @@ int main(int argc, char **argv) {
   std::getline(std::cin, go);
 
   Phase ph;
+  cr_client_stats st0 = CR_CLIENT_STATS_INIT, st1 = CR_CLIENT_STATS_INIT;
+  cr_client_get_stats(&st0, c);
   const double cpu0 = CpuSeconds();
   const Clock::time_point t0 = Clock::now();
+  std::thread staller;
+  if (a.stall > 0) {
+    staller = std::thread([&] {
+      std::this_thread::sleep_until(t0 + std::chrono::seconds(1));
+      kill(stall_pid, SIGSTOP);
+      std::this_thread::sleep_for(std::chrono::duration<double>(a.stall));
+      kill(stall_pid, SIGCONT);
+    });
+  }
   Run(c, a, t0,
       t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(a.seconds)),
       &ph);
   const double cpu = CpuSeconds() - cpu0;
+  if (staller.joinable()) staller.join();
+  cr_client_get_stats(&st1, c);
   cr_client_free(c);
 
   std::vector<double> every, ok;
@@ -232,12 +304,16 @@ int main(int argc, char **argv) {
   std::printf(
       "{\"requests\": %zu, \"failed\": %zu, \"rps\": %s, \"p50_ms\": %s, "
       "\"p99_ms\": %s, \"p999_ms\": %s, \"max_ms\": %s, \"ok_p99_ms\": %s, "
-      "\"cpu_us_per_req\": %s, \"errors\": {",
+      "\"cpu_us_per_req\": %s, \"hedges\": %llu, \"hedges_won\": %llu, "
+      "\"hedges_denied\": %llu, \"errors\": {",
       n, n - ok.size(), Num(static_cast<double>(ok.size()) / a.seconds).c_str(),
       Num(Pct(every, 50) * 1e3).c_str(), Num(Pct(every, 99) * 1e3).c_str(),
       Num(Pct(every, 99.9) * 1e3).c_str(), Num(n ? every.back() * 1e3 : NAN).c_str(),
       Num(Pct(ok, 99) * 1e3).c_str(),
-      Num(cpu / static_cast<double>(std::max<size_t>(1, n)) * 1e6).c_str());
+      Num(cpu / static_cast<double>(std::max<size_t>(1, n)) * 1e6).c_str(),
+      (unsigned long long)(st1.hedges - st0.hedges),
+      (unsigned long long)(st1.hedges_won - st0.hedges_won),
+      (unsigned long long)(st1.hedges_denied - st0.hedges_denied));
   const char *sep = "";
   for (const auto &e : ph.errors) {
     std::printf("%s\"%s\": %d", sep, e.first.c_str(), e.second);

@@ -974,17 +974,21 @@ typedef struct cr_client_options {
   /* ---- hedged reads (off by default). A single-key read whose node has not
    * answered within the hedge delay is sent to the next read candidate too
    * (never the same node; only when it is up) and the first answer wins; the
-   * other connection is closed, its reply unread. Writes, blocking commands,
-   * commands with a call-level timeout, scripts, MGET and pipelines are never
-   * hedged. A node that loses 3 hedges in a row is set aside like one that
-   * timed out. cr_client_stats counts hedges. An older caller's smaller
-   * struct_size leaves hedging off. */
+   * other connection is closed, its reply unread. MGET and pipelines hedge
+   * the same way per node's share (a leg): a leg of reads only that has not
+   * fully answered within its node's delay sends its open reads to their
+   * next candidates, one hedge per leg; a leg carrying a write, a read after
+   * a write of its slot, a script or a blocking command is not hedged.
+   * Writes, blocking commands, commands with a call-level timeout and
+   * scripts are never hedged. A node that loses 3 hedges in a row is set
+   * aside like one that timed out. cr_client_stats counts hedges. An older
+   * caller's smaller struct_size leaves hedging off. */
   cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
   uint32_t hedge_delay_ms;       /* FIXED: the delay; ADAPTIVE: the delay until the node has
                                     64 recent samples. 1-60000; default 20 */
   uint32_t hedge_min_delay_ms;   /* ADAPTIVE: the delay is never shorter; default 2 */
-  uint32_t hedge_budget_percent; /* hedges at most this % of hedgeable reads, plus a burst
-                                    of 10; 1-100; default 10 */
+  uint32_t hedge_budget_percent; /* hedges at most this % of hedgeable reads (of a fan-out:
+                                    legs), plus a burst of 10; 1-100; default 10 */
   double hedge_percentile;       /* ADAPTIVE: the percentile of the node's recent round
                                     trips used as its delay; (0, 100]; default 99.0 */
   /* ---- read your writes across calls (off by default). Within one batch
@@ -1146,9 +1150,10 @@ typedef struct cr_client_stats {
   uint64_t refresh_failures;
   uint64_t connections; /* connections opened */
   /* ---- hedged reads (cr_client_options.hedge_mode) */
-  uint64_t hedges;        /* reads also sent to the next candidate */
-  uint64_t hedges_won;    /* ... that the next candidate answered first */
-  uint64_t hedges_denied; /* reads past their hedge delay the budget did not hedge */
+  uint64_t hedges;        /* reads (fan-out legs) also sent to the next candidate */
+  uint64_t hedges_won;    /* ... that the next candidate answered first (for a leg:
+                             for at least one of its reads) */
+  uint64_t hedges_denied; /* reads (legs) past their hedge delay the budget did not hedge */
   /* ---- connection integrity */
   uint64_t poisoned; /* connections closed because what a server sent stopped matching what
                         was asked: an unsolicited reply, a reply of a shape its command cannot
@@ -1311,7 +1316,8 @@ CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
  * run on the server: a write may be applied, and an element a blocking pop
  * (BLPOP ...) took while the reply was on its way is lost with it.
  * cr_client_new's wait before asking disagreeing seeds again ends the same
- * way. Dialing a new connection, a retry's back-off, a hedged read's two-socket wait and
+ * way. Dialing a new connection, a retry's back-off, a hedged read's (or
+ * fan-out's) socket wait and
  * the worker threads of multi-key commands are not interrupted (their
  * timeouts bound them). check NULL
  * removes the thread's check. Errors: none (always CR_OK).
@@ -1554,19 +1560,33 @@ CR_API cr_status cr_pipeline_execute(cr_reply **replies, cr_status *statuses, si
  * next sentinel when that one fails (and re-asks everything: events may
  * have been missed), and re-asks every group each reask_interval_ms.
  *
- * Commands: reads go to the key's group's instances in candidate order (see
- * cr_shard_groups_candidates); a connection error, a timeout, or a LOADING /
- * MASTERDOWN reply marks the instance and moves on, so reads keep being
- * served by replicas while the master moves. Writes go to the master only; a
- * write refused as READONLY (a demoted master) or that could not be dialed
- * was not executed and is retried after re-asking the sentinels (up to
- * max_retries); one that may have reached the server is never re-sent.
+ * Commands run on the same engine as cr_client's (its connection pools,
+ * failure rules, hedged reads, recovery probes, log events and counters):
+ * reads go to the key's group's instances in candidate order (see
+ * cr_shard_groups_candidates); a connection error, a timeout (which sets
+ * the instance aside at once, as in cr_client), or a LOADING / MASTERDOWN
+ * reply marks the instance and moves on, so reads keep being served by
+ * replicas while the master moves. Writes go to the master only; a write
+ * whose master is unknown, could not be dialed, or refused it as READONLY
+ * (a demoted master) was not executed and is retried after re-asking the
+ * sentinels (up to max_retries); one that may have reached the server is
+ * never re-sent. A MOVED or ASK from an instance (a server in cluster mode)
+ * is refused (CR_EREDIS), never followed. Log events go to cfg's log
+ * callback (cr_config_set_log_callback), as cr_client's do, and also name
+ * the group ("failover seen" when Sentinel moves a master; "refresh failed"
+ * when no sentinel answered about a group; "sentinel subscription lost").
+ * Instances Sentinel stops reporting keep their entry in the client's table
+ * (no reclamation; their idle connections close after pool_idle_ms).
  * Errors: CR_ECONN, CR_ETIMEOUT, CR_EREDIS (an error reply, its text in
  * cr_last_error()), CR_EUNAVAILABLE (no master known / no instance
  * answered), CR_ELIMIT.
  *
  * Thread-safety: a cr_sentinel_client is safe for concurrent use by any
- * number of threads, except cr_sentinel_client_free.
+ * number of threads, except cr_sentinel_client_free. Its threads: the
+ * watcher (the subscription and the periodic re-asks), the refresher (the
+ * re-asks that failures trigger), the recovery prober; a command runs on
+ * its caller's thread (a dial of a hedged read's first leg on one of its
+ * own), as cr_client's do.
  * ==================================================================== */
 
 typedef struct cr_sentinel_client cr_sentinel_client;
@@ -1595,14 +1615,44 @@ typedef struct cr_sentinel_options {
    * CR_EREDIS naming its reply. 0-2147483647; default 0 (no SELECT sent). An
    * older caller's smaller struct_size keeps database 0. */
   uint32_t db;
+  /* --- The engine shared with cr_client. A caller built against a header
+   * without these fields passes a smaller struct_size: TLS and hedging stay
+   * off, the rest at its defaults. */
+  uint32_t failures_before_refresh; /* failed attempts in a row (any instance) after which
+                                       every group is re-asked, on the client's refresher
+                                       thread; default 3 */
+  uint32_t refresh_min_gap_ms;      /* at most one such re-ask per gap; default 1000 */
+  /* TLS (OpenSSL), as cr_client_options': 1 = every connection — to the
+   * sentinels and to the data nodes — uses TLS (the sentinels' tls-port;
+   * they report the instances' TLS ports when they monitor them over TLS,
+   * tls-replication yes). The same CA, client certificate and server name
+   * serve both. */
+  int tls;                     /* default 0 */
+  int tls_verify;              /* default 1 (see cr_client_options.tls_verify) */
+  const char *tls_ca_file;     /* PEM bundle of trusted CAs; NULL with tls_ca_dir NULL = the
+                                  system store */
+  const char *tls_ca_dir;      /* OpenSSL hashed directory of CAs; may be NULL */
+  const char *tls_cert_file;   /* client certificate chain (PEM); NULL = none */
+  const char *tls_key_file;    /* its unencrypted PEM private key; with cert */
+  const char *tls_server_name; /* verify (and send as SNI) this name; NULL = each host */
+  /* Hedged reads, as cr_client_options' (off by default): a read whose
+   * instance has not answered within the hedge delay is sent to the group's
+   * next read candidate too; the first answer wins. */
+  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
+  uint32_t hedge_delay_ms;       /* 1-60000; default 20 */
+  uint32_t hedge_min_delay_ms;   /* ADAPTIVE; default 2 */
+  uint32_t hedge_budget_percent; /* 1-100; default 10 */
+  double hedge_percentile;       /* ADAPTIVE; (0, 100]; default 99.0 */
 } cr_sentinel_options;
 
-#define CR_SENTINEL_OPTIONS_INIT                                                             \
-  {                                                                                          \
-    (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 1000u, \
-        5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL, 0u            \
+#define CR_SENTINEL_OPTIONS_INIT                                                                \
+  {                                                                                             \
+    (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 1000u,    \
+        5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL, 0u, 3u, 1000u, 0, \
+        1, NULL, NULL, NULL, NULL, NULL, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0                       \
   }
-/* Defaults into the caller's struct, as cr_parse_options_init. */
+/* Defaults into the caller's struct, as cr_parse_options_init. The first
+ * public layout of cr_sentinel_options ends at client_name. */
 CR_API cr_status cr_sentinel_options_init(cr_sentinel_options *opts, size_t size);
 
 /* A client for the n_groups Sentinel masters names[0..n_groups-1] (group i
@@ -1619,7 +1669,9 @@ CR_API cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_confi
                                         const cr_sentinel_options *opts, const cr_ring *ring,
                                         const char *const *names, size_t n_groups,
                                         const char *sentinels);
-/* Stops the watching thread and closes every connection. NULL is a no-op.
+/* Stops the client's threads and closes every connection. NULL is a no-op.
+ * From c's log callback it returns at once and c is freed on a thread of
+ * the library's once the callback has returned (as cr_client_free).
  * REQUIRES: no other call on c is running or will run. */
 CR_API void cr_sentinel_client_free(cr_sentinel_client *c);
 
@@ -1652,14 +1704,37 @@ typedef struct cr_sentinel_stats {
   uint64_t asks;           /* groups asked about */
   uint64_t ask_failures;   /* … when no sentinel answered */
   uint64_t subscriptions;  /* successful (re)subscriptions */
+  /* --- the engine's counters, as cr_client_stats' (a caller built against
+   * a header without them passes a smaller struct_size and gets the above) */
+  uint64_t reads_by_tier[CR_TIER_COUNT]; /* reads by the serving instance's cr_tier */
+  uint64_t connections;                  /* connections opened to instances */
+  uint64_t hedges;                       /* reads also sent to the next candidate */
+  uint64_t hedges_won;                   /* ... that the next candidate answered first */
+  uint64_t hedges_denied;                /* reads past their hedge delay the budget did not hedge */
+  uint64_t poisoned;                     /* connections closed: replies stopped matching requests */
 } cr_sentinel_stats;
 
-#define CR_SENTINEL_STATS_INIT \
-  { (uint32_t)sizeof(cr_sentinel_stats), 0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u }
+#define CR_SENTINEL_STATS_INIT                                                              \
+  {                                                                                         \
+    (uint32_t)sizeof(cr_sentinel_stats), 0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, \
+        {0u, 0u, 0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u                                            \
+  }
 
 /* Counters since the client was created (an output struct:
  * CR_SENTINEL_STATS_INIT). Errors: CR_EINVAL, CR_EVERSION. */
 CR_API cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_client *c);
+
+/* Per-instance statistics of every data node the client has talked to, as
+ * cr_client_get_node_stats (the same struct; host valid until the client is
+ * freed). Errors: CR_EINVAL, CR_EVERSION, CR_EBUFS. */
+CR_API cr_status cr_sentinel_client_get_node_stats(cr_client_node_stats *out, size_t cap,
+                                                   size_t *needed, cr_sentinel_client *c);
+
+/* The client's statistics as Prometheus text, as cr_client_get_metrics_text
+ * (the same metric names; per instance node="host:port"). Errors: CR_EINVAL,
+ * CR_EBUFS. Thread-safety: safe concurrently with other calls on c. */
+CR_API cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
+                                                     cr_sentinel_client *c);
 
 #ifdef __cplusplus
 }

@@ -3,15 +3,12 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "cloudroute/net/client.hpp"
 #include "cloudroute/net/discovery.hpp"
 #include "cloudroute/net/interrupt.hpp"
 #include "cloudroute/net/tls.hpp"
-#include "hedge.hpp"
 #include "live.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
@@ -93,6 +90,31 @@ net::Args cloudroute::capi::ArgsFrom(const void *const *argv, const size_t *argv
   return args;
 }
 
+cr_status cloudroute::capi::NodeStatsOut(cr_client_node_stats *out, size_t cap, size_t *needed,
+                                         const std::vector<net::NodeStatsValues> &all,
+                                         const char *fn) {
+  if (cr_status s = OutBuffer(out, cap, needed, fn); s != CR_OK) return s;
+  const OutArray<cr_client_node_stats> arr(out, cap);
+  if (cr_status s = arr.Check(fn, "out[0]"); s != CR_OK) return s;
+  *needed = all.size();
+  for (size_t i = 0; i < all.size() && i < cap; ++i) {
+    cr_client_node_stats o = CR_CLIENT_NODE_STATS_INIT;
+    o.node_handle = all[i].node->handle;
+    o.host = all[i].node->host.c_str();
+    o.port = all[i].node->port;
+    o.reads = all[i].reads;
+    o.writes = all[i].writes;
+    o.errors = all[i].errors;
+    o.connections = all[i].connections;
+    o.latency_us = all[i].latency_us;
+    o.open_connections = static_cast<uint32_t>(all[i].open);
+    o.idle_connections = static_cast<uint32_t>(all[i].idle);
+    arr.Write(i, o);
+  }
+  if (cap < all.size()) return TooSmall(all.size(), cap, fn, "nodes");
+  return CR_OK;
+}
+
 cr_status cloudroute::capi::CheckCommand(cr_reply **out, const void *client, int access,
                                          size_t key_index, size_t argc, const void *const *argv,
                                          const size_t *argvlen, const char *fn) {
@@ -134,8 +156,6 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     cr_client_options o;
     if (cr_status s = ReadInput(&o, opts, kClientDefaults, fn, "opts"); s != CR_OK) return s;
     if (cr_status s = CheckLiveOptions(o, fn); s != CR_OK) return s;
-    if (cr_status s = Boolean(o.tls, fn, "tls"); s != CR_OK) return s;
-    if (cr_status s = Boolean(o.tls_verify, fn, "tls_verify"); s != CR_OK) return s;
     if (o.max_reply_elements == 0 || o.max_bulk_len == 0 || o.max_reply_bytes == 0) {
       return Fail(CR_EINVAL, std::string(fn) + ": reply caps must be > 0");
     }
@@ -143,19 +163,15 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     if (!parsed.ok()) return Fail(parsed.status());
 
     net::ClientOptions co;
-    co.conn = NodeConnectOptions(o);
+    if (cr_status s = EngineOptionsFrom(o, cfg != nullptr ? &cfg->log : nullptr, fn, &co);
+        s != CR_OK) {
+      return s;
+    }
     co.conn.limits.max_elements = o.max_reply_elements;
     co.conn.limits.max_bulk_len = o.max_bulk_len;
     co.conn.limits.max_total_bytes = o.max_reply_bytes;
-    for (int i = 0; i < CR_TIER_COUNT; ++i) co.timeout_ms[i] = o.command_timeout_ms[i];
-    co.pool.max_size = o.pool_size;
-    co.pool.idle_ms = o.pool_idle_ms;
     co.refresh_interval_ms = o.refresh_interval_ms;
-    co.refresh_min_gap_ms = o.refresh_min_gap_ms;
     co.max_redirects = o.max_redirects;
-    co.max_retries = o.max_retries;
-    co.retry_base_ms = o.retry_backoff_ms;
-    co.failures_before_refresh = o.failures_before_refresh;
     co.replica_max_lag_bytes = o.replica_max_lag_bytes;
     co.replica_max_lag_s = o.replica_max_lag_s;
     co.read_your_writes_ms = o.read_your_writes_ms;
@@ -164,21 +180,6 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
                                  std::to_string(o.shared_connections));
     }
     co.pool.shared = o.shared_connections;
-    if (cr_status s = HedgeOptionsFrom(o, fn, &co.hedge); s != CR_OK) return s;
-    if (cfg != nullptr) co.log = cfg->log;
-
-    if (o.tls != 0) {
-      net::TlsOptions t;
-      t.verify = o.tls_verify != 0;
-      if (o.tls_ca_file != nullptr) t.ca_file = o.tls_ca_file;
-      if (o.tls_ca_dir != nullptr) t.ca_dir = o.tls_ca_dir;
-      if (o.tls_cert_file != nullptr) t.cert_file = o.tls_cert_file;
-      if (o.tls_key_file != nullptr) t.key_file = o.tls_key_file;
-      if (o.tls_server_name != nullptr) t.server_name = o.tls_server_name;
-      auto tls = net::TlsContext::Create(t);
-      if (!tls.ok()) return Fail(CR_EINVAL, "cr_client_new: " + tls.status().message());
-      co.conn.tls = std::move(*tls);
-    }
 
     auto c = std::make_unique<cr_client>();
     cloudroute::RouterConfig rc = cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{};
@@ -192,22 +193,7 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
   });
 }
 
-void cr_client_free(cr_client *c) {
-  if (c == nullptr) return;
-  if (c->client != nullptr && c->client->InLogHandler()) {
-    // From a log handler: this thread may be the refresher (or another
-    // thread of the client) that the destructor joins or waits for. The
-    // free happens on a thread of its own once the handler has returned.
-    try {
-      std::thread([c] { delete c; }).detach();
-    } catch (const std::system_error &) {
-      // No thread to be had: the client is leaked rather than joined from
-      // inside itself.
-    }
-    return;
-  }
-  delete c;
-}
+void cr_client_free(cr_client *c) { FreeLive(c); }
 
 cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access, size_t key_index,
                             size_t argc, const void *const *argv, const size_t *argvlen) {
@@ -333,28 +319,8 @@ cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t
                                    cr_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_get_node_stats";
-    if (cr_status s = OutBuffer(out, cap, needed, fn); s != CR_OK) return s;
     if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;
-    const OutArray<cr_client_node_stats> arr(out, cap);
-    if (cr_status s = arr.Check(fn, "out[0]"); s != CR_OK) return s;
-    const std::vector<net::NodeStatsValues> all = c->client->node_stats();
-    *needed = all.size();
-    for (size_t i = 0; i < all.size() && i < cap; ++i) {
-      cr_client_node_stats o = CR_CLIENT_NODE_STATS_INIT;
-      o.node_handle = all[i].node->handle;
-      o.host = all[i].node->host.c_str();
-      o.port = all[i].node->port;
-      o.reads = all[i].reads;
-      o.writes = all[i].writes;
-      o.errors = all[i].errors;
-      o.connections = all[i].connections;
-      o.latency_us = all[i].latency_us;
-      o.open_connections = static_cast<uint32_t>(all[i].open);
-      o.idle_connections = static_cast<uint32_t>(all[i].idle);
-      arr.Write(i, o);
-    }
-    if (cap < all.size()) return TooSmall(all.size(), cap, fn, "nodes");
-    return CR_OK;
+    return NodeStatsOut(out, cap, needed, c->client->node_stats(), fn);
   });
 }
 

@@ -5,10 +5,17 @@
 
 #include <memory>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "api.hpp"
+#include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/connection.hpp"
+#include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/reply.hpp"
+#include "cloudroute/net/tls.hpp"
+#include "hedge.hpp"
 
 namespace cloudroute {
 namespace capi {
@@ -43,6 +50,74 @@ cr_status CheckLiveOptions(const O &o, const char *fn) {
       return Fail(CR_EINVAL, std::string(fn) + ": command_timeout_ms entries must be > 0");
   }
   return CR_OK;
+}
+
+// The TLS fields both option structs carry, checked (tls, tls_verify are
+// booleans) and, when tls is 1, a TLS context into *conn (CR_EINVAL naming
+// fn when the files do not load).
+template <typename O>
+cr_status TlsFrom(const O &o, const char *fn, net::ConnectOptions *conn) {
+  if (cr_status s = Boolean(o.tls, fn, "tls"); s != CR_OK) return s;
+  if (cr_status s = Boolean(o.tls_verify, fn, "tls_verify"); s != CR_OK) return s;
+  if (o.tls == 0) return CR_OK;
+  net::TlsOptions t;
+  t.verify = o.tls_verify != 0;
+  if (o.tls_ca_file != nullptr) t.ca_file = o.tls_ca_file;
+  if (o.tls_ca_dir != nullptr) t.ca_dir = o.tls_ca_dir;
+  if (o.tls_cert_file != nullptr) t.cert_file = o.tls_cert_file;
+  if (o.tls_key_file != nullptr) t.key_file = o.tls_key_file;
+  if (o.tls_server_name != nullptr) t.server_name = o.tls_server_name;
+  auto tls = net::TlsContext::Create(t);
+  if (!tls.ok()) return Fail(CR_EINVAL, std::string(fn) + ": " + tls.status().message());
+  conn->tls = std::move(*tls);
+  return CR_OK;
+}
+
+// The engine's options both option structs carry (connections and TLS,
+// timeouts, pool, retries, failures before a refresh, hedged reads), into
+// *e; log: the cr_config's sink, or null. CR_EINVAL naming fn for a bad
+// TLS or hedge field.
+template <typename O>
+cr_status EngineOptionsFrom(const O &o, const net::LogSink *log, const char *fn,
+                            net::ClientOptions *e) {
+  e->conn = NodeConnectOptions(o);
+  if (cr_status s = TlsFrom(o, fn, &e->conn); s != CR_OK) return s;
+  if (cr_status s = HedgeOptionsFrom(o, fn, &e->hedge); s != CR_OK) return s;
+  for (int i = 0; i < CR_TIER_COUNT; ++i) e->timeout_ms[i] = o.command_timeout_ms[i];
+  e->pool.max_size = o.pool_size;
+  e->pool.idle_ms = o.pool_idle_ms;
+  e->max_retries = o.max_retries;
+  e->retry_base_ms = o.retry_backoff_ms;
+  e->failures_before_refresh = o.failures_before_refresh;
+  e->refresh_min_gap_ms = o.refresh_min_gap_ms;
+  if (log != nullptr) e->log = *log;
+  return CR_OK;
+}
+
+// cr_client_get_node_stats and cr_sentinel_client_get_node_stats: all into
+// (out, cap, needed).
+cr_status NodeStatsOut(cr_client_node_stats *out, size_t cap, size_t *needed,
+                       const std::vector<net::NodeStatsValues> &all, const char *fn);
+
+// The clients' Prometheus text into (buf, cap, needed).
+cr_status TextOut(char *buf, size_t cap, size_t *needed, const std::string &text, const char *fn);
+
+// cr_client_free and cr_sentinel_client_free: from inside one of the
+// client's log handlers (the thread may be one the destructor joins or waits
+// for) the free happens on a thread of its own once the handler has
+// returned; with no thread to be had the client is leaked rather than
+// joined from inside itself.
+template <typename H>
+void FreeLive(H *c) {
+  if (c == nullptr) return;
+  if (c->client != nullptr && c->client->InLogHandler()) {
+    try {
+      std::thread([c] { delete c; }).detach();
+    } catch (const std::system_error &) {
+    }
+    return;
+  }
+  delete c;
 }
 
 // A command's arguments (checked with BytesArray first) as net::Args.

@@ -4,9 +4,25 @@
 
 #include "api.hpp"
 #include "cloudroute/net/metrics_text.hpp"
+#include "handles.hpp"
+#include "live.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
+
+cr_status cloudroute::capi::TextOut(char *buf, size_t cap, size_t *needed, const std::string &text,
+                                    const char *fn) {
+  *needed = text.size() + 1;
+  if (cap < text.size() + 1) {
+    if (cap != 0) {
+      std::memcpy(buf, text.data(), cap - 1);
+      buf[cap - 1] = '\0';
+    }
+    return TooSmall(text.size() + 1, cap, fn, "bytes");
+  }
+  std::memcpy(buf, text.c_str(), text.size() + 1);
+  return CR_OK;
+}
 
 extern "C" {
 
@@ -48,18 +64,22 @@ cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_c
     if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
     if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
     const cloudroute::NodeRegistry &reg = c->client->router().registry();
-    const std::string text =
-        net::PrometheusText(c->client->stats(), c->client->node_stats(), reg.clock()());
-    *needed = text.size() + 1;
-    if (cap < text.size() + 1) {
-      if (cap != 0) {
-        std::memcpy(buf, text.data(), cap - 1);
-        buf[cap - 1] = '\0';
-      }
-      return TooSmall(text.size() + 1, cap, fn, "bytes");
-    }
-    std::memcpy(buf, text.c_str(), text.size() + 1);
-    return CR_OK;
+    return TextOut(buf, cap, needed,
+                   net::PrometheusText(c->client->stats(), c->client->node_stats(), reg.clock()()),
+                   fn);
+  });
+}
+
+cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
+                                              cr_sentinel_client *c) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_sentinel_client_get_metrics_text";
+    if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    const cloudroute::NodeRegistry &reg = c->groups->groups.registry();
+    return TextOut(buf, cap, needed,
+                   net::PrometheusText(c->client->stats(), c->client->node_stats(), reg.clock()()),
+                   fn);
   });
 }
 

@@ -55,20 +55,19 @@ cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
     if (!st.ok()) return Fail(CR_EINVAL, std::string(fn) + ": " + st.message());
 
     net::SentinelOptions so;
-    so.node_conn = NodeConnectOptions(o);
-    // The sentinels: the same socket settings, their own AUTH, no name.
-    so.sentinel_conn = so.node_conn;
+    net::ClientOptions &e = so.engine;
+    if (cr_status s = EngineOptionsFrom(o, cfg != nullptr ? &cfg->log : nullptr, fn, &e);
+        s != CR_OK) {
+      return s;
+    }
+    // The sentinels: the same socket settings and TLS, their own AUTH, no name.
+    so.sentinel_conn = e.conn;
     so.sentinel_conn.username = o.sentinel_username != nullptr ? o.sentinel_username : "";
     so.sentinel_conn.password = o.sentinel_password != nullptr ? o.sentinel_password : "";
     so.sentinel_conn.client_name.clear();
     so.sentinel_conn.db = 0;  // sentinels have no databases
     so.sentinel_timeout_ms = o.sentinel_timeout_ms;
-    for (int i = 0; i < CR_TIER_COUNT; ++i) so.timeout_ms[i] = o.command_timeout_ms[i];
     so.reask_interval_ms = o.reask_interval_ms;
-    so.pool.max_size = o.pool_size;
-    so.pool.idle_ms = o.pool_idle_ms;
-    so.max_retries = o.max_retries;
-    so.retry_base_ms = o.retry_backoff_ms;
 
     auto c = std::make_unique<cr_sentinel_client>();
     c->groups = std::move(groups);
@@ -81,7 +80,7 @@ cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
   });
 }
 
-void cr_sentinel_client_free(cr_sentinel_client *c) { delete c; }
+void cr_sentinel_client_free(cr_sentinel_client *c) { FreeLive(c); }
 
 cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_access access,
                                      size_t key_index, size_t argc, const void *const *argv,
@@ -94,7 +93,9 @@ cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_a
     }
     net::Args args = ArgsFrom(argv, argvlen, argc);
     const std::string key = args[key_index];
-    return ReplyOut(out, c->client->Execute(RawEnum(access) == CR_ACCESS_WRITE, key, args));
+    const net::Access a =
+        RawEnum(access) == CR_ACCESS_WRITE ? net::Access::kWrite : net::Access::kRead;
+    return ReplyOut(out, c->client->Execute(a, key, args));
   });
 }
 
@@ -116,22 +117,38 @@ cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_clien
     if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
     const net::SentinelCounters &k = c->client->counters();
     auto v = [](const std::atomic<uint64_t> &a) { return a.load(std::memory_order_relaxed); };
+    const net::StatsValues e = c->client->stats();
     cr_sentinel_stats o = CR_SENTINEL_STATS_INIT;
     o.subscribed = c->client->subscribed() ? 1 : 0;
-    o.reads = v(k.reads);
-    o.writes = v(k.writes);
-    o.fallbacks = v(k.fallbacks);
-    o.retries = v(k.retries);
-    o.conn_errors = v(k.conn_errors);
-    o.timeouts = v(k.timeouts);
-    o.server_errors = v(k.server_errors);
+    o.reads = e.reads;
+    o.writes = e.writes;
+    o.fallbacks = e.fallbacks;
+    o.retries = e.retries;
+    o.conn_errors = e.conn_errors;
+    o.timeouts = e.timeouts;
+    o.server_errors = e.server_errors;
     o.master_changes = v(k.master_changes);
     o.switch_events = v(k.switch_events);
     o.asks = v(k.asks);
     o.ask_failures = v(k.ask_failures);
     o.subscriptions = v(k.subscriptions);
+    for (int i = 0; i < CR_TIER_COUNT; ++i) o.reads_by_tier[i] = e.reads_by_tier[i];
+    o.connections = e.connections;
+    o.hedges = e.hedges;
+    o.hedges_won = e.hedges_won;
+    o.hedges_denied = e.hedges_denied;
+    o.poisoned = e.poisoned;
     WriteOutput(out, o);
     return CR_OK;
+  });
+}
+
+cr_status cr_sentinel_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
+                                            cr_sentinel_client *c) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_sentinel_client_get_node_stats";
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    return NodeStatsOut(out, cap, needed, c->client->node_stats(), fn);
   });
 }
 

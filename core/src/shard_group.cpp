@@ -189,6 +189,14 @@ Status ShardGroups::PublishLocked() {
   for (const Group &g : groups_) {
     auto set = BuildSet(g);
     if (!set.ok()) return set.status();
+    if (snap->sets.size() < kSlotCount - 1) {
+      snap->slot_to_set[snap->sets.size()] = static_cast<uint16_t>(snap->sets.size());
+    }
+    // Pinned while a snapshot names them, as a router's are: the net
+    // layer's per-node statistics list only pinned entries.
+    for (const Candidate &c : set->list) {
+      if (!snap->pins.Contains(c.node)) snap->pins.Add(c.node);
+    }
     snap->sets.push_back(std::move(*set));
   }
   cell_.Publish(std::move(snap));

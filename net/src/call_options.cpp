@@ -14,7 +14,8 @@ namespace {
 // A timeout argument in seconds (BLPOP accepts decimals) or milliseconds, as
 // ms; 0 (wait forever) for a value that does not parse: the server refuses
 // it, and until it does nothing bounds the wait.
-int64_t WaitArg(const std::string &text, double scale) {
+int64_t WaitArg(std::string_view arg, double scale) {
+  const std::string text(arg);  // strtod wants the terminating NUL
   char *end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v <= 0) return 0;
@@ -22,7 +23,8 @@ int64_t WaitArg(const std::string &text, double scale) {
 }
 
 // XREAD / XREADGROUP: BLOCK ms among the options before STREAMS.
-int64_t StreamBlockMs(const Args &args) {
+template <typename Seq>
+int64_t StreamBlockMs(const Seq &args) {
   for (size_t i = 1; i + 1 < args.size(); ++i) {
     if (ArgIs(args[i], "STREAMS")) break;
     if (ArgIs(args[i], "BLOCK")) return WaitArg(args[i + 1], 1);
@@ -30,11 +32,11 @@ int64_t StreamBlockMs(const Args &args) {
   return -1;
 }
 
-}  // namespace
-
-int64_t BlockingWaitMs(const Args &args) {
+// BlockingWaitMs over Args or views of a command's arguments.
+template <typename Seq>
+int64_t WaitMsOf(const Seq &args) {
   if (args.size() < 2) return -1;
-  const std::string &cmd = args[0];
+  const std::string_view cmd = args[0];
   if (ArgIs(cmd, "BLPOP") || ArgIs(cmd, "BRPOP") || ArgIs(cmd, "BZPOPMIN") ||
       ArgIs(cmd, "BZPOPMAX") || ArgIs(cmd, "BRPOPLPUSH") || ArgIs(cmd, "BLMOVE")) {
     return WaitArg(args.back(), 1000);
@@ -45,6 +47,12 @@ int64_t BlockingWaitMs(const Args &args) {
   if (ArgIs(cmd, "WAITAOF") && args.size() >= 4) return WaitArg(args[3], 1);
   return -1;
 }
+
+}  // namespace
+
+int64_t BlockingWaitMs(const Args &args) { return WaitMsOf(args); }
+
+bool IsBlocking(const std::vector<std::string_view> &args) { return WaitMsOf(args) >= 0; }
 
 uint32_t CommandTimeoutMs(const Args &args, const CallOptions &call, uint32_t tier_ms) {
   if (call.timeout_ms != 0) return call.timeout_ms;

@@ -10,7 +10,8 @@ namespace cloudroute {
 namespace net {
 
 Client::Client(Router *router, std::vector<Seed> seeds, ClientOptions opts)
-    : ctx_(router, std::move(opts)),
+    : source_(router),
+      ctx_(router, &source_, std::move(opts)),
       observer_(&ctx_, std::move(seeds)),
       pools_(&ctx_,
              [this](const std::string &host, uint16_t port, Connection *conn, uint32_t timeout_ms) {

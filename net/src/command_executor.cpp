@@ -68,6 +68,7 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
     if (!conn.ok()) {
       pools_->NoteFailure(node, &pool, conn.status());
       o.status = NamedFailure(node, conn.status());
+      o.unsent = true;
       return o;
     }
     std::vector<const Args *> cmds;
@@ -81,6 +82,7 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
   }
   if (!s.ok()) {
     if (access == Access::kWrite && sent) s = MaySentWrite(s);
+    o.unsent = !sent;  // no byte of it left: a write may go again (AskAbout)
     if (s.code() == kConnError && InterruptAsked()) {
       // The caller's interrupt check ended the wait (interrupt.hpp): not the
       // node's failure, and no other candidate is tried.
@@ -130,7 +132,7 @@ void CommandExecutor::LogRedirect(const char *kind, const Outcome &o) {
 
 Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint16_t slot,
                                  const CallOptions &call) {
-  NodeRegistry &reg = ctx_->router->registry();
+  NodeRegistry &reg = ctx_->topo->registry();
   Outcome result;
   uint32_t tried = 0, failed = 0;
   std::string why;  // "addr: reason; addr: reason"
@@ -150,7 +152,7 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
                               "read fell back to a later candidate",
                               {{"node", o.node->address},
                                {"tier", TierName(o.tier)},
-                               {"slot", std::to_string(slot)},
+                               {ctx_->topo->place_kind(), std::to_string(slot)},
                                {"failed", std::to_string(failed)}});
       }
     }
@@ -207,17 +209,16 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
     }
     if (tried == 0) {
       result.kind = OutcomeKind::kNodeFailed;
-      result.status =
-          Error(Code::kUnavailable, "slot " + std::to_string(slot) + " has no read candidate");
+      result.status = Error(Code::kUnavailable, ctx_->topo->Where(slot) + " has no read candidate");
     } else if (result.kind == OutcomeKind::kNodeFailed && !result.waited) {
       result.status =
-          Error(Code::kUnavailable, "every read candidate of slot " + std::to_string(slot) +
+          Error(Code::kUnavailable, "every read candidate of " + ctx_->topo->Where(slot) +
                                         " is marked down; tried each in candidate order: " + why);
     }
   } else if (result.kind == OutcomeKind::kNodeFailed && !result.waited) {
     result.status = Error(result.status.code(), "all " + std::to_string(tried) +
-                                                    " reachable read candidates of slot " +
-                                                    std::to_string(slot) + " failed: " + why);
+                                                    " reachable read candidates of " +
+                                                    ctx_->topo->Where(slot) + " failed: " + why);
   }
   return result;
 }
@@ -225,7 +226,7 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
 Result<ReplyPtr> CommandExecutor::Execute(Access access, std::string_view key, const Args &args,
                                           const CallOptions &call) {
   if (args.empty()) return Error(Code::kInvalid, "empty command");
-  return ExecuteSlot(access, KeySlot(key.data(), key.size()), args, call);
+  return ExecuteSlot(access, ctx_->topo->Place(key.data(), key.size()), args, call);
 }
 
 Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, const Args &args,
@@ -241,13 +242,30 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
 Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_t slot,
                                         const Args &args, const CallOptions &call) {
   static const Args kAsking{"ASKING"};
-  Router *const router = ctx_->router;
+  TopologySource *const topo = ctx_->topo;
   const ClientOptions &opts = ctx_->opts;
   NodeEntry *pinned = nullptr;  // the next attempt's node, when a reply named it
   Tier pinned_tier = Tier::kUnknown;
   const Args *prefix = nullptr;
   Args load;  // SCRIPT LOAD <call.script>, sent at most once
   uint32_t redirects = 0, retries = 0;
+  // A write its place's master did not execute (none known, not dialed,
+  // READONLY): when the source says so (TopologySource::AskAbout), it is
+  // tried again after a backoff, as a retry; else (or past max_retries)
+  // `why` is the call's error.
+  auto again = [&](const Status &why) {
+    if (access != Access::kWrite || !topo->AskAbout(slot)) return false;
+    if (++retries > opts.max_retries) return false;
+    ctx_->stats.Add(&Stats::retries);
+    const uint32_t ms = BackoffMs(retries - 1, opts.retry_base_ms, opts.retry_cap_ms,
+                                  topo->registry().NextRandom());
+    if (ctx_->log.Enabled(LogLevel::kDebug)) {
+      ctx_->log.Emit(LogLevel::kDebug, "write not executed: tried again",
+                     {{topo->place_kind(), std::to_string(slot)}, {"error", why.message()}});
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return true;
+  };
   // Pin the nodes tried until the call returns, so none is reclaimed (nor
   // its pool dropped) under it: the snapshot of the last route (a NOSCRIPT
   // retry goes to one of its nodes) and the ASK targets.
@@ -259,18 +277,19 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
       o = TryNode(pinned, pinned_tier, access, args, prefix, call);
       pinned = nullptr;
     } else {
-      snap = router->Current();
+      snap = topo->Current();
       if (snap == nullptr) return Error(Code::kNoTopology, "no topology installed");
       const CandidateSet *set = snap->SetForSlot(slot);
       if (set == nullptr) {
         ctx_->TriggerRefresh();
-        return Error(Code::kSlotUncovered,
-                     "slot " + std::to_string(slot) + " is served by no shard");
+        return Error(Code::kSlotUncovered, topo->Where(slot) + " is served by no shard");
       }
       if (access == Access::kWrite || master_only) {
         if (set->master == nullptr) {
-          return Error(Code::kUnavailable,
-                       "the master of slot " + std::to_string(slot) + " has no known endpoint");
+          Status none = Error(Code::kUnavailable,
+                              "the master of " + topo->Where(slot) + " has no known endpoint");
+          if (again(none)) continue;
+          return none;
         }
         o = TryNode(set->master, set->master_tier, access, args, nullptr, call);
       } else {
@@ -292,15 +311,20 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
           prefix = &load;
           break;
         }
+        if (ErrorPrefix(*o.reply) == "READONLY" &&
+            again(Error(kServerError, o.node->address + ": " + o.reply->str))) {
+          break;  // a demoted master refused it: not executed
+        }
         ctx_->stats.Add(&Stats::server_errors);
         return Error(kServerError, o.reply->str);
       case OutcomeKind::kNodeFailed:
         if (master_only && !o.status.ok()) {
-          return Error(o.status.code(),
-                       o.status.message() + "; the read of slot " + std::to_string(slot) +
-                           " follows this client's write to it (read_your_writes_ms) and is "
-                           "served by its master only");
+          return Error(o.status.code(), o.status.message() + "; the read of " + topo->Where(slot) +
+                                            " follows this client's write to it "
+                                            "(read_your_writes_ms) and is served by its master "
+                                            "only");
         }
+        if (o.unsent && again(o.status)) break;  // never sent: not executed
         return o.status;
       case OutcomeKind::kMoved:
       case OutcomeKind::kAsk: {
@@ -311,13 +335,13 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
         if (o.kind == OutcomeKind::kMoved) {
           ctx_->stats.Add(&Stats::moved);
           LogRedirect("MOVED", o);
-          Status s = router->ReportMoved(o.slot, o.host, o.port);
+          Status s = topo->ReportMoved(o.slot, o.host, o.port);
           if (!s.ok()) return s;
           ctx_->TriggerRefresh();
         } else {
           ctx_->stats.Add(&Stats::ask);
           LogRedirect("ASK", o);
-          auto target = router->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
+          auto target = topo->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
           if (!target.ok()) return target.status();
           pinned = *target;
           asked.Add(pinned);  // the router pins it now (until its second update)
@@ -333,7 +357,7 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
         }
         ctx_->stats.Add(&Stats::retries);
         const uint32_t ms = BackoffMs(retries - 1, opts.retry_base_ms, opts.retry_cap_ms,
-                                      router->registry().NextRandom());
+                                      topo->registry().NextRandom());
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
         break;
       }
@@ -358,7 +382,7 @@ Status RunBatches(ClientContext *ctx, NodePools *pools, const std::vector<Batch>
 
 Result<ReplyPtr> CommandExecutor::MGet(const std::vector<std::string> &keys) {
   if (keys.empty()) return Error(Code::kInvalid, "MGET needs at least one key");
-  std::vector<Batch> batches = SplitBySlot(keys, "MGET", nullptr);
+  std::vector<Batch> batches = SplitBySlot(*ctx_->topo, keys, "MGET", nullptr);
   std::vector<Job> jobs;
   Status s = RunBatches(ctx_, pools_, batches, Access::kRead, &jobs);
   if (!s.ok()) return s;
@@ -370,7 +394,7 @@ Result<ReplyPtr> CommandExecutor::MGet(const std::vector<std::string> &keys) {
     Reply &r = *jobs[i].reply;
     if (r.type != RespType::kArray || r.elements.size() != b.idx.size()) {
       return Error(Code::kParse,
-                   "MGET reply for slot " + std::to_string(b.slot) + " has the wrong shape");
+                   "MGET reply for " + ctx_->topo->Where(b.slot) + " has the wrong shape");
     }
     for (size_t j = 0; j < b.idx.size(); ++j) out->elements[b.idx[j]] = std::move(r.elements[j]);
   }
@@ -382,14 +406,14 @@ Status CommandExecutor::MSet(const std::vector<std::string> &keys,
   if (keys.empty() || keys.size() != values.size()) {
     return Error(Code::kInvalid, "MSET needs as many values as keys, and at least one");
   }
-  std::vector<Batch> batches = SplitBySlot(keys, "MSET", &values);
+  std::vector<Batch> batches = SplitBySlot(*ctx_->topo, keys, "MSET", &values);
   std::vector<Job> jobs;
   return RunBatches(ctx_, pools_, batches, Access::kWrite, &jobs);
 }
 
 Result<int64_t> CommandExecutor::Del(const std::vector<std::string> &keys) {
   if (keys.empty()) return Error(Code::kInvalid, "DEL needs at least one key");
-  std::vector<Batch> batches = SplitBySlot(keys, "DEL", nullptr);
+  std::vector<Batch> batches = SplitBySlot(*ctx_->topo, keys, "DEL", nullptr);
   std::vector<Job> jobs;
   Status s = RunBatches(ctx_, pools_, batches, Access::kWrite, &jobs);
   if (!s.ok()) return s;

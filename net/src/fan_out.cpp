@@ -1,15 +1,20 @@
 // Commands fanned out over the nodes in pipelined rounds (see fan_out.hpp).
 #include "cloudroute/net/fan_out.hpp"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <bitset>
 #include <chrono>
+#include <climits>
 #include <map>
 #include <thread>
+#include <utility>
 
 #include "cloudroute/core/keyslot.hpp"
 #include "cloudroute/core/selector.hpp"
 #include "cloudroute/net/backoff.hpp"
+#include "cloudroute/net/call_options.hpp"
 #include "cloudroute/net/command_rules.hpp"
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
@@ -27,18 +32,34 @@ bool SlotWrite(const Job &j) { return j.pinned == nullptr && j.access == Access:
 // A master-only read (read your writes) whose master failed: not read from a
 // replica, which may not have the write yet.
 Status MasterOnlyFailed(const Status &s, const std::string &slot) {
-  return Error(s.code(), s.message() + "; the read of slot " + slot +
+  return Error(s.code(), s.message() + "; the read of " + slot +
                              " follows a write to it and is served by its master only");
+}
+
+// A script runs its own commands (it may write, and must not run twice)
+// and a blocking read waits by design: neither is hedged.
+bool ScriptOrBlocking(const std::vector<std::string_view> &argv) {
+  if (argv.empty()) return false;
+  const std::string_view cmd = argv[0];
+  return ArgIs(cmd, "EVAL") || ArgIs(cmd, "EVALSHA") || ArgIs(cmd, "EVAL_RO") ||
+         ArgIs(cmd, "EVALSHA_RO") || ArgIs(cmd, "FCALL") || ArgIs(cmd, "FCALL_RO") ||
+         IsBlocking(argv);
+}
+
+// A read any candidate of its slot may serve (see fan_out.hpp, "Hedged legs").
+bool HedgeableRead(const Job &j, bool asking) {
+  return !asking && j.access == Access::kRead && j.pinned == nullptr && !j.master_only &&
+         !ScriptOrBlocking(j.argv);
 }
 
 }  // namespace
 
-std::vector<Batch> SplitBySlot(const std::vector<std::string> &keys, const std::string &cmd,
-                               const std::vector<std::string> *values) {
+std::vector<Batch> SplitBySlot(const TopologySource &topo, const std::vector<std::string> &keys,
+                               const std::string &cmd, const std::vector<std::string> *values) {
   std::map<uint16_t, size_t> by_slot;
   std::vector<Batch> batches;
   for (size_t i = 0; i < keys.size(); ++i) {
-    const uint16_t slot = KeySlot(keys[i].data(), keys[i].size());
+    const uint16_t slot = topo.Place(keys[i].data(), keys[i].size());
     auto it = by_slot.find(slot);
     if (it == by_slot.end()) {
       it = by_slot.emplace(slot, batches.size()).first;
@@ -99,11 +120,15 @@ void FanOut::Run() {
       Connect();
       // Every node's share goes out before any reply is read: all in flight.
       for (Leg &leg : legs_) Send(&leg);
-      for (Leg &leg : legs_) Receive(&leg);
+      if (std::any_of(legs_.begin(), legs_.end(), [](const Leg &l) { return l.hedge_at != 0; })) {
+        Collect();
+      } else {
+        for (Leg &leg : legs_) Receive(&leg);
+      }
     }
     if (backoff_retries_ > 0) {
       const uint32_t ms = BackoffMs(backoff_retries_ - 1, ctx_->opts.retry_base_ms,
-                                    ctx_->opts.retry_cap_ms, ctx_->router->registry().NextRandom());
+                                    ctx_->opts.retry_cap_ms, ctx_->topo->registry().NextRandom());
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
       backoff_retries_ = 0;
     }
@@ -112,10 +137,11 @@ void FanOut::Run() {
 
 void FanOut::Plan() {
   legs_.clear();
-  snap_ = ctx_->router->Current();
+  snap_ = ctx_->topo->Current();
   const std::shared_ptr<const Snapshot> &snap = snap_;
   for (Job &job : *jobs_) {
     if (job.done()) continue;
+    job.answered = false;
     if (job.pinned != nullptr) {
       AddToLeg(&job, job.pinned, Tier::kUnknown, false);
     } else if (job.ask != nullptr) {
@@ -137,17 +163,16 @@ void FanOut::Plan() {
 }
 
 void FanOut::Place(Job *job, const Snapshot &snap) {
-  const std::string slot = std::to_string(job->slot);
+  const std::string slot = ctx_->topo->Where(job->slot);
   const CandidateSet *set = snap.SetForSlot(job->slot);
   if (set == nullptr) {
     ctx_->TriggerRefresh();
-    job->status = Error(Code::kSlotUncovered, "slot " + slot + " is served by no shard");
+    job->status = Error(Code::kSlotUncovered, slot + " is served by no shard");
     return;
   }
   if (job->access == Access::kWrite || job->master_only) {
     if (set->master == nullptr) {
-      job->status =
-          Error(Code::kUnavailable, "the master of slot " + slot + " has no known endpoint");
+      job->status = Error(Code::kUnavailable, "the master of " + slot + " has no known endpoint");
     } else if (!job->failed.empty()) {  // a master-only read whose master failed (LOADING)
       job->status = MasterOnlyFailed(job->last_failure, slot);
     } else {
@@ -156,7 +181,7 @@ void FanOut::Place(Job *job, const Snapshot &snap) {
     return;
   }
   // A migrating slot's set is master-first (see Snapshot::slot_to_set).
-  NodeRegistry &reg = ctx_->router->registry();
+  NodeRegistry &reg = ctx_->topo->registry();
   const Candidate *c = VisitReadOrder(*set, reg, [&](const Candidate &cand) {
     if (std::find(job->failed.begin(), job->failed.end(), cand.node) != job->failed.end())
       return false;
@@ -166,12 +191,11 @@ void FanOut::Place(Job *job, const Snapshot &snap) {
   if (c != nullptr) {
     AddToLeg(job, c->node, c->tier, false);
   } else if (job->failed.empty()) {
-    job->status =
-        Error(Code::kUnavailable, "every read candidate of slot " + slot + " is marked down");
+    job->status = Error(Code::kUnavailable, "every read candidate of " + slot + " is marked down");
   } else {
     job->status =
         Error(job->last_failure.code(), "all " + std::to_string(job->failed.size()) +
-                                            " reachable read candidates of slot " + slot +
+                                            " reachable read candidates of " + slot +
                                             " failed; last: " + job->last_failure.message());
   }
 }
@@ -191,7 +215,7 @@ void FanOut::AddToLeg(Job *job, NodeEntry *node, Tier tier, bool asking) {
 
 void FanOut::Failed(Job *job, const Leg &leg, const Status &s, bool sent) {
   if (job->master_only) {
-    job->status = MasterOnlyFailed(s, std::to_string(job->slot));
+    job->status = MasterOnlyFailed(s, ctx_->topo->Where(job->slot));
     return;
   }
   if (job->pinned != nullptr || job->access == Access::kWrite) {
@@ -203,17 +227,27 @@ void FanOut::Failed(Job *job, const Leg &leg, const Status &s, bool sent) {
 }
 
 void FanOut::Connect() {
+  const HedgeOptions &hedge = ctx_->opts.hedge;
+  const int64_t start = SteadyNowNs();
   // Connections are taken in the legs' order (see Plan); the legs that need
   // a new one only hold a slot of their pool here.
-  std::vector<Leg *> dials;
+  std::vector<std::pair<Leg *, std::shared_ptr<NodePools::PendingDial>>> dials;
   for (Leg &leg : legs_) {
     leg.pool = &pools_->For(leg.node);
+    leg.hedgeable = hedge.mode != HedgeMode::kOff &&
+                    std::all_of(leg.entries.begin(), leg.entries.end(),
+                                [](const Entry &e) { return HedgeableRead(*e.job, e.asking); });
+    if (leg.hedgeable) {
+      ctx_->hedge_budget.OnRead();  // a hedged leg spends one hedge: each leg earns its share
+      leg.delay_ns = static_cast<int64_t>(HedgeDelayUs(hedge, leg.pool->counters().recent)) * 1000;
+    }
+    const uint32_t tier_ms = ctx_->TimeoutFor(leg.tier);
     bool must_dial = false;
-    auto conn = leg.pool->Reserve(ctx_->TimeoutFor(leg.tier), &must_dial);
+    auto conn = leg.pool->Reserve(tier_ms, &must_dial);
     if (!conn.ok()) {
       LegFailed(&leg, conn.status(), /*sent=*/false);
     } else if (must_dial) {
-      dials.push_back(&leg);
+      dials.emplace_back(&leg, pools_->DialAside(leg.node, leg.pool, tier_ms));
     } else {
       leg.conn = std::move(*conn);
     }
@@ -221,27 +255,34 @@ void FanOut::Connect() {
   // Then every new connection is dialed at once: a stalled node's handshake
   // (up to its tier timeout) holds up no other leg — the legs of a round
   // that redoes a failed leg's commands on their next candidates included.
-  std::vector<Status> failed(dials.size());
-  auto dial = [this, &dials, &failed](size_t i) {
-    Leg *leg = dials[i];
-    auto conn = leg->pool->Dial(ctx_->TimeoutFor(leg->tier));
-    if (conn.ok())
+  // A hedgeable leg waits for its dial only until its hedge delay.
+  for (auto &d : dials) {
+    Leg *leg = d.first;
+    auto conn = NodePools::AwaitDial(
+        d.second.get(), leg->hedgeable ? HedgeDialUntil(hedge, start, leg->delay_ns) : INT64_MAX);
+    if (!conn.ok()) {
+      LegFailed(leg, conn.status(), /*sent=*/false);
+    } else if (*conn != nullptr) {
       leg->conn = std::move(*conn);
-    else
-      failed[i] = conn.status();
-  };
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < dials.size(); ++i) threads.emplace_back(dial, i);
-  if (!dials.empty()) dial(0);
-  for (std::thread &t : threads) t.join();
-  for (size_t i = 0; i < dials.size(); ++i) {
-    if (!failed[i].ok()) LegFailed(dials[i], failed[i], /*sent=*/false);
+    } else {
+      // A slower handshake (a stalled node accepts TCP connections): nothing
+      // was sent, so its reads move on to their next candidates at no cost.
+      pools_->NoteHedgeLost(leg->node, leg->pool);
+      FailEntries(leg, DialNotReady(leg->node->address), /*sent=*/false);
+    }
   }
 }
 
 void FanOut::LegFailed(Leg *leg, const Status &s, bool sent) {
   pools_->NoteFailure(leg->node, leg->pool, s);
-  for (Entry &e : leg->entries) Failed(e.job, *leg, s, sent);
+  FailEntries(leg, s, sent);
+}
+
+void FanOut::FailEntries(Leg *leg, const Status &s, bool sent) {
+  for (size_t i = leg->settled; i < leg->entries.size(); ++i) {
+    Job *job = leg->entries[i].job;
+    if (!job->answered) Failed(job, *leg, s, sent);
+  }
 }
 
 void FanOut::Send(Leg *leg) {
@@ -258,15 +299,181 @@ void FanOut::Send(Leg *leg) {
   if (!s.ok()) {
     LegFailed(leg, s, /*sent=*/true);
     leg->pool->Release(std::move(leg->conn));
+  } else if (leg->hedgeable) {
+    leg->hedge_at = leg->t0 + leg->delay_ns;  // the delay counts from the send
   }
+}
+
+void FanOut::Receive(Leg *leg) {
+  if (leg->conn == nullptr) return;
+  Finish(leg, leg->conn->Receive(leg->replies, leg->deadline, &leg->got));
+}
+
+void FanOut::Collect() {
+  std::vector<pollfd> fds;
+  for (;;) {
+    fds.clear();
+    int64_t wake = INT64_MAX;
+    bool moved = false;  // a leg ended or a hedge went out: look at every leg again
+    bool dialing = false;
+    // By index: Hedge() adds legs (a deque keeps the others in place).
+    for (size_t i = 0; i < legs_.size(); ++i) {
+      Leg &leg = legs_[i];
+      if (leg.dial != nullptr) {
+        moved = Dialed(&leg) || moved;
+        dialing = dialing || leg.dial != nullptr;
+      }
+      if (leg.conn == nullptr) continue;
+      if (Drain(&leg)) {
+        moved = true;
+        continue;
+      }
+      if (leg.hedge_at != 0 && SteadyNowNs() >= leg.hedge_at) {
+        Hedge(&leg);
+        moved = true;
+        if (leg.conn == nullptr) continue;
+      }
+      fds.push_back(pollfd{leg.conn->fd(), POLLIN, 0});
+      wake = std::min(wake, leg.deadline);
+      if (leg.hedge_at != 0) wake = std::min(wake, leg.hedge_at);
+    }
+    if (fds.empty() && !dialing) return;
+    if (moved) continue;
+    // A dial ends on its own thread: look again within a millisecond.
+    if (dialing) wake = std::min(wake, DeadlineAfter(1));
+    // EINTR or an error on a socket: the reads above find out.
+    (void)poll(fds.data(), fds.size(), static_cast<int>(std::min<uint32_t>(MsLeft(wake), INT_MAX)));
+  }
+}
+
+bool FanOut::Drain(Leg *leg) {
+  while (leg->got.size() < leg->replies) {
+    ReplyPtr r;
+    Status s = leg->conn->WaitPush(/*deadline_ns=*/0, &r);  // what has arrived, no wait
+    if (!s.ok()) {
+      Finish(leg, std::move(s));
+      return true;
+    }
+    if (r == nullptr) break;
+    leg->got.push_back(std::move(r));
+  }
+  if (leg->got.size() == leg->replies) {
+    Status s = leg->conn->EndOfReplies(leg->replies);
+    if (!s.ok()) leg->got.resize(leg->used);  // any of those not settled may be another request's
+    Finish(leg, std::move(s));
+    return true;
+  }
+  if (!Open(*leg)) {
+    // Every read was answered on another leg: the rest of the replies are
+    // still in flight, so the connection is closed, never pooled.
+    leg->pool->Discard(std::move(leg->conn));
+    return true;
+  }
+  if (SteadyNowNs() >= leg->deadline) {
+    Finish(leg, Error(kTimeout, leg->conn->address() + ": no reply before the deadline"));
+    return true;
+  }
+  return false;
+}
+
+bool FanOut::Open(const Leg &leg) {
+  return std::any_of(leg.entries.begin() + static_cast<std::ptrdiff_t>(leg.settled),
+                     leg.entries.end(), [](const Entry &e) { return !e.job->answered; });
+}
+
+bool FanOut::Dialed(Leg *leg) {
+  const bool wanted = Open(*leg);
+  auto conn = NodePools::AwaitDial(leg->dial.get(), 0, /*abandon=*/!wanted);
+  if (conn.ok() && *conn == nullptr && wanted) return false;  // still dialing
+  leg->dial.reset();
+  if (!conn.ok()) {
+    LegFailed(leg, conn.status(), /*sent=*/false);
+  } else if (*conn != nullptr && !wanted) {
+    leg->pool->Release(std::move(*conn));  // every read answered meanwhile: kept for later
+  } else if (*conn != nullptr) {
+    leg->conn = std::move(*conn);
+    Send(leg);
+  }
+  return true;
+}
+
+const Candidate *FanOut::NextCandidate(const Job &job, const NodeEntry *node) {
+  const CandidateSet *set = snap_ == nullptr ? nullptr : snap_->SetForSlot(job.slot);
+  if (set == nullptr) return nullptr;
+  return VisitReadOrder(*set, ctx_->router->registry(), [&](const Candidate &c) {
+    return c.node != node && !c.node->health.open() &&
+           std::find(job.failed.begin(), job.failed.end(), c.node) == job.failed.end();
+  });
+}
+
+void FanOut::Hedge(Leg *leg) {
+  leg->hedge_at = 0;
+  Status s;
+  SettleArrived(leg, &s);  // the replies that came stand
+  if (!s.ok()) {
+    Finish(leg, std::move(s));
+    return;
+  }
+  // The reads still open, by their next candidate (in the order first seen).
+  std::vector<std::pair<const Candidate *, std::vector<Job *>>> to;
+  for (size_t i = leg->settled; i < leg->entries.size(); ++i) {
+    Job *job = leg->entries[i].job;
+    if (job->answered) continue;
+    const Candidate *c = NextCandidate(*job, leg->node);
+    if (c == nullptr) continue;  // no other candidate: it waits on this leg
+    auto it =
+        std::find_if(to.begin(), to.end(), [c](const auto &t) { return t.first->node == c->node; });
+    if (it == to.end()) it = to.insert(to.end(), {c, {}});
+    it->second.push_back(job);
+  }
+  if (to.empty()) return;
+  if (!ctx_->hedge_budget.TryTake()) {
+    ctx_->stats.Add(&Stats::hedges_denied);
+    return;
+  }
+  ctx_->stats.Add(&Stats::hedges);
+  for (auto &t : to) {
+    legs_.emplace_back();
+    Leg &h = legs_.back();
+    h.node = t.first->node;
+    h.tier = t.first->tier;
+    h.pool = &pools_->For(h.node);
+    h.hedge_of = leg;
+    for (Job *job : t.second) h.entries.push_back({job, false});
+    h.replies = h.entries.size();
+    // An idle connection, or a new one dialed on its own thread (Collect
+    // sends the leg when it is there: a stalled node's handshake holds up
+    // no other leg); a pool with none free is not waited for (the reads
+    // stay on their leg).
+    bool must_dial = false;
+    auto conn = h.pool->Reserve(0, &must_dial);
+    if (!conn.ok()) {
+      legs_.pop_back();
+    } else if (must_dial) {
+      h.dial = pools_->DialAside(h.node, h.pool, ctx_->TimeoutFor(h.tier));
+    } else {
+      h.conn = std::move(*conn);
+      Send(&h);
+    }
+  }
+}
+
+void FanOut::Finish(Leg *leg, Status s) {
+  const int64_t t1 = SteadyNowNs();
+  SettleArrived(leg, &s);
+  if (s.ok() || leg->conn->broken()) {
+    leg->pool->Release(std::move(leg->conn));  // a broken one is dropped there
+  } else {
+    leg->pool->Discard(std::move(leg->conn));  // past its deadline: replies may still come
+  }
+  Conclude(leg, s, /*sent=*/true, t1);
 }
 
 namespace {
 
-// "" when every reply of the leg's commands (among those that came: all of
-// them, or the ones before a failure) has a shape its command can produce;
-// else what was wrong. ASKING's +OK is not checked (an error there shows in
-// the command's own reply).
+// "" when every reply of the leg's commands (among those that came) has a
+// shape its command can produce; else what was wrong. ASKING's +OK is not
+// checked (an error there shows in the command's own reply).
 template <typename Entries>
 std::string LegMismatch(const Entries &entries, const std::vector<ReplyPtr> &replies) {
   size_t next = 0;
@@ -274,9 +481,8 @@ std::string LegMismatch(const Entries &entries, const std::vector<ReplyPtr> &rep
     if (e.asking) ++next;
     if (next >= replies.size()) break;
     const auto &argv = e.job->argv;
-    const std::string bad = argv.empty() ? std::string()
-                                         : ReplyMismatch(argv[0], ExpectedReplyOf(argv),
-                                                         *replies[next]);
+    const std::string bad =
+        argv.empty() ? std::string() : ReplyMismatch(argv[0], ExpectedReplyOf(argv), *replies[next]);
     ++next;
     if (!bad.empty()) return bad;
   }
@@ -286,14 +492,16 @@ std::string LegMismatch(const Entries &entries, const std::vector<ReplyPtr> &rep
 }  // namespace
 
 bool FanOut::Exchange() {
-  if (ctx_->opts.pool.shared == 0) return false;
-  std::vector<std::pair<NodeLink *, LinkRequestPtr>> requests;
+  // Hedged legs read their sockets themselves (Collect): with hedging on,
+  // the pooled path serves every round.
+  if (ctx_->opts.pool.shared == 0 || ctx_->opts.hedge.mode != HedgeMode::kOff) return false;
   std::vector<std::shared_ptr<NodeLink>> links;
   for (Leg &leg : legs_) {
     leg.pool = &pools_->For(leg.node);
     links.push_back(pools_->LinkFor(leg.node));
     if (links.back() == nullptr) return false;  // no engine thread: the pooled path
   }
+  std::vector<std::pair<NodeLink *, LinkRequestPtr>> requests;
   auto waiter = std::make_shared<LinkWaiter>(legs_.size());
   for (size_t i = 0; i < legs_.size(); ++i) {
     Leg &leg = legs_[i];
@@ -305,8 +513,8 @@ bool FanOut::Exchange() {
     r->expected = leg.replies;
     leg.t0 = SteadyNowNs();
     r->deadline_ns = DeadlineAfter(ctx_->TimeoutFor(leg.tier), leg.t0);
-    // The leg's entries outlive the request's check: the waiter below
-    // returns only once every request is settled.
+    // The leg's entries outlive the request's check: the wait below returns
+    // only once every request is settled.
     const std::vector<Entry> *entries = &leg.entries;
     r->check = [entries](const std::vector<ReplyPtr> &replies) {
       return LegMismatch(*entries, replies);
@@ -318,49 +526,65 @@ bool FanOut::Exchange() {
   for (auto &lr : requests) lr.first->Submit(lr.second);
   waiter->Wait(requests);
   for (size_t i = 0; i < legs_.size(); ++i) {
+    Leg &leg = legs_[i];
     LinkRequest &r = *requests[i].second;
-    if (r.sent_ns != 0) legs_[i].t0 = r.sent_ns;
-    Deliver(&legs_[i], r.status, std::move(r.replies), r.sent, r.done_ns);
+    if (r.sent_ns != 0) leg.t0 = r.sent_ns;
+    leg.got = std::move(r.replies);  // checked on the engine thread
+    Status s = r.status;
+    SettleArrived(&leg, &s);
+    Conclude(&leg, s, r.sent, r.done_ns);
   }
   return true;
 }
 
-void FanOut::Receive(Leg *leg) {
-  if (leg->conn == nullptr) return;
-  std::vector<ReplyPtr> replies;
-  Status s = leg->conn->Receive(leg->replies, leg->deadline, &replies);
-  const int64_t t1 = SteadyNowNs();
-  // A reply of a shape its command cannot produce: the stream is off, and
-  // every reply of the leg may be another command's.
-  const std::string bad = LegMismatch(leg->entries, replies);
-  if (!bad.empty()) {
-    s = leg->conn->Poison(bad);
-    replies.clear();
+void FanOut::Conclude(Leg *leg, const Status &s, bool sent, int64_t t1) {
+  if (!s.ok()) {
+    pools_->NoteFailure(leg->node, leg->pool, s);
+  } else {
+    pools_->NoteSuccess(leg->node);
+    if (leg->hedgeable) leg->pool->counters().hedge_losses.store(0, std::memory_order_relaxed);
   }
-  leg->pool->Release(std::move(leg->conn));
-  Deliver(leg, s, std::move(replies), /*sent=*/true, t1);
+  if (!leg->got.empty()) leg->pool->counters().AddSample(leg->t0, t1);
+  FailEntries(leg, s, sent);
 }
 
-void FanOut::Deliver(Leg *leg, const Status &s, std::vector<ReplyPtr> replies, bool sent,
-                     int64_t t1) {
-  if (!s.ok())
-    pools_->NoteFailure(leg->node, leg->pool, s);
-  else
-    pools_->NoteSuccess(leg->node);
-  if (!replies.empty()) leg->pool->counters().AddSample(leg->t0, t1);
-  size_t r = 0;
-  for (Entry &e : leg->entries) {
-    if (e.asking) ++r;  // ASKING's +OK; an error there shows in the command's own reply
-    if (r >= replies.size()) {
-      Failed(e.job, *leg, s, sent);
-      continue;
+void FanOut::SettleArrived(Leg *leg, Status *s) {
+  std::vector<ReplyPtr> &got = leg->got;
+  // A reply of a shape its command cannot produce (among those that came):
+  // the stream is off, and every reply not settled may be another command's.
+  // (Shared connections check the replies on the engine thread: no conn.)
+  size_t next = leg->used;
+  for (size_t i = leg->settled; leg->conn != nullptr && i < leg->entries.size(); ++i) {
+    if (leg->entries[i].asking) ++next;
+    if (next >= got.size()) break;
+    Status bad = CheckReply(leg->entries[i].job->argv, *got[next++], leg->conn.get());
+    if (!bad.ok()) {
+      *s = std::move(bad);
+      got.resize(leg->used);
+      break;
     }
-    Settle(e.job, leg, std::move(replies[r++]));
+  }
+  for (; leg->settled < leg->entries.size(); ++leg->settled) {
+    const Entry &e = leg->entries[leg->settled];
+    // ASKING's +OK; an error there shows in the command's own reply.
+    const size_t r = leg->used + (e.asking ? 1 : 0);
+    if (r >= got.size()) break;
+    leg->used = r + 1;
+    if (e.job->answered) continue;  // the other leg's answer came first
+    Leg *origin = leg->hedge_of;
+    if (origin != nullptr && origin->conn != nullptr && !origin->lost_a_hedge) {
+      origin->lost_a_hedge = true;  // once per hedged leg
+      ctx_->stats.Add(&Stats::hedges_won);
+      pools_->NoteHedgeLost(origin->node, origin->pool);
+    }
+    Settle(e.job, leg, std::move(got[r]));
   }
 }
 
 void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
   Outcome o = Classify(std::move(reply), leg->node, job->access);
+  // LOADING / MASTERDOWN answer nothing: a hedge's other leg may still.
+  job->answered = o.kind != OutcomeKind::kNodeFailed;
   const bool served = o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kServerError;
   if (served) pools_->NoteServed(job->access, leg->tier, leg->pool);
   if (o.kind == OutcomeKind::kDone) {
@@ -385,12 +609,12 @@ void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
       }
       if (o.kind == OutcomeKind::kMoved) {
         ctx_->stats.Add(&Stats::moved);
-        Status s = ctx_->router->ReportMoved(o.slot, o.host, o.port);
+        Status s = ctx_->topo->ReportMoved(o.slot, o.host, o.port);
         if (!s.ok()) job->status = s;
         ctx_->TriggerRefresh();
       } else {
         ctx_->stats.Add(&Stats::ask);
-        auto target = ctx_->router->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
+        auto target = ctx_->topo->ReportAsk(o.slot, o.host, o.port);  // marks it migrating
         if (target.ok()) {
           job->ask = *target;
           asked_.Add(job->ask);  // the router pins it now (until its second update)

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cloudroute/net/deadline.hpp"
+#include "cloudroute/net/errors.hpp"
+
 namespace cloudroute {
 namespace net {
 
@@ -71,6 +74,16 @@ uint32_t HedgeDelayUs(const HedgeOptions &o, const RecentLatency &node_latency) 
   uint32_t q = 0;
   if (!node_latency.Quantile(o.percentile, &q)) return fixed_us;
   return std::max(q, o.min_delay_ms * 1000u);
+}
+
+int64_t HedgeDialUntil(const HedgeOptions &o, int64_t start_ns, int64_t delay_ns) {
+  return std::max(start_ns + delay_ns, DeadlineAfter(o.delay_ms, start_ns));
+}
+
+Status DialNotReady(const std::string &address) {
+  return Error(kTimeout, address +
+                             ": a new connection was not ready within the hedge delay "
+                             "(the dial goes on)");
 }
 
 void HedgeBudget::OnRead() {

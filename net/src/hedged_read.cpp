@@ -7,9 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <climits>
-#include <mutex>
 
 #include "cloudroute/net/command_executor.hpp"
 #include "cloudroute/net/deadline.hpp"
@@ -68,20 +66,12 @@ std::unique_ptr<Connection> FirstConnection(NodePools *pools, Leg *leg, uint32_t
   }
   if (!must_dial) return std::move(*idle);
   std::shared_ptr<NodePools::PendingDial> dial = pools->DialAside(leg->node, leg->pool, tier_ms);
-  std::unique_lock<std::mutex> lock(dial->mu);
-  dial->cv.wait_for(lock,
-                    std::chrono::nanoseconds(std::max<int64_t>(dial_until - SteadyNowNs(), 0)),
-                    [&] { return dial->done; });
-  if (!dial->done) {
-    dial->abandoned = true;
+  auto conn = NodePools::AwaitDial(dial.get(), dial_until);
+  if (!conn.ok()) {
+    Fail(pools, leg, conn.status());
     return nullptr;
   }
-  if (dial->conn == nullptr) {
-    const Status s = dial->status;
-    lock.unlock();
-    Fail(pools, leg, s);
-  }
-  return std::move(dial->conn);
+  return std::move(*conn);
 }
 
 // Sends the command on the leg's connection (conn; null: the leg failed,
@@ -181,11 +171,7 @@ Outcome CommandExecutor::TryHedged(const Candidate &first, const Candidate &next
   const int64_t start = SteadyNowNs();
   const int64_t delay_ns =
       static_cast<int64_t>(HedgeDelayUs(ctx_->opts.hedge, a.pool->counters().recent)) * 1000;
-  // A handshake takes a few round trips: an adaptive delay (a round trip's
-  // p99) would give up on healthy dials, so a new connection gets at least
-  // hedge_delay_ms.
-  const int64_t dial_until =
-      std::max(start + delay_ns, DeadlineAfter(ctx_->opts.hedge.delay_ms, start));
+  const int64_t dial_until = HedgeDialUntil(ctx_->opts.hedge, start, delay_ns);
   std::unique_ptr<Connection> conn = FirstConnection(pools_, &a, tier_ms, dial_until);
   if (conn == nullptr && !a.failed) {
     // A handshake slower than that (a stalled node accepts TCP connections):
@@ -194,9 +180,7 @@ Outcome CommandExecutor::TryHedged(const Candidate &first, const Candidate &next
     Outcome o;
     o.node = a.node;
     o.tier = a.tier;
-    o.status = Error(kTimeout, a.node->address +
-                                   ": a new connection was not ready within the hedge delay "
-                                   "(the dial goes on)");
+    o.status = DialNotReady(a.node->address);
     return o;
   }
   if (!Send(pools_, std::move(conn), tier_ms, args, call, &a)) return settle(&a);

@@ -22,13 +22,15 @@ NodePool &NodePools::For(NodeEntry *node) {
     // (NAT, a proxy, a cloud's private endpoint): routing keeps the identity.
     std::string host = node->host;
     uint16_t port = node->port;
-    const auto &remap = ctx_->router->config().connect_via;
+    const auto &remap = ctx_->topo->config().connect_via;
     if (auto it = remap.find(node->address); it != remap.end()) {
       host = it->second.first;
       port = it->second.second;
     }
     ConnectOptions conn = ctx_->opts.conn;
-    conn.readonly = true;                    // once per connection; harmless on a master
+    // Cluster replicas serve reads after READONLY (once per connection;
+    // harmless on a master); a ring's standalone servers need none.
+    conn.readonly = ctx_->topo->redirects();
     const std::string id_host = node->host;  // the identity zones are reported under
     const uint16_t id_port = node->port;
     p = std::make_shared<NodePool>(
@@ -108,7 +110,7 @@ std::vector<std::pair<uint32_t, std::shared_ptr<NodePool>>> NodePools::List() co
 }
 
 size_t NodePools::Sweep() {
-  const NodeRegistry &reg = ctx_->router->registry();
+  const NodeRegistry &reg = ctx_->topo->registry();
   std::vector<std::shared_ptr<NodePool>> gone;  // closed outside the lock
   std::vector<std::shared_ptr<NodeLink>> gone_links;
   {
@@ -137,7 +139,7 @@ size_t NodePools::Sweep() {
 
 std::vector<NodeStatsValues> NodePools::node_stats() const {
   std::vector<NodeStatsValues> out;
-  NodeRegistry &reg = ctx_->router->registry();
+  NodeRegistry &reg = ctx_->topo->registry();
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto &p : pools_) {
     NodeEntry *e = reg.Pin(p.first);
@@ -174,7 +176,7 @@ void NodePools::NotePoisoned(const std::string &address, const Status &why) {
 }
 
 void NodePools::NoteFailure(NodeEntry *node, NodePool *pool, const Status &s) {
-  NodeRegistry &reg = ctx_->router->registry();
+  NodeRegistry &reg = ctx_->topo->registry();
   const bool timed_out = s.code() == kTimeout;
   const bool was_open = node->health.open();
   // A timeout sets the node aside at once: every pick until its cool-down
@@ -271,12 +273,28 @@ std::shared_ptr<NodePools::PendingDial> NodePools::DialAside(NodeEntry *node, No
   return pending;
 }
 
+Result<std::unique_ptr<Connection>> NodePools::AwaitDial(PendingDial *dial, int64_t until_ns,
+                                                         bool abandon) {
+  std::unique_lock<std::mutex> lock(dial->mu);
+  // Slices of wait_for (see ~NodePools), so an open-ended wait needs no huge duration.
+  for (int64_t now = SteadyNowNs(); !dial->done && now < until_ns; now = SteadyNowNs()) {
+    dial->cv.wait_for(lock,
+                      std::chrono::nanoseconds(std::min<int64_t>(until_ns - now, 100 * kNsPerMs)));
+  }
+  if (!dial->done) {
+    dial->abandoned = abandon;
+    return std::unique_ptr<Connection>();
+  }
+  if (dial->conn == nullptr) return dial->status;
+  return std::move(dial->conn);
+}
+
 void NodePools::NoteHedgeLost(NodeEntry *node, NodePool *pool) {
   std::atomic<uint32_t> &losses = pool->counters().hedge_losses;
   const uint32_t n = losses.fetch_add(1, std::memory_order_relaxed) + 1;
   if (n < kHedgeLossesBeforeSetAside) return;
   losses.store(0, std::memory_order_relaxed);
-  NodeRegistry &reg = ctx_->router->registry();
+  NodeRegistry &reg = ctx_->topo->registry();
   const bool was_open = node->health.open();
   node->health.SetAside(reg.clock()(), reg.health_config());
   if (!was_open && ctx_->log.Enabled(LogLevel::kWarn)) {

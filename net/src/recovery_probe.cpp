@@ -37,7 +37,7 @@ void RecoveryProber::Run() {
 }
 
 size_t RecoveryProber::Round() {
-  const std::shared_ptr<const Snapshot> snap = ctx_->router->Current();
+  const std::shared_ptr<const Snapshot> snap = ctx_->topo->Current();
   if (snap == nullptr) return 0;
   // The snapshot pins every node it names, so the entries stay this
   // topology's nodes for the whole round.
@@ -53,7 +53,7 @@ size_t RecoveryProber::Round() {
     note(set.master, set.master_tier);
     for (const Candidate &c : set.list) note(c.node, c.tier);
   }
-  NodeRegistry &reg = ctx_->router->registry();
+  NodeRegistry &reg = ctx_->topo->registry();
   for (const auto &d : down) {
     {
       std::lock_guard<std::mutex> lock(mu_);

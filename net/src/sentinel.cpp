@@ -1,5 +1,8 @@
 // SentinelWatcher: asking the sentinels and following their events (see
-// sentinel.hpp). Commands through the groups are in sentinel_client.cpp.
+// sentinel.hpp). The client that runs commands through the groups is in
+// sentinel_client.cpp.
+#include "cloudroute/net/sentinel.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
@@ -8,7 +11,6 @@
 #include "cloudroute/net/backoff.hpp"
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
-#include "cloudroute/net/sentinel.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -69,12 +71,13 @@ std::string EventGroup(const std::string &payload) {
 
 SentinelWatcher::SentinelWatcher(ShardGroups *groups, std::vector<Seed> sentinels,
                                  std::vector<std::string> names, SentinelOptions opts,
-                                 SentinelCounters *counters)
+                                 SentinelCounters *counters, EventLog *log)
     : groups_(groups),
       sentinels_(std::move(sentinels)),
       names_(std::move(names)),
       opts_(std::move(opts)),
       counters_(counters),
+      log_(log),
       applied_(names_.size()),
       asked_ns_(names_.size(), 0) {}
 
@@ -170,7 +173,15 @@ void SentinelWatcher::Apply(uint32_t group, const SentinelView &v) {
     return true;
   };
   if (master_changed) {
-    if (old.master.port != 0) counters_->master_changes.fetch_add(1, std::memory_order_relaxed);
+    if (old.master.port != 0) {
+      counters_->master_changes.fetch_add(1, std::memory_order_relaxed);
+      if (log_ != nullptr && log_->Enabled(LogLevel::kWarn)) {
+        log_->Emit(LogLevel::kWarn, "failover seen",
+                   {{"group", names_[group]},
+                    {"from", FormatAddress(old.master.host, old.master.port)},
+                    {"node", FormatAddress(v.master.host, v.master.port)}});
+      }
+    }
     (void)groups_->SetMaster(group, v.master.host, v.master.port);
   }
   if (master_changed || !same(old.replicas, v.replicas)) {
@@ -198,7 +209,12 @@ Status SentinelWatcher::AskGroupLocked(uint32_t group) {
     ask_conn_.reset();
   }
   counters_->ask_failures.fetch_add(1, std::memory_order_relaxed);
-  return Error(last.code(), "no sentinel answered about '" + names_[group] + "': " + why);
+  Status failed = Error(last.code(), "no sentinel answered about '" + names_[group] + "': " + why);
+  if (log_ != nullptr && log_->Enabled(LogLevel::kWarn)) {
+    log_->EmitLimited(LogLevel::kWarn, "sentinel ask " + names_[group], "refresh failed",
+                      {{"group", names_[group]}, {"error", failed.message()}});
+  }
+  return failed;
 }
 
 Status SentinelWatcher::AskAll() {
@@ -308,6 +324,10 @@ void SentinelWatcher::Run() {
     ReplyPtr push;
     Status s = sub_->WaitPush(DeadlineAfter(kPushSliceMs), &push);
     if (!s.ok()) {
+      if (log_ != nullptr && log_->Enabled(LogLevel::kWarn)) {
+        log_->Emit(LogLevel::kWarn, "sentinel subscription lost",
+                   {{"node", sub_->address()}, {"error", s.message()}});
+      }
       sub_.reset();
       subscribed_.store(false, std::memory_order_relaxed);
       next = (next + 1) % sentinels_.size();  // that sentinel went away: try the next

@@ -31,6 +31,11 @@ static void options_init_matches_the_macro(void **state) {
   assert_null(b.sentinel_password);
   assert_null(b.client_name);
   assert_int_equal(a.reask_interval_ms, 5000);
+  assert_int_equal(a.failures_before_refresh, 3);
+  assert_int_equal(a.tls, 0);
+  assert_int_equal(a.tls_verify, 1);
+  assert_int_equal(a.hedge_mode, CR_HEDGE_OFF);
+  assert_int_equal(a.hedge_delay_ms, 20);
   assert_int_equal(a.command_timeout_ms[CR_TIER_LOCAL], 500);
   assert_int_equal(cr_sentinel_options_init(NULL, sizeof(cr_sentinel_options)), CR_EINVAL);
 }
@@ -81,6 +86,25 @@ static void new_refuses_invalid_arguments(void **state) {
   assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, s), CR_EINVAL);
   assert_error_mentions("db 4294967295 is above the largest database index");
   assert_null(c);
+  /* The engine's fields, checked as cr_client_new checks them. */
+  o = (cr_sentinel_options)CR_SENTINEL_OPTIONS_INIT;
+  o.tls = 2;
+  assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, s), CR_EINVAL);
+  assert_error_mentions("tls");
+  o = (cr_sentinel_options)CR_SENTINEL_OPTIONS_INIT;
+  o.tls = 1;
+  o.tls_ca_file = "/nonexistent/ca.pem";
+  assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, s), CR_EINVAL);
+  assert_error_mentions("ca.pem");
+  o = (cr_sentinel_options)CR_SENTINEL_OPTIONS_INIT;
+  o.hedge_mode = CR_HEDGE_FIXED;
+  o.hedge_delay_ms = 0;
+  assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, s), CR_EINVAL);
+  assert_error_mentions("hedge_delay_ms");
+  o = (cr_sentinel_options)CR_SENTINEL_OPTIONS_INIT;
+  o.hedge_mode = (cr_hedge_mode)9;
+  assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, s), CR_EINVAL);
+  assert_null(c);
   cr_ring_free(ring);
   cr_ring_free(unbuilt);
   cr_ring_free(three);
@@ -121,6 +145,14 @@ static void entry_points_refuse_null(void **state) {
   cr_sentinel_stats st = CR_SENTINEL_STATS_INIT;
   assert_int_equal(cr_sentinel_client_get_stats(&st, NULL), CR_EINVAL);
   assert_int_equal(cr_sentinel_client_get_stats(NULL, NULL), CR_EINVAL);
+  cr_client_node_stats ns[2] = {CR_CLIENT_NODE_STATS_INIT, CR_CLIENT_NODE_STATS_INIT};
+  size_t needed = 7;
+  assert_int_equal(cr_sentinel_client_get_node_stats(ns, 2, &needed, NULL), CR_EINVAL);
+  assert_int_equal(cr_sentinel_client_get_node_stats(ns, 2, NULL, NULL), CR_EINVAL);
+  char text[16];
+  assert_int_equal(cr_sentinel_client_get_metrics_text(text, sizeof text, &needed, NULL),
+                   CR_EINVAL);
+  assert_int_equal(cr_sentinel_client_get_metrics_text(text, sizeof text, NULL, NULL), CR_EINVAL);
   cr_sentinel_client_free(NULL); /* no-op */
 }
 

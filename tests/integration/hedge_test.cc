@@ -9,10 +9,15 @@
 //    300 ms; hedges were sent and won.
 //  - nothing wrong: over 1500 reads hardly any are hedged.
 //  - n4 (shard 2's master) stopped: a write times out and is never hedged.
+//  - fan-out: n6 stopped, an MGET over keys of every shard and a pipeline of
+//    reads with an INCR (and a read of it: master-only) in it answer well
+//    under the local timeout, values in place, the INCR applied exactly once
+//    per pipeline; with nothing wrong, MGETs hardly ever hedge a leg.
 //
 // CR_TEST_CLUSTER_ENV names the cluster.env. Prints greppable HEDGE lines.
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -84,7 +89,99 @@ class Hedge : public crtest::ClusterTest {
     crtest::StoreAndSettle(cl, keys);
     return keys;
   }
+  // n keys over every shard (at least a third of them first read from n6),
+  // stored and readable.
+  std::vector<std::string> KeysOnEveryShard(FaultClient &cl, size_t n) {
+    std::vector<std::string> keys;
+    size_t on_n6 = 0;
+    for (int i = 0; keys.size() < n && i < 100000; ++i) {
+      std::string k = "hedgefan:" + std::to_string(i);
+      const bool n6_first = FirstCandidate(cl, k) == Node(6, "ADDR");
+      if (!n6_first && keys.size() - on_n6 >= n - n / 3) continue;
+      on_n6 += n6_first ? 1 : 0;
+      keys.push_back(std::move(k));
+    }
+    EXPECT_EQ(keys.size(), n);
+    crtest::StoreAndSettle(cl, keys);
+    return keys;
+  }
 };
+
+// One MGET of keys: "" when it succeeded with every value in place, else why not.
+std::string MGetInPlace(FaultClient &cl, const std::vector<std::string> &keys) {
+  std::vector<const void *> kp;
+  std::vector<size_t> kl;
+  for (const std::string &k : keys) {
+    kp.push_back(k.data());
+    kl.push_back(k.size());
+  }
+  cr_reply *r = nullptr;
+  const cr_status s = cr_client_cmd_mget(&r, cl.c, kp.data(), kl.data(), keys.size());
+  std::string bad;
+  if (s != CR_OK) {
+    bad = std::string("MGET: ") + cr_status_str(s) + ": " + cr_last_error();
+  } else if (cr_reply_get_count(r) != keys.size()) {
+    bad = "MGET: " + std::to_string(cr_reply_get_count(r)) + " values";
+  } else {
+    for (size_t i = 0; i < keys.size() && bad.empty(); ++i) {
+      const char *v = cr_reply_get_string(cr_reply_get_element(r, i), nullptr);
+      if (v == nullptr || v != crtest::ValueOf(keys[i])) bad = "MGET: wrong value of " + keys[i];
+    }
+  }
+  cr_reply_free(r);
+  return bad;
+}
+
+// One pipeline: GET of each key, then INCR counter and GET counter (a read
+// after a write of its slot: master-only), then GET of each key again. ""
+// when every result is in place and the INCR gave *count + 1 (then *count
+// is that), else why not.
+std::string PipelineInPlace(FaultClient &cl, const std::vector<std::string> &keys,
+                            const std::string &counter, int64_t *count) {
+  cr_pipeline *p = nullptr;
+  if (cr_pipeline_new(&p, cl.c) != CR_OK) return std::string("pipeline: ") + cr_last_error();
+  static const std::string kGet = "GET", kIncr = "INCR";
+  auto add = [p](const std::string &cmd, const std::string &key, cr_access access) {
+    const void *argv[2] = {cmd.data(), key.data()};
+    const size_t lens[2] = {cmd.size(), key.size()};
+    return cr_pipeline_add(p, access, 1, 2, argv, lens);
+  };
+  for (const std::string &k : keys) add(kGet, k, CR_ACCESS_READ);
+  add(kIncr, counter, CR_ACCESS_WRITE);
+  add(kGet, counter, CR_ACCESS_READ);
+  for (const std::string &k : keys) add(kGet, k, CR_ACCESS_READ);
+  const size_t n = cr_pipeline_get_count(p);
+  std::vector<cr_reply *> replies(n, nullptr);
+  std::vector<cr_status> statuses(n, CR_OK);
+  size_t needed = 0;
+  const cr_status s = cr_pipeline_execute(replies.data(), statuses.data(), n, &needed, p);
+  std::string bad;
+  if (s != CR_OK) bad = std::string("pipeline: ") + cr_status_str(s) + ": " + cr_last_error();
+  const size_t m = keys.size();
+  for (size_t i = 0; i < n && bad.empty(); ++i) {
+    if (i == m) {
+      if (cr_reply_get_integer(replies[i]) != *count + 1) {
+        bad = "INCR gave " + std::to_string(cr_reply_get_integer(replies[i])) + ", expected " +
+              std::to_string(*count + 1);
+      }
+      continue;
+    }
+    const char *v = cr_reply_get_string(replies[i], nullptr);
+    const std::string want =
+        i == m + 1 ? std::to_string(*count + 1) : crtest::ValueOf(keys[i < m ? i : i - m - 2]);
+    if (v == nullptr || v != want) bad = "pipeline: wrong result at " + std::to_string(i);
+  }
+  if (bad.empty()) ++*count;
+  for (cr_reply *r : replies) cr_reply_free(r);
+  cr_pipeline_free(p);
+  return bad;
+}
+
+int64_t MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               t0)
+      .count();
+}
 
 TEST_F(Hedge, StalledReplicaCostsAHedgeDelayNotATimeout) {
   FaultClient cl(env_["SEEDS"], CR_POLICY_LOCAL, HedgeOptions(), 500);
@@ -161,6 +258,84 @@ TEST_F(Hedge, WritesAreNeverHedged) {
   EXPECT_EQ(after.hedges_denied, before.hedges_denied);
   EXPECT_EQ(NodeWrites(cl, Node(5, "ADDR")), 0u);
   EXPECT_EQ(NodeWrites(cl, Node(6, "ADDR")), 0u);
+}
+
+TEST_F(Hedge, FanOutLegsOfAStalledReplicaAreHedged) {
+  FaultClient cl(env_["SEEDS"], CR_POLICY_LOCAL, HedgeOptions(), 500);
+  ASSERT_NE(cl.c, nullptr);
+  const std::vector<std::string> keys = KeysOnEveryShard(cl, 60);
+  if (HasFatalFailure()) return;
+  // The pipeline's reads: 12 of the keys, every shard among them.
+  const std::vector<std::string> some(keys.begin(), keys.begin() + 12);
+  const std::vector<std::string> counters = cl.KeysOwnedBy(Node(4, "ADDR"), "hedgefan-count:", 1);
+  ASSERT_EQ(counters.size(), 1u);
+  const std::string &counter = counters[0];
+  ASSERT_EQ(cl.Set(counter, "0"), CR_OK) << cr_last_error();
+  int64_t count = 0;
+  // Warm: every pool has connections.
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(MGetInPlace(cl, keys), "");
+    ASSERT_EQ(PipelineInPlace(cl, some, counter, &count), "");
+  }
+  const cr_client_stats before = cl.Stats();
+  int64_t slowest_mget = 0, slowest_pipeline = 0;
+  uint64_t requests = 0;
+  std::string first_bad;
+  {
+    Paused stalled(Node(6, "PID"));
+    ASSERT_TRUE(stalled.ok()) << "SIGSTOP n6";
+    // Two breaker cool-downs: the stall's start and two half-open probes.
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+    while (std::chrono::steady_clock::now() < end) {
+      auto t0 = std::chrono::steady_clock::now();
+      std::string bad = MGetInPlace(cl, keys);
+      slowest_mget = std::max(slowest_mget, MsSince(t0));
+      if (first_bad.empty()) first_bad = bad;
+      t0 = std::chrono::steady_clock::now();
+      bad = PipelineInPlace(cl, some, counter, &count);
+      slowest_pipeline = std::max(slowest_pipeline, MsSince(t0));
+      if (first_bad.empty()) first_bad = bad;
+      requests += 2;
+    }
+  }
+  const cr_client_stats after = cl.Stats();
+  std::printf(
+      "HEDGE scenario=fanout-stall requests=%llu slowest_mget_ms=%lld slowest_pipeline_ms=%lld "
+      "hedges=%llu won=%llu denied=%llu\n",
+      (unsigned long long)requests, (long long)slowest_mget, (long long)slowest_pipeline,
+      (unsigned long long)(after.hedges - before.hedges),
+      (unsigned long long)(after.hedges_won - before.hedges_won),
+      (unsigned long long)(after.hedges_denied - before.hedges_denied));
+  std::fflush(stdout);
+  EXPECT_EQ(first_bad, "");
+  // An unhedged leg on n6 would wait for the local timeout (1 s).
+  EXPECT_LT(slowest_mget, 300) << "an MGET waited for the stalled replica instead of hedging";
+  EXPECT_LT(slowest_pipeline, 300) << "a pipeline waited for the stalled replica";
+  EXPECT_GE(after.hedges_won - before.hedges_won, 1u);
+  EXPECT_GE(after.hedges, after.hedges_won);
+  // Every INCR was applied once: the counter is the number of pipelines run.
+  std::string v;
+  ASSERT_EQ(cl.Get(counter, &v), CR_OK) << cr_last_error();
+  EXPECT_EQ(v, std::to_string(count));
+}
+
+TEST_F(Hedge, QuietFanOutHedgesAlmostNever) {
+  FaultClient cl(env_["SEEDS"], CR_POLICY_LOCAL, HedgeOptions(), 500);
+  ASSERT_NE(cl.c, nullptr);
+  const std::vector<std::string> keys = KeysOnEveryShard(cl, 60);
+  if (HasFatalFailure()) return;
+  const cr_client_stats before = cl.Stats();
+  constexpr uint64_t kRequests = 500;
+  for (uint64_t i = 0; i < kRequests; ++i) ASSERT_EQ(MGetInPlace(cl, keys), "");
+  const cr_client_stats after = cl.Stats();
+  const uint64_t hedges = after.hedges - before.hedges;
+  std::printf("HEDGE scenario=fanout-quiet requests=%llu hedges=%llu\n",
+              (unsigned long long)kRequests, (unsigned long long)hedges);
+  std::fflush(stdout);
+  // Each MGET has a leg per node it reads (3 or more): a leg slower than
+  // 20 ms on loopback is rare even on a busy machine; 2% of the requests
+  // leaves room for scheduler stalls and stays well under the budget.
+  EXPECT_LE(hedges, kRequests / 50);
 }
 
 }  // namespace

@@ -12,6 +12,14 @@
 // until the first write succeeded there.) The harness's setup is damaged by
 // it, so it runs on its own fixture and ports.
 //
+// SentinelEngine runs on a second harness setup of its own (ctest
+// integration.sentinel_engine, ports 8751-8763): the cluster client's failure
+// tests on the engine the Sentinel client shares with it — ACL users for the
+// sentinels and the data nodes; a local replica
+// stalled (SIGSTOP) with hedged reads, bounded read latency, the replica back
+// in service after SIGCONT through the recovery prober; that replica killed;
+// a failover under reads and writes that loses no acknowledged write.
+//
 // CR_TEST_SENTINEL_ENV names the harness's sentinel.env.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -21,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -49,7 +58,8 @@ struct Fixture {
   cr_shard_groups *groups = nullptr;
   std::vector<std::string> keys[2];  // keys of group0 and group1
 
-  Fixture() {
+  // tweak: changes to the options before the client is made.
+  explicit Fixture(const std::function<void(cr_sentinel_options *)> &tweak = nullptr) {
     cr_ring *ring = nullptr;
     cr_ring_options ro = CR_RING_OPTIONS_INIT;
     EXPECT_EQ(cr_ring_new(&ring, &ro), CR_OK);
@@ -71,6 +81,7 @@ struct Fixture {
     o.sentinel_timeout_ms = 500;
     o.reask_interval_ms = 2000;
     o.client_name = "cr-sentinel-test";
+    if (tweak) tweak(&o);
     const char *names[] = {"group0", "group1"};
     const cr_status s =
         cr_sentinel_client_new(&c, cfg, &o, ring, names, 2, Env()["SENTINELS"].c_str());
@@ -120,6 +131,22 @@ struct Fixture {
     EXPECT_EQ(cr_sentinel_client_get_stats(&st, c), CR_OK);
     return st;
   }
+
+  // Reads the instance at addr answered so far (0 before it served any);
+  // *all (optional) gets "addr=reads" of every instance.
+  uint64_t ReadsServedBy(const std::string &addr, std::string *all = nullptr) {
+    cr_client_node_stats ns[16];
+    for (auto &x : ns) x = CR_CLIENT_NODE_STATS_INIT;
+    size_t n = 0;
+    EXPECT_EQ(cr_sentinel_client_get_node_stats(ns, 16, &n, c), CR_OK) << cr_last_error();
+    uint64_t reads = 0;
+    for (size_t i = 0; i < n && i < 16; ++i) {
+      const std::string a = std::string(ns[i].host) + ":" + std::to_string(ns[i].port);
+      if (all != nullptr) *all += a + "=" + std::to_string(ns[i].reads) + " ";
+      if (a == addr) reads = ns[i].reads;
+    }
+    return reads;
+  }
 };
 
 class SentinelLive : public ::testing::Test {
@@ -128,6 +155,7 @@ class SentinelLive : public ::testing::Test {
     if (Env().empty()) GTEST_SKIP() << "CR_TEST_SENTINEL_ENV not set (run through ctest)";
   }
 };
+using SentinelEngine = SentinelLive;
 
 TEST_F(SentinelLive, AsksTheSentinelsAndServesReadsAndWrites) {
   Fixture f;
@@ -190,6 +218,7 @@ struct Reader {
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> ok{0}, failed{0}, wrong{0};
   std::atomic<long long> max_us{0};
+  std::atomic<uint64_t> slow{0};  // reads slower than 250 ms
   std::mutex mu;
   std::vector<std::string> errors;
   std::thread t;
@@ -204,6 +233,7 @@ struct Reader {
         const long long us =
             std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
         if (us > max_us.load()) max_us.store(us);
+        if (us > 250000) slow++;
         if (s != CR_OK) {
           failed++;
           std::lock_guard<std::mutex> lock(mu);
@@ -284,9 +314,9 @@ bool ReplicasHoldValues(Fixture &f, const std::vector<std::string> &keys) {
   return n > 1;
 }
 
-TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
-  Fixture f;
-  ASSERT_NE(f.c, nullptr);
+// Writes "v:<key>" to every key of both groups and waits until every
+// replica holds them.
+void SeedKeys(Fixture &f) {
   for (int g = 0; g < 2; ++g) {
     for (const std::string &k : f.keys[g]) {
       ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"SET", k, "v:" + k}), CR_OK) << cr_last_error();
@@ -297,6 +327,32 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
                                   std::chrono::seconds(10), std::chrono::milliseconds(50)))
         << "the replicas of group" << g << " did not catch up";
   }
+}
+
+// The harness's node (NODE<n>_*) whose address is addr: its PID; "" if none.
+std::string PidOf(const std::string &addr) {
+  for (int n = 1; n <= 6; ++n) {
+    if (Env()["NODE" + std::to_string(n) + "_ADDR"] == addr)
+      return Env()["NODE" + std::to_string(n) + "_PID"];
+  }
+  return "";
+}
+
+// The local (cloud A) replica of group g, from the harness's layout.
+std::string LocalReplica(int g) {
+  for (int n = 1; n <= 6; ++n) {
+    const std::string p = "NODE" + std::to_string(n);
+    if (Env()[p + "_GROUP"] == "group" + std::to_string(g) && Env()[p + "_ROLE"] == "replica" &&
+        Env()[p + "_CLOUD"] == "A")
+      return Env()[p + "_ADDR"];
+  }
+  return "";
+}
+
+TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
+  Fixture f;
+  ASSERT_NE(f.c, nullptr);
+  ASSERT_NO_FATAL_FAILURE(SeedKeys(f));
 
   Reader reader(&f);
   ASSERT_TRUE(crtest::WaitUntil([&] { return reader.ok.load() > 0; }, std::chrono::seconds(10)))
@@ -329,11 +385,7 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
   // client must resubscribe on another sentinel to hear of it.
   ASSERT_EQ(kill(std::stoi(Env()["SENTINEL1_PID"]), SIGKILL), 0);
   const std::string old1 = f.Master(f.keys[1][0]);
-  std::string pid;
-  for (int n = 1; n <= 6; ++n) {
-    if (Env()["NODE" + std::to_string(n) + "_ADDR"] == old1)
-      pid = Env()["NODE" + std::to_string(n) + "_PID"];
-  }
+  const std::string pid = PidOf(old1);
   ASSERT_FALSE(pid.empty()) << "no PID for " << old1;
   reads_before = reader.ok.load() + reader.failed.load();
   t0 = Clock::now();
@@ -377,6 +429,218 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
     ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"SET", f.keys[g][1], "after"}), CR_OK) << cr_last_error();
     ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"GET", f.keys[g][1]}, &v), CR_OK) << cr_last_error();
     EXPECT_EQ(v, "after");
+  }
+}
+
+// redis-cli's output for args sent to every data node, or every sentinel,
+// of the harness; false when one did not answer OK.
+bool OnEach(const char *kind, const std::string &args) {
+  const int count = std::stoi(Env()[std::string(kind) + "_COUNT"]);
+  for (int n = 1; n <= count; ++n) {
+    if (RedisCli(Env()[std::string(kind) + std::to_string(n) + "_ADDR"], args) != "OK\n")
+      return false;
+  }
+  return true;
+}
+
+// ACL users of their own on the sentinels and on the data nodes (made at
+// run time: the default user stays for the harness): the client
+// authenticates as each, the data nodes' user's key pattern holds, and a
+// wrong password of either is refused without appearing in the error.
+TEST_F(SentinelEngine, AclUsersForTheSentinelsAndTheDataNodes) {
+  ASSERT_TRUE(
+      OnEach("SENTINEL", "ACL SETUSER cr-sentinel on '>sentinel-secret' allchannels +@all"));
+  ASSERT_TRUE(OnEach("NODE", "ACL SETUSER cr-app on '>app-secret' '~sentinel:*' +@all"));
+  auto with = [](const char *sentinel_password, const char *password) {
+    return [=](cr_sentinel_options *o) {
+      o->sentinel_username = "cr-sentinel";
+      o->sentinel_password = sentinel_password;
+      o->username = "cr-app";
+      o->password = password;
+    };
+  };
+  {
+    Fixture f(with("sentinel-secret", "app-secret"));
+    ASSERT_NE(f.c, nullptr);
+    std::string v;
+    ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"SET", f.keys[1][0], "acl"}), CR_OK) << cr_last_error();
+    ASSERT_TRUE(crtest::WaitUntil(
+        [&] {
+          return f.Command(CR_ACCESS_READ, {"GET", f.keys[1][0]}, &v) == CR_OK && v == "acl";
+        },
+        std::chrono::seconds(5)))
+        << cr_last_error();
+    EXPECT_EQ(f.Command(CR_ACCESS_WRITE, {"SET", "other:key", "x"}), CR_EREDIS);
+    EXPECT_NE(std::string(cr_last_error()).find("NOPERM"), std::string::npos) << cr_last_error();
+    EXPECT_EQ(f.Stats().subscribed, 1) << "the subscription did not authenticate";
+  }
+  {
+    cr_ring *ring = nullptr;
+    cr_ring_options ro = CR_RING_OPTIONS_INIT;
+    ASSERT_EQ(cr_ring_new(&ring, &ro), CR_OK);
+    ASSERT_EQ(cr_ring_add_shard(ring, "group0", 1), CR_OK);
+    ASSERT_EQ(cr_ring_build(ring), CR_OK);
+    cr_sentinel_options o = CR_SENTINEL_OPTIONS_INIT;
+    with("wrong-sentinel-secret", "app-secret")(&o);
+    const char *names[] = {"group0"};
+    cr_sentinel_client *c = nullptr;
+    EXPECT_NE(cr_sentinel_client_new(&c, NULL, &o, ring, names, 1, Env()["SENTINELS"].c_str()),
+              CR_OK);
+    EXPECT_EQ(c, nullptr);
+    EXPECT_EQ(std::string(cr_last_error()).find("wrong-sentinel-secret"), std::string::npos);
+    cr_ring_free(ring);
+  }
+  {
+    Fixture f(with("sentinel-secret", "wrong-app-secret"));
+    ASSERT_NE(f.c, nullptr) << "the sentinels' user is right: the client starts";
+    EXPECT_NE(f.Command(CR_ACCESS_WRITE, {"SET", f.keys[0][0], "x"}), CR_OK);
+    const std::string err = cr_last_error();
+    EXPECT_EQ(err.find("wrong-app-secret"), std::string::npos) << err;
+    EXPECT_NE(f.Command(CR_ACCESS_READ, {"GET", f.keys[0][0]}), CR_OK);
+  }
+}
+
+// A stalled local replica (SIGSTOP) under hedged reads: no read fails, none
+// waits for the stalled node's timeout (hedge delay 20 ms), the replica is set
+// aside; after SIGCONT the recovery prober brings it back and it serves reads
+// again. Then it is killed (kill -9): still no read fails.
+TEST_F(SentinelEngine, AStalledThenKilledLocalReplicaCostsNoRead) {
+  Fixture f([](cr_sentinel_options *o) {
+    o->hedge_mode = CR_HEDGE_FIXED;
+    o->hedge_delay_ms = 20;
+    o->hedge_budget_percent = 100;
+  });
+  ASSERT_NE(f.c, nullptr);
+  ASSERT_NO_FATAL_FAILURE(SeedKeys(f));
+  const std::string replica = LocalReplica(1);
+  const std::string pid = PidOf(replica);
+  ASSERT_FALSE(pid.empty()) << "no local replica of group1 in the harness's layout";
+  Reader reader(&f);
+  ASSERT_TRUE(
+      crtest::WaitUntil([&] { return f.ReadsServedBy(replica) > 20; }, std::chrono::seconds(10)))
+      << "the local replica of group1 (" << replica << ") served no reads: " << [&] {
+           std::string all;
+           f.ReadsServedBy(replica, &all);
+           return all;
+         }();
+
+  // 1. Stalled.
+  ASSERT_EQ(kill(std::stoi(pid), SIGSTOP), 0);
+  uint64_t ok_before = reader.ok.load();
+  const auto t0 = Clock::now();
+  EXPECT_TRUE(crtest::WaitUntil([&] { return reader.ok.load() >= ok_before + 300; },
+                                std::chrono::seconds(10)))
+      << "reads stalled with the replica";
+  const uint64_t served_stalled = f.ReadsServedBy(replica);
+  const long long stalled_max_ms = reader.max_us.load() / 1000;
+  const cr_sentinel_stats during = f.Stats();
+  kill(std::stoi(pid), SIGCONT);
+  std::printf(
+      "RECOVERY scenario=sentinel_replica_stalled max_read_ms=%lld slow_reads=%llu "
+      "hedges=%llu hedges_won=%llu stalled_ms=%lld\n",
+      stalled_max_ms, static_cast<unsigned long long>(reader.slow.load()),
+      static_cast<unsigned long long>(during.hedges),
+      static_cast<unsigned long long>(during.hedges_won), MsSince(t0));
+  EXPECT_EQ(reader.failed.load(), 0u);
+  EXPECT_LT(stalled_max_ms, 250) << "a read waited for the stalled replica";
+  EXPECT_GE(during.hedges_won, 1u) << "no hedge answered for the stalled replica";
+
+  // 2. Back (SIGCONT): the prober closes its breaker; it serves reads again.
+  EXPECT_TRUE(crtest::WaitUntil([&] { return f.ReadsServedBy(replica) > served_stalled + 20; },
+                                std::chrono::seconds(15), std::chrono::milliseconds(50)))
+      << "the replica did not serve reads again after SIGCONT";
+
+  // 3. Killed.
+  ASSERT_EQ(kill(std::stoi(pid), SIGKILL), 0);
+  ok_before = reader.ok.load();
+  EXPECT_TRUE(crtest::WaitUntil([&] { return reader.ok.load() >= ok_before + 300; },
+                                std::chrono::seconds(10)))
+      << "reads stopped with the replica killed";
+  reader.Stop();
+  const cr_sentinel_stats st = f.Stats();
+  std::printf(
+      "RECOVERY scenario=sentinel_replica_killed failed_reads=%llu max_read_ms=%lld "
+      "conn_errors=%llu timeouts=%llu fallbacks=%llu\n",
+      static_cast<unsigned long long>(reader.failed.load()), reader.max_us.load() / 1000,
+      static_cast<unsigned long long>(st.conn_errors), static_cast<unsigned long long>(st.timeouts),
+      static_cast<unsigned long long>(st.fallbacks));
+  for (const std::string &e : reader.errors) std::printf("read error: %s\n", e.c_str());
+  EXPECT_EQ(reader.failed.load(), 0u) << "reads failed with the replica stalled or killed";
+  EXPECT_EQ(reader.wrong.load(), 0u);
+  // The metrics name the instance (the engine's per-node counters).
+  char text[65536];
+  size_t needed = 0;
+  ASSERT_EQ(cr_sentinel_client_get_metrics_text(text, sizeof text, &needed, f.c), CR_OK)
+      << cr_last_error();
+  EXPECT_NE(std::string(text).find("node=\"" + replica + "\""), std::string::npos);
+}
+
+// SENTINEL FAILOVER under reads and writes: no read fails; writes resume on
+// the new master, and every key's last acknowledged value is there (each key
+// is written again after the switch: a write the old master acknowledged
+// before Sentinel demoted it may be lost by Redis itself, not by the client).
+TEST_F(SentinelEngine, AFailoverUnderReadsAndWritesKeepsWritesOnTheNewMaster) {
+  Fixture f;
+  ASSERT_NE(f.c, nullptr);
+  ASSERT_NO_FATAL_FAILURE(SeedKeys(f));
+  std::vector<std::string> wkeys;  // keys of group0 the writer writes
+  for (int i = 0; wkeys.size() < 20; ++i) {
+    const std::string k = "sentinel:w:" + std::to_string(i);
+    uint32_t g = 0;
+    ASSERT_EQ(cr_shard_groups_locate(&g, f.groups, k.data(), k.size()), CR_OK);
+    if (g == 0) wkeys.push_back(k);
+  }
+  Reader reader(&f);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> acked{0}, refused{0};
+  std::vector<std::string> last_acked(wkeys.size());
+  std::thread writer([&] {
+    for (uint64_t i = 0; !stop.load(); ++i) {
+      const size_t k = i % wkeys.size();
+      const std::string v = "w:" + std::to_string(i);
+      if (f.Command(CR_ACCESS_WRITE, {"SET", wkeys[k], v}) == CR_OK) {
+        last_acked[k] = v;
+        acked++;
+      } else {
+        refused++;
+      }
+    }
+  });
+  ASSERT_TRUE(crtest::WaitUntil([&] { return acked.load() > 50; }, std::chrono::seconds(10)));
+  const std::string old0 = f.Master(f.keys[0][0]);
+  const std::string sentinel = Env()["SENTINEL1_ADDR"];
+  const auto t0 = Clock::now();
+  ASSERT_EQ(
+      Shell("timeout 5 redis-cli -h " + sentinel.substr(0, sentinel.rfind(':')) + " -p " +
+            sentinel.substr(sentinel.rfind(':') + 1) + " SENTINEL FAILOVER group0 >/dev/null"),
+      0);
+  ASSERT_TRUE(crtest::WaitUntil(
+      [&] { return !f.Master(f.keys[0][0]).empty() && f.Master(f.keys[0][0]) != old0; },
+      std::chrono::seconds(30)))
+      << "the client did not route group0's writes to a new master";
+  const uint64_t acked_at_switch = acked.load();
+  EXPECT_TRUE(crtest::WaitUntil([&] { return acked.load() > acked_at_switch + 5 * wkeys.size(); },
+                                std::chrono::seconds(15)))
+      << "writes did not resume on the new master";
+  stop = true;
+  writer.join();
+  reader.Stop();
+  const cr_sentinel_stats st = f.Stats();
+  std::printf(
+      "RECOVERY scenario=sentinel_failover_writes switch_ms=%lld acked=%llu refused=%llu "
+      "retries=%llu failed_reads=%llu\n",
+      MsSince(t0), static_cast<unsigned long long>(acked.load()),
+      static_cast<unsigned long long>(refused.load()), static_cast<unsigned long long>(st.retries),
+      static_cast<unsigned long long>(reader.failed.load()));
+  for (const std::string &e : reader.errors) std::printf("read error: %s\n", e.c_str());
+  EXPECT_EQ(reader.failed.load(), 0u) << "reads failed during the failover";
+  // Every key's last acknowledged value is on the new master (a GET sent
+  // as a write goes to the master).
+  for (size_t k = 0; k < last_acked.size(); ++k) {
+    if (last_acked[k].empty()) continue;
+    std::string v;
+    ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"GET", wkeys[k]}, &v), CR_OK) << cr_last_error();
+    EXPECT_EQ(v, last_acked[k]) << "an acknowledged write to " << wkeys[k] << " was lost";
   }
 }
 

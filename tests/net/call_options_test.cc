@@ -60,6 +60,16 @@ TEST(Script, NamedBySha1AndSentAsEvalsha) {
   EXPECT_EQ(s.Command(true, {}, {}), (Args{"EVALSHA_RO", s.sha(), "0"}));
 }
 
+// The same rule over views of a pipeline's arguments (fan-out legs with a
+// blocking command are never hedged).
+TEST(IsBlocking, ViewsFollowTheSameRule) {
+  EXPECT_TRUE(IsBlocking({"XREAD", "BLOCK", "10", "STREAMS", "s", "0"}));
+  EXPECT_TRUE(IsBlocking({"blpop", "a", "1"}));
+  EXPECT_FALSE(IsBlocking({"XREAD", "COUNT", "2", "STREAMS", "s", "0"}));
+  EXPECT_FALSE(IsBlocking({"GET", "a"}));
+  EXPECT_FALSE(IsBlocking({"BLPOP"}));
+}
+
 }  // namespace
 }  // namespace net
 }  // namespace cloudroute

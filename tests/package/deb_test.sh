@@ -22,7 +22,9 @@ fi
 exec 8>/tmp/cr-debs.lock
 flock 8
 
-debs=("$dist"/libcloudroute0_*.deb "$dist"/libcloudroute-dev_*.deb "$dist"/cloudroute_*.deb)
+# This machine's architecture (tests/package/arm64_test.sh checks the arm64 ones).
+arch=$(dpkg --print-architecture)
+debs=("$dist"/libcloudroute0_*_"$arch".deb "$dist"/libcloudroute-dev_*_"$arch".deb "$dist"/cloudroute_*_"$arch".deb)
 for d in "${debs[@]}"; do [[ -f $d ]] || { echo "deb: $d missing: run scripts/package.sh deb" >&2; exit 1; }; done
 version=$(dpkg-deb -f "${debs[0]}" Version)
 pkgs=(cloudroute libcloudroute-dev libcloudroute0)   # dependents first, for dpkg -r

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The jar of scripts/package.sh, as a user gets it:
 # - the native library inside (native/linux-x86_64/libcloudroute_jni.so) needs no
-#   libhiredis (linked statically) and nothing unresolved: glibc, OpenSSL;
+#   libhiredis (linked statically, as are OpenSSL and libstdc++) and nothing
+#   unresolved (tests/package/arm64_test.sh checks native/linux-aarch64);
 # - Java with the jar alone on the class path (JarSmoke.java, run as a source file);
 # - Clojure (cloudroute.core from the jar) with only Clojure's own jars beside it,
 #   taken from the Maven repository tests/java/run.sh fills (.m2/).

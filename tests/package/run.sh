@@ -4,16 +4,22 @@
 #   python_test.sh  the wheel (auditwheel, ldd) and the sdist, each in a fresh virtualenv
 #   deb_test.sh     the Debian packages: apt-get install, a C consumer, dpkg -r
 #   jar_test.sh     the jar alone on the class path (Java), with Clojure (Clojure)
+#   glibc_test.sh   the newest glibc/libstdc++ each shipped binary needs, against
+#                   the README's promise (glibc 2.28 for the wheels and the jar)
+#   arm64_test.sh   the arm64 artifacts under qemu: ctest, the .debs' CLI, the
+#                   wheel's tests in an arm64 CPython (skipped without qemu)
 #
 #   scripts/package.sh && tests/package/run.sh [DIST]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dist=${1:-$root/dist}
 passed=0 failed=0 skipped=0
-for t in python deb jar; do
+for t in python deb jar glibc arm64; do
   echo "== package: tests/package/${t}_test.sh"
   rc=0
+  start=$SECONDS
   "$root/tests/package/${t}_test.sh" "$dist" || rc=$?
+  echo "   (${t}_test.sh took $((SECONDS - start)) s)"
   case $rc in
     0) passed=$((passed + 1)) ;;
     77) skipped=$((skipped + 1)) ;;

@@ -28,7 +28,8 @@ else
   echo "== python: the sdist and the wheel built from it (scripts/package.sh python)"
   scripts/package.sh python
 fi
-wheel=$(ls "$root"/dist/cloudroute-*-manylinux_*.whl)
+# This machine's wheel (dist/ holds one per architecture).
+wheel=$(ls "$root"/dist/cloudroute-*-manylinux_*_"$(uname -m)".whl)
 
 echo "== python: install $(basename "$wheel") in a fresh virtualenv"
 venv=$out/venv-test

@@ -2,11 +2,18 @@
 (scripts/redis-harness.sh sentinel, ports 8121-8126 and 8131-8133: group0's
 master in cloud A 127.0.1.x, group1's in cloud B 127.0.2.x, each with a
 replica in both clouds): writes on each key's group's master, reads kept in
-cloud A, statistics, the borrowed ShardGroups, lifecycle and bad input.
+cloud A, statistics, the borrowed ShardGroups, lifecycle and bad input; then
+the cluster client's failure tests on the engine they share (these damage the
+setup, so they run last): a local replica stalled (SIGSTOP) under hedged
+reads, then killed, and a SENTINEL FAILOVER under reads and writes.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
 from typing import Dict, Iterator, List
 
 import pytest
@@ -108,7 +115,9 @@ def test_stats_and_refresh(client: SentinelClient) -> None:
     assert st.reads >= len(KEYS) and st.writes >= len(KEYS)
     assert st.asks >= 2 and st.ask_failures == 0 and st.server_errors >= 1
     assert isinstance(st.subscribed, bool)
-    assert st == tuple(st) and len(st) == 13
+    assert st == tuple(st) and len(st) == 18
+    assert st.connections >= 1 and st.hedges == 0 and st.poisoned == 0
+    assert 'cloudroute_reads_total' in client.metrics_text()
     assert repr(client) == "<cloudroute.SentinelClient groups=2>"
 
 
@@ -150,6 +159,14 @@ def test_bad_input(client: SentinelClient, sentinel: Dict[str, str]) -> None:
         client.command(2, 1, ("GET", "k"))
     with pytest.raises(cloudroute.InvalidArgumentError):
         client.set("k", "v", ex=1, px=1)
+    with pytest.raises(cloudroute.InvalidArgumentError, match="hedge_mode"):
+        SentinelClient(env["SENTINELS"], names(env), Ring.jedis(names(env)), hedge_mode="sometimes")
+    with pytest.raises(cloudroute.InvalidArgumentError, match="hedge_delay_ms"):
+        SentinelClient(env["SENTINELS"], names(env), Ring.jedis(names(env)), hedge_mode="fixed",
+                       hedge_delay_ms=0)
+    with pytest.raises(cloudroute.InvalidArgumentError, match="ca.pem"):
+        SentinelClient(env["SENTINELS"], names(env), Ring.jedis(names(env)), tls=True,
+                       tls_ca_file="/nonexistent/ca.pem")
 
 
 def test_db_serves_the_groups_database(client: SentinelClient, sentinel: Dict[str, str]) -> None:
@@ -167,3 +184,133 @@ def test_db_serves_the_groups_database(client: SentinelClient, sentinel: Dict[st
         in_db2 = sum(redis.Redis(host=m.split(":")[0], port=int(m.split(":")[1]), db=2).exists(*keys)
                      for m in masters)
         assert in_db2 == len(keys)
+
+
+def local_replica(env: Dict[str, str], group: int) -> Dict[str, str]:
+    for n in range(1, int(env["NODE_COUNT"]) + 1):
+        if (env[f"NODE{n}_GROUP"] == f"group{group}" and env[f"NODE{n}_ROLE"] == "replica"
+                and env[f"NODE{n}_CLOUD"] == "A"):
+            return {"addr": env[f"NODE{n}_ADDR"], "pid": env[f"NODE{n}_PID"]}
+    raise AssertionError(f"no local replica of group{group}")
+
+
+class Reader:
+    """Reads KEYS of one group in a loop on a thread: counts, failures, the slowest."""
+
+    def __init__(self, client: SentinelClient, keys: List[str]) -> None:
+        self.client, self.keys = client, keys
+        self.ok = self.failed = 0
+        self.max_s = 0.0
+        self.errors: List[str] = []
+        self.stop = threading.Event()
+        self.t = threading.Thread(target=self.run)
+        self.t.start()
+
+    def run(self) -> None:
+        i = 0
+        while not self.stop.is_set():
+            k = self.keys[i % len(self.keys)]
+            i += 1
+            t0 = time.monotonic()
+            try:
+                assert self.client.get(k) == k.encode()
+                self.ok += 1
+            except Exception as e:  # noqa: BLE001 - counted and shown
+                self.failed += 1
+                self.errors.append(f"{k}: {e!r}")
+            self.max_s = max(self.max_s, time.monotonic() - t0)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.t.join()
+
+
+def wait_for(cond: "object", timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():  # type: ignore[operator]
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_stalled_then_killed_local_replica_costs_no_read(sentinel: Dict[str, str]) -> None:
+    env = sentinel
+    rep = local_replica(env, 1)
+    with SentinelClient(env["SENTINELS"], names(env), Ring.jedis(names(env)),
+                        Config(local_cidrs=[env["CLOUD_A_CIDR"]]), command_timeout_ms=500,
+                        hedge_mode="fixed", hedge_delay_ms=20, hedge_budget_percent=100) as c:
+        keys = [k for k in KEYS if c.locate(k) == 1]
+        for k in keys:
+            c.set(k, k)
+        with node(env["GROUP1_MASTER"]) as r:
+            assert r.wait(2, 5000) == 2
+        reader = Reader(c, keys)
+        try:
+            assert wait_for(lambda: reader.ok > 50, 10)
+            os.kill(int(rep["pid"]), signal.SIGSTOP)
+            try:
+                before = reader.ok
+                assert wait_for(lambda: reader.ok > before + 300, 10), "reads stalled"
+                stalled_max = reader.max_s
+                st = c.stats()
+            finally:
+                os.kill(int(rep["pid"]), signal.SIGCONT)
+            assert reader.failed == 0, reader.errors[:3]
+            assert stalled_max < 0.25, f"a read took {stalled_max * 1000:.0f} ms"
+            assert st.hedges_won >= 1
+            os.kill(int(rep["pid"]), signal.SIGKILL)
+            before = reader.ok
+            assert wait_for(lambda: reader.ok > before + 300, 10), "reads stopped"
+        finally:
+            reader.close()
+        assert reader.failed == 0, reader.errors[:3]
+        assert f'node="{rep["addr"]}"' in c.metrics_text()
+
+
+def test_failover_under_reads_and_writes(sentinel: Dict[str, str]) -> None:
+    env = sentinel
+    with SentinelClient(env["SENTINELS"], names(env), Ring.jedis(names(env)),
+                        Config(local_cidrs=[env["CLOUD_A_CIDR"]]), command_timeout_ms=500) as c:
+        keys = [k for k in KEYS if c.locate(k) == 0]
+        wkeys = [f"scw:{i}" for i in range(400) if c.locate(f"scw:{i}") == 0][:20]
+        for k in keys:
+            c.set(k, k)
+        with node(env["GROUP0_MASTER"]) as r:
+            assert r.wait(2, 5000) == 2
+        reader = Reader(c, keys)
+        acked: Dict[str, str] = {}
+        counts = {"acked": 0, "refused": 0}
+        stop = threading.Event()
+
+        def write() -> None:
+            i = 0
+            while not stop.is_set():
+                k, v = wkeys[i % len(wkeys)], f"w:{i}"
+                i += 1
+                try:
+                    c.set(k, v)
+                    acked[k] = v
+                    counts["acked"] += 1
+                except cloudroute.Error:
+                    counts["refused"] += 1
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        try:
+            assert wait_for(lambda: counts["acked"] > 50, 10)
+            old = env["GROUP0_MASTER"]
+            host, port = env["SENTINEL1_ADDR"].split(":")
+            with redis.Redis(host=host, port=int(port), socket_timeout=5) as s:
+                s.execute_command("SENTINEL", "FAILOVER", "group0")
+            assert wait_for(lambda: (lambda w: f"{w.host}:{w.port}" != old)(c.route_write(wkeys[0])), 30)
+            at_switch = counts["acked"]
+            assert wait_for(lambda: counts["acked"] > at_switch + 5 * len(wkeys), 15), \
+                "writes did not resume on the new master"
+        finally:
+            stop.set()
+            writer.join()
+            reader.close()
+        assert reader.failed == 0, reader.errors[:3]
+        for k, v in acked.items():
+            assert c.execute_command("GET", k) == v.encode(), f"acknowledged write to {k} lost"

@@ -46,6 +46,11 @@ class SentinelClient(Closing, _native.SentinelClient):
                        Config(local_cidrs=["10.0.0.0/16"]),
                        command_timeout_ms=(200, 500, 500, 1000, 1000), password="...")
 
+    Commands run on the same engine as ``Client``'s: a timeout sets an instance aside
+    at once, reads move on to the group's next instance, ``hedge_mode`` hedges reads,
+    ``tls=True`` speaks TLS to the sentinels and the data nodes alike (``tls_*`` as
+    for ``Client``), ``username``/``password`` are the data nodes' ACL user and
+    ``sentinel_username``/``sentinel_password`` the sentinels'.
     The constructor returns once every group's master and replicas are known.
     """
 
@@ -72,6 +77,20 @@ class SentinelClient(Closing, _native.SentinelClient):
         sentinel_password: Optional[str] = None,
         client_name: Optional[str] = None,
         db: Optional[int] = None,
+        failures_before_refresh: Optional[int] = None,
+        refresh_min_gap_ms: Optional[int] = None,
+        tls: Optional[bool] = None,
+        tls_verify: Optional[bool] = None,
+        tls_ca_file: Optional[str] = None,
+        tls_ca_dir: Optional[str] = None,
+        tls_cert_file: Optional[str] = None,
+        tls_key_file: Optional[str] = None,
+        tls_server_name: Optional[str] = None,
+        hedge_mode: Optional[str] = None,
+        hedge_delay_ms: Optional[int] = None,
+        hedge_min_delay_ms: Optional[int] = None,
+        hedge_budget_percent: Optional[int] = None,
+        hedge_percentile: Optional[float] = None,
     ) -> None:
         super().__init__(
             _seeds(sentinels),
@@ -94,6 +113,20 @@ class SentinelClient(Closing, _native.SentinelClient):
             sentinel_password=sentinel_password,
             client_name=client_name,
             db=db,
+            failures_before_refresh=failures_before_refresh,
+            refresh_min_gap_ms=refresh_min_gap_ms,
+            tls=tls,
+            tls_verify=tls_verify,
+            tls_ca_file=tls_ca_file,
+            tls_ca_dir=tls_ca_dir,
+            tls_cert_file=tls_cert_file,
+            tls_key_file=tls_key_file,
+            tls_server_name=tls_server_name,
+            hedge_mode=hedge_mode,
+            hedge_delay_ms=hedge_delay_ms,
+            hedge_min_delay_ms=hedge_min_delay_ms,
+            hedge_budget_percent=hedge_budget_percent,
+            hedge_percentile=hedge_percentile,
         )
 
     def execute_command(self, *args: Arg, read: bool = False, key_index: int = 1) -> Any:

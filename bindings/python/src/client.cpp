@@ -13,6 +13,7 @@
 #include <string>
 
 #include "client.hpp"
+#include "engine_options.hpp"
 
 namespace crpy {
 
@@ -114,24 +115,6 @@ namespace {
 
 uint32_t OptU32(py::handle v, const char *name) { return U32(v, name); }
 
-// hedge_mode: "off", "fixed" or "adaptive".
-cr_hedge_mode HedgeMode(py::handle v) {
-  const std::string m = CString(v, "hedge_mode");
-  if (m == "off") return CR_HEDGE_OFF;
-  if (m == "fixed") return CR_HEDGE_FIXED;
-  if (m == "adaptive") return CR_HEDGE_ADAPTIVE;
-  ThrowInvalid("hedge_mode must be 'off', 'fixed' or 'adaptive', not '" + m + "'");
-}
-
-// hedge_percentile: an int or a float (the range is checked by cr_client_new).
-double HedgePercentile(py::handle v) {
-  if (PyBool_Check(v.ptr()) || !(PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr())))
-    throw py::type_error("hedge_percentile must be a float");
-  const double p = PyFloat_AsDouble(v.ptr());
-  if (PyErr_Occurred() != nullptr) throw py::error_already_set();
-  return p;
-}
-
 // The options keywords, stored where cr_client_new reads them.
 struct Options {
   cr_client_options o;
@@ -183,41 +166,18 @@ struct Options {
       o.password = Str(v, n);
     else if (k == "client_name")
       o.client_name = Str(v, n);
-    else if (k == "tls")
-      o.tls = py::cast<bool>(v) ? 1u : 0u;
-    else if (k == "tls_verify")
-      o.tls_verify = py::cast<bool>(v) ? 1u : 0u;
-    else if (k == "tls_ca_file")
-      o.tls_ca_file = Str(v, n);
-    else if (k == "tls_ca_dir")
-      o.tls_ca_dir = Str(v, n);
-    else if (k == "tls_cert_file")
-      o.tls_cert_file = Str(v, n);
-    else if (k == "tls_key_file")
-      o.tls_key_file = Str(v, n);
-    else if (k == "tls_server_name")
-      o.tls_server_name = Str(v, n);
     else if (k == "replica_max_lag_bytes")
       o.replica_max_lag_bytes = U64OrLong(v, n, false);
     else if (k == "replica_max_lag_s")
       o.replica_max_lag_s = OptU32(v, n);
-    else if (k == "hedge_mode")
-      o.hedge_mode = HedgeMode(v);
-    else if (k == "hedge_delay_ms")
-      o.hedge_delay_ms = OptU32(v, n);
-    else if (k == "hedge_min_delay_ms")
-      o.hedge_min_delay_ms = OptU32(v, n);
-    else if (k == "hedge_budget_percent")
-      o.hedge_budget_percent = OptU32(v, n);
-    else if (k == "hedge_percentile")
-      o.hedge_percentile = HedgePercentile(v);
     else if (k == "read_your_writes_ms")
       o.read_your_writes_ms = OptU32(v, n);
     else if (k == "db")
       o.db = OptU32(v, n);
     else if (k == "shared_connections")
       o.shared_connections = OptU32(v, n);
-    else
+    else if (!ApplyEngineOption(&o, k, v,
+                                [this](py::handle x, const char *name) { return Str(x, name); }))
       throw py::type_error("Client() got an unexpected keyword argument '" + k + "'");
   }
 };
@@ -449,14 +409,9 @@ void InitClient(py::module_ &m) {
           [](const Client &self) {
             std::string text;
             Check(NoGil(self, [&text](cr_client *c) {
-              size_t needed = 0;
-              cr_status st = cr_client_get_metrics_text(nullptr, 0, &needed, c);
-              while (st == CR_EBUFS) {  // nodes may appear between the two calls
-                text.resize(needed);
-                st = cr_client_get_metrics_text(&text[0], text.size(), &needed, c);
-              }
-              if (st == CR_OK) text.resize(needed - 1);
-              return st;
+              return TextOf(&text, [c](char *buf, size_t cap, size_t *needed) {
+                return cr_client_get_metrics_text(buf, cap, needed, c);
+              });
             }));
             return text;
           },

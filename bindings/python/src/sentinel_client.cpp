@@ -1,8 +1,8 @@
 // The Sentinel client: cloudroute._native.SentinelClient over
 // cr_sentinel_client_* — shard groups kept current by Redis Sentinel, keys
 // placed by a Ring, reads by locality. Conversion only: asking the
-// sentinels, following +switch-master, read fallback and write retries all
-// happen in the C library.
+// sentinels, following +switch-master, read fallback, hedged reads and
+// write retries all happen in the C library.
 //
 // Threading: as Client (client.cpp). The handle lives in a shared_ptr; each
 // network call holds its own reference while the GIL is released, and
@@ -14,6 +14,7 @@
 
 #include "command_args.hpp"
 #include "common.hpp"
+#include "engine_options.hpp"
 
 namespace crpy {
 
@@ -64,23 +65,26 @@ struct SentinelOptions {
   SentinelOptions() { cr_sentinel_options_init(&o, sizeof o); }
 
   const char *Text(py::handle v, const char *name) {
+    if (v.is_none()) return nullptr;
     strings.push_back(CString(v, name));
     return strings.back().c_str();
   }
 
   void Apply(const std::string &k, py::handle v) {
     const char *n = k.c_str();
-    uint32_t *u32 = k == "connect_timeout_ms"    ? &o.connect_timeout_ms
-                    : k == "sentinel_timeout_ms" ? &o.sentinel_timeout_ms
-                    : k == "reask_interval_ms"   ? &o.reask_interval_ms
-                    : k == "pool_size"           ? &o.pool_size
-                    : k == "pool_idle_ms"        ? &o.pool_idle_ms
-                    : k == "max_retries"         ? &o.max_retries
-                    : k == "retry_backoff_ms"    ? &o.retry_backoff_ms
-                    : k == "tcp_keepalive_s"     ? &o.tcp_keepalive_s
-                    : k == "tcp_user_timeout_ms" ? &o.tcp_user_timeout_ms
-                    : k == "db"                  ? &o.db
-                                                 : nullptr;
+    uint32_t *u32 = k == "connect_timeout_ms"        ? &o.connect_timeout_ms
+                    : k == "sentinel_timeout_ms"     ? &o.sentinel_timeout_ms
+                    : k == "reask_interval_ms"       ? &o.reask_interval_ms
+                    : k == "pool_size"               ? &o.pool_size
+                    : k == "pool_idle_ms"            ? &o.pool_idle_ms
+                    : k == "max_retries"             ? &o.max_retries
+                    : k == "retry_backoff_ms"        ? &o.retry_backoff_ms
+                    : k == "tcp_keepalive_s"         ? &o.tcp_keepalive_s
+                    : k == "tcp_user_timeout_ms"     ? &o.tcp_user_timeout_ms
+                    : k == "failures_before_refresh" ? &o.failures_before_refresh
+                    : k == "refresh_min_gap_ms"      ? &o.refresh_min_gap_ms
+                    : k == "db"                      ? &o.db
+                                                     : nullptr;
     const char **text = k == "username"            ? &o.username
                         : k == "password"          ? &o.password
                         : k == "sentinel_username" ? &o.sentinel_username
@@ -93,7 +97,8 @@ struct SentinelOptions {
       *text = Text(v, n);
     else if (k == "command_timeout_ms")
       TierTimeouts(v, o.command_timeout_ms);
-    else
+    else if (!ApplyEngineOption(&o, k, v,
+                                [this](py::handle x, const char *name) { return Text(x, name); }))
       throw py::type_error("SentinelClient() got an unexpected keyword argument '" + k + "'");
   }
 };
@@ -114,11 +119,16 @@ PyStructSequence_Field kSentinelStatsFields[] = {
     {"asks", "groups asked about"},
     {"ask_failures", "group questions no sentinel answered"},
     {"subscriptions", "successful (re)subscriptions"},
+    {"connections", "connections opened to instances"},
+    {"hedges", "reads also sent to the next candidate (hedge_mode)"},
+    {"hedges_won", "hedged reads the next candidate answered first"},
+    {"hedges_denied", "reads past their hedge delay the budget did not hedge"},
+    {"poisoned", "connections closed: replies stopped matching requests"},
     {nullptr, nullptr}};
 PyStructSequence_Desc kSentinelStatsDesc = {
     "cloudroute.SentinelStats",
     "SentinelStats(...): counters of a SentinelClient since it was created.", kSentinelStatsFields,
-    13};
+    18};
 
 py::object Stats(const SentinelClient &self) {
   std::shared_ptr<SentinelHandle> h = self.Acquire();
@@ -126,7 +136,9 @@ py::object Stats(const SentinelClient &self) {
   Check(cr_sentinel_client_get_stats(&s, h->c));  // counters only: keeps the GIL
   const uint64_t counters[] = {s.reads,         s.writes,   s.fallbacks,     s.retries,
                                s.conn_errors,   s.timeouts, s.server_errors, s.master_changes,
-                               s.switch_events, s.asks,     s.ask_failures,  s.subscriptions};
+                               s.switch_events, s.asks,     s.ask_failures,  s.subscriptions,
+                               s.connections,   s.hedges,   s.hedges_won,    s.hedges_denied,
+                               s.poisoned};
   PyObject *o = PyStructSequence_New(g_sentinel_stats);
   if (o == nullptr) throw py::error_already_set();
   py::object record = py::reinterpret_steal<py::object>(o);
@@ -199,7 +211,8 @@ void InitSentinelClient(py::module_ &m) {
            "returns once every group's master and replicas are known. config (a Config:\n"
            "locality, weights, breaker) is copied. Keyword options are the fields of\n"
            "cr_sentinel_options (connect_timeout_ms, command_timeout_ms, sentinel_timeout_ms,\n"
-           "reask_interval_ms, pool_size, ..., sentinel_username, sentinel_password).")
+           "reask_interval_ms, pool_size, ..., sentinel_username, sentinel_password, tls, ...,\n"
+           "hedge_mode, ...).")
       .def("command", &Command, py::arg("access"), py::arg("key_index"), py::arg("args"),
            "Any command on one key: access 0 = read, 1 = write; args[key_index] places it.")
       .def(
@@ -210,6 +223,18 @@ void InitSentinelClient(py::module_ &m) {
           },
           "Ask the sentinels about every group now (the watching thread also does).")
       .def("stats", &Stats, "Counters since the client was created (SentinelStats).")
+      .def(
+          "metrics_text",
+          [](const SentinelClient &self) {
+            std::string text;
+            Check(self.Released([&text](cr_sentinel_client *c) {
+              return TextOf(&text, [c](char *buf, size_t cap, size_t *needed) {
+                return cr_sentinel_client_get_metrics_text(buf, cap, needed, c);
+              });
+            }));
+            return text;
+          },
+          "The client's statistics as Prometheus text exposition, as Client.metrics_text.")
       .def_property_readonly(
           "groups",
           [](const SentinelClient &self) {

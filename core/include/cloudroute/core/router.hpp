@@ -52,6 +52,9 @@ class Router {
     return cell_.With(std::forward<F>(f));
   }
   std::shared_ptr<const Snapshot> Current() const { return cell_.Acquire(); }
+  // The cell the snapshots are published in (the net layer's engine reads it
+  // without a virtual call: net/topology_source.hpp).
+  const SnapshotCell &cell() const { return cell_; }
 
   // A MOVED also ends the slot's migration mark; an ASK sets (re-arms) it:
   // reads of a migrating slot go to its master (see SlotMigrations).

@@ -51,8 +51,11 @@ struct GroupAddress {
 };
 
 // A snapshot of every group. It is a Snapshot (one CandidateSet per group,
-// the shared registry) so the router's SnapshotCell can publish it; its slot
-// table is unused.
+// the shared registry) so the router's SnapshotCell can publish it. Its slot
+// table maps place i to group i for the first kSlotCount - 1 groups (the
+// last place maps none: a key of a later group has no place): the net
+// layer's engine routes a ring's keys by that place (the group index) with
+// the same SetForSlot() as a cluster's slots (net/topology_source.hpp).
 struct GroupSnapshot : Snapshot {
   std::shared_ptr<const Ring> ring;  // nullptr until SetRing()
 };
@@ -102,6 +105,9 @@ class ShardGroups {
                  size_t *count) const;
 
   NodeRegistry &registry() { return *registry_; }
+  const RouterConfig &config() const { return cfg_; }
+  // The cell the snapshots are published in (GroupSnapshot; see above).
+  const SnapshotCell &cell() const { return cell_; }
 
  private:
   struct Group {

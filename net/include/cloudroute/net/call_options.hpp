@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cloudroute/net/command_rules.hpp"
 #include "cloudroute/net/connection.hpp"
@@ -31,6 +33,8 @@ struct CallOptions {
 // How long the command asks the server to wait, in ms: -1 when it is not a
 // blocking command, 0 when it waits without a limit.
 int64_t BlockingWaitMs(const Args &args);
+// Whether views of a command's arguments name a blocking command (as above).
+bool IsBlocking(const std::vector<std::string_view> &args);
 
 // The deadline, in ms from the send, for a command sent to a node whose tier
 // timeout is tier_ms: the call's timeout when it set one; else the tier's,

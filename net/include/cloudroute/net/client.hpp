@@ -128,6 +128,7 @@ class Client {
  private:
   Client(Router *router, std::vector<Seed> seeds, ClientOptions opts);
 
+  ClusterSource source_;  // the engine's view of the router
   ClientContext ctx_;
   ClusterObserver observer_;
   NodePools pools_;

@@ -1,9 +1,15 @@
-// ClientContext: what the pieces of a Client share — the router, the
-// options, the statistics and the background refresher — so that the
-// command executor, the cluster observer and the node pools each take one
-// pointer instead of a bundle. The Client owns it; it outlives every piece.
+// ClientContext: what the pieces of a live client share — the topology
+// source, the options, the statistics and the background refresher — so
+// that the command executor, the node pools and the observers each take one
+// pointer instead of a bundle. The client (Client, SentinelClient) owns it;
+// it outlives every piece.
 //
-// Thread-safety: the router, the statistics and the recent writes are safe
+// topo is what the engine (command executor, fan-out, node pools, recovery
+// prober) routes by, for every topology kind (topology_source.hpp); router
+// is the cluster's Router, for the pieces only a cluster has (the observer,
+// scans, pinned connections, node commands) — null for shard groups.
+//
+// Thread-safety: the topology, the statistics and the recent writes are safe
 // for concurrent use, the options are read-only, the refresher pointer is
 // atomic (null until the refresher exists and again once it is being
 // stopped).
@@ -22,6 +28,7 @@
 #include "cloudroute/net/recent_writes.hpp"
 #include "cloudroute/net/refresher.hpp"
 #include "cloudroute/net/stats.hpp"
+#include "cloudroute/net/topology_source.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -49,7 +56,8 @@ struct ClientOptions {
 enum class Access : uint8_t { kRead, kWrite };
 
 struct ClientContext {
-  ClientContext(Router *r, ClientOptions o) : router(r), opts(std::move(o)) {}
+  ClientContext(Router *r, TopologySource *t, ClientOptions o)
+      : router(r), topo(t), opts(std::move(o)) {}
   ClientContext(const ClientContext &) = delete;
   ClientContext &operator=(const ClientContext &) = delete;
 
@@ -67,7 +75,8 @@ struct ClientContext {
     if (Refresher *r = refresher.load(std::memory_order_acquire)) r->NoteRefreshed();
   }
 
-  Router *const router;
+  Router *const router;  // a cluster's; null for shard groups
+  TopologySource *const topo;
   const ClientOptions opts;
   EventLog log{opts.log};
   Stats stats;

@@ -21,9 +21,10 @@
 //            other leg);
 //   Send     writes every leg's commands before any reply is read;
 //   Receive  reads and classifies each leg's replies;
-// (with shared connections, PoolOptions::shared, Connect / Send / Receive
-// are one exchange on the engine thread: every leg submitted to its node's
-// shared connections, then each leg's replies classified as they are);
+// (with shared connections, PoolOptions::shared, and hedging off, Connect /
+// Send / Receive are one exchange on the engine thread: every leg submitted
+// to its node's shared connections, then each leg's replies classified as
+// they are);
 // and again for the jobs a round left open — a MOVED (the slot patched, the
 // command sent to the new owner), an ASK, a TRYAGAIN / CLUSTERDOWN (after a
 // backoff), a read whose node failed (on its next candidate) — until each
@@ -31,10 +32,33 @@
 // may have reached its node is never re-sent: its error says so. A pinned
 // job is sent once: a redirect or failure is its result.
 //
+// Hedged legs (hedge.hpp; ClientOptions::hedge): with hedging on, a leg of
+// plain reads — each routed by its slot, none a write, a master-only read,
+// an ASK, a script (EVAL*, FCALL*) or a blocking command (XREAD BLOCK …) —
+// is hedgeable; a leg carrying any other job is not, and waits as before.
+// Such a leg gets its node's hedge delay (fixed, or the node's adaptive
+// one). A new connection it needs is waited for only that long (at least
+// delay_ms): still dialing then, its reads go to their next candidates in
+// the next round, and the node lost a hedge. (A hedge leg that needs a new
+// connection is dialed on its own thread while the other legs are read.)
+// Once sent, the legs are read
+// together (Collect) and a hedgeable leg not fully answered within its
+// delay is hedged: the replies that came stand, and each read still open is
+// sent to its next up candidate (never the leg's node, nor one it failed
+// on), grouped per node as hedge legs, for one hedge of the budget per
+// hedged leg (stats: hedges; hedges_denied when the budget says no). Per
+// read, the first answer wins, the other leg's reply for it is dropped; a
+// leg whose every read was answered elsewhere is closed, never pooled (its
+// replies are still in flight). A hedged leg that a hedge beat for any read
+// counts once in hedges_won, and its node lost a hedge (three in a row set
+// it aside: hedge.hpp). A leg that failed or timed out fails its reads that
+// the other leg has not answered, as above.
+//
 // Thread-safety: one FanOut per call, on the caller's thread.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,6 +92,7 @@ struct Job {
   Status last_failure;
   uint32_t redirects = 0, retries = 0;
   bool master_only = false;  // a read of a slot written before it (read your writes)
+  bool answered = false;     // this round: a leg's reply settled it (a hedge's loser drops its own)
 };
 
 // Multi-key commands are split into one command per slot (a Batch).
@@ -77,11 +102,12 @@ struct Batch {
   std::vector<size_t> idx;  // positions of this batch's keys in the caller's list
 };
 
-// One batch per slot, in the order slots first appear: args = cmd, then each
-// key (followed by its value when values is not null).
+// One batch per place (a slot, or a ring's group: topology_source.hpp), in
+// the order places first appear: args = cmd, then each key (followed by its
+// value when values is not null).
 // REQUIRES: values == nullptr || values->size() == keys.size()
-std::vector<Batch> SplitBySlot(const std::vector<std::string> &keys, const std::string &cmd,
-                               const std::vector<std::string> *values);
+std::vector<Batch> SplitBySlot(const TopologySource &topo, const std::vector<std::string> &keys,
+                               const std::string &cmd, const std::vector<std::string> *values);
 
 // A job per batch, viewing its arguments. REQUIRES: batches outlive the jobs.
 std::vector<Job> JobsFor(const std::vector<Batch> &batches, Access access);
@@ -103,11 +129,21 @@ class FanOut {
     NodeEntry *node = nullptr;
     Tier tier = Tier::kUnknown;
     NodePool *pool = nullptr;
-    std::unique_ptr<Connection> conn;  // null: nothing to receive
+    std::unique_ptr<Connection> conn;  // null: nothing (more) to receive
     std::vector<Entry> entries;
     size_t replies = 0;  // expected: the entries and their ASKINGs
     int64_t deadline = 0;
     int64_t t0 = 0;
+    std::vector<ReplyPtr> got;  // the replies read so far
+    size_t settled = 0;         // entries whose reply was settled (or dropped)
+    size_t used = 0;            // replies those entries took
+    bool hedgeable = false;     // plain reads only (see above)
+    int64_t delay_ns = 0;       // hedgeable: its node's hedge delay
+    int64_t hedge_at = 0;       // hedgeable and sent: when it is hedged (0: not, or done)
+    Leg *hedge_of = nullptr;    // a hedge leg: the leg whose reads it also carries
+    // A hedge leg whose connection is being dialed (NodePools::DialAside).
+    std::shared_ptr<NodePools::PendingDial> dial;
+    bool lost_a_hedge = false;  // a hedge answered one of its reads first
   };
 
   // Marks the master-only reads (read your writes, above); before the first round.
@@ -123,15 +159,44 @@ class FanOut {
   void Connect();
   // The leg's node failed (before or after its commands were sent).
   void LegFailed(Leg *leg, const Status &s, bool sent);
+  // Failed() for each of the leg's jobs not settled yet (nor answered on
+  // another leg).
+  void FailEntries(Leg *leg, const Status &s, bool sent);
   void Send(Leg *leg);
+  // Reads the leg's replies to the end (no leg of the round is hedgeable).
   void Receive(Leg *leg);
-  // Send and Receive on the nodes' shared connections (shared_link.hpp),
-  // every leg at once; false (nothing done) when they are off.
+  // Reads every leg at once, hedging the hedgeable ones past their delay.
+  void Collect();
+  // Reads what arrived on the leg without waiting; true when the leg ended
+  // (answered, failed, past its deadline, or every read answered elsewhere).
+  bool Drain(Leg *leg);
+  // Sends the leg's open reads to their next candidates (budget allowing).
+  void Hedge(Leg *leg);
+  // A hedge leg still dialing: sent once its connection is there, given up
+  // (the dial goes on into the pool) once its reads were answered. True
+  // when the dial ended.
+  bool Dialed(Leg *leg);
+  // Whether a read of the leg is still unanswered (here or on another leg).
+  static bool Open(const Leg &leg);
+  // The read's next up candidate other than node (nor one it failed on); null: none.
+  const Candidate *NextCandidate(const Job &job, const NodeEntry *node);
+  // The leg is over with s (OK: every reply read): what arrived is settled,
+  // the connection handed back (closed when replies are still due), the
+  // node's outcome noted, and the jobs left fail with s.
+  void Finish(Leg *leg, Status s);
+  // Settles the entries whose replies arrived, in order, each reply's shape
+  // checked first: one of a shape its command cannot produce sets *s and
+  // drops the replies not settled (every one of them may be another
+  // command's).
+  void SettleArrived(Leg *leg, Status *s);
+  // The leg's outcome, however it was exchanged: the node's success or
+  // failure, its round-trip sample (t0 to t1), and the jobs left unsettled
+  // fail with s (sent: whether their commands may have reached the node).
+  void Conclude(Leg *leg, const Status &s, bool sent, int64_t t1);
+  // Send, Receive (and Connect) on the nodes' shared connections
+  // (shared_link.hpp): every leg submitted at once, each settled as it was
+  // answered; false (nothing done) when they are off, or hedging is on.
   bool Exchange();
-  // A leg's outcome, however it was exchanged: each job's reply or failure
-  // (sent: whether its commands may have reached the node), the node's
-  // health, its round-trip sample (t0 to t1).
-  void Deliver(Leg *leg, const Status &s, std::vector<ReplyPtr> replies, bool sent, int64_t t1);
   // What one reply means for its job.
   void Settle(Job *job, Leg *leg, ReplyPtr reply);
   // A job whose node failed: a read moves on to its next candidate; a write
@@ -141,7 +206,7 @@ class FanOut {
   ClientContext *const ctx_;
   NodePools *const pools_;
   std::vector<Job> *const jobs_;
-  std::vector<Leg> legs_;
+  std::deque<Leg> legs_;  // a deque: hedge legs are added while the others are read
   // Pin every node a leg uses, so none is reclaimed (nor its pool dropped)
   // during the run: the snapshot of the round's plan, and the ASK targets.
   std::shared_ptr<const Snapshot> snap_;

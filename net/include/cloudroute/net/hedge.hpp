@@ -1,6 +1,7 @@
 // Hedged reads (issue 10 §2): when a read's node has not answered within a
 // delay, the same read goes to the next candidate in the read order too and
-// the first answer wins (command_executor.cpp runs it; see
+// the first answer wins (hedged_read.cpp runs a single-key read's hedge,
+// fan_out.cpp a fan-out leg's: the open reads of a node's share; see
 // docs/architecture.md, "Hedged reads"). This file holds the parts that need
 // no server: the options, each node's recent latency (for the adaptive
 // delay), the delay itself, and the budget that bounds the extra reads.
@@ -12,6 +13,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
+
+#include "cloudroute/core/status.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -61,9 +65,20 @@ class RecentLatency {
 // microseconds. REQUIRES: o.mode != kOff.
 uint32_t HedgeDelayUs(const HedgeOptions &o, const RecentLatency &node_latency);
 
+// Until when a hedged read waits for a new connection to its node, started
+// at start_ns, with the hedge delay delay_ns: a handshake takes a few round
+// trips, and an adaptive delay (a round trip's p99) would give up on healthy
+// dials, so a new connection gets at least delay_ms.
+int64_t HedgeDialUntil(const HedgeOptions &o, int64_t start_ns, int64_t delay_ns);
+// What a read whose new connection was not ready by then fails with (the
+// dial goes on; nothing was sent, so the read moves on at no extra cost).
+Status DialNotReady(const std::string &address);
+
 // At most percent hedges per 100 reads, with a burst of kBurst: every read
 // earns percent/100 of a hedge (up to kBurst banked), every hedge spends
-// one. It starts full, so a stall right after start is covered too.
+// one. It starts full, so a stall right after start is covered too. A
+// fan-out counts legs, not reads: each hedgeable leg earns, each hedged leg
+// spends one (whatever the number of its reads).
 class HedgeBudget {
  public:
   static constexpr int64_t kBurst = 10;

@@ -14,7 +14,8 @@
 // before asking disagreeing seeds again (discovery.hpp) ends the same way.
 // Dialing a new
 // connection (the connect timeout bounds it) and a hedged read's wait on two
-// sockets (hedged_read.cpp; its deadlines bound it) are not interrupted.
+// sockets or a hedged fan-out's on its legs' (hedged_read.cpp, fan_out.cpp;
+// their deadlines bound them) are not interrupted.
 //
 // Thread-safety: the check is per thread (thread_local), called on the
 // thread that set it only.

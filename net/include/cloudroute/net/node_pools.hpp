@@ -104,6 +104,13 @@ class NodePools {
     Status status;
   };
   std::shared_ptr<PendingDial> DialAside(NodeEntry *node, NodePool *pool, uint32_t timeout_ms);
+  // Waits for a DialAside dial until until_ns (SteadyNowNs() clock; INT64_MAX:
+  // until it ends; 0: not at all): its connection, or its failure (not
+  // noted: the caller notes it); a null connection when it is still running
+  // then — abandoned (unless abandon is false: the caller asks again later),
+  // it goes on as DialAside says.
+  static Result<std::unique_ptr<Connection>> AwaitDial(PendingDial *dial, int64_t until_ns,
+                                                       bool abandon = true);
 
   // A command the node answered (a reply or an error reply) for the caller.
   void NoteServed(Access access, Tier tier, NodePool *pool);

@@ -32,6 +32,8 @@ struct Outcome {
   // The deadline of a blocking command or of a call-level timeout passed: not
   // the node's failure, and no other candidate is tried (call_options.hpp).
   bool waited = false;
+  // kNodeFailed before the command left: no connection to send it on.
+  bool unsent = false;
 };
 
 // node: the node that answered (an empty or "?" host in a redirect means it).

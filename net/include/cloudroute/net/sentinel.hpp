@@ -16,17 +16,29 @@
 //    events may have been missed. Every group is also re-asked each
 //    reask_interval_ms — the safety net for events lost in flight.
 //
-// SentinelClient — commands through the groups:
+// SentinelClient — the groups as a topology source of the engine
+// (topology_source.hpp: GroupSource over the ShardGroups): commands run on
+// the same CommandExecutor, node pools, hedged reads, recovery prober,
+// statistics and log events as the cluster client, with the same failure
+// rules:
 //  - reads: the key's group's instances in read order (the weighted pick of
 //    the nearest locality tier, the rest round-robin, instances whose breaker
-//    is open last); a connection error, a timeout, or a LOADING / MASTERDOWN
-//    reply reports the instance and moves on to the next, so reads keep
-//    being served by replicas while the master moves;
-//  - writes: the group's master only. A write refused as READONLY (it went
-//    to a demoted master) or whose connection could not even be dialed was
-//    not executed: the client re-asks the sentinels and tries again, up to
-//    max_retries with backoff. A write that may have reached the server is
-//    never re-sent: its error is returned.
+//    is open last); a connection error, a timeout (which sets the instance
+//    aside at once), or a LOADING / MASTERDOWN reply moves on to the next,
+//    so reads keep being served by replicas while the master moves; hedged
+//    when ClientOptions::hedge says so;
+//  - writes: the group's master only. A write whose master was unknown, could
+//    not be dialed, or refused it as READONLY (a demoted master) was not
+//    executed: the engine asks the watcher to re-ask the sentinels about the
+//    group (at most every 100 ms) and tries again, up to max_retries with
+//    backoff. A write that may have reached the server is never re-sent: its
+//    error is returned. MOVED / ASK from an instance (a server in cluster
+//    mode) is refused, never followed.
+//  - failures_before_refresh failed attempts in a row make the refresher
+//    thread re-ask every group (at most every refresh_min_gap_ms).
+// Instances Sentinel stops reporting keep their registry entries (and
+// pools, whose idle connections close after pool.idle_ms): ShardGroups
+// never reclaims a handle it handed out.
 //
 // Thread-safety: SentinelClient is safe for concurrent use; the ShardGroups
 // it updates must outlive it. SentinelWatcher's public methods are safe for
@@ -45,31 +57,46 @@
 #include <vector>
 
 #include "cloudroute/core/shard_group.hpp"
+#include "cloudroute/net/call_options.hpp"
+#include "cloudroute/net/client_context.hpp"
+#include "cloudroute/net/command_executor.hpp"
 #include "cloudroute/net/connection.hpp"
 #include "cloudroute/net/discovery.hpp"
-#include "cloudroute/net/pool.hpp"
+#include "cloudroute/net/event_log.hpp"
+#include "cloudroute/net/node_pools.hpp"
+#include "cloudroute/net/recovery_probe.hpp"
+#include "cloudroute/net/refresher.hpp"
 #include "cloudroute/net/stats.hpp"
+#include "cloudroute/net/topology_source.hpp"
 
 namespace cloudroute {
 namespace net {
 
+// The engine's options with the Sentinel client's defaults: writes not
+// executed are tried 5 times; the watcher re-asks periodically, so the
+// refresher runs only when failures trigger it.
+inline ClientOptions SentinelEngineDefaults() {
+  ClientOptions o;
+  o.max_retries = 5;
+  o.refresh_interval_ms = 0;
+  return o;
+}
+
 struct SentinelOptions {
-  ConnectOptions sentinel_conn;         // to the sentinels (their own AUTH, if any)
-  ConnectOptions node_conn;             // to the data nodes
+  // The data nodes: connections (engine.conn: AUTH, TLS), timeouts per tier,
+  // pool, retries (max_retries: writes not executed), hedged reads, log.
+  // refresh_interval_ms: a periodic re-ask of every group besides the
+  // watcher's; refresh_min_gap_ms bounds the triggered ones.
+  ClientOptions engine = SentinelEngineDefaults();
+  ConnectOptions sentinel_conn;         // to the sentinels (their own AUTH and TLS, if any)
   uint32_t sentinel_timeout_ms = 1000;  // each question to a sentinel
-  uint32_t timeout_ms[kTierCount] = {500, 1000, 1000, 2000, 2000};  // commands, per Tier
-  uint32_t reask_interval_ms = 5000;                                // 0: no periodic re-ask
-  uint32_t reconnect_max_ms = 1000;  // cap of the backoff between subscription rounds
-  PoolOptions pool;
-  uint32_t max_retries = 5;  // writes not executed (READONLY, not dialed)
-  uint32_t retry_base_ms = 50;
-  uint32_t retry_cap_ms = 1000;
+  uint32_t reask_interval_ms = 5000;    // 0: no periodic re-ask
+  uint32_t reconnect_max_ms = 1000;     // cap of the backoff between subscription rounds
 };
 
-// Relaxed counters (statistics, not synchronisation).
+// What the watcher counts (relaxed: statistics, not synchronisation). The
+// commands are counted by the engine (Stats).
 struct SentinelCounters {
-  std::atomic<uint64_t> reads{0}, writes{0}, fallbacks{0}, retries{0};
-  std::atomic<uint64_t> conn_errors{0}, timeouts{0}, server_errors{0};
   std::atomic<uint64_t> master_changes{0};         // a group's master moved (any source)
   std::atomic<uint64_t> switch_events{0};          // +switch-master messages received
   std::atomic<uint64_t> asks{0}, ask_failures{0};  // group re-asks (all sentinels failed)
@@ -90,9 +117,11 @@ std::string EventGroup(const std::string &payload);
 
 class SentinelWatcher {
  public:
-  // names[i] is the Sentinel master name of group i of *groups.
+  // names[i] is the Sentinel master name of group i of *groups. log (may
+  // be null): a master moving ("failover seen"), a group no sentinel
+  // answered about ("refresh failed"), the subscription lost and regained.
   SentinelWatcher(ShardGroups *groups, std::vector<Seed> sentinels, std::vector<std::string> names,
-                  SentinelOptions opts, SentinelCounters *counters);
+                  SentinelOptions opts, SentinelCounters *counters, EventLog *log);
   ~SentinelWatcher();  // stops the thread
   SentinelWatcher(const SentinelWatcher &) = delete;
   SentinelWatcher &operator=(const SentinelWatcher &) = delete;
@@ -124,6 +153,7 @@ class SentinelWatcher {
   const std::vector<std::string> names_;
   const SentinelOptions opts_;
   SentinelCounters *const counters_;
+  EventLog *const log_;
 
   std::mutex ask_mu_;  // serializes asking; guards the members below
   std::unique_ptr<Connection> ask_conn_;
@@ -144,7 +174,9 @@ class SentinelWatcher {
 class SentinelClient {
  public:
   // Asks the sentinels about every group (the table is filled before this
-  // returns) and starts watching. Errors as SentinelWatcher::AskAll.
+  // returns) and starts watching. Errors as SentinelWatcher::AskAll;
+  // kInvalid / kLimit / kNoTopology for groups the engine cannot place
+  // (GroupSource::Check).
   static Result<std::unique_ptr<SentinelClient>> Create(ShardGroups *groups,
                                                         std::vector<Seed> sentinels,
                                                         std::vector<std::string> names,
@@ -155,28 +187,33 @@ class SentinelClient {
 
   // Any command on one key (see the file comment). A server error reply is
   // kServerError with its text; kUnavailable when the group has no master
-  // known (writes) or no instance answered (reads, after trying them all).
-  Result<ReplyPtr> Execute(bool write, std::string_view key, const Args &args);
+  // known (writes, after the retries) or no instance answered (reads, after
+  // trying them all).
+  Result<ReplyPtr> Execute(Access access, std::string_view key, const Args &args,
+                           const CallOptions &call = {}) {
+    return executor_.Execute(access, key, args, call);
+  }
   Status Refresh() { return watcher_->AskAll(); }
 
   const SentinelCounters &counters() const { return counters_; }
   bool subscribed() const { return watcher_->subscribed(); }
+  StatsValues stats() const { return ctx_.stats.Snapshot(); }
+  std::vector<NodeStatsValues> node_stats() const { return pools_.node_stats(); }
+  // As Client::InLogHandler.
+  bool InLogHandler() const { return ctx_.log.InSinkOnThisThread(); }
 
  private:
-  SentinelClient(ShardGroups *groups, SentinelOptions opts)
-      : groups_(groups), opts_(std::move(opts)) {}
-  NodePool &PoolFor(const NodeEntry *node);
-  uint32_t TimeoutFor(Tier tier) const;
-  Result<ReplyPtr> Read(std::string_view key, const Args &args);
-  Result<ReplyPtr> Write(std::string_view key, const Args &args);
-  void NoteFailure(const NodeEntry *node, NodePool *pool, const Status &s);
+  SentinelClient(ShardGroups *groups, SentinelOptions opts);
 
-  ShardGroups *const groups_;
-  const SentinelOptions opts_;
   SentinelCounters counters_;
-  std::mutex pools_mu_;
-  std::unordered_map<uint32_t, std::unique_ptr<NodePool>> pools_;  // by instance handle
-  std::unique_ptr<SentinelWatcher> watcher_;                       // last: its thread stops first
+  // Made by Create, once the context exists (it logs there); stopped first.
+  std::unique_ptr<SentinelWatcher> watcher_;
+  GroupSource source_;
+  ClientContext ctx_;
+  NodePools pools_;
+  CommandExecutor executor_;
+  std::unique_ptr<RecoveryProber> prober_;
+  std::unique_ptr<Refresher> refresher_;
 };
 
 }  // namespace net

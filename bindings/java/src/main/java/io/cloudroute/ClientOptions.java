@@ -137,7 +137,8 @@ public final class ClientOptions {
 
   /**
    * Hedged reads (off by default): a single-key read whose node has not answered within the
-   * hedge delay goes to the next read candidate too, and the first answer wins. FIXED waits
+   * hedge delay goes to the next read candidate too, and the first answer wins; so do the open
+   * reads of an MGET's or a pipeline's node share of reads only. FIXED waits
    * {@link #hedgeDelayMs}; ADAPTIVE waits the node's recent {@link #hedgePercentile} latency (at
    * least {@link #hedgeMinDelayMs}; hedgeDelayMs until the node has enough samples). Writes are
    * never hedged. Bad values are refused when the client is created.

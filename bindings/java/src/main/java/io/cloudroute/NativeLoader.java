@@ -2,6 +2,7 @@ package io.cloudroute;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -10,12 +11,14 @@ import java.util.Locale;
 
 /**
  * Loads libcloudroute_jni once: from the system property {@code cloudroute.library.path} (an
- * installed library) when set, else from the jar's {@code /native/<os>-<arch>/} resource,
- * extracted to a private temporary file.
+ * installed library) when set, else from the jar's {@code /native/<os>-<arch>/} resource for the
+ * running JVM's {@code os.name} and {@code os.arch} (linux-x86_64, linux-aarch64), extracted to a
+ * private temporary file. The jar lists the platforms it carries in {@code /native/platforms.txt}.
  */
 final class NativeLoader {
   static final String PROPERTY = "cloudroute.library.path";
   private static final String NAME = "libcloudroute_jni.so";
+  private static final String INDEX = "/native/platforms.txt";
   private static boolean loaded;
 
   private NativeLoader() {}
@@ -48,8 +51,8 @@ final class NativeLoader {
     try (InputStream in = NativeLoader.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw new UnsatisfiedLinkError("libcloudroute: no native library for " + platform
-            + " in this jar (it carries linux-x86_64); build libcloudroute_jni for this platform"
-            + " and point -D" + PROPERTY + "=/path/to/" + NAME + " at it");
+            + " in this jar (it carries " + carried() + "); build libcloudroute_jni for this"
+            + " platform and point -D" + PROPERTY + "=/path/to/" + NAME + " at it");
       }
       Path dir = Files.createTempDirectory("cloudroute-",
           PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -60,6 +63,17 @@ final class NativeLoader {
       return file;
     } catch (IOException e) {
       throw new UnsatisfiedLinkError("libcloudroute: cannot extract " + resource + ": " + e);
+    }
+  }
+
+  /** The platforms the jar's index names, comma-separated ("none" without an index). */
+  static String carried() {
+    try (InputStream in = NativeLoader.class.getResourceAsStream(INDEX)) {
+      if (in == null) return "none";
+      String listed = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
+      return listed.isEmpty() ? "none" : String.join(", ", listed.split("\\s+"));
+    } catch (IOException e) {
+      return "an unreadable " + INDEX + ": " + e;
     }
   }
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /** The library the jar carries needs only glibc, libstdc++ (or not even) and OpenSSL. */
 class NativeLibraryTest {
   private static final Path LIB =
-      Path.of("target/classes/native/linux-x86_64/libcloudroute_jni.so");
+      Path.of("target/classes/native/" + NativeLoader.platform() + "/libcloudroute_jni.so");
 
   private static List<String> needed() throws IOException, InterruptedException {
     Process p = new ProcessBuilder("readelf", "-d", LIB.toString()).redirectErrorStream(true)
@@ -39,7 +39,7 @@ class NativeLibraryTest {
     assertFalse(libs.isEmpty());
     for (String lib : libs) {
       assertFalse(lib.contains("hiredis"), "needs " + lib);
-      assertTrue(lib.matches("(libc|libm|libpthread|libdl|ld-linux-x86-64|libstdc\\+\\+|libgcc_s"
+      assertTrue(lib.matches("(libc|libm|libpthread|libdl|ld-linux-x86-64|ld-linux-aarch64|libstdc\\+\\+|libgcc_s"
           + "|libssl|libcrypto)\\.so.*"), "unexpected dependency " + lib);
     }
   }
@@ -65,12 +65,23 @@ class NativeLibraryTest {
   }
 
   @Test
-  void platformsAndTheErrorForAMissingOne() {
-    assertEquals("linux-x86_64", NativeLoader.platform());
-    assertTrue(Files.isRegularFile(NativeLoader.extract("linux-x86_64")));
+  void platformsAndTheErrorForAMissingOne() throws Exception {
+    String arch = System.getProperty("os.arch");
+    assertEquals(arch.equals("aarch64") ? "linux-aarch64" : "linux-x86_64",
+        NativeLoader.platform());
+    assertTrue(Files.isRegularFile(NativeLoader.extract(NativeLoader.platform())));
+    // The index names what target/classes/native/ holds, and the error names both.
+    List<String> held = new ArrayList<>();
+    try (var dirs = Files.list(Path.of("target/classes/native"))) {
+      dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString()).sorted()
+          .forEach(held::add);
+    }
+    assertTrue(held.contains(NativeLoader.platform()), held.toString());
+    assertEquals(String.join(", ", held), NativeLoader.carried());
     UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class,
         () -> NativeLoader.extract("windows-aarch64"));
-    assertTrue(e.getMessage().contains("windows-aarch64"), e.getMessage());
+    assertTrue(e.getMessage().contains("no native library for windows-aarch64"), e.getMessage());
+    assertTrue(e.getMessage().contains("it carries " + String.join(", ", held)), e.getMessage());
     assertTrue(e.getMessage().contains(NativeLoader.PROPERTY), e.getMessage());
   }
 }
