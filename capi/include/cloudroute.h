@@ -1020,7 +1020,8 @@ typedef struct cr_client_options {
    * client's engine thread and each reply is matched to its request in
    * order, every request closed by a marker (PING <tag>) whose echo proves
    * that no reply was added or lost before it. Blocking commands, pinned
-   * transactions and scans keep pooled connections (pool_size). A node
+   * transactions and hedged reads (hedging on: fan-outs too) keep pooled
+   * connections (pool_size). A node
    * that does not answer in time fails every request on its connection (a
    * read moves to its next candidate, a write that was sent says it may
    * have run); a call's own timeout fails only that call. An older
@@ -1032,8 +1033,8 @@ typedef struct cr_client_options {
   {                                                                                                \
     (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,    \
         30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 67108864u, 268435456u, NULL, NULL, \
-        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, 0u, 0u, \
-        0u                                                                                         \
+        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, 0u,    \
+        0u, 0u                                                                                     \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */
@@ -1645,11 +1646,11 @@ typedef struct cr_sentinel_options {
   double hedge_percentile;       /* ADAPTIVE; (0, 100]; default 99.0 */
 } cr_sentinel_options;
 
-#define CR_SENTINEL_OPTIONS_INIT                                                                \
-  {                                                                                             \
-    (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 1000u,    \
+#define CR_SENTINEL_OPTIONS_INIT                                                                 \
+  {                                                                                              \
+    (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 1000u,     \
         5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL, 0u, 3u, 1000u, 0, \
-        1, NULL, NULL, NULL, NULL, NULL, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0                       \
+        1, NULL, NULL, NULL, NULL, NULL, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0                        \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_sentinel_options ends at client_name. */

@@ -481,8 +481,9 @@ std::string LegMismatch(const Entries &entries, const std::vector<ReplyPtr> &rep
     if (e.asking) ++next;
     if (next >= replies.size()) break;
     const auto &argv = e.job->argv;
-    const std::string bad =
-        argv.empty() ? std::string() : ReplyMismatch(argv[0], ExpectedReplyOf(argv), *replies[next]);
+    const std::string bad = argv.empty()
+                                ? std::string()
+                                : ReplyMismatch(argv[0], ExpectedReplyOf(argv), *replies[next]);
     ++next;
     if (!bad.empty()) return bad;
   }

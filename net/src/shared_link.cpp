@@ -324,8 +324,9 @@ void NodeLink::ArmWaiting() {
     const int64_t now = SteadyNowNs();
     for (const LinkRequestPtr &r : link->waiting_) {
       if (r->settled || r->deadline_ns == 0 || r->deadline_ns > now) continue;
-      Settle(r.get(), Error(kTimeout, "no connection to the node before the deadline (the "
-                                      "dial is still under way)"));
+      Settle(r.get(), Error(kTimeout,
+                            "no connection to the node before the deadline (the "
+                            "dial is still under way)"));
     }
     link->waiting_.erase(std::remove_if(link->waiting_.begin(), link->waiting_.end(),
                                         [](const LinkRequestPtr &r) { return r->settled; }),

@@ -186,9 +186,9 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   uint32_t open() const { return open_.load(std::memory_order_relaxed); }
 
  private:
-  void Place(LinkRequestPtr r);                        // engine thread
-  void StartDial();                                    // engine thread
-  void ArmWaiting();  // engine thread: the timer of the earliest waiting deadline
+  void Place(LinkRequestPtr r);  // engine thread
+  void StartDial();              // engine thread
+  void ArmWaiting();             // engine thread: the timer of the earliest waiting deadline
   void Dialed(Result<std::unique_ptr<Connection>> c);  // engine thread
 
   EventLoop *const loop_;
