@@ -22,23 +22,33 @@
 #include <thread>
 #include <vector>
 
+namespace fake {
+
+// A listening socket on 127.0.0.1, on a port the kernel picks (*port).
+inline int ListenLoopback(uint16_t *port, int backlog = 16) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr *>(&sa), sizeof sa);
+  listen(fd, backlog);
+  socklen_t len = sizeof sa;
+  getsockname(fd, reinterpret_cast<sockaddr *>(&sa), &len);
+  *port = ntohs(sa.sin_port);
+  return fd;
+}
+
+}  // namespace fake
+
 class FakeServer {
  public:
   // respond(request bytes so far) -> bytes to send (may be empty: wait for more).
   explicit FakeServer(std::function<std::string(const std::string &)> respond,
                       std::string filler = "", size_t repeat = 0)
       : respond_(std::move(respond)), filler_(std::move(filler)), repeat_(repeat) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr *>(&sa), sizeof sa);
-    listen(fd_, 16);
-    socklen_t len = sizeof sa;
-    getsockname(fd_, reinterpret_cast<sockaddr *>(&sa), &len);
-    port_ = ntohs(sa.sin_port);
+    fd_ = fake::ListenLoopback(&port_);
     thread_ = std::thread([this] { Run(); });
   }
   ~FakeServer() {

@@ -25,7 +25,7 @@
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "common/wait_until.hpp"
-#include "fake_server.hpp"  // fake::Commands, fake::Bulk
+#include "fake_server.hpp"  // fake::ListenLoopback, fake::Commands, fake::Bulk
 
 namespace cloudroute {
 namespace net {
@@ -39,17 +39,7 @@ namespace {
 class PipeServer {
  public:
   PipeServer() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr *>(&sa), sizeof sa);
-    listen(fd_, 64);
-    socklen_t len = sizeof sa;
-    getsockname(fd_, reinterpret_cast<sockaddr *>(&sa), &len);
-    port_ = ntohs(sa.sin_port);
+    fd_ = fake::ListenLoopback(&port_, 64);
     thread_ = std::thread([this] { Run(); });
   }
   ~PipeServer() {
