@@ -6,7 +6,7 @@
 //   cloudroute_e2e_cdriver --env E2E_ENV --mode mget|get [--fanout 60] [--threads 1]
 //                          [--seconds 3] [--warmup 1] [--policy local] [--keys 10000]
 //                          [--load 0|1] [--hedge off|fixed|adaptive] [--stall S]
-//                          [--stall-node N]
+//                          [--stall-node N] [--shared N]
 //
 // mget: one MGET of `fanout` random loaded keys (e2e:0 .. e2e:keys-1) per request, split by
 // slot by the client; get: one GET of one random key. After connecting and the warm-up it
@@ -21,7 +21,9 @@
 // JSON then also counts hedges, hedges_won and hedges_denied of the window. --stall S: a
 // node (--stall-node N: NODE<N>_PID of the env; default 2, the cloud-A replica of shard 1)
 // is stopped with SIGSTOP 1 s into the measured window and resumed with SIGCONT S seconds
-// later (needs seconds >= S + 1).
+// later (needs seconds >= S + 1). --shared N: cr_client_options.shared_connections (default
+// 0: a pooled connection per request in flight); the JSON's max_node_connections is the most
+// connections any one node was dialed for over the whole run.
 #include <signal.h>
 #include <sys/resource.h>
 
@@ -53,6 +55,7 @@ struct Args {
   int fanout = 60, threads = 1, keys = 10000;
   double seconds = 3, warmup = 1, stall = 0;
   int stall_node = 2;
+  int shared = 0;
   bool load = false;
 };
 
@@ -191,6 +194,8 @@ int main(int argc, char **argv) {
       a.stall = std::atof(v.c_str());
     else if (k == "--stall-node")
       a.stall_node = std::atoi(v.c_str());
+    else if (k == "--shared")
+      a.shared = std::atoi(v.c_str());
     else
       return Usage(("unknown option " + k).c_str());
   }
@@ -225,6 +230,7 @@ int main(int argc, char **argv) {
   if (s == CR_OK) {
     cr_client_options o = CR_CLIENT_OPTIONS_INIT;
     o.client_name = "cr-e2e-cdriver";
+    o.shared_connections = static_cast<uint32_t>(std::max(a.shared, 0));
     if (a.hedge == "fixed") {
       o.hedge_mode = CR_HEDGE_FIXED;
       o.hedge_delay_ms = 20;
@@ -291,6 +297,13 @@ int main(int argc, char **argv) {
   const double cpu = CpuSeconds() - cpu0;
   if (staller.joinable()) staller.join();
   cr_client_get_stats(&st1, c);
+  std::vector<cr_client_node_stats> nodes(64, cr_client_node_stats(CR_CLIENT_NODE_STATS_INIT));
+  size_t node_count = 0;
+  uint64_t max_node_connections = 0;
+  if (cr_client_get_node_stats(nodes.data(), nodes.size(), &node_count, c) == CR_OK) {
+    for (size_t i = 0; i < std::min(node_count, nodes.size()); ++i)
+      max_node_connections = std::max<uint64_t>(max_node_connections, nodes[i].connections);
+  }
   cr_client_free(c);
 
   std::vector<double> every, ok;
@@ -305,7 +318,7 @@ int main(int argc, char **argv) {
       "{\"requests\": %zu, \"failed\": %zu, \"rps\": %s, \"p50_ms\": %s, "
       "\"p99_ms\": %s, \"p999_ms\": %s, \"max_ms\": %s, \"ok_p99_ms\": %s, "
       "\"cpu_us_per_req\": %s, \"hedges\": %llu, \"hedges_won\": %llu, "
-      "\"hedges_denied\": %llu, \"errors\": {",
+      "\"hedges_denied\": %llu, \"max_node_connections\": %llu, \"errors\": {",
       n, n - ok.size(), Num(static_cast<double>(ok.size()) / a.seconds).c_str(),
       Num(Pct(every, 50) * 1e3).c_str(), Num(Pct(every, 99) * 1e3).c_str(),
       Num(Pct(every, 99.9) * 1e3).c_str(), Num(n ? every.back() * 1e3 : NAN).c_str(),
@@ -313,7 +326,8 @@ int main(int argc, char **argv) {
       Num(cpu / static_cast<double>(std::max<size_t>(1, n)) * 1e6).c_str(),
       (unsigned long long)(st1.hedges - st0.hedges),
       (unsigned long long)(st1.hedges_won - st0.hedges_won),
-      (unsigned long long)(st1.hedges_denied - st0.hedges_denied));
+      (unsigned long long)(st1.hedges_denied - st0.hedges_denied),
+      (unsigned long long)max_node_connections);
   const char *sep = "";
   for (const auto &e : ph.errors) {
     std::printf("%s\"%s\": %d", sep, e.first.c_str(), e.second);
