@@ -87,7 +87,11 @@ std::shared_ptr<NodeLink> NodePools::LinkFor(NodeEntry *node) {
   if (link == nullptr) {
     link = std::make_shared<NodeLink>(
         loop_.get(), &link_dials_, pool.dialer(), shared, ctx_->TimeoutFor(Tier::kUnknown),
-        [this, address = node->address](const Status &why) { NotePoisoned(address, why); });
+        [this, address = node->address](const Status &why) {
+          // Not on the engine thread: a log handler may call the client, and
+          // a call waits for the engine thread (rare: a thread per event).
+          link_dials_.Spawn([this, address, why] { NotePoisoned(address, why); });
+        });
   }
   return link;
 }
