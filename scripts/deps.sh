@@ -113,11 +113,6 @@ if [[ ! -e $py_stamp ]]; then
   echo "deps: pip install -r $py_req (into .venv)"
   .venv/bin/python -m pip install -q --disable-pip-version-check -r "$py_req"
   .venv/bin/python -m pip download -q --disable-pip-version-check -d .venv/wheelhouse -r "$py_test_req"
-  # The sdist's build requirements ([build-system] requires), for the offline
-  # `pip install cloudroute-V.tar.gz` of tests/package/python_test.sh.
-  .venv/bin/python -c 'import sys, tomllib; print("\n".join(tomllib.load(open(sys.argv[1], "rb"))["build-system"]["requires"]))' \
-    "$py_project" >.venv/build-requires.txt
-  .venv/bin/python -m pip download -q --disable-pip-version-check -d .venv/wheelhouse -r .venv/build-requires.txt
   rm -f .venv/.deps-* && touch "$py_stamp"
 fi
 

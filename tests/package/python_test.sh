@@ -6,8 +6,9 @@
 #   `pip install` into a fresh virtualenv, smoke test.
 # - the sdist: it holds the C/C++ sources and no build tree; the wheel that
 #   scripts/package.sh built from nothing but the tarball (what `pip install
-#   cloudroute-V.tar.gz` does: build isolation, the build requirements from
-#   .venv/wheelhouse, offline, a fresh directory) installs into a fresh
+#   cloudroute-V.tar.gz` does, offline, in a fresh directory, with .venv's
+#   build backend and the sdist's declared build requirements checked against
+#   it) installs into a fresh
 #   virtualenv and passes the smoke test; its extension needs no libhiredis.
 #
 #   tests/package/python_test.sh [DIST]     (default dist/)
@@ -60,8 +61,9 @@ ok "wheel: fresh virtualenv, extension needs glibc only, smoke test"
 members=$(tar tzf "$sdist")
 grep -q '/libcloudroute/core/src/keyslot.cpp$' <<<"$members" || fail "sdist lacks the C++ sources"
 ! grep -q '/build/' <<<"$members" || fail "sdist carries a build tree"
-# scripts/package.sh built the wheel from the sdist alone (an isolated pip
-# build in a fresh directory, as `pip install cloudroute-V.tar.gz` does); that
+# scripts/package.sh built the wheel from the sdist alone (pip in a fresh
+# directory, as `pip install cloudroute-V.tar.gz` does, its declared build
+# requirements checked); that
 # wheel, before auditwheel, is what such an install puts in place.
 sdist_wheel=$(ls "$root"/build/python/package-wheel/cloudroute-*"$(uname -m)".whl 2>/dev/null) ||
   fail "no wheel built from the sdist in build/python/package-wheel/: run scripts/package.sh python"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Python stage of scripts/test.sh: build the sdist and, from it alone, the
-# wheel users get (scripts/package.sh python: dist/), install that wheel in a
+# wheel users get (scripts/package.sh python-host: dist/), install that wheel in a
 # FRESH virtualenv (nothing else in it), check that it imports from outside
 # the repository, then run pytest and mypy (strict, on the package's stubs and
 # a typed usage example) and stubtest (stubs vs the real module). The package
@@ -23,10 +23,10 @@ out=$root/build/python
 [[ -x $tools/bin/python ]] || { echo "python: $tools missing: run scripts/deps.sh" >&2; exit 1; }
 
 if [[ ${CR_PY_PREBUILT:-} == 1 ]]; then
-  echo "== python: the wheel scripts/package.sh python built in dist/ (CR_PY_PREBUILT=1)"
+  echo "== python: the wheel scripts/package.sh python-host built in dist/ (CR_PY_PREBUILT=1)"
 else
-  echo "== python: the sdist and the wheel built from it (scripts/package.sh python)"
-  scripts/package.sh python
+  echo "== python: the sdist and the wheel built from it (scripts/package.sh python-host)"
+  scripts/package.sh python-host
 fi
 # This machine's wheel (dist/ holds one per architecture).
 wheel=$(ls "$root"/dist/cloudroute-*-manylinux_*_"$(uname -m)".whl)
