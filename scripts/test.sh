@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
 # Builds libcloudroute strictly and runs every test: the format check, unit
-# (GoogleTest), C API (CMocka), ABI and install checks, and integration tests
-# against real redis-server processes that the tests start and stop
-# themselves on 127.0.x.x; the Python and JVM stages; a 30 s soak of the live
-# client (tests/soak/run.sh); then the unit, C API and
-# integration tests again under ASan + UBSan, the concurrency tests under
-# ThreadSanitizer, and a short run of every libFuzzer target. The package
+# (GoogleTest), C API (CMocka), ABI and install checks; the Python and JVM
+# stages; a 30 s soak of the live client (tests/soak/run.sh); then the unit, C
+# API and integration tests (against real redis-server processes that the
+# tests start and stop themselves on 127.0.x.x) under ASan + UBSan, the
+# concurrency tests under ThreadSanitizer, and a short run of every libFuzzer
+# target. The package
 # stage builds the artifacts of scripts/package.sh and installs each
 # (tests/package/run.sh). Stages that mostly wait on servers run beside
 # others (logs in build/stage-logs/, printed whole when both end).
 #
 # Two cores are the budget, and most test stages wait on servers: so once the
-# strict build is done, the other build trees (the package tree with the JVM
-# library, the wheel, ASan, TSan) compile one after another in the background
+# strict build is done, the other build trees (the wheel, the JVM library, the
+# arm64 tree and wheel, ASan, TSan) compile one after another in the background
 # at nice 19, on the CPU the tests leave idle; a stage that needs one waits
 # for it. Every tree compiles through ccache (scripts/deps.sh installs it;
 # cache in ~/.cache/ccache), so a second run recompiles only what changed.
 #
 #   ./scripts/deps.sh && ./scripts/test.sh   the README's command (CI runs it)
-#   ./scripts/test.sh --fast     skip the ASan + UBSan, TSan and fuzz passes
+#   ./scripts/test.sh --fast     skip the ASan + UBSan, TSan and fuzz passes (the
+#                                integration tests run in the strict tree instead)
 #   tests/python/run.sh          the Python stage alone
 #
 # It installs nothing: scripts/deps.sh does. It stops at once, naming
@@ -79,11 +80,17 @@ logs=build/stage-logs
 # is build/stage-logs/build-STEP.log, its exit status build-STEP.rc; a failed
 # step stops the chain. `await_build STEP` waits for one and fails the run
 # when it failed.
-build_package() { # the JVM libraries (bindings/java/build-native.sh) and the .debs' trees (amd64, arm64)
-  CR_JNI_ARCHES="x86_64 aarch64" bindings/java/build-native.sh && cmake --build --preset package -j "$jobs" &&
-    cmake --preset package-arm64 >/dev/null && cmake --build --preset package-arm64 -j "$jobs"
+build_wheel() { scripts/package.sh python-host; } # the sdist and the x86_64 wheel (the Python stage)
+build_jni() { bindings/java/build-native.sh; }    # the JVM library of this machine (the JVM stage)
+# The arm64 tree: the .debs, the emulated tests and the JVM library of the
+# package stage (configured as bindings/java/build-native.sh does, which then
+# finds it built; the x86_64 package tree is the JVM stage's, so it is left
+# alone here), and the arm64 wheel.
+build_arm64() {
+  JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")} \
+    cmake --preset package-arm64 -DCR_BUILD_JNI=ON >/dev/null &&
+    cmake --build --preset package-arm64 -j "$jobs" && scripts/package.sh python-arm64
 }
-build_wheel() { scripts/package.sh python; }
 build_asan() { cmake --preset asan >/dev/null && cmake --build --preset asan -j "$jobs"; }
 build_tsan() { cmake --preset tsan >/dev/null && cmake --build --preset tsan -j "$jobs"; }
 background_builds() {
@@ -112,7 +119,7 @@ await_build() {
   fi
 }
 rm -f "$logs"/build-*
-steps=(package wheel)
+steps=(wheel jni arm64)
 ((fast == 1)) || steps+=(asan tsan)
 # Its own process group (set -m), so that a failing stage stops it whole.
 set -m
@@ -121,11 +128,22 @@ builds_pid=$!
 set +m
 trap 'kill -- "-$builds_pid" 2>/dev/null || true' EXIT
 
-stage "tests (unit, capi, abi, integration; the background builds: ${steps[*]})"
-ctest --preset werror -j "$jobs"
+# The integration tests run once: in the ASan + UBSan tree below (memory
+# errors and undefined behaviour on every path a real server drives), or here
+# with --fast, which skips that tree. Here always: the rest, and the harness's
+# self-test (label slow: it checks shell scripts, not the library, so the
+# ASan pass leaves it out).
+if ((fast == 1)); then
+  stage "tests (unit, capi, abi, integration; the background builds: ${steps[*]})"
+  ctest --preset werror -j "$jobs"
+else
+  stage "tests (unit, capi, abi; the harness self-test; the background builds: ${steps[*]})"
+  ctest --preset werror -j "$jobs" -LE integration
+  ctest --preset werror -L slow
+fi
 
 stage "python and java/clojure, side by side (tests/python/run.sh, tests/java/run.sh)"
-await_build package
+await_build jni
 tests/java/run.sh >"$logs/java.log" 2>&1 &
 java_pid=$!
 { await_build wheel && CR_PY_PREBUILT=1 tests/python/run.sh; } >"$logs/python.log" 2>&1 &
@@ -153,6 +171,7 @@ done
 # acknowledged write may be lost (tests/soak/run.sh; the README's long run is
 # 300 s). The soak mostly waits on its servers.
 stage "packages (scripts/package.sh deb jar, tests/package/run.sh) and the soak (tests/soak/run.sh 30), side by side"
+await_build arm64
 CR_SOAK_BUILD=build/werror tests/soak/run.sh 30 >"$logs/soak.log" 2>&1 &
 soak_pid=$!
 pkg_rc=0 soak_rc=0
@@ -168,7 +187,7 @@ if ((fast == 0)); then
   await_build asan
   # The test preset sets ASAN_OPTIONS=detect_leaks=1 and UBSan's halt_on_error.
   # The harness self-test (label slow) checks shell scripts, not the library.
-  stage "tests under ASan + UBSan (unit, capi, integration)"
+  stage "tests under ASan + UBSan (unit, capi, integration: the one integration pass)"
   ctest --preset asan -j "$jobs" -L 'unit|capi|integration' -LE slow
 
   stage "build (preset tsan: ThreadSanitizer, the tsan_tests target; in the background)"
