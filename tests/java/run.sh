@@ -2,8 +2,8 @@
 # tests/java/run.sh — the JVM binding's tests (bindings/java, bindings/clojure,
 # bindings/java/clients): JUnit 5 and clojure.test through Maven, against two-cloud
 # clusters and a Sentinel setup started by scripts/redis-harness.sh (ports:
-# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609; bus ports +10000), then the
-# native-heavy tests again under -Xcheck:jni, failing on any JNI warning. Servers
+# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609; bus ports +10000), the
+# binding's JUnit tests under -Xcheck:jni, failing on any JNI warning. Servers
 # run under the global lock /tmp/cr-servers.lock and are stopped on exit.
 #
 # Maven's local repository is .m2/ at the repository root (ignored by git).
@@ -32,10 +32,17 @@ trap cleanup EXIT
 
 exec 9>/tmp/cr-servers.lock
 flock 9
-"$harness" cluster "$dir/cluster" "${CR_JAVA_PORT:-7701}" >/dev/null
-"$harness" sentinel "$dir/sentinel" "${CR_JAVA_SENTINEL_PORT:-7721}" >/dev/null
-"$harness" cluster "$dir/kill" "${CR_JAVA_KILL_PORT:-7741}" >/dev/null
-"$harness" cluster "$dir/failover" "${CR_JAVA_FAILOVER_PORT:-8601}" >/dev/null
+# The four setups start side by side (each start waits until it is usable).
+starts=()
+"$harness" cluster "$dir/cluster" "${CR_JAVA_PORT:-7701}" >/dev/null &
+starts+=($!)
+"$harness" sentinel "$dir/sentinel" "${CR_JAVA_SENTINEL_PORT:-7721}" >/dev/null &
+starts+=($!)
+"$harness" cluster "$dir/kill" "${CR_JAVA_KILL_PORT:-7741}" >/dev/null &
+starts+=($!)
+"$harness" cluster "$dir/failover" "${CR_JAVA_FAILOVER_PORT:-8601}" >/dev/null &
+starts+=($!)
+for p in "${starts[@]}"; do wait "$p"; done
 export CR_JAVA_CLUSTER_ENV="$dir/cluster/cluster.env"
 export CR_JAVA_SENTINEL_ENV="$dir/sentinel/sentinel.env"
 export CR_JAVA_KILL_ENV="$dir/kill/cluster.env"
@@ -47,10 +54,20 @@ versions=()
 cd "$root/bindings/java"
 summary() { grep -E '^\[(INFO|ERROR|WARNING)\] Tests run: [0-9]+, .*Skipped: [0-9]+$|^Ran [0-9]+ tests|^[0-9]+ failures|FAIL in' "$1" || true; }
 
+# Every JUnit test runs under -Xcheck:jni: any JNI warning fails the run.
+jni_warnings() {
+  if grep -qs "WARNING in native method\|FATAL ERROR in native method" "$@"; then
+    echo "JNI warnings:" >&2
+    grep -hs "in native method" "$@" | sort | uniq -c >&2
+    return 1
+  fi
+}
 status=0
-"${mvn[@]}" install >"$log" 2>&1 || status=$?
-echo "== bindings/java: JUnit (surefire) and clojure.test"
+rm -f target/surefire-reports/*.dumpstream
+"${mvn[@]}" install -Dcr.test.jvm.args=-Xcheck:jni >"$log" 2>&1 || status=$?
+echo "== bindings/java: JUnit (surefire, under -Xcheck:jni) and clojure.test"
 summary "$log"
+jni_warnings "$log" target/surefire-reports/*.dumpstream || status=1
 if ((status != 0)); then
   grep -E '^\[ERROR\]' "$log" | head -40
   exit "$status"
@@ -74,17 +91,4 @@ for v in ${CR_JAVA_JEDIS_ALSO-7.5.3}; do
   fi
 done
 
-# The same native paths under -Xcheck:jni: any JNI warning fails the run.
-rm -f target/surefire-reports/*.dumpstream
-"${mvn[@]}" test -Dtest='ConcurrencyTest,KeyslotTest,RouterTest,LiveClientTest,ClientCommandsTest,CarelessCallersTest,LogTest' \
-  -Dcr.test.jvm.args=-Xcheck:jni >"$log.jni" 2>&1 || status=$?
-echo "== -Xcheck:jni"
-summary "$log.jni"
-if grep -qs "WARNING in native method\|FATAL ERROR in native method" "$log.jni" \
-    target/surefire-reports/*.dumpstream; then
-  echo "JNI warnings:" >&2
-  grep -hs "in native method" "$log.jni" target/surefire-reports/*.dumpstream | sort | uniq -c >&2
-  status=1
-fi
-if ((status != 0)); then grep -E '^\[ERROR\]' "$log.jni" | head -40; fi
 exit "$status"
