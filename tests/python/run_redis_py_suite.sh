@@ -14,14 +14,14 @@
 # Offline: the sdist from .venv/redis-py-sdist/, the wheels from
 # .venv/wheelhouse/. Fresh virtualenv build/python/venv-redis-suite (the wheel,
 # redis, pytest and the suite's plugins; nothing of the repository on its path
-# but the plugin). Servers: a cluster per half (scripts/redis-harness.sh
-# cluster: sync 8681-8689, async 8701-8709, tests/PORTS.md), the two halves
-# side by side, each cluster stopped when its half ends; run under
-# `flock /tmp/cr-servers.lock` as run.sh is. Each test is bounded by the
-# suite's own pytest-timeout (30 s). Cost: four pytest runs of ~260 tests
-# (sync 2-4 minutes each, async 4-7 on the shared 2-core machine), the two
-# halves side by side: 9-14 minutes of wall time. run.sh skips it with
-# CR_PY_REDIS_SUITE=none.
+# but the plugin). Servers: a cluster per lane (scripts/redis-harness.sh
+# cluster; the sync half 8681-8689; async, plain redis-py 8701-8709, the
+# adapter 8931-8939; tests/PORTS.md), the three lanes side by side, each
+# cluster stopped when its lane ends; run under `flock /tmp/cr-servers.lock`
+# as run.sh is. Each test is bounded by the suite's own pytest-timeout (30 s).
+# Cost: four pytest runs of ~260 tests (sync 2-4 minutes each, async 4-7 on
+# the shared 2-core machine) in three lanes: the wall time of the longest
+# lane. run.sh skips it with CR_PY_REDIS_SUITE=none.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -56,24 +56,22 @@ rm -rf "$venv"
 
 harness=$root/scripts/redis-harness.sh
 declare -A files=([sync]=tests/test_cluster.py [async]=tests/test_asyncio/test_cluster.py)
-declare -A ports=([sync]=8681 [async]=8701)
 
-# One half (sync or async) on a cluster of its own: plain, then the adapter,
-# then the comparison. Exit status: the comparison's (1 for an unlisted
-# difference), or 1 when pytest itself failed to run (exit 2-5).
-half() {
-  local half=$1 cluster=$out/harness/redis-py-suite-$1 url mode plugin rc start
+# A lane: one half (sync or async) in one or more modes (plain redis-py, the
+# adapter), one after another, on a cluster of its own (the suite flushes and
+# reconfigures its cluster), stopped when the lane ends. Exit status 1 when
+# pytest itself failed to run (exit 2-5: interrupted, internal, usage, no
+# tests); failed tests are compared afterwards, not fatal here.
+lane() {
+  local name=$1 half=$2 port=$3 cluster=$out/harness/redis-py-suite-$1 url mode plugin rc start
+  shift 3
   mkdir -p "$cluster"
   [[ -e $cluster/pids ]] && "$harness" stop "$cluster" >/dev/null 2>&1
-  "$harness" cluster "$cluster" "${ports[$half]}" >/dev/null || return 1
+  "$harness" cluster "$cluster" "$port" >/dev/null || return 1
   url=redis://$(sed -n 's/^SEEDS=\([^:,]*:[0-9]*\).*/\1/p' "$cluster/cluster.env")
-  for mode in redis-py adapter; do
-    plugin=()
+  for mode in "$@"; do
+    plugin=() rc=0 start=$SECONDS
     [[ $mode == adapter ]] && plugin=(-p cloudroute_swap)
-    start=$SECONDS
-    # Failures are compared below, not fatal here; pytest's own errors (exit
-    # 2-5: interrupted, internal, usage, no tests) are.
-    rc=0
     (cd "$src" && PYTHONPATH=$suite_dir "$venv/bin/python" -m pytest -q -p no:cacheprovider "${plugin[@]}" \
       --redis-url="$url" --redis-cluster-nodes=9 --junitxml="$work/$half-$mode.xml" -o junit_family=xunit1 \
       "${files[$half]}" >"$work/$half-$mode.log" 2>&1) || rc=$?
@@ -86,25 +84,38 @@ half() {
     fi
   done
   "$harness" stop "$cluster" >/dev/null 2>&1
-  echo "== redis-py $version suite, $half: the adapter against plain redis-py"
-  "$venv/bin/python" "$suite_dir/compare.py" "$suite_dir/expected-differences.txt" \
-    "$work/$half-redis-py.xml" "$work/$half-adapter.xml"
 }
 
-# The two halves side by side (one cluster each): the wall time of the longer.
-pids=()
+# The lanes side by side: the sync half's two runs (2-4 minutes each) one
+# after the other, each async run (4-7 minutes) in a lane of its own — about
+# the wall time of the longest async run, with three pytest processes at once.
+lanes=()
 for h in "${halves[@]}"; do
-  half "$h" >"$work/$h.out" 2>&1 &
-  pids+=($!)
+  case $h in
+    sync) lanes+=("sync sync 8681 redis-py adapter") ;;
+    async) lanes+=("async-redis-py async 8701 redis-py" "async-adapter async 8931 adapter") ;;
+  esac
 done
-# `|| true`: errexit holds inside a trap too, and the halves and their
-# clusters are usually gone by then (a failing kill would make the exit 1).
+pids=() names=()
+for l in "${lanes[@]}"; do
+  read -ra args <<<"$l"
+  lane "${args[@]}" >"$work/${args[0]}.out" 2>&1 &
+  pids+=($!) names+=("${args[0]}")
+done
+# `|| true`: errexit holds inside a trap too, and the lanes and their clusters
+# are usually gone by then (a failing kill would make the exit 1).
 trap 'kill "${pids[@]}" 2>/dev/null || true
-      for h in "${halves[@]}"; do "$harness" stop "$out/harness/redis-py-suite-$h" >/dev/null 2>&1 || true; done' EXIT
+      for n in "${names[@]}"; do "$harness" stop "$out/harness/redis-py-suite-$n" >/dev/null 2>&1 || true; done' EXIT
 trap 'exit 130' INT TERM  # the EXIT trap stops the clusters
 status=0
-for i in "${!halves[@]}"; do
+for i in "${!names[@]}"; do
   wait "${pids[$i]}" || status=1
-  cat "$work/${halves[$i]}.out"
+  cat "$work/${names[$i]}.out"
+done
+((status == 0)) || exit 1
+for h in "${halves[@]}"; do
+  echo "== redis-py $version suite, $h: the adapter against plain redis-py"
+  "$venv/bin/python" "$suite_dir/compare.py" "$suite_dir/expected-differences.txt" \
+    "$work/$h-redis-py.xml" "$work/$h-adapter.xml" || status=1
 done
 exit $status
