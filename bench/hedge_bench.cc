@@ -1,5 +1,5 @@
 // Hedged reads under a stalled replica, and what they cost when nothing is
-// wrong (issue 10 §2). One run: a client "in cloud A" (127.0.1.0/24 local,
+// wrong. One run: a client "in cloud A" (127.0.1.0/24 local,
 // 127.0.2.0/24 cloud B, the `local` policy, every other option at its
 // default: local timeout 500 ms, breaker cool-down 2 s) reads, on --threads
 // threads, keys whose first read candidate is the replica n6 of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hedged reads (issue 10 §2): read latency while the local replica n6 is
+# Hedged reads: read latency while the local replica n6 is
 # stopped with SIGSTOP, hedging off / fixed 20 ms / adaptive p99, and the
 # extra reads hedging costs when nothing is wrong. Starts its own 3x3 cluster
 # with scripts/redis-harness.sh on ports 8651-8659 (bus ports +10000;

@@ -15,6 +15,9 @@
 #   cloudroute-V.jar             the JVM jar: native/linux-x86_64/ and
 #       native/linux-aarch64/libcloudroute_jni.so (glibc 2.28 or newer, hiredis,
 #       OpenSSL and libstdc++ inside); the loader picks by os.arch
+#   cloudroute-clients-V.jar     the Jedis and Lettuce adapters (pure Java)
+#   cloudroute-V-javadoc.jar, cloudroute-clients-V-javadoc.jar   their API reference
+#   cloudroute-V.pom, cloudroute-clients-V.pom   for mvn install:install-file
 #
 #   scripts/package.sh                 all of them
 #   scripts/package.sh python deb jar  some of them (python: the sdist and both
@@ -156,14 +159,25 @@ deb_artifacts() {
 }
 
 jar_artifacts() {
-  echo "== package: JVM jar (Maven; the tests run in tests/java/run.sh)"
-  rm -f "$dist"/cloudroute-*.jar
-  (cd bindings/java && CR_JNI_ARCHES="x86_64 aarch64" ${MVN:-mvn} -B -q -Dstyle.color=never \
-    "-Dmaven.repo.local=$root/.m2" -DskipTests package)
-  local jar
-  jar=$(ls bindings/java/target/cloudroute-*.jar | grep -v -e '-sources' -e '-javadoc' -e '-tests')
-  cp "$jar" "$dist"/
-  ls "$dist"/cloudroute-*.jar
+  echo "== package: JVM jars (Maven; the tests run in tests/java/run.sh)"
+  rm -f "$dist"/cloudroute-*.jar "$dist"/cloudroute-*.pom
+  # install: the adapters' build resolves the binding from .m2/. The javadoc
+  # jars are the API reference (the plugin named with its version, so the
+  # poms need not carry it).
+  local mvn=(${MVN:-mvn} -B -q -Dstyle.color=never "-Dmaven.repo.local=$root/.m2" -DskipTests)
+  local javadoc=org.apache.maven.plugins:maven-javadoc-plugin:3.11.2:jar
+  (cd bindings/java && CR_JNI_ARCHES="x86_64 aarch64" "${mvn[@]}" install "$javadoc" -Ddoclint=all,-missing &&
+    "${mvn[@]}" -f clients/pom.xml package "$javadoc" -Ddoclint=all,-missing)
+  local v
+  v=$(sed -n 's|^  <version>\(.*\)</version>|\1|p' bindings/java/pom.xml)
+  # The poms go beside the jars: `mvn install:install-file -DpomFile=…`
+  # installs a jar with its dependencies (slf4j-api; the binding, for the adapters).
+  cp "bindings/java/target/cloudroute-$v.jar" "bindings/java/target/cloudroute-$v-javadoc.jar" "$dist"/
+  cp bindings/java/pom.xml "$dist/cloudroute-$v.pom"
+  cp "bindings/java/clients/target/cloudroute-clients-$v.jar" \
+    "bindings/java/clients/target/cloudroute-clients-$v-javadoc.jar" "$dist"/
+  cp bindings/java/clients/pom.xml "$dist/cloudroute-clients-$v.pom"
+  ls "$dist"/cloudroute-*.jar "$dist"/cloudroute-*.pom
 }
 
 for k in "${kinds[@]}"; do "${k}_artifacts"; done

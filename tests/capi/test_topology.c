@@ -142,7 +142,7 @@ static void static_topology(void **state) {
   assert_int_equal(cr_topology_parse_static(&t, NULL, 3), CR_EINVAL);
 }
 
-/* Issue 10: contradictions and non-hosts are refused through the C API too,
+/* Contradictions and non-hosts are refused through the C API too,
  * and max_depth has a bound (the framer recurses once per level). */
 static void refused_replies_and_depth_bound(void **state) {
   (void)state;

@@ -135,7 +135,7 @@ TEST(ClusterSlots, Errors) {
   EXPECT_NE(e.status().message().find("cluster support disabled"), std::string::npos);
 }
 
-// Replies that were accepted and then routed wrongly (issue 10); the bytes
+// Replies that were accepted and then routed wrongly; the bytes
 // live in tests/fuzz/regressions/cluster_slots/ for the fuzzers to replay.
 TEST(ClusterSlots, ContradictoryOrMalformedRepliesAreRefusedByName) {
   struct Case {

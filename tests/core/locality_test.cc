@@ -142,7 +142,7 @@ TEST(Locate, ClientZoneNeedsNoTable) {
   p = Locate(cfg, n, "");  // no reported zone: nothing says where it is
   EXPECT_EQ(TierOf(cfg.client, p), Tier::kUnknown);
 
-  // Without client_zone the same reply leaves the tier unknown (the issue a
+  // Without client_zone the same reply leaves the tier unknown (what a
   // GLIDE user met with client_location "use1-az2": a cloud of that name).
   LocalityConfig plain;
   plain.client = L("use1-az2");

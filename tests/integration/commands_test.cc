@@ -438,7 +438,7 @@ TEST_F(Commands, FcallIsRoutedByItsKeys) {
 
 // ---------------------------------------------------------- 6. transactions
 
-// The reproduction on a real server: SSUBSCRIBE with two channels
+// The reported reproduction on a real server: SSUBSCRIBE with two channels
 // used to leave a pooled connection subscribed with a reply unread, and the
 // next GET of the slot returned ['ssubscribe', '{k1}b', 2]. Every command
 // that changes a connection's state is refused before it is sent, on every

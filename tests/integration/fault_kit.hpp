@@ -1,4 +1,4 @@
-// Shared by the fault tests of issue 10 §4 (faults_proxy_test.cc, stress_test.cc):
+// Shared by the fault tests (faults_proxy_test.cc, stress_test.cc):
 // a fault proxy process (scripts/latency-proxy.py with a control file), a live
 // client in cloud A built through the C API with short timeouts and optional
 // address remaps, and traffic threads that check every answer and record the

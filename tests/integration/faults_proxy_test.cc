@@ -1,4 +1,4 @@
-// The live client under the faults of issue 10 §4 that need more than a
+// The live client under the faults that need more than a
 // signal: a node that accepts connections but never answers, one that
 // answers garbage, a partition from cloud B that heals, a replica restarted
 // with its data lost under pooled connections, and every seed down at start.
@@ -144,7 +144,7 @@ TEST_F(FaultsProxy, ReplicaThatNeverAnswers) { ReplicaFault("stall", "stalled_re
 TEST_F(FaultsProxy, ReplicaThatAnswersGarbage) { ReplicaFault("garbage", "garbage_replica", 2000); }
 
 // The client loses cloud B (every packet to and from its nodes is held: the
-// proxies in front of n3, n4, n5, n8, n9 stall) for 10 s, as issue 10 asks —
+// proxies in front of n3, n4, n5, n8, n9 stall) for 10 s —
 // twenty breaker cooldowns and ten periodic refreshes — then the partition
 // heals.
 TEST_F(FaultsProxy, PartitionFromCloudBThenHeal) {

@@ -1,4 +1,4 @@
-// Hedged reads (issue 10 §2) against a real two-cloud Redis Cluster of its
+// Hedged reads against a real two-cloud Redis Cluster of its
 // own (scripts/redis-harness.sh, ports 8641-8649, cluster-node-timeout 15 s so
 // the servers never act on the stall). n6 is shard 2's only cloud-A replica,
 // so a cloud-A client under the `local` policy reads shard 2 from n6 first

@@ -1,5 +1,5 @@
 // A server restarted with its data lost while the client holds pooled
-// connections to it (issue 10 §4), against a real two-cloud Redis Cluster of
+// connections to it, against a real two-cloud Redis Cluster of
 // its own (scripts/redis-harness.sh, ports 8661-8669; cloud A = 127.0.1.x,
 // cloud B = 127.0.2.x; the harness keeps no RDB and no AOF, so a restarted
 // server comes back empty).

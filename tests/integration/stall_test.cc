@@ -1,4 +1,4 @@
-// A stalled node costs one timeout (issue 10 §2), against a real two-cloud
+// A stalled node costs one timeout, against a real two-cloud
 // Redis Cluster (scripts/redis-harness.sh; cloud A = 127.0.1.x, cloud B =
 // 127.0.2.x) of its own: ports 8501-8509, cluster-node-timeout 15 s (the
 // Redis default), so the servers never mark the stalled node failed and only
@@ -321,8 +321,8 @@ TEST_F(Stall, StoppedLocalReplicaCostsOneTimeout) {
 }
 
 // Every option at its default (local timeout 500 ms, cool-down 2 s): every
-// request under 1 s, and reads back on the replica within 1 s of SIGCONT, as
-// issue 10 §2 asks. The client's recovery prober PINGs the set-aside node
+// request under 1 s, and reads back on the replica within 1 s of SIGCONT.
+// The client's recovery prober PINGs the set-aside node
 // about every 200 ms plus its 500 ms timeout (net/recovery_probe.hpp): a
 // PING in flight at SIGCONT is answered at once, else the next one goes
 // within 200 ms; its PONG closes the breaker for every request, without

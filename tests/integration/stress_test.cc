@@ -1,4 +1,4 @@
-// Concurrency stress of one live client (issue 10 §4): worker threads run
+// Concurrency stress of one live client: worker threads run
 // GET, SET and MGET through one cr_client while a chaos thread keeps
 // swapping its router between the live topology and a stale one (every
 // shard's slots given to the next shard's nodes, so commands meet MOVED),

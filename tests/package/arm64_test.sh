@@ -83,7 +83,7 @@ arm64_py "$root/tests/package/smoke.py" "$root/examples/two-clouds.cluster-slots
 ok "the aarch64 wheel in Debian's arm64 CPython $py_ver under qemu: smoke test"
 
 # --- the jar's aarch64 library
-jar=$(ls "$dist"/cloudroute-*.jar | grep -v -e '-sources' -e '-javadoc')
+jar=$(ls "$dist"/cloudroute-[0-9]*.jar | grep -v -e '-sources' -e '-javadoc')
 (cd "$work" && unzip -q "$jar" 'native/*')
 so=$work/native/linux-aarch64/libcloudroute_jni.so
 [[ -f $so ]] || fail "no native/linux-aarch64/libcloudroute_jni.so in $(basename "$jar")"

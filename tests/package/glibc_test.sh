@@ -57,7 +57,7 @@ for arch in x86_64 aarch64; do
     "$portable_glibc" none
 done
 
-jar=$(ls "$dist"/cloudroute-*.jar | grep -v -e '-sources' -e '-javadoc')
+jar=$(ls "$dist"/cloudroute-[0-9]*.jar | grep -v -e '-sources' -e '-javadoc')
 (cd "$work" && unzip -q "$jar" 'native/*')
 check "jar native/linux-x86_64" "$work/native/linux-x86_64/libcloudroute_jni.so" "$x86" "$portable_glibc" none
 check "jar native/linux-aarch64" "$work/native/linux-aarch64/libcloudroute_jni.so" "$arm" "$portable_glibc" none

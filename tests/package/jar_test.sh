@@ -5,13 +5,16 @@
 #   unresolved (tests/package/arm64_test.sh checks native/linux-aarch64);
 # - Java with the jar alone on the class path (JarSmoke.java, run as a source file);
 # - Clojure (cloudroute.core from the jar) with only Clojure's own jars beside it,
-#   taken from the Maven repository tests/java/run.sh fills (.m2/).
+#   taken from the Maven repository tests/java/run.sh fills (.m2/);
+# - the adapters' jar (cloudroute-clients) holds the Jedis provider and the
+#   Lettuce ReadFrom; both javadoc jars document the public classes; the poms
+#   beside the jars name the same coordinates as the README's install:install-file.
 #
 #   tests/package/jar_test.sh [DIST]     (default dist/)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 dist="$(cd "${1:-$root/dist}" && pwd)"
-jar=$(ls "$dist"/cloudroute-*.jar)
+jar=$(ls "$dist"/cloudroute-[0-9]*.jar | grep -v -e '-javadoc')
 reply=$root/examples/two-clouds.cluster-slots.resp
 work=$(mktemp -d /tmp/cr-jarpkg.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -49,4 +52,28 @@ done
 out=$(cd "$work" && java -cp "$cp" clojure.main "$root/tests/package/jar_smoke.clj" "$reply") || fail "clojure.main"
 echo "   $out"
 ok "clojure with the jar and Clojure $clj_version on the class path"
+v=$(basename "$jar" .jar)
+v=${v#cloudroute-}
+clients=$dist/cloudroute-clients-$v.jar
+[[ -f $clients ]] || fail "no cloudroute-clients-$v.jar in $dist"
+members=$(jar tf "$clients")
+for c in io/cloudroute/jedis/CloudRouteClusterProvider.class io/cloudroute/lettuce/CloudRouteReadFrom.class; do
+  grep -qx "$c" <<<"$members" || fail "cloudroute-clients-$v.jar lacks $c"
+done
+ok "adapters' jar: the Jedis provider and the Lettuce ReadFrom"
+for doc in "cloudroute-$v-javadoc.jar io/cloudroute/Client.html" \
+  "cloudroute-clients-$v-javadoc.jar io/cloudroute/jedis/CloudRouteClusterProvider.html"; do
+  read -r f page <<<"$doc"
+  [[ -f $dist/$f ]] || fail "no $f in $dist"
+  members=$(jar tf "$dist/$f")
+  grep -qx index.html <<<"$members" && grep -qx "$page" <<<"$members" || fail "$f lacks index.html or $page"
+done
+ok "javadoc jars: the binding's and the adapters' API reference"
+for a in cloudroute cloudroute-clients; do
+  pom=$dist/$a-$v.pom
+  [[ -f $pom ]] || fail "no $a-$v.pom in $dist"
+  grep -q "<artifactId>$a</artifactId>" "$pom" && grep -q "<version>$v</version>" "$pom" ||
+    fail "$a-$v.pom does not name io.cloudroute:$a:$v"
+done
+ok "poms beside the jars: io.cloudroute:cloudroute:$v, io.cloudroute:cloudroute-clients:$v"
 echo "$passed passed, 0 failed"

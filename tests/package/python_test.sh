@@ -3,7 +3,8 @@
 # as a user gets them (tests/package/arm64_test.sh checks the aarch64 wheel):
 # - the wheel: `auditwheel show` finds it manylinux_2_28-clean; the extension
 #   needs no libhiredis, libssl, libcrypto or libstdc++ (all linked statically);
-#   `pip install` into a fresh virtualenv, smoke test.
+#   `pip install` into a fresh virtualenv, smoke test; with the `redis` extra,
+#   redis-py comes along and the adapter imports.
 # - the sdist: it holds the C/C++ sources and no build tree; the wheel that
 #   scripts/package.sh built from nothing but the tarball (what `pip install
 #   cloudroute-V.tar.gz` does, offline, in a fresh directory, with .venv's
@@ -57,6 +58,14 @@ ok "auditwheel show: $(basename "$wheel") is consistent with $tag ($(du -k "$whe
 check_ldd "$work/wheel" wheel
 smoke "$work/wheel" wheel
 ok "wheel: fresh virtualenv, extension needs glibc only, smoke test"
+# The README's `pip install 'cloudroute[redis]'`: the extra brings redis-py
+# (offline here, from .venv/wheelhouse), and the adapter imports with it.
+"$tools/bin/python" -m venv "$work/extra"
+"$work/extra/bin/python" -m pip install -q --disable-pip-version-check --no-index \
+  --find-links "$tools/wheelhouse" "$wheel[redis]" || fail "pip install '$(basename "$wheel")[redis]'"
+(cd / && "$work/extra/bin/python" -c 'import redis, cloudroute.redis_py; print("redis-py", redis.__version__)') ||
+  fail "the redis extra: redis-py or cloudroute.redis_py does not import"
+ok "wheel with the redis extra: redis-py installed, cloudroute.redis_py imports"
 
 members=$(tar tzf "$sdist")
 grep -q '/libcloudroute/core/src/keyslot.cpp$' <<<"$members" || fail "sdist lacks the C++ sources"

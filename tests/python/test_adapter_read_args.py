@@ -1,4 +1,4 @@
-"""The redis-py adapters behave like the clients they replace (issue 19 §6),
+"""The redis-py adapters behave like the clients they replace,
 on the session's two-cloud harness cluster (tests/python/conftest.py):
 
 - the caller's ``read_from_replicas=False`` keeps every read on the masters

@@ -1,7 +1,7 @@
 """Never a reply to the wrong caller, through the Python binding.
 
 Against the real harness cluster: the subscribe family, MONITOR and the other commands
-that change a connection's state are refused before anything is sent (the issue's own
+that change a connection's state are refused before anything is sent (the reported
 reproduction: SSUBSCRIBE with two channels, then a GET of the same slot), in
 ``execute_command``, pipelines and node commands. Against the hostile node of
 tests/hostile/fake_node.py: threads sharing one client while the node sends extra

@@ -1,4 +1,4 @@
-// Hedged reads (issue 10 §2): when a read's node has not answered within a
+// Hedged reads: when a read's node has not answered within a
 // delay, the same read goes to the next candidate in the read order too and
 // the first answer wins (hedged_read.cpp runs a single-key read's hedge,
 // fan_out.cpp a fan-out leg's: the open reads of a node's share; see

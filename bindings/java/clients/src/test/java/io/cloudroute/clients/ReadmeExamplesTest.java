@@ -1,0 +1,77 @@
+package io.cloudroute.clients;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.cloudroute.Config;
+import io.cloudroute.jedis.CloudRouteClusterProvider;
+import io.cloudroute.lettuce.CloudRouteReadFrom;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisCluster;
+
+/**
+ * The README's Jedis and Lettuce examples, line for line (tests/readme/snippets.py fails when the
+ * README and this file differ; the README's seed 127.0.1.1, 7001 is SEED_HOST, SEED_PORT here),
+ * run against the harness cluster: the example's SET reaches the master, its one GET a cloud-A
+ * node.
+ */
+class ReadmeExamplesTest {
+  private static void check(ClusterEnv env, Runnable example) {
+    try (JedisCluster plain = new JedisCluster(env.seeds())) {
+      plain.del("user:1000");
+      env.resetStats();
+      example.run();
+      Map<Integer, Long> gets = env.calls("get");
+      assertEquals(1L, gets.values().stream().mapToLong(Long::longValue).sum(), gets.toString());
+      for (int n : gets.keySet()) assertTrue(env.inCloudA(n), "the GET went to cloud B: " + gets);
+      assertEquals("alice", plain.get("user:1000"));
+    }
+  }
+
+  @Test
+  void jedis() {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_CLUSTER_ENV");
+    HostAndPort first = HostAndPort.from(env.get("SEEDS").split(",")[0]);
+    final String SEED_HOST = first.getHost();
+    final int SEED_PORT = first.getPort();
+    check(env, () -> {
+      // README snippet java-jedis
+      try (Config config = new Config().localCidr("127.0.1.0/24")) {
+        CloudRouteClusterProvider provider = new CloudRouteClusterProvider(
+            Set.of(new HostAndPort(SEED_HOST, SEED_PORT)), DefaultJedisClientConfig.builder().build(), config);
+        try (JedisCluster jedis = new JedisCluster(provider, 5, Duration.ofSeconds(10))) {
+          jedis.set("user:1000", "alice");
+          System.out.println(jedis.get("user:1000")); // read in cloud A
+        }
+      }
+    });
+  }
+
+  @Test
+  void lettuce() {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_CLUSTER_ENV");
+    String[] first = env.get("SEEDS").split(",")[0].split(":");
+    final String SEED_HOST = first[0];
+    final int SEED_PORT = Integer.parseInt(first[1]);
+    check(env, () -> {
+      // README snippet java-lettuce
+      RedisClusterClient lettuce = RedisClusterClient.create(RedisURI.create(SEED_HOST, SEED_PORT));
+      try (Config config = new Config().localCidr("127.0.1.0/24");
+          StatefulRedisClusterConnection<String, String> connection = lettuce.connect()) {
+        connection.setReadFrom(CloudRouteReadFrom.readFrom(config));
+        connection.sync().set("user:1000", "alice");
+        System.out.println(connection.sync().get("user:1000")); // read in cloud A
+      } finally {
+        lettuce.shutdown();
+      }
+    });
+  }
+}

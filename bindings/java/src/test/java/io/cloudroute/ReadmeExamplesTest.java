@@ -1,0 +1,60 @@
+package io.cloudroute;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's Java examples, line for line (tests/readme/snippets.py fails when the README and
+ * this file differ; the README's seed 127.0.1.1:7001 is SEEDS here), run and their output checked.
+ */
+class ReadmeExamplesTest {
+  /** What body prints on System.out. */
+  private static String printed(Runnable body) {
+    PrintStream saved = System.out;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    try {
+      body.run();
+    } finally {
+      System.setOut(saved);
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void javaRouter() {
+    String out = printed(() -> {
+      // README snippet java-router
+      try (Config config = new Config().localCidr("10.0.0.0/24").policy(Policy.LOCAL_REPLICAS_FIRST);
+          Topology topology = Topology.parseStatic(
+              "shard slots=0-16383 master=10.2.0.1:6379 replicas=10.0.0.2:6379\n");
+          Router router = new Router(config, topology)) {
+        Route read = router.routeRead("user:1"); // 10.0.0.2:6379, the replica in the client's zone
+        System.out.println(read.host() + ":" + read.port());
+      }
+    });
+    assertEquals("10.0.0.2:6379\n", out);
+  }
+
+  @Test
+  void javaClient() {
+    final String SEEDS = Harness.require("CR_JAVA_CLUSTER_ENV").get("SEEDS").split(",")[0];
+    String out = printed(() -> {
+      // README snippet java-client
+      try (Config config = new Config().localCidr("127.0.1.0/24");
+          Client client = Client.connect(SEEDS, config)) {
+        client.set("user:1000", "alice");
+        Pipeline p = client.pipeline(); // any commands, any slots, one round trip
+        p.set("user:1", "bob").get("user:1").hgetAll("profile:1");
+        List<Object> replies = p.execute(); // [true, "bob", {}]; errors in place
+        System.out.println(client.get("user:1000") + " " + replies);
+      }
+    });
+    assertEquals("alice [true, bob, {}]\n", out);
+  }
+}
