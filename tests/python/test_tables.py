@@ -122,3 +122,11 @@ def test_hedge_mode_default_is_the_headers_off() -> None:
 def test_every_option_field_is_a_keyword(cls: Any, ctype: str, own: set[str]) -> None:
     params = set(inspect.signature(cls.__init__).parameters) - {"self"}
     assert params - own == set(_ctables.OPTION_DEFAULTS[ctype])
+
+
+@pytest.mark.parametrize("name", [n for n, _ in _ctables.ENUMS["cr_hedge_mode"]])
+def test_every_hedge_mode_of_the_header_is_a_keyword_value(name: str) -> None:
+    # Accepted by name (lower case, as Java's HedgeMode labels): the client then fails to
+    # reach the closed port, not on the option.
+    with pytest.raises(cloudroute.ConnectionError):
+        cloudroute.Client("127.0.0.1:1", hedge_mode=name.lower(), connect_timeout_ms=200)
