@@ -97,7 +97,6 @@ class Member:
 class Enum:
     ctype: str
     members: List[Member]
-    doc: str
     family: Dict[str, str] = field(default_factory=dict)  # cr_status only
 
 
@@ -147,12 +146,6 @@ def parse_enums(src: str, macros: Dict[str, int]) -> Dict[str, Enum]:
         ctype, body = m.group(1), m.group(2)
         if ctype != m.group(3):
             raise SpecError(f"typedef enum {ctype} is named {m.group(3)}")
-        before = src[: m.start()].rstrip()
-        doc = ""
-        if before.endswith("*/"):
-            start = before.rfind("/*")
-            if "\n\n" not in before[start:] and before[:start].endswith("\n"):
-                doc = _clean_comment(before[start:])
         # Tokens in order: comments, members, commas (a comment that starts on
         # the line a member ends on is that member's; others the next one's).
         raw: List[Tuple[str, str, int]] = []
@@ -183,7 +176,7 @@ def parse_enums(src: str, macros: Dict[str, int]) -> Dict[str, Enum]:
         values = [mb.value for mb in members]
         if len(set(values)) != len(values):
             raise SpecError(f"{ctype}: two members share a value")
-        enums[ctype] = Enum(ctype, members, doc)
+        enums[ctype] = Enum(ctype, members)
     return enums
 
 
