@@ -56,10 +56,11 @@ def test_not_found_is_its_own_family_as_in_java() -> None:
     assert not isinstance(err, ValueError)
 
 
-def test_a_limit_is_a_parse_error_as_in_java() -> None:
+def test_a_limit_is_a_parse_error_as_in_java(two_clouds_reply: bytes) -> None:
     with pytest.raises(cloudroute.ParseError) as info:
-        cloudroute.Ring(70000)
+        cloudroute.parse_cluster_slots(two_clouds_reply, max_elements=1)
     assert isinstance(info.value, cloudroute.LimitError)
+    assert info.value.status == _ctables.STATUSES["CR_ELIMIT"]
     assert info.value.FAMILY == "parse"
 
 
