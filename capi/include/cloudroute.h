@@ -98,24 +98,41 @@ extern "C" {
  * Status codes and errors
  * ==================================================================== */
 
-/* Values are pinned forever; new codes are only ever appended. */
+/* Values are pinned forever; new codes are only ever appended. Each code's
+ * comment starts with the exception family the bindings raise for it
+ * ([family], docs/errors.md; scripts/gen_tables.py reads it). */
 typedef enum cr_status {
   CR_OK = 0,
-  CR_EINVAL = -1,          /* an argument is invalid (NULL, out of range, bad option) */
-  CR_ENOMEM = -2,          /* allocation failed */
-  CR_EBUFS = -3,           /* caller buffer too small; the needed size was reported */
-  CR_EPARSE = -4,          /* malformed input: RESP reply, config text, CIDR, address */
-  CR_ELIMIT = -5,          /* input exceeds a safety cap (elements, bulk length, size) */
-  CR_EINCOMPLETE = -6,     /* input ends before the reply does */
-  CR_ENOTOPOLOGY = -7,     /* the router has not been given a topology yet */
-  CR_ESLOT_UNCOVERED = -8, /* the key's slot is served by no shard (like CLUSTERDOWN) */
-  CR_EUNAVAILABLE = -9,    /* every candidate is marked down or has no known endpoint */
-  CR_ENOTFOUND = -10,      /* the named node or shard is not known */
-  CR_EINTERNAL = -11,      /* a bug in libcloudroute: please report it */
-  CR_ECONN = -12,          /* a Redis node could not be reached or dropped the connection */
-  CR_ETIMEOUT = -13,       /* a connect or command deadline passed */
-  CR_EREDIS = -14,         /* the server answered with an error (its text in cr_last_error) */
-  CR_EVERSION = -15        /* a struct from a newer header sets fields this library lacks */
+  /* [invalid_argument] an argument is invalid (NULL, out of range, bad option) */
+  CR_EINVAL = -1,
+  /* [internal] allocation failed */
+  CR_ENOMEM = -2,
+  /* [internal] caller buffer too small; the needed size was reported */
+  CR_EBUFS = -3,
+  /* [parse] malformed input: RESP reply, config text, CIDR, address */
+  CR_EPARSE = -4,
+  /* [parse] input exceeds a safety cap (elements, bulk length, size) */
+  CR_ELIMIT = -5,
+  /* [parse] input ends before the reply does */
+  CR_EINCOMPLETE = -6,
+  /* [unavailable] the router has not been given a topology yet */
+  CR_ENOTOPOLOGY = -7,
+  /* [unavailable] the key's slot is served by no shard (like CLUSTERDOWN) */
+  CR_ESLOT_UNCOVERED = -8,
+  /* [unavailable] every candidate is marked down or has no known endpoint */
+  CR_EUNAVAILABLE = -9,
+  /* [not_found] the named node or shard is not known */
+  CR_ENOTFOUND = -10,
+  /* [internal] a bug in libcloudroute: please report it */
+  CR_EINTERNAL = -11,
+  /* [connection] a Redis node could not be reached or dropped the connection */
+  CR_ECONN = -12,
+  /* [connection] a connect or command deadline passed */
+  CR_ETIMEOUT = -13,
+  /* [server] the server answered with an error (its text in cr_last_error) */
+  CR_EREDIS = -14,
+  /* [version] a struct from a newer header sets fields this library lacks */
+  CR_EVERSION = -15
 } cr_status;
 
 /* Static text naming a status ("CR_EPARSE: malformed input"); "CR_?: unknown

@@ -5,6 +5,10 @@ library's (``cr_last_error()``) and ``status`` holds the C code. Classes also
 derive from the matching built-in exception, so ``except ValueError`` catches
 a bad argument or a malformed reply, ``except LookupError`` an unknown node.
 
+Each status belongs to an exception family, named in cloudroute.h and the
+same in Java (docs/errors.md); ``FAMILY`` is the class's. A status without a
+class of its own raises its family's class.
+
 Wrong argument *types* (``keyslot(None)``) raise the built-in TypeError.
 
 ::
@@ -13,7 +17,7 @@ Wrong argument *types* (``keyslot(None)``) raise the built-in TypeError.
     ├── InvalidArgumentError (ValueError)     CR_EINVAL
     ├── ParseError (ValueError)               CR_EPARSE
     │   └── IncompleteError                   CR_EINCOMPLETE
-    ├── LimitError (ValueError)               CR_ELIMIT
+    │   └── LimitError                        CR_ELIMIT
     ├── RoutingError
     │   ├── NoTopologyError                   CR_ENOTOPOLOGY
     │   ├── SlotUncoveredError                CR_ESLOT_UNCOVERED
@@ -31,6 +35,8 @@ from __future__ import annotations
 
 import builtins
 from typing import ClassVar, Dict, Type
+
+from ._ctables import STATUS_FAMILIES
 
 __all__ = [
     "Error",
@@ -58,6 +64,9 @@ class Error(Exception):
     #: The C status code this class stands for (None: several or none).
     STATUS: ClassVar[int | None] = None
 
+    #: The exception family of the class's statuses (docs/errors.md; None: any).
+    FAMILY: ClassVar[str | None] = None
+
     #: The C status code of this error (cr_status, e.g. -4 for CR_EPARSE).
     status: int
 
@@ -70,11 +79,15 @@ class Error(Exception):
 class InvalidArgumentError(Error, ValueError):
     """An argument is invalid: out of range, an unknown name, a bad option."""
 
+    FAMILY = "invalid_argument"
+
     STATUS = -1
 
 
 class OutOfMemoryError(Error, MemoryError):
     """The library could not allocate memory."""
+
+    FAMILY = "internal"
 
     STATUS = -2
 
@@ -82,10 +95,12 @@ class OutOfMemoryError(Error, MemoryError):
 class ParseError(Error, ValueError):
     """Malformed input: a RESP reply, static topology text, a CIDR, an address."""
 
+    FAMILY = "parse"
+
     STATUS = -4
 
 
-class LimitError(Error, ValueError):
+class LimitError(ParseError):
     """Input exceeds a safety cap (elements, bulk length, size, ring points)."""
 
     STATUS = -5
@@ -99,6 +114,8 @@ class IncompleteError(ParseError):
 
 class RoutingError(Error):
     """A key cannot be routed."""
+
+    FAMILY = "unavailable"
 
 
 class NoTopologyError(RoutingError):
@@ -122,11 +139,15 @@ class UnavailableError(RoutingError):
 class NotFoundError(Error, LookupError):
     """The named node, shard or group is not known."""
 
+    FAMILY = "not_found"
+
     STATUS = -10
 
 
 class InternalError(Error):
     """A bug in libcloudroute or this binding: please report it."""
+
+    FAMILY = "internal"
 
     STATUS = -11
 
@@ -134,11 +155,15 @@ class InternalError(Error):
 class ConnectionError(Error, builtins.ConnectionError):
     """A Redis node could not be reached or dropped the connection (the live client)."""
 
+    FAMILY = "connection"
+
     STATUS = -12
 
 
 class TimeoutError(Error, builtins.TimeoutError):
     """A connect or command deadline passed (the live client)."""
+
+    FAMILY = "connection"
 
     STATUS = -13
 
@@ -146,32 +171,54 @@ class TimeoutError(Error, builtins.TimeoutError):
 class ResponseError(Error):
     """The server answered with an error reply; the message is its text (the live client)."""
 
+    FAMILY = "server"
+
     STATUS = -14
 
 
 class VersionError(Error):
     """A struct from a newer cloudroute.h than the loaded library: upgrade the library."""
 
+    FAMILY = "version"
+
     STATUS = -15
 
 
 # The one status -> exception mapping of the Python binding (the extension
-# raises the class found here). CR_EBUFS never escapes the binding: it is an
-# internal error if it does.
+# raises the class found here): a status's own class, else its family's
+# class. The families are the header's (_ctables, generated from it).
+_FAMILY_CLASSES: Dict[str, Type[Error]] = {
+    "invalid_argument": InvalidArgumentError,
+    "parse": ParseError,
+    "unavailable": RoutingError,
+    "not_found": NotFoundError,
+    "connection": ConnectionError,
+    "server": ResponseError,
+    "version": VersionError,
+    "internal": InternalError,
+}
+_OWN_CLASSES: Dict[int, Type[Error]] = {
+    c.STATUS: c
+    for c in (
+        InvalidArgumentError,
+        OutOfMemoryError,
+        ParseError,
+        LimitError,
+        IncompleteError,
+        NoTopologyError,
+        SlotUncoveredError,
+        UnavailableError,
+        NotFoundError,
+        InternalError,
+        ConnectionError,
+        TimeoutError,
+        ResponseError,
+        VersionError,
+    )
+    if c.STATUS is not None
+}
 _BY_STATUS: Dict[int, Type[Error]] = {
-    -1: InvalidArgumentError,
-    -2: OutOfMemoryError,
-    -3: InternalError,
-    -4: ParseError,
-    -5: LimitError,
-    -6: IncompleteError,
-    -7: NoTopologyError,
-    -8: SlotUncoveredError,
-    -9: UnavailableError,
-    -10: NotFoundError,
-    -11: InternalError,
-    -12: ConnectionError,
-    -13: TimeoutError,
-    -14: ResponseError,
-    -15: VersionError,
+    status: _OWN_CLASSES.get(status, _FAMILY_CLASSES[family])
+    for status, family in STATUS_FAMILIES.items()
+    if status != 0
 }

@@ -2,6 +2,7 @@
 // (linked statically: the same cr_* functions as libcloudroute.so). The
 // package cloudroute re-exports it with Pythonic conveniences.
 #include "common.hpp"
+#include "option_defaults.hpp"
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "libcloudroute's C API for Python (private: use the cloudroute package).";
@@ -18,6 +19,9 @@ PYBIND11_MODULE(_native, m) {
   crpy::InitSentinelClient(m);
   crpy::InitClientCommands(m);
   crpy::InitPipeline(m);
+  m.def("_option_defaults", &crpy::OptionDefaults,
+        "What the linked library's *_options_init functions write: {C struct: {field: value}}\n"
+        "(for the tests that hold every binding's defaults to cloudroute.h's).");
   m.attr("VERSION") = cr_version();              // the linked library
   m.attr("HEADER_VERSION") = CR_VERSION_STRING;  // the header compiled against
   m.attr("VERSION_NUMBER") = cr_version_number();

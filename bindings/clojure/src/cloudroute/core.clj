@@ -14,11 +14,7 @@
   :cloudroute/code, :cloudroute/kind); the routing functions throw the Java
   CloudRouteException itself."
   (:import (io.cloudroute Access CallOptions Candidate Client ClientOptions ClientStats CloudRoute
-                          CloudRouteException CloudRouteException$ConnectionException
-                          CloudRouteException$InvalidArgumentException
-                          CloudRouteException$ParseException CloudRouteException$ServerErrorException
-                          CloudRouteException$UnavailableException
-                          CloudRouteException$VersionException Config HashAlgo HedgeMode NodeInfo
+                          CloudRouteException Config HashAlgo HedgeMode NodeInfo
                           NodeStats Pipeline Policy Ring Ring$Builder RingAlgo RingNaming Route Router
                           Scan ScanOptions Script ShardGroups Tier Topology Topology$Format
                           Transaction)
@@ -219,18 +215,16 @@
 
 (defn- status-data
   "ex-data of a CloudRouteException: {:cloudroute/status :eredis, :cloudroute/code -14,
-  :cloudroute/kind :server-error}."
+  :cloudroute/kind :server-error}. The kind is the status's exception family
+  (CloudRouteException.family, docs/errors.md) as a keyword: :invalid-argument, :parse,
+  :unavailable, :not-found, :connection, :server-error, :version or :error (internal)."
   [^CloudRouteException e]
   {:cloudroute/status (keyword (.toLowerCase (subs (CloudRouteException/statusName (.status e)) 3)))
    :cloudroute/code (.status e)
-   :cloudroute/kind (condp instance? e
-                      CloudRouteException$InvalidArgumentException :invalid-argument
-                      CloudRouteException$ParseException :parse
-                      CloudRouteException$UnavailableException :unavailable
-                      CloudRouteException$ConnectionException :connection
-                      CloudRouteException$ServerErrorException :server-error
-                      CloudRouteException$VersionException :version
-                      :error)})
+   :cloudroute/kind (case (.family e)
+                      "server" :server-error
+                      "internal" :error
+                      (keyword (.replace (.family e) "_" "-")))})
 
 (defn- ex [^CloudRouteException e] (ex-info (.getMessage e) (status-data e) e))
 
@@ -246,7 +240,9 @@
   [v]
   (if (instance? CloudRouteException v) (ex v) v))
 
-(def ^:private hedge-modes {:off HedgeMode/OFF :fixed HedgeMode/FIXED :adaptive HedgeMode/ADAPTIVE})
+(def ^:private hedge-modes
+  "{:off HedgeMode/OFF ...}: the generated enum's labels as keywords."
+  (into {} (map (fn [^HedgeMode m] [(keyword (.label m)) m])) (HedgeMode/values)))
 
 (defn- hedge-mode ^HedgeMode [m]
   (or (hedge-modes m)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jni_options.h"
 #include "jni_reply.h"
 
 #define CLIENT(h) ((cr_client *)CRJ_PTR(h))
@@ -22,67 +23,18 @@ static int fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
   return 1;
 }
 
-#define CLIENT_U32 25 /* ClientOptions.u32, in this order */
-#define CLIENT_U64 4  /* ClientOptions.u64: three sizes, hedge_percentile's bits */
-#define CLIENT_STRS 8
-
-static void client_options_get(const cr_client_options *o, jint *u, jlong *w) {
-  int k = 0;
-  u[k++] = (jint)o->connect_timeout_ms;
-  for (int t = 0; t < CR_TIER_COUNT; ++t) u[k++] = (jint)o->command_timeout_ms[t];
-  u[k++] = (jint)o->pool_size;
-  u[k++] = (jint)o->pool_idle_ms;
-  u[k++] = (jint)o->refresh_interval_ms;
-  u[k++] = (jint)o->refresh_min_gap_ms;
-  u[k++] = (jint)o->max_redirects;
-  u[k++] = (jint)o->max_retries;
-  u[k++] = (jint)o->retry_backoff_ms;
-  u[k++] = (jint)o->failures_before_refresh;
-  u[k++] = (jint)o->tcp_keepalive_s;
-  u[k++] = (jint)o->tcp_user_timeout_ms;
-  u[k++] = (jint)o->max_reply_elements;
-  u[k++] = (jint)o->replica_max_lag_s;
-  u[k++] = (jint)o->hedge_mode;
-  u[k++] = (jint)o->hedge_delay_ms;
-  u[k++] = (jint)o->hedge_min_delay_ms;
-  u[k++] = (jint)o->hedge_budget_percent;
-  u[k++] = (jint)o->read_your_writes_ms;
-  u[k++] = (jint)o->db;
-  u[k++] = (jint)o->shared_connections;
-  w[0] = (jlong)o->max_bulk_len;
-  w[1] = (jlong)o->max_reply_bytes;
-  w[2] = (jlong)o->replica_max_lag_bytes;
-  memcpy(&w[3], &o->hedge_percentile, sizeof w[3]);
-}
-
-/* cr_client_options' names of ClientOptions.u32 and .u64 (the first three:
- * sizes), in that order, for the messages. */
-static const char *const client_u32_names[CLIENT_U32] = {
-    "connect_timeout_ms",  "command_timeout_ms",      "command_timeout_ms",  "command_timeout_ms",
-    "command_timeout_ms",  "command_timeout_ms",      "pool_size",           "pool_idle_ms",
-    "refresh_interval_ms", "refresh_min_gap_ms",      "max_redirects",       "max_retries",
-    "retry_backoff_ms",    "failures_before_refresh", "tcp_keepalive_s",     "tcp_user_timeout_ms",
-    "max_reply_elements",  "replica_max_lag_s",       "hedge_mode",          "hedge_delay_ms",
-    "hedge_min_delay_ms",  "hedge_budget_percent",    "read_your_writes_ms", "db",
-    "shared_connections"};
-static const char *const client_u64_names[3] = {"max_bulk_len", "max_reply_bytes",
-                                                "replica_max_lag_bytes"};
-
 /* A Java int or long option is refused when negative (it would reach C as a
  * huge unsigned value), with the Python binding's message; the C library
- * judges every other range. */
-static int options_unsigned(JNIEnv *env, const jint *u, const char *const *names, int n) {
-  for (int i = 0; i < n; ++i) {
-    if (!crj_unsigned(env, u[i], names[i])) return 0;
+ * judges every other range. A NULL name (a double's bits) is not checked. */
+static int options_unsigned(JNIEnv *env, const jint *u, const char *const *u_names, int nu,
+                            const jlong *w, const char *const *w_names, int nw) {
+  for (int i = 0; i < nu; ++i) {
+    if (!crj_unsigned(env, u[i], u_names[i])) return 0;
   }
-  return 1;
-}
-
-static int sizes_unsigned(JNIEnv *env, const jlong *w) {
-  for (int i = 0; i < 3; ++i) {
-    if (w[i] < 0) {
+  for (int i = 0; i < nw; ++i) {
+    if (w_names[i] != NULL && w[i] < 0) {
       char msg[128];
-      snprintf(msg, sizeof msg, "%s must be in 0 .. 2**64-1", client_u64_names[i]);
+      snprintf(msg, sizeof msg, "%s must be in 0 .. 2**64-1", w_names[i]);
       crj_throw_invalid(env, msg);
       return 0;
     }
@@ -90,81 +42,51 @@ static int sizes_unsigned(JNIEnv *env, const jlong *w) {
   return 1;
 }
 
-static void client_options_set(cr_client_options *o, const jint *u, const jlong *w) {
-  int k = 0;
-  o->connect_timeout_ms = (uint32_t)u[k++];
-  for (int t = 0; t < CR_TIER_COUNT; ++t) o->command_timeout_ms[t] = (uint32_t)u[k++];
-  o->pool_size = (uint32_t)u[k++];
-  o->pool_idle_ms = (uint32_t)u[k++];
-  o->refresh_interval_ms = (uint32_t)u[k++];
-  o->refresh_min_gap_ms = (uint32_t)u[k++];
-  o->max_redirects = (uint32_t)u[k++];
-  o->max_retries = (uint32_t)u[k++];
-  o->retry_backoff_ms = (uint32_t)u[k++];
-  o->failures_before_refresh = (uint32_t)u[k++];
-  o->tcp_keepalive_s = (uint32_t)u[k++];
-  o->tcp_user_timeout_ms = (uint32_t)u[k++];
-  o->max_reply_elements = (uint32_t)u[k++];
-  o->replica_max_lag_s = (uint32_t)u[k++];
-  o->hedge_mode = (cr_hedge_mode)u[k++]; /* the library refuses a value out of range */
-  o->hedge_delay_ms = (uint32_t)u[k++];
-  o->hedge_min_delay_ms = (uint32_t)u[k++];
-  o->hedge_budget_percent = (uint32_t)u[k++];
-  o->read_your_writes_ms = (uint32_t)u[k++];
-  o->db = (uint32_t)u[k++];
-  o->shared_connections = (uint32_t)u[k++];
-  o->max_bulk_len = (uint64_t)w[0];
-  o->max_reply_bytes = (uint64_t)w[1];
-  o->replica_max_lag_bytes = (uint64_t)w[2];
-  memcpy(&o->hedge_percentile, &w[3], sizeof o->hedge_percentile);
+/* Reads a Java options object's arrays (the layout of jni_options.h); 0 with
+ * an exception pending when one is missing or too short. */
+static int options_take(JNIEnv *env, jintArray u32, jint *u, int nu, jlongArray u64, jlong *w,
+                        int nw) {
+  if (!crj_need(env, u32, "u32") || !crj_need(env, u64, "u64")) return 0;
+  (*env)->GetIntArrayRegion(env, u32, 0, nu, u);
+  (*env)->GetLongArrayRegion(env, u64, 0, nw, w);
+  return !(*env)->ExceptionCheck(env);
 }
 
 JNIEXPORT void JNICALL Java_io_cloudroute_ClientOptions_defaults(JNIEnv *env, jclass cls,
                                                                  jintArray u32, jlongArray u64) {
   cr_client_options o;
   cr_client_options_init(&o, sizeof o);
-  jint u[CLIENT_U32];
-  jlong w[CLIENT_U64];
-  client_options_get(&o, u, w);
-  (*env)->SetIntArrayRegion(env, u32, 0, CLIENT_U32, u);
-  (*env)->SetLongArrayRegion(env, u64, 0, CLIENT_U64, w);
+  jint u[CRJ_CLIENT_OPTIONS_U32];
+  jlong w[CRJ_CLIENT_OPTIONS_U64];
+  crj_client_options_get(&o, u, w);
+  (*env)->SetIntArrayRegion(env, u32, 0, CRJ_CLIENT_OPTIONS_U32, u);
+  (*env)->SetLongArrayRegion(env, u64, 0, CRJ_CLIENT_OPTIONS_U64, w);
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls, jlong cfg,
                                                          jstring seeds, jintArray u32,
                                                          jlongArray u64, jobjectArray strs,
-                                                         jboolean tls, jboolean tls_verify,
                                                          jint log_level) {
   cr_client_options o;
   cr_client_options_init(&o, sizeof o);
-  jint u[CLIENT_U32];
-  jlong w[CLIENT_U64];
-  if (!crj_need(env, u32, "u32") || !crj_need(env, u64, "u64")) return 0;
-  (*env)->GetIntArrayRegion(env, u32, 0, CLIENT_U32, u);
-  (*env)->GetLongArrayRegion(env, u64, 0, CLIENT_U64, w);
-  if ((*env)->ExceptionCheck(env)) return 0;
-  if (!options_unsigned(env, u, client_u32_names, CLIENT_U32) || !sizes_unsigned(env, w)) return 0;
-  client_options_set(&o, u, w);
-  char *s[CLIENT_STRS] = {NULL};
+  jint u[CRJ_CLIENT_OPTIONS_U32];
+  jlong w[CRJ_CLIENT_OPTIONS_U64];
+  if (!options_take(env, u32, u, CRJ_CLIENT_OPTIONS_U32, u64, w, CRJ_CLIENT_OPTIONS_U64) ||
+      !options_unsigned(env, u, crj_client_options_u32_names, CRJ_CLIENT_OPTIONS_U32, w,
+                        crj_client_options_u64_names, CRJ_CLIENT_OPTIONS_U64))
+    return 0;
+  crj_client_options_set(&o, u, w);
+  char *s[CRJ_CLIENT_OPTIONS_STRS] = {NULL};
   char *seed_text = NULL;
   cr_client *c = NULL;
   cr_status st = CR_OK;
-  if (fill_strings(env, strs, s, CLIENT_STRS) && crj_cstring(env, seeds, &seed_text) &&
+  if (fill_strings(env, strs, s, CRJ_CLIENT_OPTIONS_STRS) && crj_cstring(env, seeds, &seed_text) &&
       crj_log_route(env, (cr_config *)CRJ_PTR(cfg), log_level)) {
-    o.username = s[0];
-    o.password = s[1];
-    o.client_name = s[2];
-    o.tls_ca_file = s[3];
-    o.tls_ca_dir = s[4];
-    o.tls_cert_file = s[5];
-    o.tls_key_file = s[6];
-    o.tls_server_name = s[7];
-    o.tls = tls ? 1 : 0;
-    o.tls_verify = tls_verify ? 1 : 0;
+    crj_client_options_set_strings(&o, s);
     st = cr_client_new(&c, (const cr_config *)CRJ_PTR(cfg), &o, seed_text);
     if (st != CR_OK) crj_throw(env, st);
   }
-  for (int i = 0; i < CLIENT_STRS; ++i) free(s[i]);
+  for (int i = 0; i < CRJ_CLIENT_OPTIONS_STRS; ++i) free(s[i]);
   free(seed_text);
   return CRJ_HANDLE(c);
 }
@@ -397,68 +319,38 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, j
 
 /* ---- Sentinel client ---- */
 
-#define SENTINEL_U32 15
-#define SENTINEL_STRS 5
-
-static void sentinel_options_get(const cr_sentinel_options *o, jint *u) {
-  int k = 0;
-  u[k++] = (jint)o->connect_timeout_ms;
-  for (int t = 0; t < CR_TIER_COUNT; ++t) u[k++] = (jint)o->command_timeout_ms[t];
-  u[k++] = (jint)o->sentinel_timeout_ms;
-  u[k++] = (jint)o->reask_interval_ms;
-  u[k++] = (jint)o->pool_size;
-  u[k++] = (jint)o->pool_idle_ms;
-  u[k++] = (jint)o->max_retries;
-  u[k++] = (jint)o->retry_backoff_ms;
-  u[k++] = (jint)o->tcp_keepalive_s;
-  u[k++] = (jint)o->tcp_user_timeout_ms;
-  u[k++] = (jint)o->db;
-}
-
 JNIEXPORT void JNICALL Java_io_cloudroute_SentinelOptions_defaults(JNIEnv *env, jclass cls,
-                                                                   jintArray u32) {
+                                                                   jintArray u32, jlongArray u64) {
   cr_sentinel_options o;
   cr_sentinel_options_init(&o, sizeof o);
-  jint u[SENTINEL_U32];
-  sentinel_options_get(&o, u);
-  (*env)->SetIntArrayRegion(env, u32, 0, SENTINEL_U32, u);
+  jint u[CRJ_SENTINEL_OPTIONS_U32];
+  jlong w[CRJ_SENTINEL_OPTIONS_U64];
+  crj_sentinel_options_get(&o, u, w);
+  (*env)->SetIntArrayRegion(env, u32, 0, CRJ_SENTINEL_OPTIONS_U32, u);
+  (*env)->SetLongArrayRegion(env, u64, 0, CRJ_SENTINEL_OPTIONS_U64, w);
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jclass cls, jlong cfg,
-                                                                 jintArray u32, jobjectArray strs,
-                                                                 jlong ring, jobjectArray names,
+                                                                 jintArray u32, jlongArray u64,
+                                                                 jobjectArray strs, jlong ring,
+                                                                 jobjectArray names,
                                                                  jstring sentinels) {
   cr_sentinel_options o;
   cr_sentinel_options_init(&o, sizeof o);
-  jint u[SENTINEL_U32];
-  if (!crj_need(env, u32, "u32") || !crj_need(env, names, "names")) return 0;
-  (*env)->GetIntArrayRegion(env, u32, 0, SENTINEL_U32, u);
-  if ((*env)->ExceptionCheck(env)) return 0;
-  static const char *const sentinel_u32_names[SENTINEL_U32] = {
-      "connect_timeout_ms",  "command_timeout_ms",  "command_timeout_ms",
-      "command_timeout_ms",  "command_timeout_ms",  "command_timeout_ms",
-      "sentinel_timeout_ms", "reask_interval_ms",   "pool_size",
-      "pool_idle_ms",        "max_retries",         "retry_backoff_ms",
-      "tcp_keepalive_s",     "tcp_user_timeout_ms", "db"};
-  if (!options_unsigned(env, u, sentinel_u32_names, SENTINEL_U32)) return 0;
-  int k = 0;
-  o.connect_timeout_ms = (uint32_t)u[k++];
-  for (int t = 0; t < CR_TIER_COUNT; ++t) o.command_timeout_ms[t] = (uint32_t)u[k++];
-  o.sentinel_timeout_ms = (uint32_t)u[k++];
-  o.reask_interval_ms = (uint32_t)u[k++];
-  o.pool_size = (uint32_t)u[k++];
-  o.pool_idle_ms = (uint32_t)u[k++];
-  o.max_retries = (uint32_t)u[k++];
-  o.retry_backoff_ms = (uint32_t)u[k++];
-  o.tcp_keepalive_s = (uint32_t)u[k++];
-  o.tcp_user_timeout_ms = (uint32_t)u[k++];
-  o.db = (uint32_t)u[k++];
-  char *s[SENTINEL_STRS] = {NULL};
+  jint u[CRJ_SENTINEL_OPTIONS_U32];
+  jlong w[CRJ_SENTINEL_OPTIONS_U64];
+  if (!crj_need(env, names, "names") ||
+      !options_take(env, u32, u, CRJ_SENTINEL_OPTIONS_U32, u64, w, CRJ_SENTINEL_OPTIONS_U64) ||
+      !options_unsigned(env, u, crj_sentinel_options_u32_names, CRJ_SENTINEL_OPTIONS_U32, w,
+                        crj_sentinel_options_u64_names, CRJ_SENTINEL_OPTIONS_U64))
+    return 0;
+  crj_sentinel_options_set(&o, u, w);
+  char *s[CRJ_SENTINEL_OPTIONS_STRS] = {NULL};
   jsize n = (*env)->GetArrayLength(env, names);
   char **group_names = calloc((size_t)n + 1, sizeof(char *));
   char *sentinel_text = NULL;
   cr_sentinel_client *c = NULL;
-  int ok = group_names != NULL && fill_strings(env, strs, s, SENTINEL_STRS) &&
+  int ok = group_names != NULL && fill_strings(env, strs, s, CRJ_SENTINEL_OPTIONS_STRS) &&
            crj_cstring(env, sentinels, &sentinel_text);
   for (jsize i = 0; ok && i < n; ++i) {
     jstring name = (jstring)(*env)->GetObjectArrayElement(env, names, i);
@@ -466,11 +358,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jc
     (*env)->DeleteLocalRef(env, name);
   }
   if (ok) {
-    o.username = s[0];
-    o.password = s[1];
-    o.sentinel_username = s[2];
-    o.sentinel_password = s[3];
-    o.client_name = s[4];
+    crj_sentinel_options_set_strings(&o, s);
     cr_status st = cr_sentinel_client_new(
         &c, (const cr_config *)CRJ_PTR(cfg), &o, (const cr_ring *)CRJ_PTR(ring),
         (const char *const *)group_names, (size_t)n, sentinel_text);
@@ -478,7 +366,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jc
   } else if (group_names == NULL) {
     (*env)->ThrowNew(env, crj.oom, "libcloudroute: sentinel names");
   }
-  for (int i = 0; i < SENTINEL_STRS; ++i) free(s[i]);
+  for (int i = 0; i < CRJ_SENTINEL_OPTIONS_STRS; ++i) free(s[i]);
   for (jsize i = 0; group_names != NULL && i < n; ++i) free(group_names[i]);
   free(group_names);
   free(sentinel_text);

@@ -62,7 +62,7 @@ public final class Client extends NativeResource {
     }
     int logLevel = NativeLog.minLevel();
     return new Client(Config.copyInto(config, c -> create(c, seeds, options.u32, options.u64,
-        options.strings, options.tls, options.tlsVerify, logLevel)));
+        options.strings, logLevel)));
   }
 
   /** Any command on one key, routed by args[keyIndex] (1 for most commands: GET key ...). */
@@ -629,7 +629,7 @@ public final class Client extends NativeResource {
   }
 
   private static native long create(long config, String seeds, int[] u32, long[] u64,
-      String[] strings, boolean tls, boolean tlsVerify, int logLevel);
+      String[] strings, int logLevel);
 
   static native Object command0(int kind, long h, int access, int keyIndex, Object[] args);
 

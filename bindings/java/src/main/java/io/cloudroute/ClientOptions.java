@@ -1,5 +1,7 @@
 package io.cloudroute;
 
+import io.cloudroute.CApi.ClientOptionsLayout;
+
 /**
  * Options of the live cluster {@link Client}; defaults are the library's. Setters return this.
  * Times are in milliseconds unless named otherwise.
@@ -9,37 +11,14 @@ public final class ClientOptions {
     NativeLoader.load();
   }
 
-  // The order of cr_client_options' uint32 fields, as jni_client.c reads them.
-  private static final int CONNECT = 0;
-  private static final int COMMAND = 1; // 5 per-tier timeouts
-  private static final int POOL_SIZE = 6;
-  private static final int POOL_IDLE = 7;
-  private static final int REFRESH_INTERVAL = 8;
-  private static final int REFRESH_MIN_GAP = 9;
-  private static final int MAX_REDIRECTS = 10;
-  private static final int MAX_RETRIES = 11;
-  private static final int RETRY_BACKOFF = 12;
-  private static final int FAILURES_BEFORE_REFRESH = 13;
-  private static final int KEEPALIVE = 14;
-  private static final int USER_TIMEOUT = 15;
-  private static final int MAX_ELEMENTS = 16;
-  private static final int LAG_SECONDS = 17;
-  private static final int HEDGE_MODE = 18;
-  private static final int HEDGE_DELAY = 19;
-  private static final int HEDGE_MIN_DELAY = 20;
-  private static final int HEDGE_BUDGET = 21;
-  private static final int READ_YOUR_WRITES = 22;
-  private static final int DB = 23;
-  private static final int SHARED = 24;
-  // u64: max_bulk_len, max_reply_bytes, replica_max_lag_bytes, then the raw
-  // bits of hedge_percentile (a double).
-  private static final int HEDGE_PERCENTILE = 3;
+  // Where each field of cr_client_options is kept: the generated layout that
+  // jni_options.h reads too (scripts/gen_tables.py).
+  private static final int CONNECT = ClientOptionsLayout.CONNECT_TIMEOUT_MS;
+  private static final int COMMAND = ClientOptionsLayout.COMMAND_TIMEOUT_MS; // one per tier
 
-  final int[] u32 = new int[25];
-  final long[] u64 = new long[4];
-  final String[] strings = new String[8];
-  boolean tls;
-  boolean tlsVerify = true;
+  final int[] u32 = new int[ClientOptionsLayout.U32_COUNT];
+  final long[] u64 = new long[ClientOptionsLayout.U64_COUNT];
+  final String[] strings = new String[ClientOptionsLayout.STR_COUNT];
 
   public ClientOptions() {
     defaults(u32, u64);
@@ -58,80 +37,80 @@ public final class ClientOptions {
 
   /** The command timeout for every tier. */
   public ClientOptions commandTimeoutMs(int ms) {
-    for (int t = 0; t < 5; t++) u32[COMMAND + t] = ms;
+    for (int t = 0; t < CApi.TIER_COUNT; t++) u32[COMMAND + t] = ms;
     return this;
   }
 
   public ClientOptions poolSize(int connectionsPerNode) {
-    u32[POOL_SIZE] = connectionsPerNode;
+    u32[ClientOptionsLayout.POOL_SIZE] = connectionsPerNode;
     return this;
   }
 
   public ClientOptions poolIdleMs(int ms) {
-    u32[POOL_IDLE] = ms;
+    u32[ClientOptionsLayout.POOL_IDLE_MS] = ms;
     return this;
   }
 
   /** Periodic topology refresh; 0 = none. */
   public ClientOptions refreshIntervalMs(int ms) {
-    u32[REFRESH_INTERVAL] = ms;
+    u32[ClientOptionsLayout.REFRESH_INTERVAL_MS] = ms;
     return this;
   }
 
   public ClientOptions refreshMinGapMs(int ms) {
-    u32[REFRESH_MIN_GAP] = ms;
+    u32[ClientOptionsLayout.REFRESH_MIN_GAP_MS] = ms;
     return this;
   }
 
   public ClientOptions maxRedirects(int n) {
-    u32[MAX_REDIRECTS] = n;
+    u32[ClientOptionsLayout.MAX_REDIRECTS] = n;
     return this;
   }
 
   public ClientOptions maxRetries(int n) {
-    u32[MAX_RETRIES] = n;
+    u32[ClientOptionsLayout.MAX_RETRIES] = n;
     return this;
   }
 
   public ClientOptions retryBackoffMs(int ms) {
-    u32[RETRY_BACKOFF] = ms;
+    u32[ClientOptionsLayout.RETRY_BACKOFF_MS] = ms;
     return this;
   }
 
   public ClientOptions failuresBeforeRefresh(int n) {
-    u32[FAILURES_BEFORE_REFRESH] = n;
+    u32[ClientOptionsLayout.FAILURES_BEFORE_REFRESH] = n;
     return this;
   }
 
   public ClientOptions tcpKeepaliveS(int s) {
-    u32[KEEPALIVE] = s;
+    u32[ClientOptionsLayout.TCP_KEEPALIVE_S] = s;
     return this;
   }
 
   public ClientOptions tcpUserTimeoutMs(int ms) {
-    u32[USER_TIMEOUT] = ms;
+    u32[ClientOptionsLayout.TCP_USER_TIMEOUT_MS] = ms;
     return this;
   }
 
   public ClientOptions maxReplyElements(int n) {
-    u32[MAX_ELEMENTS] = n;
+    u32[ClientOptionsLayout.MAX_REPLY_ELEMENTS] = n;
     return this;
   }
 
   public ClientOptions maxBulkLen(long bytes) {
-    u64[0] = bytes;
+    u64[ClientOptionsLayout.MAX_BULK_LEN] = bytes;
     return this;
   }
 
   public ClientOptions maxReplyBytes(long bytes) {
-    u64[1] = bytes;
+    u64[ClientOptionsLayout.MAX_REPLY_BYTES] = bytes;
     return this;
   }
 
   /** Read a replica last while it lags by more than bytes or seconds (0 = no bound). */
   public ClientOptions replicaMaxLag(long bytes, int seconds) {
-    u64[2] = bytes;
-    u32[LAG_SECONDS] = seconds;
+    u64[ClientOptionsLayout.REPLICA_MAX_LAG_BYTES] = bytes;
+    u32[ClientOptionsLayout.REPLICA_MAX_LAG_S] = seconds;
     return this;
   }
 
@@ -144,50 +123,50 @@ public final class ClientOptions {
    * never hedged. Bad values are refused when the client is created.
    */
   public ClientOptions hedgeMode(HedgeMode mode) {
-    u32[HEDGE_MODE] = mode.ordinal();
+    u32[ClientOptionsLayout.HEDGE_MODE] = mode.ordinal();
     return this;
   }
 
   public ClientOptions hedgeDelayMs(int ms) {
-    u32[HEDGE_DELAY] = ms;
+    u32[ClientOptionsLayout.HEDGE_DELAY_MS] = ms;
     return this;
   }
 
   public ClientOptions hedgeMinDelayMs(int ms) {
-    u32[HEDGE_MIN_DELAY] = ms;
+    u32[ClientOptionsLayout.HEDGE_MIN_DELAY_MS] = ms;
     return this;
   }
 
   /** Hedges at most this percentage of hedgeable reads (plus a small burst). */
   public ClientOptions hedgeBudgetPercent(int percent) {
-    u32[HEDGE_BUDGET] = percent;
+    u32[ClientOptionsLayout.HEDGE_BUDGET_PERCENT] = percent;
     return this;
   }
 
   /** ADAPTIVE: the percentile of the node's recent round trips, in (0, 100]. */
   public ClientOptions hedgePercentile(double percentile) {
-    u64[HEDGE_PERCENTILE] = Double.doubleToRawLongBits(percentile);
+    u64[ClientOptionsLayout.HEDGE_PERCENTILE] = Double.doubleToRawLongBits(percentile);
     return this;
   }
 
   public HedgeMode hedgeMode() {
-    return HedgeMode.values()[u32[HEDGE_MODE]];
+    return HedgeMode.of(u32[ClientOptionsLayout.HEDGE_MODE]);
   }
 
   public int hedgeDelayMs() {
-    return u32[HEDGE_DELAY];
+    return u32[ClientOptionsLayout.HEDGE_DELAY_MS];
   }
 
   public int hedgeMinDelayMs() {
-    return u32[HEDGE_MIN_DELAY];
+    return u32[ClientOptionsLayout.HEDGE_MIN_DELAY_MS];
   }
 
   public int hedgeBudgetPercent() {
-    return u32[HEDGE_BUDGET];
+    return u32[ClientOptionsLayout.HEDGE_BUDGET_PERCENT];
   }
 
   public double hedgePercentile() {
-    return Double.longBitsToDouble(u64[HEDGE_PERCENTILE]);
+    return Double.longBitsToDouble(u64[ClientOptionsLayout.HEDGE_PERCENTILE]);
   }
 
   /**
@@ -201,12 +180,12 @@ public final class ClientOptions {
    */
   public ClientOptions readYourWritesMs(int ms) {
     if (ms < 0) throw new IllegalArgumentException("read_your_writes_ms must be >= 0, got " + ms);
-    u32[READ_YOUR_WRITES] = ms;
+    u32[ClientOptionsLayout.READ_YOUR_WRITES_MS] = ms;
     return this;
   }
 
   public int readYourWritesMs() {
-    return u32[READ_YOUR_WRITES];
+    return u32[ClientOptionsLayout.READ_YOUR_WRITES_MS];
   }
 
   /**
@@ -219,12 +198,12 @@ public final class ClientOptions {
    */
   public ClientOptions db(int db) {
     if (db < 0) throw new IllegalArgumentException("db must be >= 0, got " + db);
-    u32[DB] = db;
+    u32[ClientOptionsLayout.DB] = db;
     return this;
   }
 
   public int db() {
-    return u32[DB];
+    return u32[ClientOptionsLayout.DB];
   }
 
   /**
@@ -236,50 +215,50 @@ public final class ClientOptions {
    */
   public ClientOptions sharedConnections(int n) {
     if (n < 0) throw new IllegalArgumentException("shared_connections must be >= 0, got " + n);
-    u32[SHARED] = n;
+    u32[ClientOptionsLayout.SHARED_CONNECTIONS] = n;
     return this;
   }
 
   public int sharedConnections() {
-    return u32[SHARED];
+    return u32[ClientOptionsLayout.SHARED_CONNECTIONS];
   }
 
   /** AUTH (ACL user may be null for the default user). The password is never logged. */
   public ClientOptions auth(String username, String password) {
-    strings[0] = username;
-    strings[1] = password;
+    strings[ClientOptionsLayout.USERNAME] = username;
+    strings[ClientOptionsLayout.PASSWORD] = password;
     return this;
   }
 
   public ClientOptions clientName(String name) {
-    strings[2] = name;
+    strings[ClientOptionsLayout.CLIENT_NAME] = name;
     return this;
   }
 
   /** TLS on every connection; verify checks the chain and the host name (default true). */
   public ClientOptions tls(boolean on, boolean verify) {
-    tls = on;
-    tlsVerify = verify;
+    u32[ClientOptionsLayout.TLS] = on ? 1 : 0;
+    u32[ClientOptionsLayout.TLS_VERIFY] = verify ? 1 : 0;
     return this;
   }
 
   /** Trusted CAs (PEM bundle or OpenSSL hashed directory; null for the system store). */
   public ClientOptions tlsCa(String caFile, String caDir) {
-    strings[3] = caFile;
-    strings[4] = caDir;
+    strings[ClientOptionsLayout.TLS_CA_FILE] = caFile;
+    strings[ClientOptionsLayout.TLS_CA_DIR] = caDir;
     return this;
   }
 
   /** A client certificate chain and its unencrypted key (PEM). */
   public ClientOptions tlsClientCert(String certFile, String keyFile) {
-    strings[5] = certFile;
-    strings[6] = keyFile;
+    strings[ClientOptionsLayout.TLS_CERT_FILE] = certFile;
+    strings[ClientOptionsLayout.TLS_KEY_FILE] = keyFile;
     return this;
   }
 
   /** Verify (and send as SNI) this name instead of each node's host. */
   public ClientOptions tlsServerName(String name) {
-    strings[7] = name;
+    strings[ClientOptionsLayout.TLS_SERVER_NAME] = name;
     return this;
   }
 

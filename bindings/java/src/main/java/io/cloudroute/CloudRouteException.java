@@ -1,28 +1,13 @@
 package io.cloudroute;
 
 /**
- * A libcloudroute call failed. {@link #status()} is the C status code ({@code CR_E*}, negative);
- * the message is the library's ({@code cr_last_error()}). Subclasses group the codes by what a
- * caller does about them; {@link #of} is the one table mapping codes to classes.
+ * A libcloudroute call failed. {@link #status()} is the C status code ({@code CR_E*}, negative;
+ * the constants are {@link StatusCodes}'); the message is the library's ({@code cr_last_error()}).
+ * Subclasses are the exception families of docs/errors.md, the same as Python's: each status's
+ * family is named in cloudroute.h, and {@link #of} raises the family's class.
  */
-public class CloudRouteException extends RuntimeException {
+public class CloudRouteException extends RuntimeException implements StatusCodes {
   private static final long serialVersionUID = 1L;
-
-  public static final int EINVAL = -1;
-  public static final int ENOMEM = -2;
-  public static final int EBUFS = -3;
-  public static final int EPARSE = -4;
-  public static final int ELIMIT = -5;
-  public static final int EINCOMPLETE = -6;
-  public static final int ENOTOPOLOGY = -7;
-  public static final int ESLOT_UNCOVERED = -8;
-  public static final int EUNAVAILABLE = -9;
-  public static final int ENOTFOUND = -10;
-  public static final int EINTERNAL = -11;
-  public static final int ECONN = -12;
-  public static final int ETIMEOUT = -13;
-  public static final int EREDIS = -14;
-  public static final int EVERSION = -15;
 
   private final int status;
 
@@ -36,46 +21,61 @@ public class CloudRouteException extends RuntimeException {
     return status;
   }
 
-  /** The exception for a status: the one mapping of C codes to exception classes. */
+  /** The exception family of this exception's status ("parse", ...; docs/errors.md). */
+  public String family() {
+    return family(status);
+  }
+
+  /**
+   * The exception family of a status ("invalid_argument", "parse", "unavailable", "not_found",
+   * "connection", "server", "version", "internal"; "ok" for CR_OK): cloudroute.h names each.
+   * A code newer than this binding is "internal".
+   */
+  public static String family(int status) {
+    return status <= 0 && status >= CApi.LOWEST_STATUS ? CApi.STATUS_FAMILIES[-status] : "internal";
+  }
+
+  /** The exception for a status: its family's class (the one mapping of codes to classes). */
   public static CloudRouteException of(int status, String message) {
-    switch (status) {
-      case EINVAL:
-      case EBUFS:
-      case ENOTFOUND:
+    switch (family(status)) {
+      case "invalid_argument":
         return new InvalidArgumentException(status, message);
-      case EPARSE:
-      case ELIMIT:
-      case EINCOMPLETE:
+      case "parse":
         return new ParseException(status, message);
-      case ENOTOPOLOGY:
-      case ESLOT_UNCOVERED:
-      case EUNAVAILABLE:
+      case "unavailable":
         return new UnavailableException(status, message);
-      case ECONN:
-      case ETIMEOUT:
+      case "not_found":
+        return new NotFoundException(status, message);
+      case "connection":
         return new ConnectionException(status, message);
-      case EREDIS:
+      case "server":
         return new ServerErrorException(status, message);
-      case EVERSION:
+      case "version":
         return new VersionException(status, message);
-      default: // ENOMEM, EINTERNAL, and codes a newer library may add
+      default: // "internal": ENOMEM, EBUFS, EINTERNAL, and codes a newer library may add
         return new CloudRouteException(status, message);
     }
   }
 
   /** The C name of a status ("CR_EPARSE"), "CR_?" for one that is none. */
   public static String statusName(int status) {
-    String[] names = {"CR_OK", "CR_EINVAL", "CR_ENOMEM", "CR_EBUFS", "CR_EPARSE", "CR_ELIMIT",
-        "CR_EINCOMPLETE", "CR_ENOTOPOLOGY", "CR_ESLOT_UNCOVERED", "CR_EUNAVAILABLE",
-        "CR_ENOTFOUND", "CR_EINTERNAL", "CR_ECONN", "CR_ETIMEOUT", "CR_EREDIS", "CR_EVERSION"};
-    return status <= 0 && -status < names.length ? names[-status] : "CR_?";
+    return status <= 0 && status >= CApi.LOWEST_STATUS ? CApi.STATUS_NAMES[-status] : "CR_?";
   }
 
-  /** A bad argument: CR_EINVAL, an unknown node or shard (CR_ENOTFOUND), CR_EBUFS. */
+  /** A bad argument (CR_EINVAL). */
   public static class InvalidArgumentException extends CloudRouteException {
     private static final long serialVersionUID = 1L;
 
     public InvalidArgumentException(int status, String message) {
+      super(status, message);
+    }
+  }
+
+  /** The named node, shard or group is not known (CR_ENOTFOUND). */
+  public static class NotFoundException extends CloudRouteException {
+    private static final long serialVersionUID = 1L;
+
+    public NotFoundException(int status, String message) {
       super(status, message);
     }
   }

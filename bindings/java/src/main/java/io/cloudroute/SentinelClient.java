@@ -30,7 +30,7 @@ public final class SentinelClient extends NativeResource {
     long r = ring.acquire();
     try {
       return new SentinelClient(Config.copyInto(config,
-          c -> create(c, options.u32, options.strings, r, groupNames, sentinels)));
+          c -> create(c, options.u32, options.u64, options.strings, r, groupNames, sentinels)));
     } finally {
       ring.release();
     }
@@ -73,8 +73,8 @@ public final class SentinelClient extends NativeResource {
     return new SentinelStats(v);
   }
 
-  private static native long create(long config, int[] u32, String[] strings, long ring,
-      String[] names, String sentinels);
+  private static native long create(long config, int[] u32, long[] u64, String[] strings,
+      long ring, String[] names, String sentinels);
 
   private static native long groups0(long h);
 

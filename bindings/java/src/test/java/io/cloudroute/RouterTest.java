@@ -68,8 +68,7 @@ class RouterTest {
       assertTrue(r.candidates("a").stream().anyMatch(Candidate::down));
       r.reportSuccess(first.nodeHandle());
       assertEquals(first.host(), r.routeRead("a").host());
-      assertThrows(CloudRouteException.InvalidArgumentException.class,
-          () -> r.reportFailure(99999));
+      assertThrows(CloudRouteException.NotFoundException.class, () -> r.reportFailure(99999));
       assertEquals(first.nodeHandle(), r.findNode("10.0.0.2", 6379).getAsInt());
       assertFalse(r.findNode("10.9.9.9", 6379).isPresent());
     }

@@ -67,8 +67,8 @@ class TopologyTest {
           () -> t.slotShard(200));
       assertEquals(CloudRouteException.ESLOT_UNCOVERED, e.status());
       assertThrows(CloudRouteException.InvalidArgumentException.class, () -> t.slotShard(16384));
-      assertThrows(CloudRouteException.InvalidArgumentException.class, () -> t.node(5));
-      assertThrows(CloudRouteException.InvalidArgumentException.class, () -> t.shardId(3));
+      assertThrows(CloudRouteException.NotFoundException.class, () -> t.node(5));
+      assertThrows(CloudRouteException.NotFoundException.class, () -> t.shardId(3));
     }
   }
 
