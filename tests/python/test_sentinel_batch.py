@@ -168,7 +168,11 @@ def test_group_without_reachable_master_fails_only_its_keys(client: SentinelClie
     assert "50 of 100 keys" in str(e) and "group 'group1'" in str(e) and "group 'group0'" not in str(e)
     assert e.failed_keys == keys[1::2]  # type: ignore[attr-defined]
     assert [isinstance(r, cloudroute.Error) for r in e.results] == [False, True] * 50  # type: ignore[attr-defined]
-    assert values[0::2] == [b"new"] * 50 and values[1::2] == [b"old"] * 50
+    # Read while the master was stopped: group1's replicas still hold the old values (its
+    # MSET waits in the stopped master's socket: it "may have reached the server", and runs
+    # once the master resumes).
+    assert values[1::2] == [b"old"] * 50
+    assert "may have reached the server" in str(e)
     assert wait_for(lambda: _mset_ok(client, keys), 15), "batches did not succeed again"
 
 
