@@ -26,6 +26,9 @@ cr_status RunBatch(cr_reply **replies, cr_status *statuses, int64_t *count, cr_s
   if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
   std::vector<std::string> k, v;
   if (cr_status s = Keys(&k, keys, key_lens, n, fn, "keys"); s != CR_OK) return s;
+  if (kind == net::KeyBatchKind::kMGet) {  // MGET's values: required
+    if (cr_status s = NotNull(replies, fn, "replies"); s != CR_OK) return s;
+  }
   if (kind == net::KeyBatchKind::kMSet) {
     if (cr_status s = Keys(&v, values, value_lens, n, fn, "values"); s != CR_OK) return s;
   }
@@ -184,10 +187,8 @@ cr_status cr_sentinel_client_expire(int *out_set, cr_sentinel_client *c, const v
 cr_status cr_sentinel_client_mget(cr_reply **replies, cr_status *statuses, cr_sentinel_client *c,
                                   const void *const *keys, const size_t *lens, size_t n) {
   return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_sentinel_client_mget";
-    if (cr_status s = NotNull(replies, fn, "replies"); s != CR_OK) return s;
     return RunBatch(replies, statuses, nullptr, c, net::KeyBatchKind::kMGet, keys, lens, nullptr,
-                    nullptr, n, fn);
+                    nullptr, n, "cr_sentinel_client_mget");
   });
 }
 

@@ -82,7 +82,7 @@ want=$(printf 'bv%s\n' 1 2 3 4 5 6 7 8; echo '(nil)')
 [[ $(run sentinel del "${base[@]}" orders "${keys[@]}" nosuch) == 8 ]] || fail "sentinel del"
 [[ $(run sentinel exists "${base[@]}" orders "${keys[@]}") == 0 ]] || fail "exists after del"
 expect_fail 2 "keys and values must pair" sentinel mset "${base[@]}" orders k1 v1 k2
-expect_fail 2 "want FAMILY KEY [KEY...]" sentinel mget "${base[@]}" orders
+expect_fail 2 "sentinel mget: want FAMILY KEY" sentinel mget "${base[@]}" orders
 ok
 
 # Errors: exit 2 and the reason.

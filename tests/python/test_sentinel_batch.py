@@ -80,9 +80,12 @@ def wait_for(cond: Callable[[], bool], timeout: float) -> bool:
     return False
 
 
-def synced(env: Dict[str, str]) -> None:
-    for g in (0, 1):
-        with node(env[f"GROUP{g}_MASTER"]) as r:
+def synced(c: SentinelClient) -> None:
+    """Waits until both replicas of each group's master (as the client knows it now:
+    a failover moves it) hold its writes."""
+    for key in hundred(c)[:2]:  # one key of each group
+        w = c.route_write(key)
+        with node(f"{w.host}:{w.port}") as r:
             assert r.wait(2, 5000) == 2
 
 
@@ -95,7 +98,7 @@ def test_hundred_keys_one_command_per_group(client: SentinelClient, sentinel: Di
     for m in masters:
         assert calls(m, "mset") == before[m][0] + 1, "not one MSET per group"
         assert calls(m, "set") == before[m][1], "a key was SET on its own"
-    synced(sentinel)
+    synced(client)
     assert client.mget(keys + ["sb:absent"]) == [f"v:{k}".encode() for k in keys] + [None]
     assert client.mget(keys[0], keys[1]) == [f"v:{keys[0]}".encode(), f"v:{keys[1]}".encode()]
     assert client.exists(*keys, "sb:absent") == 100
@@ -145,7 +148,7 @@ def test_group_without_reachable_master_fails_only_its_keys(client: SentinelClie
     env = sentinel
     keys = hundred(client)
     client.mset({k: "old" for k in keys})
-    synced(env)
+    synced(client)
     pid = next(env[f"NODE{n}_PID"] for n in range(1, 7)
                if env[f"NODE{n}_ADDR"] == env["GROUP1_MASTER"])
     sentinels = [env[f"SENTINEL{n}_ADDR"] for n in range(1, 4)]
@@ -188,7 +191,7 @@ def test_failover_during_batches(sentinel: Dict[str, str]) -> None:
     with make(env, command_timeout_ms=500) as c:
         keys = hundred(c)
         c.mset({k: "v0" for k in keys})
-        synced(env)
+        synced(c)
         acked: Dict[str, str] = {}
         counts = {"batches": 0, "full": 0, "failed_keys": 0, "group1_failed": 0, "reads": 0,
                   "read_failures": 0}
@@ -257,7 +260,7 @@ def test_killed_replica_costs_no_mget_read(sentinel: Dict[str, str]) -> None:
     with make(env, command_timeout_ms=500) as c:
         keys = hundred(c)
         c.mset({k: f"v:{k}" for k in keys})
-        synced(env)
+        synced(c)
         want = [f"v:{k}".encode() for k in keys]
         counts = {"batches": 0, "failed": 0, "wrong": 0}
         errors: List[str] = []
