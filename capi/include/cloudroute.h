@@ -1698,6 +1698,67 @@ CR_API cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *
                                             size_t key_index, size_t argc, const void *const *argv,
                                             const size_t *argvlen);
 
+/* GET of a key (binary-safe, copied): out receives a CR_REPLY_TYPE_STRING,
+ * or CR_REPLY_TYPE_NIL when the key does not exist (a read: the group's
+ * instances nearest first). Errors as cr_sentinel_client_command. */
+CR_API cr_status cr_sentinel_client_get(cr_reply **out, cr_sentinel_client *c, const void *key,
+                                        size_t len);
+/* SET on the key's group's master (binary-safe), with a time to live when
+ * ttl_ms > 0 (SET … PX ttl_ms). */
+CR_API cr_status cr_sentinel_client_set(cr_sentinel_client *c, const void *key, size_t key_len,
+                                        const void *value, size_t value_len, uint64_t ttl_ms);
+/* PEXPIRE key ttl_ms (1 to INT64_MAX) on the key's group's master;
+ * out_set (may be NULL) receives 1 when the time to live was set, 0 when
+ * the key does not exist. Errors: CR_EINVAL (ttl_ms 0 or too large), and
+ * those of cr_sentinel_client_command. */
+CR_API cr_status cr_sentinel_client_expire(int *out_set, cr_sentinel_client *c, const void *key,
+                                           size_t len, uint64_t ttl_ms);
+
+/* ---- Sentinel batches: MGET, MSET, DEL, EXISTS over many keys ----
+ * The n >= 1 keys (binary-safe, copied) are grouped per group, one command
+ * per group (MGET k1 k2 …, not one per key), and every group's command is
+ * sent at once on the engine cr_client's fan-out uses (about one round trip
+ * for the batch). Reads (MGET, EXISTS) are served by the group's instances
+ * nearest first, moving on when one fails, hedged as configured; writes
+ * (MSET, DEL) by its master, tried again after re-asking the sentinels
+ * when not executed (READONLY, no master known, not dialed; up to
+ * max_retries), never re-sent once they may have arrived.
+ * A batch is not a transaction: each group's command succeeds or fails on
+ * its own, and the results say which keys failed — statuses[i] (may be
+ * NULL) receives key i's status: CR_OK, or its group's error (CR_EUNAVAILABLE,
+ * CR_ECONN, CR_ETIMEOUT, CR_EREDIS …, as for cr_pipeline_execute's
+ * commands). The call returns CR_OK when every key succeeded, else the
+ * first failed key's status with cr_last_error() naming every failed group
+ * once, its keys' positions and its error ("3 of 100 keys of the MSET batch
+ * failed (the others succeeded): keys 4, 9, 17 (group 'orders'): …"); every
+ * result is in place either way. Errors before anything is sent (nothing in
+ * the result arrays): CR_EINVAL (NULL client, keys or lens; n 0; a NULL
+ * key with a non-zero length). */
+
+/* MGET: replies[i] (required; free each with cr_reply_free) receives key
+ * i's value — CR_REPLY_TYPE_STRING, or CR_REPLY_TYPE_NIL when it does not
+ * exist — or, when its group failed, a CR_REPLY_TYPE_ERROR reply holding
+ * the message (as cr_pipeline_execute's results). */
+CR_API cr_status cr_sentinel_client_mget(cr_reply **replies, cr_status *statuses,
+                                         cr_sentinel_client *c, const void *const *keys,
+                                         const size_t *lens, size_t n);
+/* MSET of n pairs keys[i] = values[i]: one MSET per group. */
+CR_API cr_status cr_sentinel_client_mset(cr_status *statuses, cr_sentinel_client *c,
+                                         const void *const *keys, const size_t *key_lens,
+                                         const void *const *values, const size_t *value_lens,
+                                         size_t n);
+/* DEL: out_count (may be NULL) receives how many of the keys existed,
+ * summed over the groups whose DEL succeeded. */
+CR_API cr_status cr_sentinel_client_del(int64_t *out_count, cr_status *statuses,
+                                        cr_sentinel_client *c, const void *const *keys,
+                                        const size_t *lens, size_t n);
+/* EXISTS: out_count (may be NULL) receives how many of the keys exist (a
+ * key given twice counts twice, as EXISTS does), summed over the groups
+ * whose EXISTS succeeded. */
+CR_API cr_status cr_sentinel_client_exists(int64_t *out_count, cr_status *statuses,
+                                           cr_sentinel_client *c, const void *const *keys,
+                                           const size_t *lens, size_t n);
+
 /* Asks the sentinels about every group now, on the calling thread. */
 CR_API cr_status cr_sentinel_client_refresh(cr_sentinel_client *c);
 

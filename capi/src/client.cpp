@@ -65,22 +65,21 @@ void Convert(net::Reply &from, cr_reply *to) {
   }
 }
 
-// Keys (or values) for the multi-key commands: at least one, each checked.
-cr_status Keys(std::vector<std::string> *out, const void *const *ptrs, const size_t *lens, size_t n,
-               const char *fn, const char *what) {
+cr_status NeedClient(const cr_client *c, const char *fn) { return NotNull(c, fn, "client"); }
+
+}  // namespace
+
+cr_status cloudroute::capi::Keys(std::vector<std::string> *out, const void *const *ptrs,
+                                 const size_t *lens, size_t n, const char *fn, const char *what) {
   if (n == 0) return Fail(CR_EINVAL, std::string(fn) + ": no " + what);
   if (cr_status s = BytesArray(ptrs, lens, n, fn, what); s != CR_OK) return s;
   *out = ArgsFrom(ptrs, lens, n);
   return CR_OK;
 }
 
-std::string Str(const void *p, size_t len) {
+std::string cloudroute::capi::Str(const void *p, size_t len) {
   return p == nullptr ? std::string() : std::string(static_cast<const char *>(p), len);
 }
-
-cr_status NeedClient(const cr_client *c, const char *fn) { return NotNull(c, fn, "client"); }
-
-}  // namespace
 
 net::Args cloudroute::capi::ArgsFrom(const void *const *argv, const size_t *argvlen, size_t argc) {
   net::Args args;

@@ -123,6 +123,14 @@ void FreeLive(H *c) {
 // A command's arguments (checked with BytesArray first) as net::Args.
 net::Args ArgsFrom(const void *const *argv, const size_t *argvlen, size_t argc);
 
+// Keys (or values) of the multi-key commands: at least one (CR_EINVAL
+// naming fn and what otherwise), each checked with BytesArray.
+cr_status Keys(std::vector<std::string> *out, const void *const *ptrs, const size_t *lens, size_t n,
+               const char *fn, const char *what);
+
+// A caller's (pointer, length) as a string; "" for NULL.
+std::string Str(const void *p, size_t len);
+
 // The checks of cr_client_command and cr_sentinel_client_command: out,
 // access, argc/key_index and argv. *out is cleared first.
 cr_status CheckCommand(cr_reply **out, const void *client, int access, size_t key_index,
@@ -130,6 +138,33 @@ cr_status CheckCommand(cr_reply **out, const void *client, int access, size_t ke
 
 // A net reply tree moved into a new C reply.
 std::unique_ptr<cr_reply> NewReply(net::Reply &from);
+
+// Results by position (cr_pipeline_execute, the Sentinel client's batches):
+// n results, result i a reply (reply_at(i) non-null) or a failed status
+// (status_at(i)). Every one is converted before any is handed out, so an
+// allocation failure leaves the caller's arrays untouched; then replies[i]
+// (replies may be NULL: not wanted) receives the reply, or a
+// CR_REPLY_TYPE_ERROR reply holding the failure's message, and statuses[i]
+// (may be NULL) its code.
+template <typename ReplyAt, typename StatusAt>
+void ResultsOut(cr_reply **replies, cr_status *statuses, size_t n, ReplyAt reply_at,
+                StatusAt status_at) {
+  std::vector<std::unique_ptr<cr_reply>> out(replies != nullptr ? n : 0);
+  for (size_t i = 0; i < out.size(); ++i) {
+    net::Reply *r = reply_at(i);
+    if (r != nullptr) {
+      out[i] = NewReply(*r);
+    } else {
+      out[i] = std::make_unique<cr_reply>();
+      out[i]->type = CR_REPLY_TYPE_ERROR;
+      out[i]->str = status_at(i).message();
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (statuses != nullptr) statuses[i] = static_cast<cr_status>(status_at(i).code());
+    if (replies != nullptr) replies[i] = out[i].release();
+  }
+}
 
 // *out gets the converted reply on success; a failed r is recorded with
 // Fail() and its status returned. REQUIRES: out != NULL.

@@ -40,14 +40,6 @@ net::Access AccessOf(cr_access access) {
   return RawEnum(access) == CR_ACCESS_READ ? net::Access::kRead : net::Access::kWrite;
 }
 
-// A command's error as its in-place result: an ERROR reply with the message.
-std::unique_ptr<cr_reply> ErrorReply(const cloudroute::Status &s) {
-  auto r = std::make_unique<cr_reply>();
-  r->type = CR_REPLY_TYPE_ERROR;
-  r->str = s.message();
-  return r;
-}
-
 }  // namespace
 
 extern "C" {
@@ -106,23 +98,18 @@ cr_status cr_pipeline_execute(cr_reply **replies, cr_status *statuses, size_t ca
     *needed = n;
     if (cap < n) return TooSmall(n, cap, fn, "replies");
     std::vector<net::Job> jobs = p->p.Execute();
-    // Every result is converted before any is handed out, so an allocation
-    // failure leaves the caller's arrays untouched.
-    std::vector<std::unique_ptr<cr_reply>> out(n);
+    ResultsOut(
+        replies, statuses, n, [&](size_t i) { return jobs[i].reply.get(); },
+        [&](size_t i) -> const cloudroute::Status & { return jobs[i].status; });
     for (size_t i = 0; i < n; ++i) {
-      out[i] = jobs[i].reply != nullptr ? NewReply(*jobs[i].reply) : ErrorReply(jobs[i].status);
-    }
-    cr_status first = CR_OK;
-    for (size_t i = 0; i < n; ++i) {
-      const cr_status st = static_cast<cr_status>(jobs[i].status.code());
-      if (statuses != nullptr) statuses[i] = st;
-      replies[i] = out[i].release();
-      if (st != CR_OK && first == CR_OK) {
-        first = Fail(st, std::string(fn) + ": command " + std::to_string(i) + " of " +
-                             std::to_string(n) + " failed: " + jobs[i].status.message());
+      const cloudroute::Status &st = jobs[i].status;
+      if (!st.ok()) {
+        return Fail(static_cast<cr_status>(st.code()),
+                    std::string(fn) + ": command " + std::to_string(i) + " of " +
+                        std::to_string(n) + " failed: " + st.message());
       }
     }
-    return first;
+    return CR_OK;
   });
 }
 

@@ -1,9 +1,11 @@
 // C API: the Sentinel client (shard groups kept current by Redis Sentinel).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cloudroute/net/discovery.hpp"
+#include "cloudroute/net/key_batch.hpp"
 #include "cloudroute/net/sentinel.hpp"
 #include "live.hpp"
 
@@ -12,7 +14,38 @@ namespace net = cloudroute::net;
 
 namespace {
 constexpr cr_sentinel_options kSentinelDefaults = CR_SENTINEL_OPTIONS_INIT;
+
+// The batches (cr_sentinel_client_mget, _mset, _del, _exists): the keys
+// (and values) checked, the batch run, a result per key into replies (may
+// be NULL) and statuses (may be NULL), the count (DEL / EXISTS; may be
+// NULL) into *count. CR_OK when every key succeeded; else the first failed
+// key's status, with a message naming every failed group and its keys.
+cr_status RunBatch(cr_reply **replies, cr_status *statuses, int64_t *count, cr_sentinel_client *c,
+                   net::KeyBatchKind kind, const void *const *keys, const size_t *key_lens,
+                   const void *const *values, const size_t *value_lens, size_t n, const char *fn) {
+  if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+  std::vector<std::string> k, v;
+  if (cr_status s = Keys(&k, keys, key_lens, n, fn, "keys"); s != CR_OK) return s;
+  if (kind == net::KeyBatchKind::kMGet) {  // MGET's values: required
+    if (cr_status s = NotNull(replies, fn, "replies"); s != CR_OK) return s;
+  }
+  if (kind == net::KeyBatchKind::kMSet) {
+    if (cr_status s = Keys(&v, values, value_lens, n, fn, "values"); s != CR_OK) return s;
+  }
+  net::KeyBatchResult r =
+      c->client->RunBatch(kind, k, kind == net::KeyBatchKind::kMSet ? &v : nullptr);
+  if (r.status.size() != n) return Fail(r.summary);  // refused before anything was sent
+  ResultsOut(
+      replies, statuses, n,
+      [&](size_t i) { return r.values.empty() ? nullptr : r.values[i].get(); },
+      [&](size_t i) -> const cloudroute::Status & { return r.status[i]; });
+  if (count != nullptr) *count = r.count;
+  if (!r.summary.ok())
+    return Fail(cloudroute::Status(r.summary.code(), std::string(fn) + ": " + r.summary.message()));
+  return CR_OK;
 }
+
+}  // namespace
 
 extern "C" {
 
@@ -96,6 +129,91 @@ cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_a
     const net::Access a =
         RawEnum(access) == CR_ACCESS_WRITE ? net::Access::kWrite : net::Access::kRead;
     return ReplyOut(out, c->client->Execute(a, key, args));
+  });
+}
+
+cr_status cr_sentinel_client_get(cr_reply **out, cr_sentinel_client *c, const void *key,
+                                 size_t len) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_sentinel_client_get";
+    if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
+    *out = nullptr;
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    if (cr_status s = Bytes(key, len, fn, "key"); s != CR_OK) return s;
+    const std::string k = Str(key, len);
+    return ReplyOut(out, c->client->Execute(net::Access::kRead, k, {"GET", k}));
+  });
+}
+
+cr_status cr_sentinel_client_set(cr_sentinel_client *c, const void *key, size_t key_len,
+                                 const void *value, size_t value_len, uint64_t ttl_ms) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_sentinel_client_set";
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    if (cr_status s = Bytes(key, key_len, fn, "key"); s != CR_OK) return s;
+    if (cr_status s = Bytes(value, value_len, fn, "value"); s != CR_OK) return s;
+    const std::string k = Str(key, key_len);
+    net::Args args{"SET", k, Str(value, value_len)};
+    if (ttl_ms > 0) {
+      args.push_back("PX");
+      args.push_back(std::to_string(ttl_ms));
+    }
+    auto r = c->client->Execute(net::Access::kWrite, k, args);
+    return r.ok() ? CR_OK : Fail(r.status());
+  });
+}
+
+cr_status cr_sentinel_client_expire(int *out_set, cr_sentinel_client *c, const void *key,
+                                    size_t len, uint64_t ttl_ms) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_sentinel_client_expire";
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    if (cr_status s = Bytes(key, len, fn, "key"); s != CR_OK) return s;
+    if (ttl_ms == 0 || ttl_ms > static_cast<uint64_t>(INT64_MAX)) {
+      return Fail(CR_EINVAL, std::string(fn) + ": ttl_ms must be 1-" + std::to_string(INT64_MAX) +
+                                 " (DEL removes a key now)");
+    }
+    const std::string k = Str(key, len);
+    auto r = c->client->Execute(net::Access::kWrite, k, {"PEXPIRE", k, std::to_string(ttl_ms)});
+    if (!r.ok()) return Fail(r.status());
+    if ((*r)->type != cloudroute::RespType::kInteger) {
+      return Fail(CR_EPARSE, std::string(fn) + ": PEXPIRE answered with a non-integer");
+    }
+    if (out_set != nullptr) *out_set = (*r)->integer != 0 ? 1 : 0;
+    return CR_OK;
+  });
+}
+
+cr_status cr_sentinel_client_mget(cr_reply **replies, cr_status *statuses, cr_sentinel_client *c,
+                                  const void *const *keys, const size_t *lens, size_t n) {
+  return Guard([&]() -> cr_status {
+    return RunBatch(replies, statuses, nullptr, c, net::KeyBatchKind::kMGet, keys, lens, nullptr,
+                    nullptr, n, "cr_sentinel_client_mget");
+  });
+}
+
+cr_status cr_sentinel_client_mset(cr_status *statuses, cr_sentinel_client *c,
+                                  const void *const *keys, const size_t *key_lens,
+                                  const void *const *values, const size_t *value_lens, size_t n) {
+  return Guard([&]() -> cr_status {
+    return RunBatch(nullptr, statuses, nullptr, c, net::KeyBatchKind::kMSet, keys, key_lens, values,
+                    value_lens, n, "cr_sentinel_client_mset");
+  });
+}
+
+cr_status cr_sentinel_client_del(int64_t *out_count, cr_status *statuses, cr_sentinel_client *c,
+                                 const void *const *keys, const size_t *lens, size_t n) {
+  return Guard([&]() -> cr_status {
+    return RunBatch(nullptr, statuses, out_count, c, net::KeyBatchKind::kDel, keys, lens, nullptr,
+                    nullptr, n, "cr_sentinel_client_del");
+  });
+}
+
+cr_status cr_sentinel_client_exists(int64_t *out_count, cr_status *statuses, cr_sentinel_client *c,
+                                    const void *const *keys, const size_t *lens, size_t n) {
+  return Guard([&]() -> cr_status {
+    return RunBatch(nullptr, statuses, out_count, c, net::KeyBatchKind::kExists, keys, lens,
+                    nullptr, nullptr, n, "cr_sentinel_client_exists");
   });
 }
 

@@ -112,11 +112,12 @@ void FanOut::Run() {
   MarkReadsAfterWrites();
   for (;;) {
     Plan();
-    if (legs_.empty()) {  // every job settled
+    // No leg and no write waiting to be tried again (AskAgain): every job settled.
+    if (legs_.empty() && backoff_retries_ == 0) {
       NoteWrites();
       return;
     }
-    if (!Exchange()) {
+    if (!legs_.empty() && !Exchange()) {
       Connect();
       // Every node's share goes out before any reply is read: all in flight.
       for (Leg &leg : legs_) Send(&leg);
@@ -172,7 +173,9 @@ void FanOut::Place(Job *job, const Snapshot &snap) {
   }
   if (job->access == Access::kWrite || job->master_only) {
     if (set->master == nullptr) {
-      job->status = Error(Code::kUnavailable, "the master of " + slot + " has no known endpoint");
+      Status none = Error(Code::kUnavailable, "the master of " + slot + " has no known endpoint");
+      if (!job->master_only && AskAgain(job, none)) return;
+      job->status = std::move(none);
     } else if (!job->failed.empty()) {  // a master-only read whose master failed (LOADING)
       job->status = MasterOnlyFailed(job->last_failure, slot);
     } else {
@@ -219,11 +222,26 @@ void FanOut::Failed(Job *job, const Leg &leg, const Status &s, bool sent) {
     return;
   }
   if (job->pinned != nullptr || job->access == Access::kWrite) {
+    if (!sent && AskAgain(job, s)) return;  // never sent: not executed
     job->status = sent ? MaySentWrite(s) : s;
     return;
   }
   job->failed.push_back(leg.node);
   job->last_failure = s;
+}
+
+// The fan-out side of CommandExecutor::Route's `again`: the same rule for a
+// write its place's master did not execute (TopologySource::AskAbout), so
+// batches on Sentinel groups survive a master moving. A cluster's source
+// says no (its signals are MOVED and refreshes): nothing changes there.
+bool FanOut::AskAgain(Job *job, const Status &why) {
+  if (job->pinned != nullptr || job->access != Access::kWrite) return false;
+  if (job->retries >= ctx_->opts.max_retries || !ctx_->topo->AskAbout(job->slot)) return false;
+  ++job->retries;
+  ctx_->stats.Add(&Stats::retries);
+  job->last_failure = why;
+  backoff_retries_ = std::max(backoff_retries_, job->retries);  // the next round waits
+  return true;
 }
 
 void FanOut::Connect() {
@@ -400,7 +418,7 @@ bool FanOut::Dialed(Leg *leg) {
 const Candidate *FanOut::NextCandidate(const Job &job, const NodeEntry *node) {
   const CandidateSet *set = snap_ == nullptr ? nullptr : snap_->SetForSlot(job.slot);
   if (set == nullptr) return nullptr;
-  return VisitReadOrder(*set, ctx_->router->registry(), [&](const Candidate &c) {
+  return VisitReadOrder(*set, ctx_->topo->registry(), [&](const Candidate &c) {
     return c.node != node && !c.node->health.open() &&
            std::find(job.failed.begin(), job.failed.end(), c.node) == job.failed.end();
   });
@@ -592,6 +610,10 @@ void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
     if (!job->failed.empty()) ctx_->stats.Add(&Stats::fallbacks);
     job->reply = std::move(o.reply);
     return;
+  }
+  if (o.kind == OutcomeKind::kServerError && ErrorPrefix(*o.reply) == "READONLY" &&
+      AskAgain(job, Error(kServerError, leg->node->address + ": " + o.reply->str))) {
+    return;  // a demoted master refused the write: not executed
   }
   if (served || job->pinned != nullptr) {
     ctx_->stats.Add(&Stats::server_errors);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cloudroute sentinel route|get|set` against a real Sentinel setup of its own
+# `cloudroute sentinel route|get|set|mget|mset|del|exists` against a real Sentinel setup of its own
 # (scripts/redis-harness.sh sentinel, base port 8581: data nodes 8581-8586 on
 # 127.0.1.3x / 127.0.2.3x, sentinels 8591-8593 on 127.0.x.4x): the stored
 # family key and its group agree with `family-key` and `ring`; a write lands
@@ -66,6 +66,25 @@ out=$(run sentinel route "${base[@]}" --algo jump orders user:7)
 [[ $out == *" group=$group name=group$group write=$(var "GROUP${group}_MASTER")"* ]] || fail "jump route: '$out'"
 ok
 
+# Batches: mset of 8 pairs (one MSET per group), mget in order with a
+# missing key, exists and del counting; each stored key on its group's master.
+pairs=() keys=()
+for i in 1 2 3 4 5 6 7 8; do pairs+=("b$i" "bv$i"); keys+=("b$i"); done
+[[ $(run sentinel mset "${base[@]}" orders "${pairs[@]}") == OK ]] || fail "sentinel mset"
+for i in 1 8; do
+  stored=$(run family-key orders "b$i")
+  group=$(run ring --algo murmur --shards group0=1,group1=1 -- "$stored")
+  [[ $(rcli "$(var "GROUP${group}_MASTER")" GET "$stored") == "bv$i" ]] || fail "mset: b$i not on its master"
+done
+want=$(printf 'bv%s\n' 1 2 3 4 5 6 7 8; echo '(nil)')
+[[ $(run sentinel mget "${base[@]}" orders "${keys[@]}" nosuch) == "$want" ]] || fail "sentinel mget"
+[[ $(run sentinel exists "${base[@]}" orders "${keys[@]}" nosuch) == 8 ]] || fail "sentinel exists"
+[[ $(run sentinel del "${base[@]}" orders "${keys[@]}" nosuch) == 8 ]] || fail "sentinel del"
+[[ $(run sentinel exists "${base[@]}" orders "${keys[@]}") == 0 ]] || fail "exists after del"
+expect_fail 2 "keys and values must pair" sentinel mset "${base[@]}" orders k1 v1 k2
+expect_fail 2 "sentinel mget: want FAMILY KEY" sentinel mget "${base[@]}" orders
+ok
+
 # Errors: exit 2 and the reason.
 expect_fail 2 "CR_ENOTFOUND" sentinel get --sentinels "$sentinels" --masters group0,nosuch orders k
 expect_fail 2 "--masters NAME" sentinel get --sentinels "$sentinels" orders k
@@ -74,7 +93,7 @@ expect_fail 2 "want FAMILY KEY VALUE" sentinel set "${base[@]}" orders k
 expect_fail 2 "want FAMILY KEY" sentinel get "${base[@]}" orders
 expect_fail 2 "--remap does not apply" sentinel get "${base[@]}" --remap a:1=b:2 orders k
 expect_fail 2 "no TLS options" sentinel get "${base[@]}" --tls orders k
-expect_fail 2 "unknown verb" sentinel del "${base[@]}" orders k
+expect_fail 2 "unknown verb" sentinel frob "${base[@]}" orders k
 expect_fail 2 "CR_EINVAL" sentinel get "${base[@]}" orders:x k
 expect_fail 2 "CR_EINVAL" sentinel get "${base[@]}" --shards group0=1 orders k
 expect_fail 2 "127.0.0.1:8599" sentinel get --sentinels 127.0.0.1:8599 --masters group0 orders k

@@ -20,10 +20,17 @@
 // in service after SIGCONT through the recovery prober; that replica killed;
 // a failover under reads and writes that loses no acknowledged write.
 //
+// SentinelBatch (ctest integration.sentinel_batch, its own setup: data nodes
+// 8831-8836, sentinels 8841-8843) runs the batches — MGET, MSET, DEL,
+// EXISTS over 100 keys of both groups — one command per group, a group
+// without a reachable master failing its keys only, a failover and a killed
+// replica under streams of batches.
+//
 // CR_TEST_SENTINEL_ENV names the harness's sentinel.env.
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -642,6 +649,372 @@ TEST_F(SentinelEngine, AFailoverUnderReadsAndWritesKeepsWritesOnTheNewMaster) {
     ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"GET", wkeys[k]}, &v), CR_OK) << cr_last_error();
     EXPECT_EQ(v, last_acked[k]) << "an acknowledged write to " << wkeys[k] << " was lost";
   }
+}
+
+// ---- Batches (MGET, MSET, DEL, EXISTS over many keys), on a setup of
+// their own (ctest integration.sentinel_batch, ports 8831-8843): one
+// command per group per call, a result per key, a failover and a killed
+// replica under a stream of batches.
+
+// The (pointer, length) arrays of a key (or value) list.
+struct Bytes {
+  std::vector<const void *> p;
+  std::vector<size_t> l;
+  explicit Bytes(const std::vector<std::string> &v) {
+    for (const std::string &s : v) {
+      p.push_back(s.data());
+      l.push_back(s.size());
+    }
+  }
+};
+
+// What a batch call left: its status, cr_last_error(), a status per key.
+struct BatchOut {
+  cr_status st = CR_OK;
+  std::string error;
+  std::vector<cr_status> statuses;
+  std::vector<std::string> values;  // MGET: each key's value ("<nil>", "<error>")
+  int64_t count = -1;               // DEL / EXISTS
+  size_t failed() const {
+    size_t n = 0;
+    for (cr_status s : statuses) n += s != CR_OK ? 1 : 0;
+    return n;
+  }
+};
+
+BatchOut MSet(Fixture &f, const std::vector<std::string> &keys,
+              const std::vector<std::string> &values) {
+  BatchOut o;
+  o.statuses.assign(keys.size(), CR_OK);
+  const Bytes k(keys), v(values);
+  o.st = cr_sentinel_client_mset(o.statuses.data(), f.c, k.p.data(), k.l.data(), v.p.data(),
+                                 v.l.data(), keys.size());
+  if (o.st != CR_OK) o.error = cr_last_error();
+  return o;
+}
+
+BatchOut MGet(Fixture &f, const std::vector<std::string> &keys) {
+  BatchOut o;
+  o.statuses.assign(keys.size(), CR_OK);
+  std::vector<cr_reply *> replies(keys.size(), nullptr);
+  const Bytes k(keys);
+  o.st = cr_sentinel_client_mget(replies.data(), o.statuses.data(), f.c, k.p.data(), k.l.data(),
+                                 keys.size());
+  if (o.st != CR_OK) o.error = cr_last_error();
+  for (cr_reply *r : replies) {
+    if (r == nullptr) continue;  // refused before anything was sent
+    size_t len = 0;
+    const char *s = cr_reply_get_string(r, &len);
+    o.values.push_back(cr_reply_get_type(r) == CR_REPLY_TYPE_NIL     ? "<nil>"
+                       : cr_reply_get_type(r) == CR_REPLY_TYPE_ERROR ? "<error>"
+                                                                     : std::string(s, len));
+    cr_reply_free(r);
+  }
+  return o;
+}
+
+// DEL (del true) or EXISTS.
+BatchOut Count(Fixture &f, bool del, const std::vector<std::string> &keys) {
+  BatchOut o;
+  o.statuses.assign(keys.size(), CR_OK);
+  const Bytes k(keys);
+  o.st = del ? cr_sentinel_client_del(&o.count, o.statuses.data(), f.c, k.p.data(), k.l.data(),
+                                      keys.size())
+             : cr_sentinel_client_exists(&o.count, o.statuses.data(), f.c, k.p.data(), k.l.data(),
+                                         keys.size());
+  if (o.st != CR_OK) o.error = cr_last_error();
+  return o;
+}
+
+// The calls of one command (lower case: "mset") a data node has counted.
+long long Calls(const std::string &addr, const std::string &cmd) {
+  const std::string stats = RedisCli(addr, "INFO commandstats");
+  const std::string tag = "cmdstat_" + cmd + ":calls=";
+  const size_t at = stats.find(tag);
+  return at == std::string::npos ? 0 : std::atoll(stats.c_str() + at + tag.size());
+}
+
+// The fixture's 100 keys, 50 of each group, interleaved.
+std::vector<std::string> HundredKeys(const Fixture &f) {
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < 50; ++i) {
+    keys.push_back(f.keys[0][i]);
+    keys.push_back(f.keys[1][i]);
+  }
+  return keys;
+}
+
+using SentinelBatch = SentinelLive;
+
+// 100 keys over both groups (binary-safe: a NUL and high bytes in keys and
+// values): each call is one command per group, results in key order.
+TEST_F(SentinelBatch, HundredKeysAcrossGroupsOneCommandPerGroup) {
+  Fixture f;
+  ASSERT_NE(f.c, nullptr);
+  std::vector<std::string> keys = HundredKeys(f), values;
+  keys[0] = std::string("bin\0key\xff", 8);  // some group's, binary
+  for (size_t i = 0; i < keys.size(); ++i)
+    values.push_back(std::string("v\0", 2) + std::to_string(i) + "\xfe");
+  const std::string m0 = f.Master(f.keys[0][0]), m1 = f.Master(f.keys[1][0]);
+  const long long mset0 = Calls(m0, "mset"), mset1 = Calls(m1, "mset");
+  const long long set0 = Calls(m0, "set"), set1 = Calls(m1, "set");
+
+  BatchOut w = MSet(f, keys, values);
+  ASSERT_EQ(w.st, CR_OK) << w.error;
+  EXPECT_EQ(w.failed(), 0u);
+  EXPECT_EQ(Calls(m0, "mset"), mset0 + 1) << "not one MSET for group0";
+  EXPECT_EQ(Calls(m1, "mset"), mset1 + 1) << "not one MSET for group1";
+  EXPECT_EQ(Calls(m0, "set") + Calls(m1, "set"), set0 + set1) << "a key was SET on its own";
+
+  std::vector<std::string> read_keys = keys;
+  read_keys.push_back("sentinel:batch:absent");
+  BatchOut r;
+  ASSERT_TRUE(crtest::WaitUntil(  // replicas may serve the reads: wait for them to catch up
+      [&] {
+        r = MGet(f, read_keys);
+        return r.st == CR_OK && r.values.size() == read_keys.size() &&
+               std::equal(values.begin(), values.end(), r.values.begin());
+      },
+      std::chrono::seconds(10)))
+      << r.error;
+  EXPECT_EQ(r.values.back(), "<nil>");
+
+  BatchOut e = Count(f, false, read_keys);
+  ASSERT_EQ(e.st, CR_OK) << e.error;
+  EXPECT_EQ(e.count, 100);
+  BatchOut d = Count(f, true, read_keys);
+  ASSERT_EQ(d.st, CR_OK) << d.error;
+  EXPECT_EQ(d.count, 100);
+  EXPECT_EQ(Count(f, true, keys).count, 0);
+
+  // Binary-safe GET / SET, and a time to live.
+  const std::string bk("k\0\xff", 3), bv("\0v\xff\0", 4);
+  ASSERT_EQ(cr_sentinel_client_set(f.c, bk.data(), bk.size(), bv.data(), bv.size(), 0), CR_OK)
+      << cr_last_error();
+  cr_reply *got = nullptr;
+  ASSERT_EQ(cr_sentinel_client_get(&got, f.c, bk.data(), bk.size()), CR_OK) << cr_last_error();
+  size_t len = 0;
+  const char *s = cr_reply_get_string(got, &len);
+  EXPECT_EQ(std::string(s, len), bv);
+  cr_reply_free(got);
+  int set = -1;
+  ASSERT_EQ(cr_sentinel_client_expire(&set, f.c, bk.data(), bk.size(), 60000), CR_OK)
+      << cr_last_error();
+  EXPECT_EQ(set, 1);
+  const std::string absent = "sentinel:batch:absent";
+  ASSERT_EQ(cr_sentinel_client_expire(&set, f.c, absent.data(), absent.size(), 1000), CR_OK);
+  EXPECT_EQ(set, 0);
+}
+
+// Bad input: a clear CR_EINVAL, nothing sent, nothing written.
+TEST_F(SentinelBatch, BadBatchesAreRefusedBeforeAnythingIsSent) {
+  Fixture f;
+  ASSERT_NE(f.c, nullptr);
+  const void *keys[] = {"a", "b"};
+  const size_t lens[] = {1, 1};
+  cr_status st[2] = {CR_OK, CR_OK};
+  cr_reply *replies[2] = {nullptr, nullptr};
+  int64_t n = -1;
+  EXPECT_EQ(cr_sentinel_client_mget(replies, st, f.c, keys, lens, 0), CR_EINVAL);
+  EXPECT_NE(std::string(cr_last_error()).find("no keys"), std::string::npos) << cr_last_error();
+  EXPECT_EQ(replies[0], nullptr);
+  EXPECT_EQ(cr_sentinel_client_mget(nullptr, st, f.c, keys, lens, 2), CR_EINVAL);
+  EXPECT_EQ(cr_sentinel_client_mget(replies, st, nullptr, keys, lens, 2), CR_EINVAL);
+  EXPECT_EQ(cr_sentinel_client_del(&n, st, f.c, nullptr, lens, 2), CR_EINVAL);
+  EXPECT_EQ(cr_sentinel_client_exists(&n, st, f.c, keys, nullptr, 2), CR_EINVAL);
+  EXPECT_EQ(n, -1);
+  EXPECT_EQ(cr_sentinel_client_mset(st, f.c, keys, lens, nullptr, lens, 2), CR_EINVAL);
+  EXPECT_NE(std::string(cr_last_error()).find("values"), std::string::npos) << cr_last_error();
+  const void *holes[] = {"a", nullptr};
+  EXPECT_EQ(cr_sentinel_client_del(&n, st, f.c, holes, lens, 2), CR_EINVAL);
+  EXPECT_EQ(cr_sentinel_client_expire(nullptr, f.c, "a", 1, 0), CR_EINVAL);
+  EXPECT_EQ(cr_sentinel_client_get(nullptr, f.c, "a", 1), CR_EINVAL);
+}
+
+// Group1's master stopped (SIGSTOP; Sentinel told to wait, so that it is not
+// replaced): an MSET batch fails group1's keys only, named by position and
+// group, and writes group0's; an MGET batch is served in full by the
+// replicas. After SIGCONT the batches succeed again.
+TEST_F(SentinelBatch, AGroupWithoutAReachableMasterFailsOnlyItsKeys) {
+  Fixture f;
+  ASSERT_NE(f.c, nullptr);
+  const std::vector<std::string> keys = HundredKeys(f);
+  std::vector<std::string> values;
+  for (const std::string &k : keys) values.push_back("v:" + k);
+  ASSERT_EQ(MSet(f, keys, values).st, CR_OK);
+  ASSERT_NO_FATAL_FAILURE(SeedKeys(f));
+  ASSERT_TRUE(OnEach("SENTINEL", "SENTINEL SET group1 down-after-milliseconds 60000"));
+  const std::string master1 = f.Master(f.keys[1][0]);
+  const std::string pid = PidOf(master1);
+  ASSERT_FALSE(pid.empty());
+  ASSERT_EQ(kill(std::stoi(pid), SIGSTOP), 0);
+
+  std::vector<std::string> next;
+  for (const std::string &k : keys) next.push_back("n:" + k);
+  BatchOut w = MSet(f, keys, next);
+  BatchOut r = MGet(f, keys);
+  kill(std::stoi(pid), SIGCONT);
+  ASSERT_TRUE(OnEach("SENTINEL", "SENTINEL SET group1 down-after-milliseconds 1000"));
+
+  EXPECT_NE(w.st, CR_OK);
+  EXPECT_EQ(w.failed(), 50u) << w.error;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(w.statuses[i] == CR_OK, i % 2 == 0) << "key " << i << ": " << w.error;
+  }
+  EXPECT_NE(w.error.find("50 of 100 keys"), std::string::npos) << w.error;
+  EXPECT_NE(w.error.find("group 'group1'"), std::string::npos) << w.error;
+  EXPECT_EQ(w.error.find("group 'group0'"), std::string::npos) << w.error;
+  EXPECT_NE(w.error.find("keys 1, 3, 5"), std::string::npos) << w.error;
+  EXPECT_EQ(r.st, CR_OK) << r.error;  // the replicas served group1's reads
+  EXPECT_EQ(r.failed(), 0u);
+
+  // Group0's keys were written; group1's were not acknowledged.
+  std::string v;
+  ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"GET", keys[0]}, &v), CR_OK) << cr_last_error();
+  EXPECT_EQ(v, next[0]);
+  // Back: the next batches succeed in full.
+  BatchOut again;
+  EXPECT_TRUE(crtest::WaitUntil(
+      [&] {
+        again = MSet(f, keys, next);
+        return again.st == CR_OK;
+      },
+      std::chrono::seconds(15), std::chrono::milliseconds(100)))
+      << again.error;
+  std::printf("BATCH scenario=sentinel_master_stopped mset_failed=%zu mget_failed=%zu error=%s\n",
+              w.failed(), r.failed(), w.error.substr(0, 200).c_str());
+}
+
+// SENTINEL FAILOVER of group0 during a stream of MSET batches (100 keys
+// over both groups) and of MGET batches: no MGET key fails; MSET keys that
+// fail are group0's, each named; batches succeed in full again on the new
+// master; every key holds its last acknowledged value.
+TEST_F(SentinelBatch, AFailoverDuringBatchesLosesNoAcknowledgedWrite) {
+  Fixture f;
+  ASSERT_NE(f.c, nullptr);
+  ASSERT_NO_FATAL_FAILURE(SeedKeys(f));
+  const std::vector<std::string> keys = HundredKeys(f);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> batches{0}, full{0}, failed_keys{0}, failed_group1{0}, unnamed{0};
+  std::atomic<uint64_t> read_batches{0}, failed_reads{0};
+  std::vector<std::string> last_acked(keys.size());
+  std::mutex mu;
+  std::string example;
+  std::thread writer([&] {
+    const auto t0 = Clock::now();
+    for (uint64_t i = 0; !stop.load() && MsSince(t0) < 60000; ++i) {
+      std::vector<std::string> values;
+      for (size_t k = 0; k < keys.size(); ++k) values.push_back("b" + std::to_string(i));
+      BatchOut w = MSet(f, keys, values);
+      batches++;
+      if (w.st == CR_OK) full++;
+      for (size_t k = 0; k < keys.size(); ++k) {
+        if (w.statuses[k] == CR_OK) {
+          last_acked[k] = values[k];
+          continue;
+        }
+        failed_keys++;
+        if (k % 2 == 1) failed_group1++;
+      }
+      // The error names the failed group (the statuses name the keys).
+      if (w.st != CR_OK && w.error.find("group 'group0'") == std::string::npos) unnamed++;
+      if (w.st != CR_OK) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (example.empty()) example = w.error.substr(0, 300);
+      }
+    }
+  });
+  std::thread reader([&] {
+    const auto t0 = Clock::now();
+    while (!stop.load() && MsSince(t0) < 60000) {
+      BatchOut r = MGet(f, keys);
+      read_batches++;
+      failed_reads += r.failed();
+    }
+  });
+  ASSERT_TRUE(crtest::WaitUntil([&] { return full.load() > 20; }, std::chrono::seconds(10)));
+  const std::string old0 = f.Master(f.keys[0][0]);
+  const std::string sentinel = Env()["SENTINEL1_ADDR"];
+  const auto t0 = Clock::now();
+  ASSERT_EQ(RedisCli(sentinel, "SENTINEL FAILOVER group0"), "OK\n");
+  const bool moved = crtest::WaitUntil(
+      [&] { return !f.Master(f.keys[0][0]).empty() && f.Master(f.keys[0][0]) != old0; },
+      std::chrono::seconds(30));
+  const uint64_t full_at_switch = full.load();
+  const bool resumed = moved && crtest::WaitUntil([&] { return full.load() > full_at_switch + 20; },
+                                                  std::chrono::seconds(15));
+  stop = true;
+  writer.join();
+  reader.join();
+  ASSERT_TRUE(moved) << "the client did not route group0's writes to a new master";
+  EXPECT_TRUE(resumed) << "batches did not succeed in full on the new master";
+  const cr_sentinel_stats st = f.Stats();
+  std::printf(
+      "BATCH scenario=sentinel_failover_batches switch_ms=%lld batches=%llu full=%llu "
+      "failed_keys=%llu retries=%llu read_batches=%llu failed_reads=%llu\n  example: %s\n",
+      MsSince(t0), static_cast<unsigned long long>(batches.load()),
+      static_cast<unsigned long long>(full.load()),
+      static_cast<unsigned long long>(failed_keys.load()),
+      static_cast<unsigned long long>(st.retries),
+      static_cast<unsigned long long>(read_batches.load()),
+      static_cast<unsigned long long>(failed_reads.load()), example.c_str());
+  EXPECT_EQ(failed_reads.load(), 0u) << "MGET keys failed during the failover";
+  EXPECT_EQ(failed_group1.load(), 0u) << "group1's keys failed: its master did not move";
+  EXPECT_EQ(unnamed.load(), 0u) << "a failed batch's error does not name group0: " << example;
+  // Every key's last acknowledged value is on its master.
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (last_acked[k].empty()) continue;
+    std::string v;
+    ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"GET", keys[k]}, &v), CR_OK) << cr_last_error();
+    EXPECT_EQ(v, last_acked[k]) << "an acknowledged write to " << keys[k] << " was lost";
+  }
+}
+
+// The local replica of group1 killed (kill -9) during a stream of MGET
+// batches: not one key fails.
+TEST_F(SentinelBatch, AKilledReplicaCostsNoMgetRead) {
+  Fixture f;
+  ASSERT_NE(f.c, nullptr);
+  ASSERT_NO_FATAL_FAILURE(SeedKeys(f));
+  const std::vector<std::string> keys = HundredKeys(f);
+  const std::string replica = LocalReplica(1);
+  const std::string pid = PidOf(replica);
+  ASSERT_FALSE(pid.empty()) << "no local replica of group1 in the harness's layout";
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> batches{0}, failed{0}, wrong{0};
+  std::string first_error;
+  std::thread reader([&] {
+    const auto t0 = Clock::now();
+    while (!stop.load() && MsSince(t0) < 30000) {
+      BatchOut r = MGet(f, keys);
+      batches++;
+      failed += r.failed();
+      if (r.st != CR_OK && first_error.empty()) first_error = r.error;
+      for (size_t k = 0; k < r.values.size(); ++k) {
+        if (r.statuses[k] == CR_OK && r.values[k] != "v:" + keys[k]) wrong++;
+      }
+    }
+  });
+  ASSERT_TRUE(
+      crtest::WaitUntil([&] { return f.ReadsServedBy(replica) > 20; }, std::chrono::seconds(10)))
+      << "the local replica of group1 served no reads";
+  ASSERT_EQ(kill(std::stoi(pid), SIGKILL), 0);
+  const uint64_t at_kill = batches.load();
+  EXPECT_TRUE(
+      crtest::WaitUntil([&] { return batches.load() >= at_kill + 300; }, std::chrono::seconds(20)))
+      << "MGET batches stopped with the replica killed";
+  stop = true;
+  reader.join();
+  const cr_sentinel_stats st = f.Stats();
+  std::printf(
+      "BATCH scenario=sentinel_replica_killed_mget batches=%llu after_kill=%llu failed_keys=%llu "
+      "fallbacks=%llu conn_errors=%llu\n",
+      static_cast<unsigned long long>(batches.load()),
+      static_cast<unsigned long long>(batches.load() - at_kill),
+      static_cast<unsigned long long>(failed.load()), static_cast<unsigned long long>(st.fallbacks),
+      static_cast<unsigned long long>(st.conn_errors));
+  EXPECT_EQ(failed.load(), 0u) << first_error;
+  EXPECT_EQ(wrong.load(), 0u);
 }
 
 }  // namespace

@@ -1,16 +1,21 @@
-// `cloudroute sentinel route|get|set`: the family-key design on shard groups
+// `cloudroute sentinel route|get|set|mget|mset|del|exists`: the family-key design on shard groups
 // kept current by Redis Sentinel (cr_sentinel_client). The stored key of
 // (FAMILY, KEY) is cr_family_key_as of the chosen variant; a ring over the
 // Sentinel master names (ring shard i is group i, as the existing client
 // builds it) places it on a group. `route` prints the group, its master (the
 // write) and its read candidates in the order a read tries them; `get` reads
-// it from the group's nearest instance; `set` writes it on the master.
+// it from the group's nearest instance; `set` writes it on the master;
+// `mget`, `mset`, `del` and `exists` run one command per group over many
+// keys of the family (cr_sentinel_client_mget …), every group at once, and
+// name the keys that failed.
 // Passwords come from $CLOUDROUTE_PASSWORD (data nodes) and
 // $CLOUDROUTE_SENTINEL_PASSWORD (the sentinels), never from the command line.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "client_setup.hpp"
@@ -21,11 +26,14 @@ namespace cli {
 namespace {
 
 const char kUsage[] =
-    "usage: cloudroute sentinel route|get|set --sentinels HOST:PORT[,...] --masters NAME[,...]\n"
+    "usage: cloudroute sentinel route|get|set|mget|mset|del|exists --sentinels HOST:PORT[,...]\n"
+    "           --masters NAME[,...]\n"
     "           [--algo murmur|md5|ketama|jump|modulo] [--shards SPEC|N] [--naming jedis3|jedis2]\n"
     "           [--hash murmur|md5] [--key-tags] [--variant jedis|commons-codec]\n"
     "           [LOCALITY] [--user U] [--sentinel-user U] [--client-name N] [--db N]\n"
-    "           FAMILY KEY [VALUE]\n"
+    "           FAMILY KEY [VALUE]       (route, get, set)\n"
+    "           FAMILY KEY [KEY...]      (mget, del, exists)\n"
+    "           FAMILY KEY VALUE [KEY VALUE...]  (mset)\n"
     "  --db N: the data nodes' database (SELECT N on every connection; default 0).\n"
     "  The family-key design on Sentinel shard groups: KEY of FAMILY is stored as the\n"
     "  decimal MurmurHash of FAMILY:KEY (--variant, as `family-key`), placed by a ring\n"
@@ -35,6 +43,13 @@ const char kUsage[] =
     "         a read tries, in order (tier, and 'down' when its breaker is open)\n"
     "  get    GET of the stored key, from the nearest instance of the group\n"
     "  set    SET of the stored key to VALUE, on the group's master\n"
+    "  mget   the keys' values, one line each in order ((nil); (error) … for a key whose\n"
+    "         group failed) — one MGET per group, every group at once\n"
+    "  mset   the pairs, one MSET per group on its master: OK\n"
+    "  del    DEL of the keys, one per group: how many existed\n"
+    "  exists how many of the keys exist, one EXISTS per group\n"
+    "  A batch is not a transaction: when a group fails, its keys fail (stderr names\n"
+    "  them and why, exit 1) and the other groups' results stand.\n"
     "  LOCALITY: --local-cidr, --location-rule, --client-location, --client-zone, --zone,\n"
     "  --node-location, --weight, --selection (see cloudroute --help).\n"
     "  Passwords: $CLOUDROUTE_PASSWORD (data nodes), $CLOUDROUTE_SENTINEL_PASSWORD.\n";
@@ -90,6 +105,62 @@ int PrintRoute(cr_sentinel_client *c, const std::vector<std::string> &masters,
   return ws == CR_OK ? kExitOk : kExitRouteFailed;
 }
 
+// mget, mset, del, exists over the stored keys (mset: values too): prints
+// the results; kExitCommandFailed with the failed keys named when a group
+// failed. labels: the caller's KEY of each stored key, for the messages.
+int RunBatch(cr_sentinel_client *c, const std::string &verb, const std::vector<std::string> &keys,
+             const std::vector<std::string> &values, const std::vector<std::string> &labels) {
+  std::vector<const void *> kp, vp;
+  std::vector<size_t> kl, vl;
+  for (const std::string &k : keys) {
+    kp.push_back(k.data());
+    kl.push_back(k.size());
+  }
+  for (const std::string &v : values) {
+    vp.push_back(v.data());
+    vl.push_back(v.size());
+  }
+  const size_t n = keys.size();
+  std::vector<cr_status> st(n, CR_OK);
+  std::vector<cr_reply *> replies(verb == "mget" ? n : 0, nullptr);
+  int64_t count = 0;
+  cr_status s;
+  if (verb == "mget") {
+    s = cr_sentinel_client_mget(replies.data(), st.data(), c, kp.data(), kl.data(), n);
+  } else if (verb == "mset") {
+    s = cr_sentinel_client_mset(st.data(), c, kp.data(), kl.data(), vp.data(), vl.data(), n);
+  } else {
+    s = (verb == "del" ? cr_sentinel_client_del : cr_sentinel_client_exists)(
+        &count, st.data(), c, kp.data(), kl.data(), n);
+  }
+  const std::string error = s != CR_OK ? cr_last_error() : "";
+  for (size_t i = 0; i < replies.size(); ++i) {
+    size_t len = 0;
+    const char *p = cr_reply_get_string(replies[i], &len);
+    if (st[i] != CR_OK) {
+      std::printf("(error) %s\n", Printable(std::string_view(p, len)).c_str());
+    } else {
+      PrintValue(replies[i]);
+    }
+    cr_reply_free(replies[i]);
+  }
+  if (s == CR_OK) {
+    if (verb == "mset") std::puts("OK");
+    if (verb == "del" || verb == "exists") std::printf("%lld\n", static_cast<long long>(count));
+    return kExitOk;
+  }
+  std::string failed;
+  size_t nfailed = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (st[i] == CR_OK) continue;
+    failed += (nfailed++ == 0 ? "" : " ") + Printable(labels[i]);
+  }
+  if (nfailed == 0) return Die("sentinel " + verb, s);  // refused before anything was sent
+  std::fprintf(stderr, "cloudroute: sentinel %s: %zu of %zu keys failed: %s\ncloudroute: %s\n",
+               verb.c_str(), nfailed, n, failed.c_str(), Printable(error).c_str());
+  return kExitCommandFailed;
+}
+
 }  // namespace
 
 int CmdSentinel(const std::vector<std::string> &args) {
@@ -98,8 +169,11 @@ int CmdSentinel(const std::vector<std::string> &args) {
     return args.empty() ? kExitUsage : kExitOk;
   }
   const std::string verb = args[0];
-  if (verb != "route" && verb != "get" && verb != "set")
-    return Usage("sentinel: unknown verb '" + verb + "' (route, get or set)");
+  const bool batch = verb == "mget" || verb == "mset" || verb == "del" || verb == "exists";
+  if (verb != "route" && verb != "get" && verb != "set" && !batch) {
+    return Usage("sentinel: unknown verb '" + verb +
+                 "' (route, get, set, mget, mset, del or exists)");
+  }
   const std::vector<std::string> tail(args.begin() + 1, args.end());
   for (const std::string &a : tail) {
     if (a == "--seeds" || a == "--cluster-slots" || a == "--cluster-shards" || a == "--static" ||
@@ -147,18 +221,33 @@ int CmdSentinel(const std::vector<std::string> &args) {
   }
   if (sentinels.empty()) return Usage("sentinel: --sentinels HOST:PORT[,...] is required");
   if (masters.empty()) return Usage("sentinel: --masters NAME[,NAME...] is required");
-  if (pos.size() != (verb == "set" ? 3u : 2u))
+  if (verb == "mset" && (pos.size() < 3 || pos.size() % 2 == 0)) {
+    return Usage("sentinel mset: want FAMILY KEY VALUE [KEY VALUE...] (" +
+                 std::to_string(pos.size() < 1 ? 0 : pos.size() - 1) +
+                 " words after FAMILY: keys and values must pair)");
+  }
+  if (batch && verb != "mset" && pos.size() < 2)
+    return Usage("sentinel " + verb + ": want FAMILY KEY [KEY...]");
+  if (!batch && pos.size() != (verb == "set" ? 3u : 2u))
     return Usage("sentinel " + verb + ": want FAMILY KEY" + (verb == "set" ? " VALUE" : ""));
   cr_family_key_variant variant = CR_FAMILY_KEY_VARIANT_JEDIS;
   if (cr_status s = cr_family_key_variant_from_name(&variant, variant_name.c_str()); s != CR_OK)
     return Die("--variant " + variant_name, s);
-  char stored_buf[CR_FAMILY_KEY_SIZE];
-  size_t needed = 0;
-  if (cr_status s = cr_family_key_as(stored_buf, sizeof stored_buf, &needed, variant,
-                                     pos[0].c_str(), pos[1].data(), pos[1].size());
-      s != CR_OK)
-    return Die("family key of " + pos[0] + " " + pos[1], s);
-  const std::string stored = stored_buf;
+  // The stored key of every KEY (mset: of every KEY of its pairs).
+  std::vector<std::string> stored_keys, values, labels;
+  const size_t step = verb == "mset" || verb == "set" ? 2 : 1;
+  for (size_t i = 1; i < pos.size(); i += step) {
+    char stored_buf[CR_FAMILY_KEY_SIZE];
+    size_t needed = 0;
+    if (cr_status s = cr_family_key_as(stored_buf, sizeof stored_buf, &needed, variant,
+                                       pos[0].c_str(), pos[i].data(), pos[i].size());
+        s != CR_OK)
+      return Die("family key of " + pos[0] + " " + pos[i], s);
+    stored_keys.emplace_back(stored_buf);
+    labels.push_back(pos[i]);
+    if (step == 2) values.push_back(pos[i + 1]);
+  }
+  const std::string stored = stored_keys[0];
 
   const std::vector<std::string> names = SplitCommas(masters);
   if (ring.shards.empty()) {
@@ -189,6 +278,7 @@ int CmdSentinel(const std::vector<std::string> &args) {
   std::unique_ptr<cr_sentinel_client, SentinelDeleter> client(raw);
 
   if (verb == "route") return PrintRoute(client.get(), names, pos[0], pos[1], stored);
+  if (batch) return RunBatch(client.get(), verb, stored_keys, values, labels);
   std::vector<const void *> argv = {verb == "get" ? "GET" : "SET", stored.data()};
   std::vector<size_t> lens = {3, stored.size()};
   if (verb == "set") {

@@ -13,8 +13,14 @@ this module only gives it redis-py's call shapes.
 ...                                cloudroute.Config(local_cidrs=["127.0.1.0/24"])) as c:
 ...     c.set("user:1", "alice")
 ...     c.get("user:1")
+...     c.mset({"user:2": "bob", "user:3": "carol"})   # one MSET per group
+...     c.mget(["user:1", "user:2", "user:4"])
+...     c.delete("user:1", "user:2", "user:3")
 True
 b'alice'
+True
+[b'alice', b'bob', None]
+3
 
 Threads: one SentinelClient is meant to be shared by every thread; each
 network call releases the GIL.
@@ -22,7 +28,7 @@ network call releases the GIL.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Sequence, Union
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._lifecycle import Closing
@@ -31,6 +37,13 @@ from .client import READ, WRITE, Arg, Expiry, KeyT, Seeds, _ms, _seeds
 from .errors import InvalidArgumentError
 
 __all__ = ["SentinelClient", "SentinelStats"]
+
+
+def _key_list(keys: Union[KeyT, Iterable[KeyT]], args: Sequence[KeyT]) -> List[KeyT]:
+    """redis-py's ``mget(keys, *args)``: a list of keys, or keys as arguments."""
+    if isinstance(keys, (str, bytes, bytearray, memoryview)):
+        return [keys, *args]
+    return [*keys, *args]
 
 
 class SentinelClient(Closing, _native.SentinelClient):
@@ -152,13 +165,47 @@ class SentinelClient(Closing, _native.SentinelClient):
         self.command(WRITE, 1, args)
         return True
 
+    # -- batches: one command per group, every group at once ---------------------
+    #
+    # A batch is not a transaction: each group's command succeeds or fails on its
+    # own. When keys failed, the call raises the exception of the first failed key's
+    # status (its message names every failed group, its keys' positions and its
+    # error), with ``.results`` — a result per key, the failed keys' exception
+    # objects in their places — and ``.failed_keys`` set; the other keys' writes
+    # stand.
+
+    def _batch(self, kind: str, keys: Sequence[KeyT], values: Optional[Sequence[Arg]] = None) -> Tuple[List[Any], int]:
+        results, count, error = self.batch(kind, keys, values)
+        if error is not None:
+            setattr(error, "results", results)
+            setattr(error, "failed_keys", [k for k, r in zip(keys, results) if isinstance(r, Exception)])
+            raise error
+        return results, count
+
+    def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:
+        """MGET: each key's value (bytes) or None, in key order — one MGET per group
+        (reads: the groups' instances nearest first)."""
+        return self._batch("MGET", _key_list(keys, args))[0]
+
+    def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:
+        """MSET of every pair of mapping — one MSET per group, on its master: True."""
+        if not isinstance(mapping, Mapping):
+            raise InvalidArgumentError(f"mset: mapping must be a mapping of keys to values, not {type(mapping).__name__}")
+        self._batch("MSET", list(mapping.keys()), list(mapping.values()))
+        return True
+
     def delete(self, *names: KeyT) -> int:
-        """DEL of keys (one DEL per key: they may live in different groups): how many existed."""
-        return sum(int(self.command(WRITE, 1, ("DEL", n))) for n in names)
+        """DEL of names — one DEL per group: how many existed."""
+        return self._batch("DEL", names)[1]
 
     def exists(self, *names: KeyT) -> int:
-        """How many of names exist (one EXISTS per key, each a read)."""
-        return sum(int(self.command(READ, 1, ("EXISTS", n))) for n in names)
+        """How many of names exist (a name given twice counts twice) — one EXISTS per group."""
+        return self._batch("EXISTS", names)[1]
+
+    def expire(self, name: KeyT, time: Expiry) -> bool:
+        """EXPIRE name in ``time`` seconds (int or timedelta; sent as PEXPIRE): True
+        when set, False when the key does not exist."""
+        return self.expire_ms(name, _ms(time, "time", 1000))
 
     # -- placement (the client's ShardGroups) ----------------------------------
 

@@ -62,6 +62,15 @@ cr_status NoGil(const Client &self, F f) {
   return st;
 }
 
+// A failed command's (or key's) result: the exception object its status
+// maps to (cloudroute.errors), with the message and .status set, not raised.
+py::object StatusException(cr_status status, const std::string &message);
+
+// Results by position (cr_pipeline_execute, the Sentinel client's batches):
+// replies[i] (owned: freed here) as Python, or — when statuses[i] is not
+// CR_OK — the exception object of its ERROR reply's message, not raised.
+py::list ResultList(const std::vector<cr_reply *> &replies, const std::vector<cr_status> &statuses);
+
 // Arguments (Args, CommandCall): command_args.hpp, shared with the Sentinel
 // client. FromReply and ReplyResult: common.hpp.
 

@@ -20,14 +20,6 @@ namespace {
 
 using PipelinePtr = std::unique_ptr<cr_pipeline, void (*)(cr_pipeline *)>;
 
-// A failed command's result: the exception object its status maps to
-// (cloudroute.errors), with the message and .status set, not raised.
-py::object StatusException(cr_status status, const std::string &message) {
-  SetStatusError(status, message);
-  py::error_already_set e;  // takes the exception just set
-  return e.value();
-}
-
 // Queues one (access, target, args) tuple: target is a key index or a
 // (host, port) node.
 void Queue(cr_pipeline *p, py::handle command, Args *argv) {
@@ -79,13 +71,26 @@ py::list ExecutePipeline(const Client &self, py::handle commands) {
     py::gil_scoped_release nogil;
     st = cr_pipeline_execute(replies.data(), statuses.data(), n, &needed, p.get());
   }
-  std::vector<ReplyPtr> owned;
-  owned.reserve(n);
-  for (cr_reply *r : replies) owned.emplace_back(r, cr_reply_free);
   // A status with no results in place is the call's own failure.
   if (n > 0 && replies[0] == nullptr) Check(st);
-  py::list out(n);
-  for (size_t i = 0; i < n; ++i) {
+  return ResultList(replies, statuses);
+}
+
+}  // namespace
+
+py::object StatusException(cr_status status, const std::string &message) {
+  SetStatusError(status, message);
+  py::error_already_set e;  // takes the exception just set
+  return e.value();
+}
+
+py::list ResultList(const std::vector<cr_reply *> &replies,
+                    const std::vector<cr_status> &statuses) {
+  std::vector<ReplyPtr> owned;
+  owned.reserve(replies.size());
+  for (cr_reply *r : replies) owned.emplace_back(r, cr_reply_free);
+  py::list out(replies.size());
+  for (size_t i = 0; i < replies.size(); ++i) {
     if (statuses[i] == CR_OK) {
       out[i] = FromReply(owned[i].get());
     } else {
@@ -96,8 +101,6 @@ py::list ExecutePipeline(const Client &self, py::handle commands) {
   }
   return out;
 }
-
-}  // namespace
 
 void InitPipeline(py::module_ &m) {
   m.def("execute_pipeline", &ExecutePipeline, py::arg("client"), py::arg("commands"),

@@ -8,10 +8,13 @@
 // network call holds its own reference while the GIL is released, and
 // close() drops the object's, so cr_sentinel_client_free runs once no call
 // (and no borrowed ShardGroups) uses the handle.
+#include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <vector>
 
+#include "client.hpp"
 #include "command_args.hpp"
 #include "common.hpp"
 #include "engine_options.hpp"
@@ -192,6 +195,60 @@ py::object Command(const SentinelClient &self, py::handle access, py::handle key
   return ReplyResult(st, out);
 }
 
+// A batch (kind "MGET", "MSET", "DEL" or "EXISTS"; values: MSET's) over
+// cr_sentinel_client_<kind>: (results, count, error) — results a list in key
+// order (MGET: bytes or None; the others: None) with a failed key's
+// exception object in its place, count DEL's / EXISTS's, error the call's
+// exception object (naming every failed group) or None. Refused before
+// anything was sent (no keys, bad arguments): raised.
+py::tuple Batch(const SentinelClient &self, const std::string &kind, py::handle keys,
+                py::handle values) {
+  Args k, v;
+  k.Set(keys, "keys");
+  const bool mset = kind == "MSET", mget = kind == "MGET";
+  if (mset) v.Set(values, "values");
+  if (!mset && !mget && kind != "DEL" && kind != "EXISTS") ThrowInvalid("unknown batch " + kind);
+  const size_t n = k.size();
+  if (mset && v.size() != n) {
+    ThrowInvalid("MSET needs as many values as keys: " + std::to_string(n) + " keys, " +
+                 std::to_string(v.size()) + " values");
+  }
+  std::vector<cr_reply *> replies(mget ? n : 0, nullptr);
+  std::vector<cr_status> statuses(n, CR_OK);
+  int64_t count = 0;
+  std::string error;
+  const cr_status st = self.Released([&](cr_sentinel_client *c) {
+    cr_status r;
+    if (mget) {
+      r = cr_sentinel_client_mget(replies.data(), statuses.data(), c, k.ptrs(), k.lens(), n);
+    } else if (mset) {
+      r = cr_sentinel_client_mset(statuses.data(), c, k.ptrs(), k.lens(), v.ptrs(), v.lens(), n);
+    } else {
+      r = (kind == "DEL" ? cr_sentinel_client_del : cr_sentinel_client_exists)(
+          &count, statuses.data(), c, k.ptrs(), k.lens(), n);
+    }
+    if (r != CR_OK) error = cr_last_error();
+    return r;
+  });
+  const bool sent =
+      std::any_of(statuses.begin(), statuses.end(), [](cr_status x) { return x != CR_OK; }) ||
+      st == CR_OK;
+  if (!sent) {
+    SetStatusError(st, error);
+    throw py::error_already_set();
+  }
+  py::list results;
+  if (mget) {
+    results = ResultList(replies, statuses);
+  } else {
+    results = py::list(n);
+    for (size_t i = 0; i < n; ++i) {
+      results[i] = statuses[i] == CR_OK ? py::none() : StatusException(statuses[i], error);
+    }
+  }
+  return py::make_tuple(results, count, st == CR_OK ? py::none() : StatusException(st, error));
+}
+
 }  // namespace
 
 void InitSentinelClient(py::module_ &m) {
@@ -215,6 +272,25 @@ void InitSentinelClient(py::module_ &m) {
            "hedge_mode, ...).")
       .def("command", &Command, py::arg("access"), py::arg("key_index"), py::arg("args"),
            "Any command on one key: access 0 = read, 1 = write; args[key_index] places it.")
+      .def("batch", &Batch, py::arg("kind"), py::arg("keys"), py::arg("values") = py::none(),
+           "MGET, MSET, DEL or EXISTS over many keys: one command per group, every group at\n"
+           "once. (results, count, error): a result per key (a failed key's exception object\n"
+           "in its place), DEL's / EXISTS's count, the call's exception or None (not raised).")
+      .def(
+          "expire_ms",
+          [](const SentinelClient &self, py::handle key, py::handle ttl_ms) {
+            Args k;
+            k.Set(py::make_tuple(key), "key");
+            const auto ms = static_cast<uint64_t>(BoundedInt(ttl_ms, "ttl_ms", 1, INT64_MAX));
+            int set = 0;
+            Check(self.Released([&](cr_sentinel_client *c) {
+              return cr_sentinel_client_expire(&set, c, k.ptrs()[0], k.lens()[0], ms);
+            }));
+            return set != 0;
+          },
+          py::arg("key"), py::arg("ttl_ms"),
+          "PEXPIRE key ttl_ms on the key's group's master: True when set, False when the key\n"
+          "does not exist.")
       .def(
           "refresh",
           [](const SentinelClient &self) {

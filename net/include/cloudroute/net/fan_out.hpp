@@ -27,7 +27,9 @@
 // they are);
 // and again for the jobs a round left open — a MOVED (the slot patched, the
 // command sent to the new owner), an ASK, a TRYAGAIN / CLUSTERDOWN (after a
-// backoff), a read whose node failed (on its next candidate) — until each
+// backoff), a read whose node failed (on its next candidate), a write its
+// group's master did not execute when the source re-asks about it
+// (AskAgain: Sentinel groups; after a backoff) — until each
 // has a reply or an error. Only the affected jobs go again. A write that
 // may have reached its node is never re-sent: its error says so. A pinned
 // job is sent once: a redirect or failure is its result.
@@ -199,8 +201,14 @@ class FanOut {
   bool Exchange();
   // What one reply means for its job.
   void Settle(Job *job, Leg *leg, ReplyPtr reply);
+  // A write its place's master did not execute (none known, not dialed,
+  // READONLY): true when the topology source says to try it again
+  // (TopologySource::AskAbout; Sentinel groups), within max_retries — the
+  // job stays open for the next round, after a backoff.
+  bool AskAgain(Job *job, const Status &why);
   // A job whose node failed: a read moves on to its next candidate; a write
-  // keeps the error (saying it may have arrived when sent is true).
+  // keeps the error (saying it may have arrived when sent is true), unless
+  // it was never sent and AskAgain says to try it again.
   void Failed(Job *job, const Leg &leg, const Status &s, bool sent);
 
   ClientContext *const ctx_;

@@ -63,6 +63,7 @@
 #include "cloudroute/net/connection.hpp"
 #include "cloudroute/net/discovery.hpp"
 #include "cloudroute/net/event_log.hpp"
+#include "cloudroute/net/key_batch.hpp"
 #include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/recovery_probe.hpp"
 #include "cloudroute/net/refresher.hpp"
@@ -192,6 +193,14 @@ class SentinelClient {
   Result<ReplyPtr> Execute(Access access, std::string_view key, const Args &args,
                            const CallOptions &call = {}) {
     return executor_.Execute(access, key, args, call);
+  }
+  // MGET, MSET, DEL or EXISTS over many keys: one command per group, every
+  // group at once, a result per key (key_batch.hpp) — a batch is not a
+  // transaction: keys of a group whose command failed carry its error, the
+  // others their results. Writes not executed are tried again as above.
+  KeyBatchResult RunBatch(KeyBatchKind kind, const std::vector<std::string> &keys,
+                          const std::vector<std::string> *values = nullptr) {
+    return RunKeyBatch(&executor_, source_, kind, keys, values);
   }
   Status Refresh() { return watcher_->AskAll(); }
 
