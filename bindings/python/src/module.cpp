@@ -17,6 +17,7 @@ PYBIND11_MODULE(_native, m) {
   crpy::InitClient(m);
   crpy::InitSentinelClient(m);
   crpy::InitClientCommands(m);
+  crpy::InitClientAsync(m);
   crpy::InitPipeline(m);
   m.attr("VERSION") = cr_version();              // the linked library
   m.attr("HEADER_VERSION") = CR_VERSION_STRING;  // the header compiled against
