@@ -1815,6 +1815,86 @@ CR_API cr_status cr_sentinel_client_get_node_stats(cr_client_node_stats *out, si
 CR_API cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
                                                      cr_sentinel_client *c);
 
+/* ---- Live client: asynchronous calls ----
+ *
+ * A single-key command submitted without waiting; its completion is a
+ * callback. No thread per call: the first attempt is one request on the
+ * node's shared connections (cr_client_options.shared_connections; a client
+ * with 0 gets one shared connection per node for its asynchronous calls
+ * only, its blocking calls keep the pool), written and read by the client's
+ * engine thread, which also runs the callback when that attempt settles the
+ * call — a reply, or an error reply other than a redirect or a retry. The
+ * rest — a failed attempt (a read moves on to its next candidate; a write
+ * that may have been sent reports "may have been applied"), MOVED / ASK,
+ * TRYAGAIN / CLUSTERDOWN / LOADING with their backoff, a write its master
+ * did not execute, and whatever one round trip cannot do (a hedged read, a
+ * blocking command, a read that follows the client's own write under
+ * read_your_writes_ms) — runs the blocking call's path on one of at most 4
+ * worker threads of the client, which then runs the callback: routing,
+ * retries and errors are exactly cr_client_command_opts'. Replies are
+ * matched to requests by the shared connections' markers: a callback never
+ * gets another call's reply.
+ *
+ * Completion queue: after cr_client_completion_fd, callbacks do not run on
+ * the client's threads; they wait in a queue, the returned file descriptor
+ * (an eventfd) is readable while one waits, and cr_client_run_completions
+ * runs them on its caller's thread — for event loops (poll the fd, then run
+ * the completions).
+ *
+ * What a callback may do: read and keep its reply, call cr_last_error(),
+ * submit more calls (cr_client_submit), call any function that does not
+ * wait for a Redis node. What it may not do: block (it holds up every
+ * other completion of the client, and on the engine thread every shared
+ * connection); make a blocking call of this client — cr_client_command and
+ * the rest, which wait for the engine thread (refused with CR_EINVAL when
+ * made on the engine thread: it would wait for itself); call
+ * cr_client_run_completions. cr_client_free from inside a callback frees
+ * the client on a thread of its own once the callback returned (as from a
+ * log handler). */
+
+/* A call's completion: status CR_OK with reply (a new reference: free it
+ * with cr_reply_free; it may be kept past the callback), or an error with
+ * reply NULL and the message in cr_last_error() on the callback's thread
+ * until the callback returns (a server's error reply is CR_EREDIS with its
+ * text). Runs exactly once for each call cr_client_submit accepted. */
+typedef void (*cr_completion_fn)(void *ud, cr_status status, cr_reply *reply);
+
+/* Submits a command on one key, as cr_client_command_opts (opts may be
+ * NULL; opts->timeout_ms bounds each attempt as it does there: once it
+ * passes the call completes with CR_ETIMEOUT, its reply is dropped when it
+ * comes and the connection serves on). done(ud, ...) runs once, later, on
+ * the engine thread, a worker thread of the client, or (completion queue)
+ * in cr_client_run_completions — never inside this call. ud is the caller's
+ * (the library never touches it). Errors (done will not run): CR_EINVAL
+ * (as cr_client_command_opts — NULL pointers, argc 0, key_index >= argc, a
+ * command no shared connection may carry —, done NULL, or the client being
+ * freed), CR_EVERSION, CR_ENOMEM. Thread-safety: any thread, a callback
+ * too. */
+CR_API cr_status cr_client_submit(cr_client *c, const cr_call_options *opts, cr_access access,
+                                  size_t key_index, size_t argc, const void *const *argv,
+                                  const size_t *argvlen, cr_completion_fn done, void *ud);
+
+/* Turns the completion queue on (see above; for calls completing from now
+ * on, so call it before the first cr_client_submit) and gives its file
+ * descriptor in *out_fd: readable while completions wait, owned by the
+ * client (do not close or read it; stop polling it before cr_client_free,
+ * which closes it). Calling it again gives the same fd. Errors: CR_EINVAL
+ * (NULL), CR_EINTERNAL (no eventfd). */
+CR_API cr_status cr_client_completion_fd(int *out_fd, cr_client *c);
+
+/* Runs up to max waiting completions (0: all waiting now) on the calling
+ * thread; *out_ran (may be NULL) receives how many ran. The fd stays
+ * readable while more wait. Errors: CR_EINVAL (c NULL). Thread-safety: any
+ * thread, not from a callback. */
+CR_API cr_status cr_client_run_completions(size_t *out_ran, cr_client *c, size_t max);
+
+/* cr_client_free with calls in flight: every callback not yet run runs
+ * exactly once before free returns, with CR_ECONN and a message starting
+ * "cancelled:" (a write already sent may have run) — on the engine thread,
+ * a worker, or, for the completion queue, the thread calling free. A call
+ * in a worker's hands ends its wait at once; a dial or a backoff under way
+ * ends within its own bound. */
+
 #ifdef __cplusplus
 }
 #endif

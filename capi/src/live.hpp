@@ -7,9 +7,11 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "api.hpp"
+#include "cloudroute/net/client.hpp"
 #include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/connection.hpp"
 #include "cloudroute/net/node_pools.hpp"
@@ -107,10 +109,21 @@ cr_status TextOut(char *buf, size_t cap, size_t *needed, const std::string &text
 // for) the free happens on a thread of its own once the handler has
 // returned; with no thread to be had the client is leaked rather than
 // joined from inside itself.
+// Whether this thread runs one of the client's completion callbacks (only
+// the cluster client has them).
+template <typename C>
+bool InCompletion(const C &client) {
+  if constexpr (std::is_same_v<C, net::Client>) {
+    return client.InCompletion();
+  } else {
+    return false;
+  }
+}
+
 template <typename H>
 void FreeLive(H *c) {
   if (c == nullptr) return;
-  if (c->client != nullptr && c->client->InLogHandler()) {
+  if (c->client != nullptr && (c->client->InLogHandler() || InCompletion(*c->client))) {
     try {
       std::thread([c] { delete c; }).detach();
     } catch (const std::system_error &) {

@@ -17,7 +17,8 @@ Client::Client(Router *router, std::vector<Seed> seeds, ClientOptions opts)
              [this](const std::string &host, uint16_t port, Connection *conn, uint32_t timeout_ms) {
                return observer_.OnConnect(host, port, conn, timeout_ms);
              }),
-      executor_(&ctx_, &pools_) {
+      executor_(&ctx_, &pools_),
+      async_(&ctx_, &pools_, &executor_) {
   observer_.SetPools(&pools_);
 }
 
@@ -46,6 +47,8 @@ Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed>
 }
 
 Client::~Client() {
+  // Every asynchronous call completes (cancelled) while all it uses exists.
+  async_.Close();
   prober_.reset();
   ctx_.refresher.store(nullptr, std::memory_order_release);
   refresher_.reset();

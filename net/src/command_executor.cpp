@@ -51,9 +51,6 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
                                  const Args *prefix, const CallOptions &call) {
   NodePool &pool = pools_->For(node);
   const uint32_t tier_ms = ctx_->TimeoutFor(tier);
-  Outcome o;
-  o.node = node;
-  o.tier = tier;
   std::vector<ReplyPtr> replies;
   int64_t t0 = 0, t1 = 0;
   bool sent = true;
@@ -61,12 +58,28 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
   // A blocking command waits on the server: it keeps a connection of its own.
   std::shared_ptr<NodeLink> link = BlockingWaitMs(args) < 0 ? pools_->LinkFor(node) : nullptr;
   if (link != nullptr) {
+    if (link->OnEngineThread()) {
+      // A completion callback (async_calls.hpp) making a blocking call: it
+      // would wait for its own thread.
+      Outcome o;
+      o.node = node;
+      o.tier = tier;
+      o.kind = OutcomeKind::kNodeFailed;
+      o.waited = true;  // no other candidate, no retry: the call fails here
+      o.status = Error(Code::kInvalid,
+                       "a blocking call from a completion callback on the engine thread "
+                       "(submit instead: the callback would wait for its own thread)");
+      return o;
+    }
     s = RunShared(link.get(), args, prefix, CommandTimeoutMs(args, call, tier_ms),
                   call.timeout_ms != 0, &replies, &sent, &t0, &t1);
   } else {
     auto conn = pool.Acquire(tier_ms);
     if (!conn.ok()) {
       pools_->NoteFailure(node, &pool, conn.status());
+      Outcome o;
+      o.node = node;
+      o.tier = tier;
       o.status = NamedFailure(node, conn.status());
       o.unsent = true;
       return o;
@@ -80,6 +93,18 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
     if (s.ok()) s = CheckReply(args, *replies.back(), conn->get());
     pool.Release(std::move(*conn));  // a broken connection is dropped here
   }
+  return Conclude(node, tier, access, args, prefix != nullptr, call, std::move(s),
+                  std::move(replies), sent, t0, t1);
+}
+
+Outcome CommandExecutor::Conclude(NodeEntry *node, Tier tier, Access access, const Args &args,
+                                  bool prefixed, const CallOptions &call, Status s,
+                                  std::vector<ReplyPtr> replies, bool sent, int64_t t0,
+                                  int64_t t1) {
+  NodePool &pool = pools_->For(node);
+  Outcome o;
+  o.node = node;
+  o.tier = tier;
   if (!s.ok()) {
     if (access == Access::kWrite && sent) s = MaySentWrite(s);
     o.unsent = !sent;  // no byte of it left: a write may go again (AskAbout)
@@ -105,7 +130,7 @@ Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, cons
     return o;
   }
   ReplyPtr answer = std::move(replies.back());
-  if (prefix != nullptr && replies.front()->is_error()) answer = std::move(replies.front());
+  if (prefixed && replies.front()->is_error()) answer = std::move(replies.front());
   return Answered(pools_, node, tier, &pool, std::move(answer), access, t0, t1);
 }
 
@@ -131,7 +156,7 @@ void CommandExecutor::LogRedirect(const char *kind, const Outcome &o) {
 }
 
 Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint16_t slot,
-                                 const CallOptions &call) {
+                                 const CallOptions &call, Outcome *first) {
   NodeRegistry &reg = ctx_->topo->registry();
   Outcome result;
   uint32_t tried = 0, failed = 0;
@@ -163,8 +188,17 @@ Outcome CommandExecutor::TryRead(const CandidateSet &set, const Args &args, uint
     ++tried;
     return settle(TryNode(c.node, c.tier, Access::kRead, args, nullptr, call));
   };
+  // An asynchronous call's first attempt (PlanFirst): its node was the first
+  // of the read order; the rest of the order follows it, as here.
+  const NodeEntry *done_node = nullptr;
+  if (first != nullptr) {
+    ++tried;
+    done_node = first->node;
+    if (settle(std::move(*first))) return result;
+  }
   if (!Hedges(args, call)) {
     VisitReadOrder(set, reg, [&](const Candidate &c) {
+      if (c.node == done_node) return false;
       // Admit() claims a half-open probe: only ask it of a node we will try.
       if (!c.node->health.Admit(reg.clock(), reg.health_config())) return false;
       return attempt(c);
@@ -239,8 +273,59 @@ Result<ReplyPtr> CommandExecutor::ExecuteSlot(Access access, uint16_t slot, cons
   return r;
 }
 
+Status CommandExecutor::PlanFirst(Access access, uint16_t slot, const Args &args,
+                                  const CallOptions &call, FirstAttempt *out) {
+  if (args.empty()) return Error(Code::kInvalid, "empty command");
+  if (Status s = RefuseStateChange(args, ConnectionUse::kShared); !s.ok()) return s;
+  *out = FirstAttempt{};
+  // What the blocking path does otherwise (a script to load, a hedged read,
+  // a blocking command, a read that follows the client's own write) stays
+  // on the blocking path: the caller runs it from the start.
+  if (call.script != nullptr || BlockingWaitMs(args) >= 0) return Status::Ok();
+  if (access == Access::kRead && (Hedges(args, call) || ctx_->recent_writes.MasterOnly(slot))) {
+    return Status::Ok();
+  }
+  std::shared_ptr<const Snapshot> snap = ctx_->topo->Current();
+  if (snap == nullptr) return Status::Ok();
+  const CandidateSet *set = snap->SetForSlot(slot);
+  if (set == nullptr) return Status::Ok();
+  NodeEntry *node = nullptr;
+  Tier tier = Tier::kUnknown;
+  if (access == Access::kWrite) {
+    node = set->master;
+    tier = set->master_tier;
+  } else {
+    NodeRegistry &reg = ctx_->topo->registry();
+    VisitReadOrder(*set, reg, [&](const Candidate &c) {
+      if (!c.node->health.Admit(reg.clock(), reg.health_config())) return false;
+      node = c.node;
+      tier = c.tier;
+      return true;
+    });
+  }
+  if (node == nullptr) return Status::Ok();
+  std::shared_ptr<NodeLink> link = pools_->LinkFor(node, true);
+  if (link == nullptr) return Status::Ok();
+  out->snap = std::move(snap);
+  out->node = node;
+  out->tier = tier;
+  out->link = std::move(link);
+  out->timeout_ms = CommandTimeoutMs(args, call, ctx_->TimeoutFor(tier));
+  return Status::Ok();
+}
+
+Result<ReplyPtr> CommandExecutor::Continue(Access access, uint16_t slot, const Args &args,
+                                           const CallOptions &call, const FirstAttempt &plan,
+                                           Outcome first) {
+  if (plan.node == nullptr) return ExecuteSlot(access, slot, args, call);
+  Result<ReplyPtr> r = Route(access, false, slot, args, call, &first, plan.snap);
+  if (access == Access::kWrite) ctx_->recent_writes.NoteWrite(slot);
+  return r;
+}
+
 Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_t slot,
-                                        const Args &args, const CallOptions &call) {
+                                        const Args &args, const CallOptions &call, Outcome *first,
+                                        std::shared_ptr<const Snapshot> first_snap) {
   static const Args kAsking{"ASKING"};
   TopologySource *const topo = ctx_->topo;
   const ClientOptions &opts = ctx_->opts;
@@ -269,15 +354,18 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
   // Pin the nodes tried until the call returns, so none is reclaimed (nor
   // its pool dropped) under it: the snapshot of the last route (a NOSCRIPT
   // retry goes to one of its nodes) and the ASK targets.
-  std::shared_ptr<const Snapshot> snap;
+  std::shared_ptr<const Snapshot> snap = std::move(first_snap);
   NodePins asked;
   for (;;) {
     Outcome o;
-    if (pinned != nullptr) {
+    if (first != nullptr && access == Access::kWrite) {
+      o = std::move(*first);  // the master's answer to an asynchronous call
+      first = nullptr;
+    } else if (pinned != nullptr) {
       o = TryNode(pinned, pinned_tier, access, args, prefix, call);
       pinned = nullptr;
     } else {
-      snap = topo->Current();
+      if (first == nullptr) snap = topo->Current();
       if (snap == nullptr) return Error(Code::kNoTopology, "no topology installed");
       const CandidateSet *set = snap->SetForSlot(slot);
       if (set == nullptr) {
@@ -294,7 +382,8 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
         o = TryNode(set->master, set->master_tier, access, args, nullptr, call);
       } else {
         // A migrating slot's set is master-first (see Snapshot::slot_to_set).
-        o = TryRead(*set, args, slot, call);
+        o = TryRead(*set, args, slot, call, first);
+        first = nullptr;
       }
     }
     switch (o.kind) {

@@ -66,8 +66,8 @@ NodePool &NodePools::For(NodeEntry *node) {
   return *p;
 }
 
-std::shared_ptr<NodeLink> NodePools::LinkFor(NodeEntry *node) {
-  const uint32_t shared = ctx_->opts.pool.shared;
+std::shared_ptr<NodeLink> NodePools::LinkFor(NodeEntry *node, bool for_async) {
+  const uint32_t shared = ctx_->opts.pool.shared != 0 ? ctx_->opts.pool.shared : for_async ? 1 : 0;
   if (shared == 0) return nullptr;
   NodePool &pool = For(node);
   std::lock_guard<std::mutex> lock(mu_);
@@ -94,6 +94,11 @@ std::shared_ptr<NodeLink> NodePools::LinkFor(NodeEntry *node) {
         });
   }
   return link;
+}
+
+bool NodePools::OnEngineThread() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return loop_ != nullptr && loop_->InLoop();
 }
 
 void NodePools::CloseLinks(std::vector<std::shared_ptr<NodeLink>> links, const Status &why) {
@@ -220,8 +225,17 @@ void NodePools::NoteSuccess(NodeEntry *node) {
   const bool was_open = node->health.open();
   if (failures != 0 || was_open) node->health.Success();
   if (was_open && ctx_->log.Enabled(LogLevel::kInfo)) {
-    ctx_->log.Emit(LogLevel::kInfo, "node marked up",
-                   {{"node", node->address}, {"failures", std::to_string(failures)}});
+    auto log = [this, address = node->address, failures] {
+      ctx_->log.Emit(LogLevel::kInfo, "node marked up",
+                     {{"node", address}, {"failures", std::to_string(failures)}});
+    };
+    // Never a log handler on the engine thread (an asynchronous call's
+    // answer is judged there): a handler may call the client.
+    if (OnEngineThread()) {
+      link_dials_.Spawn(log);
+    } else {
+      log();
+    }
   }
   if (consecutive_failures_.load(std::memory_order_relaxed) != 0) {
     consecutive_failures_.store(0, std::memory_order_relaxed);

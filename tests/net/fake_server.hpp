@@ -81,6 +81,18 @@ class FakeServer {
   }
   // Connections the peer has closed.
   int closed() const { return closed_.load(); }
+  // Closes every open connection from the server's thread (a node that drops
+  // its clients); returns how many, once done (within 5 s; -1 if not).
+  int Drop() {
+    drop_done_ = -1;
+    drop_ = true;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < until) {
+      if (drop_done_.load() >= 0) return drop_done_.load();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return -1;
+  }
 
  private:
   void Run() {
@@ -94,6 +106,16 @@ class FakeServer {
           for (int c : clients_) n += c >= 0 && SendAll(c, push_) ? 1 : 0;
           push_done_ = n;
         }
+      }
+      if (drop_.exchange(false)) {
+        int n = 0;
+        for (int &c : clients_) {
+          if (c < 0) continue;
+          close(c);
+          c = -1;
+          ++n;
+        }
+        drop_done_ = n;
       }
       std::vector<pollfd> fds{{fd_, POLLIN, 0}};
       for (int c : clients_) fds.push_back({c, POLLIN, 0});
@@ -153,6 +175,8 @@ class FakeServer {
   std::string push_;
   int push_done_ = 0;  // -1: push_ waits to be sent
   std::atomic<int> closed_{0};
+  std::atomic<bool> drop_{false};
+  std::atomic<int> drop_done_{0};
   std::thread thread_;
 };
 

@@ -1,7 +1,7 @@
 # Type stubs of cloudroute._native, the pybind11 extension over the C API.
 # Checked against the built module by `python -m mypy.stubtest cloudroute`.
 import sys
-from typing import Any, Dict, Final, Iterable, List, Optional, Tuple, Union, final
+from typing import Any, Callable, Dict, Final, Iterable, List, Optional, Tuple, Union, final
 
 from _typeshed import ReadableBuffer, structseq
 
@@ -302,6 +302,16 @@ class Client:
     @property
     def closed(self) -> bool: ...
     def close(self) -> None: ...
+    def completion_fd(self) -> int: ...
+    def submit(
+        self,
+        access: int,
+        key_index: int,
+        args: Iterable[_Arg],
+        timeout_ms: int,
+        callback: Callable[[Optional[BaseException], Any], None],
+    ) -> None: ...
+    def run_completions(self, max: int = 0) -> int: ...
     def command_opts(
         self, access: int, key_index: int, args: Iterable[_Arg], timeout_ms: Optional[int] = None
     ) -> Any: ...

@@ -220,6 +220,7 @@ void InitShardGroups(py::module_ &m);
 void InitClient(py::module_ &m);
 void InitSentinelClient(py::module_ &m);
 void InitClientCommands(py::module_ &m);  // after InitClient: adds to its Client
+void InitClientAsync(py::module_ &m);     // after InitClient: submit, completions
 // Sends the events of clients made from cfg to logging.getLogger("cloudroute").
 void RouteLogsToLogging(cr_config *cfg);
 void InitPipeline(py::module_ &m);

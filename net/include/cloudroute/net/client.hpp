@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "cloudroute/core/router.hpp"
+#include "cloudroute/net/async_calls.hpp"
 #include "cloudroute/net/call_options.hpp"
 #include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/cluster_observer.hpp"
@@ -110,6 +111,18 @@ class Client {
   Status MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values);
   Result<int64_t> Del(const std::vector<std::string> &keys);
 
+  // Asynchronous single-key commands (async_calls.hpp): done runs once on
+  // the engine thread or a worker — or, once CompletionFd() turned the
+  // queue on, in RunCompletions() on its caller's thread.
+  Status Submit(Access access, std::string_view key, Args args, const CallOptions &call,
+                AsyncCalls::Done done) {
+    return async_.Submit(access, key, std::move(args), call, std::move(done));
+  }
+  Result<int> CompletionFd() { return async_.CompletionFd(); }
+  size_t RunCompletions(size_t max) { return async_.RunCompletions(max); }
+  // Whether this thread runs one of this client's completions now.
+  bool InCompletion() const { return async_.InCompletion(); }
+
   // Any commands at once, each job's reply or error in place (pipeline.hpp).
   void Run(std::vector<Job> *jobs) { executor_.Run(jobs); }
 
@@ -133,6 +146,7 @@ class Client {
   ClusterObserver observer_;
   NodePools pools_;
   CommandExecutor executor_;
+  AsyncCalls async_;  // closed first of all, in ~Client
   // Its thread is stopped first of all, in ~Client.
   std::unique_ptr<RecoveryProber> prober_;
   std::unique_ptr<Refresher> refresher_;  // last: its thread stops first

@@ -55,6 +55,33 @@ class CommandExecutor {
     return TryNode(node, tier, access, args, nullptr, call);
   }
 
+  // Asynchronous calls (async_calls.hpp) run their first attempt on the
+  // engine thread and the rest here, so they route as ExecuteSlot does.
+  struct FirstAttempt {
+    std::shared_ptr<const Snapshot> snap;  // routed on; pins node until the call ends
+    NodeEntry *node = nullptr;             // null: run ExecuteSlot from the start
+    Tier tier = Tier::kUnknown;
+    std::shared_ptr<NodeLink> link;  // node's shared connections
+    uint32_t timeout_ms = 0;         // the attempt's deadline
+  };
+  // Where ExecuteSlot's first attempt would go, when it would be one plain
+  // round trip (no script, hedge, blocking command or read-your-writes
+  // read): *out names the node (the read order's first admitted candidate,
+  // or the master) and its link. A command no connection may carry is
+  // refused (kInvalid). Any thread.
+  Status PlanFirst(Access access, uint16_t slot, const Args &args, const CallOptions &call,
+                   FirstAttempt *out);
+  // What a round trip on a node came to, as TryNode judges it: node health,
+  // statistics, MaySentWrite, the outcome (notes may log: never on the
+  // engine thread).
+  Outcome Conclude(NodeEntry *node, Tier tier, Access access, const Args &args, bool prefixed,
+                   const CallOptions &call, Status s, std::vector<ReplyPtr> replies, bool sent,
+                   int64_t t0, int64_t t1);
+  // ExecuteSlot after plan's first attempt came to first: the next read
+  // candidates, redirects, retries and their backoff (blocking).
+  Result<ReplyPtr> Continue(Access access, uint16_t slot, const Args &args, const CallOptions &call,
+                            const FirstAttempt &plan, Outcome first);
+
   // Multi-key, split by slot and fanned out.
   Result<ReplyPtr> MGet(const std::vector<std::string> &keys);  // array in key order
   Status MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values);
@@ -66,8 +93,11 @@ class CommandExecutor {
 
  private:
   // ExecuteSlot's routing loop; master_only: a read served by the master only.
+  // first: the outcome of an asynchronous call's first attempt on
+  // first_snap (Continue).
   Result<ReplyPtr> Route(Access access, bool master_only, uint16_t slot, const Args &args,
-                         const CallOptions &call);
+                         const CallOptions &call, Outcome *first = nullptr,
+                         std::shared_ptr<const Snapshot> first_snap = nullptr);
   // One attempt on one node (prefix: ASKING or SCRIPT LOAD first, in the
   // same round trip; an error reply to it is the outcome).
   Outcome TryNode(NodeEntry *node, Tier tier, Access access, const Args &args, const Args *prefix,
@@ -75,8 +105,9 @@ class CommandExecutor {
   // The read candidates of the slot in poll order until one answers; when
   // every one is marked down, each is still tried, in candidate order. A
   // failure names every node tried and why.
-  Outcome TryRead(const CandidateSet &set, const Args &args, uint16_t slot,
-                  const CallOptions &call);
+  // first: the outcome of the read order's first node, already tried.
+  Outcome TryRead(const CandidateSet &set, const Args &args, uint16_t slot, const CallOptions &call,
+                  Outcome *first = nullptr);
   // Whether this read may be hedged: hedging is on, and the command neither
   // blocks nor has a call-level deadline or a script to load (hedge.hpp).
   bool Hedges(const Args &args, const CallOptions &call) const;

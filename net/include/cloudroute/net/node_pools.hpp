@@ -69,7 +69,10 @@ class NodePools {
   // The node's shared connections (shared_link.hpp), dialed as its pool
   // dials; null when PoolOptions::shared is 0 or the engine thread could not
   // start (then every command uses the pool). Same lifetime as For()'s pool.
-  std::shared_ptr<NodeLink> LinkFor(NodeEntry *node);
+  // for_async: an asynchronous call's (async_calls.hpp), which needs a link
+  // — one connection per node when PoolOptions::shared is 0 (then only
+  // asynchronous calls use it).
+  std::shared_ptr<NodeLink> LinkFor(NodeEntry *node, bool for_async = false);
   // Every pool, by node handle; each stays alive while its pointer is held.
   std::vector<std::pair<uint32_t, std::shared_ptr<NodePool>>> List() const;
   // The pools of nodes that are still in the registry (reclaimed ones are
@@ -111,6 +114,9 @@ class NodePools {
   // it goes on as DialAside says.
   static Result<std::unique_ptr<Connection>> AwaitDial(PendingDial *dial, int64_t until_ns,
                                                        bool abandon = true);
+
+  // Whether this thread is the engine thread of the shared connections.
+  bool OnEngineThread() const;
 
   // A command the node answered (a reply or an error reply) for the caller.
   void NoteServed(Access access, Tier tier, NodePool *pool);

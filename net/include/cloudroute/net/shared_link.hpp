@@ -181,6 +181,10 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   // Engine thread: fails every request and closes every connection.
   void Close(const Status &why);
 
+  // Whether this thread is the engine thread (a call from there must not
+  // wait for a request: it would wait for itself).
+  bool OnEngineThread() const { return loop_->InLoop(); }
+
   // How many connections are open and how many requests are on them
   // (engine-thread values, read for statistics).
   uint32_t open() const { return open_.load(std::memory_order_relaxed); }

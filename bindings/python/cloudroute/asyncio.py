@@ -1,0 +1,267 @@
+"""cloudroute.asyncio: the live Redis Cluster client as coroutines.
+
+>>> import cloudroute.asyncio
+>>> async def main():
+...     async with cloudroute.asyncio.Client("127.0.1.1:7001", config) as c:
+...         await c.set("user:1", "alice")
+...         return await c.get("user:1")
+
+No thread per call: a single-key command (``get``, ``set``, ``execute_command``
+and the other single-key helpers) is submitted to the C library
+(``cr_client_submit``) and its completion waits in the client's completion
+queue, whose file descriptor the event loop watches (``loop.add_reader``);
+``cr_client_run_completions`` then resolves the futures on the loop's thread.
+Routing, retries, redirects and errors are those of :class:`cloudroute.Client`
+(the first attempt runs on the library's engine thread over one shared
+connection per node — ``shared_connections`` if set —, the rare retry on one of
+its few worker threads).
+
+Where the C library has no asynchronous form yet — ``mget``, ``mset``,
+``delete`` (multi-key fan-out) and pipelines — the blocking call runs in the
+loop's default executor (``loop.run_in_executor``): one pool thread per such
+call in flight, the GIL released while it waits.
+
+Cancelling a coroutine that awaits a command does not touch its connection:
+the request stays on the wire and its reply is read and dropped when it
+comes (every request on a shared connection is closed by a marker, so the
+connection stays in step); a write may still be applied.
+
+Closing (``close()`` or leaving ``async with``) runs every call still in
+flight to completion with :class:`cloudroute.ConnectionError` ("cancelled:
+...") before it returns; it blocks the loop for as long as the library takes
+to close its connections and threads (milliseconds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from types import TracebackType
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Type, Union
+
+from .client import READ, WRITE, Arg, Client as _SyncClient, Expiry, KeyT, Seeds, _set_args
+from .commands import _timeout_ms
+from .pipeline import Pipeline as _SyncPipeline
+
+__all__ = ["Client", "Pipeline"]
+
+
+def _resolver(fut: "asyncio.Future[Any]", convert: Optional[Callable[[Any], Any]]) -> Callable[[Any, Any], None]:
+    def done(error: Optional[BaseException], value: Any) -> None:
+        if fut.done():  # the awaiting coroutine was cancelled: the reply is dropped
+            return
+        if error is not None:
+            fut.set_exception(error)
+        else:
+            fut.set_result(convert(value) if convert is not None else value)
+
+    return done
+
+
+class Client:
+    """The asyncio face of :class:`cloudroute.Client`: the same ``seeds``,
+    ``config`` and keyword options (``shared_connections``, timeouts, TLS,
+    hedging ...). ``async with Client(...) as c`` connects (discovery runs in
+    the default executor) and closes on exit; ``await c.connect()`` and
+    ``c.close()`` do the same by hand."""
+
+    def __init__(self, seeds: Seeds, config: Any = None, **options: Any) -> None:
+        self._seeds = seeds
+        self._config = config
+        self._options = options
+        self._sync: Optional[_SyncClient] = None
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._fd = -1
+
+    async def connect(self) -> "Client":
+        """Reads the topology from a seed (off the loop) and starts watching the
+        completion queue. Idempotent."""
+        if self._sync is not None:
+            return self
+        loop = asyncio.get_running_loop()
+        sync = await loop.run_in_executor(
+            None, functools.partial(_SyncClient, self._seeds, self._config, **self._options)
+        )
+        self._sync, self._loop = sync, loop
+        self._fd = sync.completion_fd()
+        loop.add_reader(self._fd, self._run_completions)
+        return self
+
+    def _run_completions(self) -> None:
+        if self._sync is not None:
+            self._sync.run_completions(0)
+
+    @property
+    def sync(self) -> _SyncClient:
+        """The blocking :class:`cloudroute.Client` underneath (stats, metrics_text,
+        node_stats, scan_iter ...)."""
+        if self._sync is None:
+            from .errors import InvalidArgumentError
+
+            raise InvalidArgumentError("the client is not connected (async with, or await connect())")
+        return self._sync
+
+    def close(self) -> None:
+        """Stops watching the queue and frees the client; every call in flight
+        completes with ConnectionError ("cancelled: ...") first. Idempotent."""
+        sync, self._sync = self._sync, None
+        if sync is None:
+            return
+        if self._loop is not None and self._fd >= 0:
+            self._loop.remove_reader(self._fd)
+        self._fd = -1
+        # The completions still queued run now, on this thread, cancelled.
+        sync.close()
+
+    async def __aenter__(self) -> "Client":
+        return await self.connect()
+
+    async def __aexit__(
+        self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._sync is None
+
+    # -- single-key commands: no thread per call -----------------------------------
+
+    def _submit(
+        self, access: int, key_index: int, args: Any, timeout: Optional[float], convert: Optional[Callable[[Any], Any]] = None
+    ) -> "asyncio.Future[Any]":
+        sync = self.sync
+        assert self._loop is not None
+        fut: asyncio.Future[Any] = self._loop.create_future()
+        ms = _timeout_ms(timeout)
+        sync.submit(access, key_index, args, 0 if ms is None else ms, _resolver(fut, convert))
+        return fut
+
+    async def execute_command(
+        self, *args: Arg, read: bool = False, key_index: int = 1, timeout: Optional[float] = None
+    ) -> Any:
+        """Any single-key command, as :meth:`cloudroute.Client.execute_command`
+        (``read=True`` lets a replica serve it; ``timeout`` in seconds)."""
+        return await self._submit(READ if read else WRITE, key_index, args, timeout)
+
+    async def get(self, name: KeyT) -> Optional[bytes]:
+        """GET name: bytes, or None."""
+        result: Optional[bytes] = await self._submit(READ, 1, ("GET", name), None)
+        return result
+
+    async def set(
+        self,
+        name: KeyT,
+        value: Arg,
+        ex: Optional[Expiry] = None,
+        px: Optional[Expiry] = None,
+        nx: bool = False,
+        xx: bool = False,
+        keepttl: bool = False,
+        get: bool = False,
+    ) -> Any:
+        """SET, as :meth:`cloudroute.Client.set`: True when set (None when NX/XX
+        prevented it); with get=True the old value."""
+        args = _set_args(name, value, ex, px, nx, xx, keepttl, get)
+        reply = await self._submit(WRITE, 1, args, None)
+        if get:
+            return reply
+        return True if reply is not None else None
+
+    async def incr(self, name: KeyT, amount: int = 1) -> int:
+        """INCRBY name amount: the new value."""
+        result: int = await self._submit(WRITE, 1, ("INCRBY", name, amount), None)
+        return result
+
+    incrby = incr
+
+    async def exists(self, *names: KeyT) -> int:
+        """How many of names exist (one EXISTS per key, all in flight at once)."""
+        replies = await asyncio.gather(*(self._submit(READ, 1, ("EXISTS", n), None) for n in names))
+        return sum(int(r) for r in replies)
+
+    async def hget(self, name: KeyT, key: Arg) -> Optional[bytes]:
+        """HGET name key."""
+        result: Optional[bytes] = await self._submit(READ, 1, ("HGET", name, key), None)
+        return result
+
+    async def hgetall(self, name: KeyT) -> Dict[bytes, bytes]:
+        """HGETALL name as a dict."""
+        reply = await self._submit(READ, 1, ("HGETALL", name), None)
+        if isinstance(reply, dict):
+            return reply
+        it = iter(reply)
+        return dict(zip(it, it))
+
+    # -- multi-key commands and pipelines: the blocking call in the executor -----
+
+    async def _in_executor(self, fn: Callable[..., Any], *args: Any) -> Any:
+        self.sync  # raises when not connected
+        assert self._loop is not None
+        return await self._loop.run_in_executor(None, functools.partial(fn, *args))
+
+    async def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:
+        """MGET of keys in any slots, as :meth:`cloudroute.Client.mget` (in the
+        default executor: the C library has no asynchronous fan-out yet)."""
+        result: List[Optional[bytes]] = await self._in_executor(self.sync.mget, keys, *args)
+        return result
+
+    async def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:
+        """MSET of a mapping in any slots (in the default executor)."""
+        result: bool = await self._in_executor(self.sync.mset, mapping)
+        return result
+
+    async def delete(self, *names: KeyT) -> int:
+        """DEL of keys in any slots: how many existed (in the default executor)."""
+        result: int = await self._in_executor(self.sync.delete, *names)
+        return result
+
+    def pipeline(self, transaction: Optional[bool] = None) -> "Pipeline":
+        """A :class:`Pipeline`: commands queued as on :class:`cloudroute.Pipeline`,
+        sent by ``await p.execute()``."""
+        return Pipeline(self, self.sync.pipeline(transaction))
+
+    def __repr__(self) -> str:
+        return "<cloudroute.asyncio.Client closed>" if self._sync is None else f"<cloudroute.asyncio.Client {self._sync!r}>"
+
+
+class Pipeline:
+    """Commands queued as on :class:`cloudroute.Pipeline` (``p.get(k).set(k2, v)``);
+    ``await p.execute()`` runs them in the default executor (the C library has
+    no asynchronous pipeline yet). Usable as ``async with c.pipeline() as p``."""
+
+    def __init__(self, client: Client, pipe: _SyncPipeline) -> None:
+        self._client = client
+        self._pipe = pipe
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._pipe, name)
+        if not callable(attr) or name in ("execute", "reset"):
+            return attr
+
+        @functools.wraps(attr)
+        def queue(*args: Any, **kwargs: Any) -> "Pipeline":
+            attr(*args, **kwargs)
+            return self
+
+        return queue
+
+    async def execute(self, raise_on_error: bool = True) -> List[Any]:
+        """Sends every queued command; their results in order (as
+        :meth:`cloudroute.Pipeline.execute`)."""
+        result: List[Any] = await self._client._in_executor(self._pipe.execute, raise_on_error)
+        return result
+
+    def reset(self) -> None:
+        self._pipe.reset()
+
+    def __len__(self) -> int:
+        return len(self._pipe)
+
+    async def __aenter__(self) -> "Pipeline":
+        return self
+
+    async def __aexit__(
+        self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        self.reset()

@@ -1,0 +1,66 @@
+// C API: asynchronous calls of the live client (net/async_calls.hpp).
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "live.hpp"
+
+using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
+namespace net = cloudroute::net;
+
+extern "C" {
+
+cr_status cr_client_submit(cr_client *c, const cr_call_options *opts, cr_access access,
+                           size_t key_index, size_t argc, const void *const *argv,
+                           const size_t *argvlen, cr_completion_fn done, void *ud) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_client_submit";
+    cr_reply *unused = nullptr;
+    if (cr_status s = CheckCommand(&unused, c, RawEnum(access), key_index, argc, argv, argvlen, fn);
+        s != CR_OK) {
+      return s;
+    }
+    if (done == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": done is NULL");
+    net::CallOptions call;
+    if (cr_status s = ReadCallOptions(&call, opts, fn); s != CR_OK) return s;
+    net::Args args = ArgsFrom(argv, argvlen, argc);
+    const std::string key = args[key_index];
+    const bool read = RawEnum(access) == CR_ACCESS_READ;
+    return Check(c->client->Submit(
+        read ? net::Access::kRead : net::Access::kWrite, key, std::move(args), call,
+        [done, ud](cloudroute::Result<net::ReplyPtr> r) {
+          cr_reply *reply = nullptr;
+          // The callback owns the reply; a failure's text is this thread's
+          // cr_last_error() while it runs.
+          const cr_status st = Guard([&] { return ReplyOut(&reply, std::move(r)); });
+          done(ud, st, reply);
+        }));
+  });
+}
+
+cr_status cr_client_completion_fd(int *out_fd, cr_client *c) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_client_completion_fd";
+    if (cr_status s = NotNull(out_fd, fn, "out_fd"); s != CR_OK) return s;
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    auto fd = c->client->CompletionFd();
+    if (!fd.ok()) return Fail(fd.status());
+    *out_fd = *fd;
+    return CR_OK;
+  });
+}
+
+cr_status cr_client_run_completions(size_t *out_ran, cr_client *c, size_t max) {
+  return Guard([&]() -> cr_status {
+    static const char fn[] = "cr_client_run_completions";
+    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+    if (c->client->InCompletion()) {
+      return Fail(CR_EINVAL, std::string(fn) + ": called from a completion callback");
+    }
+    const size_t ran = c->client->RunCompletions(max);
+    if (out_ran != nullptr) *out_ran = ran;
+    return CR_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,110 @@
+// AsyncCalls: single-key commands submitted without waiting, completed by
+// a callback — no thread per call.
+//
+// The first attempt is one request on the node's shared connections
+// (shared_link.hpp), planned on the submitting thread as the blocking path
+// would route it (CommandExecutor::PlanFirst: the read order's first
+// admitted candidate, or the master) and judged on the engine thread when
+// its reply comes: an answer, or an error reply other than a redirect or a
+// retry, completes the call there. Everything else — a failed attempt
+// (a read moves to its next candidate, a write that may have been sent
+// reports so), MOVED / ASK, TRYAGAIN and the rest with their backoff, a
+// write its master did not execute, and whatever the blocking path does
+// that one round trip cannot (a script to load, a hedged read, a blocking
+// command, a read that follows the client's own write) — goes to a small
+// pool of worker threads (at most kMaxWorkers) that run the blocking path
+// from where the first attempt left it (CommandExecutor::Continue), so the
+// routing is the blocking call's. A client whose shared_connections is 0
+// gets one shared connection per node for its asynchronous calls
+// (NodePools::LinkFor); its blocking calls keep the pool.
+//
+// Completion: `done` runs exactly once for every call Submit() accepted —
+// on the engine thread (first attempt settled it) or a worker (the rest)
+// — or, once CompletionFd() turned the queue on, on whichever thread calls
+// RunCompletions(): the eventfd it returns is readable while completions
+// are ready. A call's own timeout (CallOptions::timeout_ms) abandons only
+// it: its reply is dropped when it comes and the connection serves on.
+//
+// Close(): every call not yet completed completes with kConnError
+// ("cancelled: …") before it returns — abandoned on the engine thread, on a
+// worker (whose blocking wait ends through its interrupt check), or, for
+// queued completions, on the closing thread. Submit() after Close() began
+// is refused.
+//
+// Thread-safety: safe for concurrent use; Close() once, from a thread that
+// is none of the above (not from a `done`).
+#pragma once
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "cloudroute/net/command_executor.hpp"
+
+namespace cloudroute {
+namespace net {
+
+class AsyncCalls {
+ public:
+  // Runs once with the call's reply, or its error (a server's error reply
+  // is kServerError with its text).
+  using Done = std::function<void(Result<ReplyPtr>)>;
+  static constexpr size_t kMaxWorkers = 4;
+
+  AsyncCalls(ClientContext *ctx, NodePools *pools, CommandExecutor *executor);
+  ~AsyncCalls();  // Close()
+  AsyncCalls(const AsyncCalls &) = delete;
+  AsyncCalls &operator=(const AsyncCalls &) = delete;
+
+  // OK: done will run. An error (a command no shared connection may carry,
+  // the client closing): done never runs.
+  Status Submit(Access access, std::string_view key, Args args, const CallOptions &call, Done done);
+  // Turns the completion queue on (for calls completing from now on) and
+  // returns its eventfd (owned here; readable while completions wait).
+  Result<int> CompletionFd();
+  // Runs up to max ready completions (0: every one ready now) on this
+  // thread; how many ran.
+  size_t RunCompletions(size_t max);
+  // Whether this thread runs a `done` of this object now.
+  bool InCompletion() const;
+  void Close();
+
+ private:
+  struct Call;
+  using CallPtr = std::shared_ptr<Call>;
+  void FirstSettled(const CallPtr &call, LinkRequest &r);              // engine thread
+  void ToWorker(const CallPtr &call, std::function<Outcome()> first);  // any thread
+  void Deliver(const CallPtr &call, Result<ReplyPtr> result);          // any thread
+  void Run(const CallPtr &call, Result<ReplyPtr> result);              // done, then counted
+  void Work();                                                         // a worker's loop
+  static int Interrupted(void *self);
+
+  ClientContext *const ctx_;
+  NodePools *const pools_;
+  CommandExecutor *const executor_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // outstanding_ down, queue_ or tasks_ grown, closing_
+  bool closing_ = false;
+  size_t outstanding_ = 0;  // accepted calls whose done has not returned
+  // First attempts on the engine thread, to abandon on Close().
+  std::unordered_map<Call *, std::pair<std::shared_ptr<NodeLink>, LinkRequestPtr>> in_flight_;
+  // Workers and their tasks.
+  std::deque<std::pair<CallPtr, std::function<Outcome()>>> tasks_;
+  std::vector<std::thread> workers_;
+  size_t idle_workers_ = 0;
+  // The completion queue (CompletionFd).
+  int queue_fd_ = -1;
+  std::deque<std::pair<CallPtr, Result<ReplyPtr>>> queue_;
+};
+
+}  // namespace net
+}  // namespace cloudroute

@@ -1,0 +1,175 @@
+"""cloudroute.asyncio against a two-cloud cluster of its own (ports 8871-8879,
+scripts/redis-harness.sh cluster --noncontiguous): 1 000 concurrent GETs with
+no thread per call, coroutines cancelled mid-flight without a reply reaching
+the wrong caller afterwards, a local replica SIGKILLed under asynchronous read
+load (no read fails), the redis-py call shapes (set/get/mget/execute_command/
+pipeline), a call's own timeout, and close() with calls in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from typing import Dict, Iterator, List
+
+import pytest
+from conftest import harness, live
+
+import cloudroute
+import cloudroute.asyncio as cra
+
+pytestmark = live
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]]:
+    with harness("cluster", tmp_path_factory, 8871, "--noncontiguous") as e:
+        yield e
+
+
+def client(env: Dict[str, str], **options: object) -> cra.Client:
+    cfg = cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]], policy="local-replicas-first")
+    return cra.Client(env["SEEDS"], cfg, **options)
+
+
+def threads() -> int:
+    """The process's threads (native ones too)."""
+    return len(os.listdir("/proc/self/task"))
+
+
+def shard_keys(env: Dict[str, str], shard: int, n: int, prefix: str) -> List[str]:
+    ranges = []
+    for part in env[f"SHARD{shard}_SLOTS"].split(","):
+        a, _, b = part.partition("-")
+        ranges.append((int(a), int(b or a)))
+    keys: List[str] = []
+    i = 0
+    while len(keys) < n:
+        k = f"{prefix}:{i}"
+        if any(a <= cloudroute.keyslot(k) <= b for a, b in ranges):
+            keys.append(k)
+        i += 1
+    return keys
+
+
+def test_a_thousand_concurrent_gets_each_get_their_own_value(env: Dict[str, str]) -> None:
+    async def run() -> None:
+        async with client(env) as c:
+            keys = [f"aio:{i}" for i in range(1000)]
+            assert all(await asyncio.gather(*(c.set(k, f"v-{k}") for k in keys)))
+            before = threads()
+            peak = before
+
+            async def watch() -> None:
+                nonlocal peak
+                while True:
+                    peak = max(peak, threads())
+                    await asyncio.sleep(0.001)
+
+            w = asyncio.ensure_future(watch())
+            values = await asyncio.gather(*(c.get(k) for k in keys))
+            w.cancel()
+            assert values == [f"v-{k}".encode() for k in keys]
+            # No thread per call: at most the library's few workers appear.
+            assert peak - before <= 8, (before, peak)
+
+    asyncio.run(run())
+
+
+def test_cancelled_coroutines_leave_the_connections_in_step(env: Dict[str, str]) -> None:
+    async def run() -> None:
+        async with client(env, shared_connections=1) as c:
+            keys = [f"aio:cancel:{i}" for i in range(400)]
+            await asyncio.gather(*(c.set(k, k) for k in keys))
+            for _ in range(5):
+                tasks = [asyncio.ensure_future(c.get(k)) for k in keys]
+                await asyncio.sleep(0)  # every request submitted, replies on their way
+                for t in tasks[::2]:
+                    t.cancel()
+                done = await asyncio.gather(*tasks, return_exceptions=True)
+                for i, (k, v) in enumerate(zip(keys, done)):
+                    if i % 2 == 0:
+                        assert isinstance(v, asyncio.CancelledError) or v == k.encode(), (k, v)
+                    else:
+                        assert v == k.encode(), (k, v)
+                # The replies of the cancelled ones were dropped: each next
+                # call still gets its own.
+                assert await asyncio.gather(*(c.get(k) for k in keys)) == [k.encode() for k in keys]
+            assert c.sync.stats().poisoned == 0
+
+    asyncio.run(run())
+
+
+def test_a_local_replica_killed_under_async_load_costs_no_read(env: Dict[str, str]) -> None:
+    keys = shard_keys(env, 1, 300, "aio:kill")
+
+    async def run() -> None:
+        async with client(env) as c:
+            await asyncio.gather(*(c.set(k, k) for k in keys))
+            # The local replica has them before the rounds count (bounded).
+            for _ in range(100):
+                if await asyncio.gather(*(c.get(k) for k in keys)) == [k.encode() for k in keys]:
+                    break
+                await asyncio.sleep(0.05)
+            first = c.sync.router.route_read_slot(cloudroute.keyslot(keys[0]))
+            assert f"{first.host}:{first.port}" == env["NODE2_ADDR"]  # the local replica
+            failed = 0
+            for rnd in range(12):
+                batch = asyncio.gather(*(c.get(k) for k in keys), return_exceptions=True)
+                if rnd == 3:
+                    await asyncio.sleep(0)
+                    os.kill(int(env["NODE2_PID"]), signal.SIGKILL)
+                for k, v in zip(keys, await batch):
+                    if v != k.encode():
+                        failed += 1
+            assert failed == 0
+            assert c.sync.stats().fallbacks > 0
+
+    asyncio.run(run())
+
+
+def test_call_shapes(env: Dict[str, str]) -> None:
+    async def run() -> None:
+        async with client(env) as c:
+            assert await c.set("aio:s", "1") is True
+            assert await c.set("aio:s", "2", nx=True) is None
+            assert await c.set("aio:s", "3", get=True) == b"1"
+            assert await c.get("aio:s") == b"3"
+            assert await c.get("aio:missing") is None
+            assert await c.execute_command("INCRBY", "aio:n", 5) == 5
+            assert await c.execute_command("GET", "aio:n", read=True) == b"5"
+            assert await c.mget(["aio:s", "aio:n", "aio:missing"]) == [b"3", b"5", None]
+            assert await c.mset({"aio:m1": "a", "aio:m2": "b"}) is True
+            p = c.pipeline()
+            p.set("aio:p", "x").get("aio:p").incr("aio:n")
+            assert len(p) == 3
+            assert await p.execute() == [True, b"x", 6]
+            assert await c.delete("aio:m1", "aio:m2") == 2
+            with pytest.raises(cloudroute.ResponseError):
+                await c.execute_command("INCR", "aio:p")  # "x" is no integer
+            with pytest.raises(cloudroute.InvalidArgumentError):
+                await c.execute_command("SUBSCRIBE", "aio:s")
+            # A call's own timeout: BLPOP on an empty list waits past it.
+            with pytest.raises(cloudroute.TimeoutError):
+                await c.execute_command("BLPOP", "aio:empty", 0, timeout=0.2)
+            assert await c.get("aio:p") == b"x"
+
+    asyncio.run(run())
+
+
+def test_close_with_calls_in_flight_cancels_each_once(env: Dict[str, str]) -> None:
+    async def run() -> None:
+        c = await client(env).connect()
+        futs = [asyncio.ensure_future(c.execute_command("BLPOP", f"aio:never:{i}", 0, timeout=30)) for i in range(20)]
+        await asyncio.sleep(0.2)  # submitted and waiting on the servers
+        c.close()
+        results = await asyncio.gather(*futs, return_exceptions=True)
+        for r in results:
+            assert isinstance(r, cloudroute.ConnectionError), r
+            assert "cancelled" in str(r)
+        assert c.closed
+        with pytest.raises(cloudroute.InvalidArgumentError):
+            await c.get("aio:s")
+
+    asyncio.run(run())
