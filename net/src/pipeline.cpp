@@ -17,6 +17,19 @@ void Pipeline::Add(Access access, size_t key_index, std::vector<std::string_view
   j.argv = std::move(argv);
 }
 
+Status Pipeline::AddAuto(size_t key_index, std::vector<std::string_view> argv) {
+  CommandRoute route = client_->Classify(argv);
+  if (key_index > 0) route.keys = {key_index};
+  if (route.keys.empty()) {
+    return Error(Code::kInvalid, std::string(argv[0].substr(0, 64)) +
+                                     " names no key to route it by: send it to a node by name");
+  }
+  // Several keys: the first places it (the server answers CROSSSLOT when
+  // they are in different slots).
+  Add(route.access, route.keys.front(), std::move(argv));
+  return Status::Ok();
+}
+
 Status Pipeline::AddForNode(Access access, const std::string &host, uint16_t port,
                             std::vector<std::string_view> argv) {
   const std::string address = FormatAddress(host, port);
