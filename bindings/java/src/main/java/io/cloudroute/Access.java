@@ -1,11 +1,21 @@
 package io.cloudroute;
 
-/** Whether a command only reads (replicas may serve it) or writes (the master only). */
+/**
+ * Whether a command only reads (replicas may serve it) or writes (the master only), or whether the
+ * server's own command table decides.
+ */
 public enum Access {
   /** Reads only: routed to the key's read candidates in order. */
   READ("read"),
   /** Writes: the master only, never re-sent once it may have arrived. */
-  WRITE("write");
+  WRITE("write"),
+  /**
+   * As the server's command table says (COMMAND, learned once per client): a read when the server
+   * flags the command readonly, else a write; key index 0 lets the server's key specs find the key
+   * (EVAL_RO numkeys, OBJECT ENCODING, XREAD STREAMS). Cluster clients only: the Sentinel client
+   * refuses it.
+   */
+  AUTO("auto");
 
   private static final Access[] VALUES = values();
   private final String label;
