@@ -49,9 +49,11 @@ uint64_t Calls(const std::string &addr, const std::string &name) {
 }
 
 // Per node n (1..NODE_COUNT), the calls of `name` since `before`.
-std::vector<uint64_t> Delta(Env &env, const std::string &name, const std::vector<uint64_t> &before) {
+std::vector<uint64_t> Delta(Env &env, const std::string &name,
+                            const std::vector<uint64_t> &before) {
   std::vector<uint64_t> d(before.size());
-  for (size_t n = 1; n < before.size(); ++n) d[n] = Calls(Node(env, static_cast<int>(n)), name) - before[n];
+  for (size_t n = 1; n < before.size(); ++n)
+    d[n] = Calls(Node(env, static_cast<int>(n)), name) - before[n];
   return d;
 }
 std::vector<uint64_t> Snapshot(Env &env, const std::string &name) {
@@ -162,7 +164,9 @@ TEST(ServerCommands, Valkey91HashFieldExpiryReadsGoToTheLocalReplicaAndWritesNev
   ASSERT_EQ(Auto(c, {"SET", s, "v"}), "OK");
   // The replica n2 has the field's expiry before the reads are counted.
   ASSERT_TRUE(crtest::WaitUntil(
-      [&] { return Auto(c, {"HTTL", h, "FIELDS", "1", "f1"}) == "[1]:+"; },
+      [&] {
+        return Auto(c, {"HTTL", h, "FIELDS", "1", "f1"}) == "[1]:+";
+      },
       std::chrono::seconds(5)))
       << Auto(c, {"HTTL", h, "FIELDS", "1", "f1"});
 
@@ -222,10 +226,11 @@ TEST(ServerCommands, KeyedReadsArePlacedByTheirRealKeys) {
   const std::string k = KeyOf(env, 2, "cmdinfo:k");
   ASSERT_EQ(Auto(c, {"SET", k, "12345"}), "OK");
   // The library on every master (replicated to every replica).
-  const std::string lib = "#!lua name=cmdinfo\n"
-                          "redis.register_function{function_name='cmdinfo_get', "
-                          "callback=function(keys, args) return redis.call('GET', keys[1]) end, "
-                          "flags={'no-writes'}}";
+  const std::string lib =
+      "#!lua name=cmdinfo\n"
+      "redis.register_function{function_name='cmdinfo_get', "
+      "callback=function(keys, args) return redis.call('GET', keys[1]) end, "
+      "flags={'no-writes'}}";
   std::vector<const void *> load = {"FUNCTION", "LOAD", "REPLACE", lib.data()};
   std::vector<size_t> load_len = {8, 4, 7, lib.size()};
   cr_node_replies *nr = nullptr;
@@ -278,8 +283,9 @@ TEST(ServerCommands, AclWithoutCommandFallsBackToTheStaticTable) {
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   const int nodes = std::atoi(env["NODE_COUNT"].c_str());
   for (int n = 1; n <= nodes; ++n) {
-    ASSERT_EQ(Cli(Node(env, n), "ACL SETUSER cmdinfo reset on '>cmdinfo-pass' '~*' '&*' +@all -command"),
-              "OK");
+    ASSERT_EQ(
+        Cli(Node(env, n), "ACL SETUSER cmdinfo reset on '>cmdinfo-pass' '~*' '&*' +@all -command"),
+        "OK");
   }
   EXPECT_NE(Cli(Node(env, 1), "--user cmdinfo --pass cmdinfo-pass --no-auth-warning COMMAND COUNT")
                 .find("NOPERM"),
@@ -292,8 +298,11 @@ TEST(ServerCommands, AclWithoutCommandFallsBackToTheStaticTable) {
   const std::vector<uint64_t> before = Snapshot(env, "strlen");
   for (int i = 0; i < 10; ++i) {
     std::string r;
-    ASSERT_TRUE(crtest::WaitUntil([&] { return (r = Auto(c, {"STRLEN", k})) == "1"; },
-                                  std::chrono::seconds(5)))
+    ASSERT_TRUE(crtest::WaitUntil(
+        [&] {
+          return (r = Auto(c, {"STRLEN", k})) == "1";
+        },
+        std::chrono::seconds(5)))
         << r;
   }
   EXPECT_GE(Delta(env, "strlen", before)[6], 10u) << "a read by the static table: n6";

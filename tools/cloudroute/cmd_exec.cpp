@@ -87,8 +87,8 @@ int CmdExec(const std::vector<std::string> &args) {
   int exit_code = kExitOk;
   if (target == -1) {
     cr_reply *r = nullptr;
-    const cr_status s =
-        cr_client_command_opts(&r, setup.client, &call, access, key_index, p.size(), p.data(), l.data());
+    const cr_status s = cr_client_command_opts(&r, setup.client, &call, access, key_index, p.size(),
+                                               p.data(), l.data());
     if (s != CR_OK) return Die(cmd[0], s), kExitCommandFailed;
     std::string out;
     FormatReply(r, 0, &out);
