@@ -1532,8 +1532,9 @@ CR_API void cr_pipeline_free(cr_pipeline *p);
 
 /* Queues a command routed by its key argv[key_index], as cr_client_command
  * (arguments borrowed: see above); CR_ACCESS_AUTO as there (key_index 0: the
- * server's key specs find the key; the first call may learn the server's
- * command table, a round trip). Errors: CR_EINVAL (NULL pointers, argc 0,
+ * server's key specs find the key — the first one places the command, and
+ * keys in several slots get the server's CROSSSLOT error in place; the
+ * first call may learn the server's command table, a round trip). Errors: CR_EINVAL (NULL pointers, argc 0,
  * key_index >= argc, CR_ACCESS_AUTO for a command that names no key — a
  * keyless command needs cr_pipeline_add_node, where CR_ACCESS_AUTO classes
  * it too). */

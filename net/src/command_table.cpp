@@ -512,35 +512,45 @@ CommandRoute CommandTable::Classify(const std::vector<std::string_view> &argv) c
 }
 
 std::shared_ptr<const CommandTable> CommandTables::Get() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (settled_) return table_;
-  if (ctx_->router == nullptr) {  // shard groups: no cluster to ask
-    settled_ = true;
-    table_ = CommandTable::Static();
-    return table_;
-  }
-  const int64_t now = SteadyNowNs();
-  if (now < next_try_ns_) return CommandTable::Static();
+  std::shared_ptr<const CommandTable> table;
+  Status why;
   bool refused = false;
-  auto learned = Learn(&refused);
-  if (learned.ok()) {
-    table_ = std::move(*learned);
-    settled_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (settled_) return table_;
+    if (ctx_->router == nullptr) {  // shard groups: no cluster to ask
+      settled_ = true;
+      table_ = CommandTable::Static();
+      return table_;
+    }
+    const int64_t now = SteadyNowNs();
+    if (now < next_try_ns_) return CommandTable::Static();
+    auto learned = Learn(&refused);
+    if (learned.ok()) {
+      table_ = std::move(*learned);
+      settled_ = true;
+    } else {
+      why = learned.status();
+      if (refused) {
+        table_ = CommandTable::Static();
+        settled_ = true;
+      } else {
+        next_try_ns_ = now + 1000000000;
+      }
+    }
+    table = settled_ ? table_ : CommandTable::Static();
+  }
+  // Logged outside the lock: a log handler may send a command itself.
+  if (why.ok()) {
     ctx_->log.Emit(LogLevel::kInfo, "command table learned from the server",
-                   {{"commands", std::to_string(table_->size())}});
-    return table_;
+                   {{"commands", std::to_string(table->size())}});
+  } else {
+    ctx_->log.Emit(LogLevel::kWarn,
+                   refused ? "command table refused: routing by the static table"
+                           : "command table unavailable: routing by the static table for now",
+                   {{"reason", why.message()}});
   }
-  ctx_->log.Emit(LogLevel::kWarn,
-                 refused ? "command table refused: routing by the static table"
-                         : "command table unavailable: routing by the static table for now",
-                 {{"reason", learned.status().message()}});
-  if (refused) {
-    table_ = CommandTable::Static();
-    settled_ = true;
-    return table_;
-  }
-  next_try_ns_ = now + 1000000000;
-  return CommandTable::Static();
+  return table;
 }
 
 Result<std::shared_ptr<const CommandTable>> CommandTables::Learn(bool *refused) {
