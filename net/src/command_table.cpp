@@ -10,6 +10,7 @@
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/node_commands.hpp"
+#include "cloudroute/net/node_pools.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -560,13 +561,7 @@ Result<std::shared_ptr<const CommandTable>> CommandTables::Learn(bool *refused) 
   Status last = Error(Code::kNoTopology, "no master in the topology");
   for (size_t i = 0; i < masters->size() && i < 3; ++i) {
     const NodeEntry *node = (*masters)[i].node;
-    std::string host = node->host;
-    uint16_t port = node->port;
-    const auto &remap = ctx_->topo->config().connect_via;
-    if (auto it = remap.find(node->address); it != remap.end()) {
-      host = it->second.first;
-      port = it->second.second;
-    }
+    const auto [host, port] = DialAddress(*ctx_, *node);
     // A connection of its own: subcommands nest the reply deeper than
     // command replies may (max_depth), and a pooled connection's failure
     // would mark the node.
