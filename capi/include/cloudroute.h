@@ -1534,10 +1534,9 @@ CR_API void cr_pipeline_free(cr_pipeline *p);
  * (arguments borrowed: see above); CR_ACCESS_AUTO as there (key_index 0: the
  * server's key specs find the key — the first one places the command, and
  * keys in several slots get the server's CROSSSLOT error in place; the
- * first call may learn the server's command table, a round trip). Errors: CR_EINVAL (NULL pointers, argc 0,
- * key_index >= argc, CR_ACCESS_AUTO for a command that names no key — a
- * keyless command needs cr_pipeline_add_node, where CR_ACCESS_AUTO classes
- * it too). */
+ * first call may learn the server's command table, a round trip). Errors: CR_EINVAL (NULL pointers,
+ * argc 0, key_index >= argc, CR_ACCESS_AUTO for a command that names no key — a keyless command
+ * needs cr_pipeline_add_node, where CR_ACCESS_AUTO classes it too). */
 CR_API cr_status cr_pipeline_add(cr_pipeline *p, cr_access access, size_t key_index, size_t argc,
                                  const void *const *argv, const size_t *argvlen);
 /* Queues a command for the node host:port only — keyless commands (PING,
