@@ -79,6 +79,9 @@ Result<ReplyPtr> Client::ExecuteKeys(Access access, const std::vector<std::strin
 
 Result<ReplyPtr> Client::ExecuteAuto(size_t key_index, const Args &args, const CallOptions &call) {
   if (args.empty()) return Error(Code::kInvalid, "empty command");
+  // SUBSCRIBE, SELECT …: refused for what they would do to the connection,
+  // before a table is asked what their keys are (channels are none).
+  if (Status s = RefuseStateChange(args, ConnectionUse::kShared); !s.ok()) return s;
   const std::vector<std::string_view> argv(args.begin(), args.end());
   CommandRoute route = Classify(argv);
   if (key_index > 0) route.keys = {key_index};

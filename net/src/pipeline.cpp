@@ -5,6 +5,7 @@
 
 #include "cloudroute/core/keyslot.hpp"
 #include "cloudroute/core/topology.hpp"
+#include "cloudroute/net/command_rules.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -18,6 +19,8 @@ void Pipeline::Add(Access access, size_t key_index, std::vector<std::string_view
 }
 
 Status Pipeline::AddAuto(size_t key_index, std::vector<std::string_view> argv) {
+  // As Client::ExecuteAuto: a state change is refused as such.
+  if (Status s = RefuseStateChange(argv, ConnectionUse::kShared); !s.ok()) return s;
   CommandRoute route = client_->Classify(argv);
   if (key_index > 0) route.keys = {key_index};
   if (route.keys.empty()) {

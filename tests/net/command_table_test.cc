@@ -331,6 +331,12 @@ TEST_P(CommandAnswer, AutoCommandsRunByTheStaticTableAndTheFallbackIsLoggedOnce)
   cr_reply *r = nullptr;
   EXPECT_EQ(cr_client_command(&r, c, CR_ACCESS_AUTO, 0, 1, ping, ping_len), CR_EINVAL);
   EXPECT_NE(std::string(cr_last_error()).find("names no key"), std::string::npos);
+  // A state change is refused as such, whatever the table says of its keys.
+  const void *sub[2] = {"SUBSCRIBE", "ch"};
+  const size_t sub_len[2] = {9, 2};
+  EXPECT_EQ(cr_client_command(&r, c, CR_ACCESS_AUTO, 0, 2, sub, sub_len), CR_EINVAL);
+  EXPECT_NE(std::string(cr_last_error()).find("SUBSCRIBE is not sent"), std::string::npos)
+      << cr_last_error();
   cr_client_free(c);
   EXPECT_EQ(asked.load(), 1) << "the table is asked for once";
   std::lock_guard<std::mutex> lock(log.mu);
