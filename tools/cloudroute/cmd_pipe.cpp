@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -171,7 +172,9 @@ int CmdPipe(const std::vector<std::string> &args) {
     // The server's command table classes it and finds its keys; CR_EINVAL
     // here means it names none (PING, INFO, CLUSTER …): the --node's.
     s = cr_pipeline_add(p, CR_ACCESS_AUTO, 0, a.size(), ptrs[i].data(), lens[i].data());
-    if (s == CR_EINVAL) {
+    if (s == CR_EINVAL && std::strstr(cr_last_error(), "names no key") == nullptr) {
+      refused[i] = cr_last_error();  // SUBSCRIBE, SELECT …: refused for what they do
+    } else if (s == CR_EINVAL) {
       s = node_port == 0 ? CR_EINVAL
                          : cr_pipeline_add_node(p, CR_ACCESS_AUTO, node_host.c_str(), node_port,
                                                 a.size(), ptrs[i].data(), lens[i].data());
