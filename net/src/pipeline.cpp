@@ -19,8 +19,13 @@ void Pipeline::Add(Access access, size_t key_index, std::vector<std::string_view
 }
 
 Status Pipeline::AddAuto(size_t key_index, std::vector<std::string_view> argv) {
-  // As Client::ExecuteAuto: a state change is refused as such.
-  if (Status s = RefuseStateChange(argv, ConnectionUse::kShared); !s.ok()) return s;
+  // A state change (SSUBSCRIBE …) is queued as it is: Execute refuses it in
+  // its place, as for Add, whatever the table says of its keys.
+  if (!RefuseStateChange(argv, ConnectionUse::kShared).ok()) {
+    const size_t at = key_index > 0 ? key_index : argv.size() > 1 ? 1 : 0;
+    Add(Access::kWrite, at, std::move(argv));
+    return Status::Ok();
+  }
   CommandRoute route = client_->Classify(argv);
   if (key_index > 0) route.keys = {key_index};
   if (route.keys.empty()) {

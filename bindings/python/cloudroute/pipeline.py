@@ -147,6 +147,8 @@ class Pipeline:
             return self._queue(access, (node[0], node[1]), args)
         if key_index is None:
             key_index = 0 if read is None else 1
+        if key_index == 0 and len(args) < 2:  # its name alone: no key for the server's table to find
+            raise InvalidArgumentError(f"{args[0]!r} has no key: a keyless command needs node=(host, port)")
         if key_index >= len(args):
             raise InvalidArgumentError(
                 f"{args[0]!r} has no key at index {key_index}: a keyless command needs node=(host, port)"

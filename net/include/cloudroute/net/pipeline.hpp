@@ -35,6 +35,8 @@ class Pipeline {
   void Add(Access access, size_t key_index, std::vector<std::string_view> argv);
   // A command classed and placed by the server's command table, as
   // Client::ExecuteAuto (key_index > 0: routed by argv[key_index]).
+  // A command that would change the connection's state is queued and
+  // refused in its place, as with Add.
   // Errors: kInvalid for a command with no key (AddForNode it).
   // REQUIRES: key_index < argv.size(); as Add.
   Status AddAuto(size_t key_index, std::vector<std::string_view> argv);
