@@ -1097,8 +1097,25 @@ CR_API void cr_client_free(cr_client *c);
 
 /* Whether a command only reads (may be served by a replica, and is tried on
  * the next candidate after a failure) or writes (the master only, never
- * re-sent once it may have arrived). */
-typedef enum cr_access { CR_ACCESS_READ = 0, CR_ACCESS_WRITE = 1 } cr_access;
+ * re-sent once it may have arrived).
+ * CR_ACCESS_AUTO: the server decides, by its own command table (COMMAND,
+ * learned on the client's first such call over a connection of its own to a
+ * master, once per client and shared by the clients of the process that talk
+ * to the same server version): a read when the server flags the command (or
+ * its subcommand: OBJECT ENCODING) readonly, a write otherwise, and a write
+ * for a command the server does not list. key_index 0 lets the server's key
+ * specs find the keys (EVAL_RO / FCALL_RO numkeys, OBJECT ENCODING key,
+ * XREAD ... STREAMS, MIGRATE ... KEYS); a command whose keys are in several
+ * slots is refused before anything is sent (CR_EINVAL, "CROSSSLOT"), one that
+ * names no key is CR_EINVAL (send it with cr_client_command_nodes); key_index
+ * > 0 routes by argv[key_index] instead. An unknown command is routed by its
+ * first argument after the name. When the server refuses COMMAND (ACL) or
+ * answers it with anything but a command table, the client routes by a
+ * static table of read-only commands instead, and says so in a warn log
+ * event ("command table refused: routing by the static table"). For the
+ * cluster client and its pipelines only: the Sentinel client refuses it
+ * (CR_EINVAL). */
+typedef enum cr_access { CR_ACCESS_READ = 0, CR_ACCESS_WRITE = 1, CR_ACCESS_AUTO = 2 } cr_access;
 
 /* Any command on one key: argc arguments argv[i] of argvlen[i] bytes
  * (binary-safe, copied), routed by the key argv[key_index] (1 for most
@@ -1531,8 +1548,12 @@ CR_API cr_status cr_pipeline_new(cr_pipeline **out, cr_client *c);
 CR_API void cr_pipeline_free(cr_pipeline *p);
 
 /* Queues a command routed by its key argv[key_index], as cr_client_command
- * (arguments borrowed: see above). Errors: CR_EINVAL (NULL pointers, argc 0,
- * key_index >= argc — a keyless command needs cr_pipeline_add_node). */
+ * (arguments borrowed: see above); CR_ACCESS_AUTO as there (key_index 0: the
+ * server's key specs find the key — the first one places the command, and
+ * keys in several slots get the server's CROSSSLOT error in place; the
+ * first call may learn the server's command table, a round trip). Errors: CR_EINVAL (NULL pointers,
+ * argc 0, key_index >= argc, CR_ACCESS_AUTO for a command that names no key — a keyless command
+ * needs cr_pipeline_add_node, where CR_ACCESS_AUTO classes it too). */
 CR_API cr_status cr_pipeline_add(cr_pipeline *p, cr_access access, size_t key_index, size_t argc,
                                  const void *const *argv, const size_t *argvlen);
 /* Queues a command for the node host:port only — keyless commands (PING,

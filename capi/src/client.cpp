@@ -120,11 +120,20 @@ cr_status cloudroute::capi::CheckCommand(cr_reply **out, const void *client, int
   if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
   *out = nullptr;
   if (cr_status s = NotNull(client, fn, "client"); s != CR_OK) return s;
-  if (cr_status s = EnumInRange(access, CR_ACCESS_WRITE, fn, "access"); s != CR_OK) return s;
+  if (cr_status s = EnumInRange(access, CR_ACCESS_AUTO, fn, "access"); s != CR_OK) return s;
   if (argc == 0 || key_index >= argc) {
     return Fail(CR_EINVAL, std::string(fn) + ": argc is 0 or key_index is not below argc");
   }
   return BytesArray(argv, argvlen, argc, fn, "argv");
+}
+
+cloudroute::Result<net::ReplyPtr> cloudroute::capi::RunCommand(net::Client *c, int access,
+                                                               size_t key_index,
+                                                               const net::Args &args,
+                                                               const net::CallOptions &call) {
+  if (access == CR_ACCESS_AUTO) return c->ExecuteAuto(key_index, args, call);
+  const net::Access a = access == CR_ACCESS_READ ? net::Access::kRead : net::Access::kWrite;
+  return c->Execute(a, args[key_index], args, call);
 }
 
 std::unique_ptr<cr_reply> cloudroute::capi::NewReply(net::Reply &from) {
@@ -203,11 +212,8 @@ cr_status cr_client_command(cr_reply **out, cr_client *c, cr_access access, size
         s != CR_OK) {
       return s;
     }
-    net::Args args = ArgsFrom(argv, argvlen, argc);
-    const std::string key = args[key_index];
-    const bool read = RawEnum(access) == CR_ACCESS_READ;
-    return ReplyOut(out,
-                    c->client->Execute(read ? net::Access::kRead : net::Access::kWrite, key, args));
+    return ReplyOut(out, RunCommand(c->client.get(), RawEnum(access), key_index,
+                                    ArgsFrom(argv, argvlen, argc), net::CallOptions()));
   });
 }
 

@@ -44,11 +44,8 @@ cr_status cr_client_command_opts(cr_reply **out, cr_client *c, const cr_call_opt
     }
     net::CallOptions call;
     if (cr_status s = ReadCallOptions(&call, opts, fn); s != CR_OK) return s;
-    net::Args args = ArgsFrom(argv, argvlen, argc);
-    const std::string key = args[key_index];
-    const bool read = RawEnum(access) == CR_ACCESS_READ;
-    return ReplyOut(
-        out, c->client->Execute(read ? net::Access::kRead : net::Access::kWrite, key, args, call));
+    return ReplyOut(out, RunCommand(c->client.get(), RawEnum(access), key_index,
+                                    ArgsFrom(argv, argvlen, argc), call));
   });
 }
 

@@ -145,9 +145,16 @@ cr_status Keys(std::vector<std::string> *out, const void *const *ptrs, const siz
 std::string Str(const void *p, size_t len);
 
 // The checks of cr_client_command and cr_sentinel_client_command: out,
-// access, argc/key_index and argv. *out is cleared first.
+// access (up to CR_ACCESS_AUTO: the Sentinel client refuses that itself),
+// argc/key_index and argv. *out is cleared first.
 cr_status CheckCommand(cr_reply **out, const void *client, int access, size_t key_index,
                        size_t argc, const void *const *argv, const size_t *argvlen, const char *fn);
+
+// cr_client_command's routing: by argv[key_index] as a read or a write, or
+// (CR_ACCESS_AUTO) as the server's command table says. REQUIRES: checked
+// by CheckCommand.
+cloudroute::Result<net::ReplyPtr> RunCommand(net::Client *c, int access, size_t key_index,
+                                             const net::Args &args, const net::CallOptions &call);
 
 // A net reply tree moved into a new C reply.
 std::unique_ptr<cr_reply> NewReply(net::Reply &from);

@@ -22,7 +22,7 @@ namespace {
 cr_status CheckAdd(const cr_pipeline *p, cr_access access, size_t argc, const void *const *argv,
                    const size_t *argvlen, const char *fn) {
   if (cr_status s = NotNull(p, fn, "pipeline"); s != CR_OK) return s;
-  if (cr_status s = EnumInRange(access, CR_ACCESS_WRITE, fn, "access"); s != CR_OK) return s;
+  if (cr_status s = EnumInRange(access, CR_ACCESS_AUTO, fn, "access"); s != CR_OK) return s;
   if (argc == 0) return Fail(CR_EINVAL, std::string(fn) + ": argc is 0");
   return BytesArray(argv, argvlen, argc, fn, "argv");
 }
@@ -36,7 +36,9 @@ std::vector<std::string_view> Views(size_t argc, const void *const *argv, const 
   return v;
 }
 
-net::Access AccessOf(cr_access access) {
+// CR_ACCESS_AUTO: as the server's command table classes argv.
+net::Access AccessOf(cr_pipeline *p, cr_access access, const std::vector<std::string_view> &argv) {
+  if (RawEnum(access) == CR_ACCESS_AUTO) return p->p.client()->Classify(argv).access;
   return RawEnum(access) == CR_ACCESS_READ ? net::Access::kRead : net::Access::kWrite;
 }
 
@@ -67,7 +69,12 @@ cr_status cr_pipeline_add(cr_pipeline *p, cr_access access, size_t key_index, si
                                  " is not below argc " + std::to_string(argc) +
                                  " (a keyless command needs cr_pipeline_add_node)");
     }
-    p->p.Add(AccessOf(access), key_index, Views(argc, argv, argvlen));
+    if (RawEnum(access) == CR_ACCESS_AUTO) {
+      return Check(p->p.AddAuto(key_index, Views(argc, argv, argvlen)));
+    }
+    std::vector<std::string_view> views = Views(argc, argv, argvlen);
+    const net::Access a = AccessOf(p, access, views);
+    p->p.Add(a, key_index, std::move(views));
     return CR_OK;
   });
 }
@@ -78,7 +85,9 @@ cr_status cr_pipeline_add_node(cr_pipeline *p, cr_access access, const char *hos
     static const char fn[] = "cr_pipeline_add_node";
     if (cr_status s = CheckAdd(p, access, argc, argv, argvlen, fn); s != CR_OK) return s;
     if (cr_status s = NotNull(host, fn, "host"); s != CR_OK) return s;
-    return Check(p->p.AddForNode(AccessOf(access), host, port, Views(argc, argv, argvlen)));
+    std::vector<std::string_view> views = Views(argc, argv, argvlen);
+    const net::Access a = AccessOf(p, access, views);
+    return Check(p->p.AddForNode(a, host, port, std::move(views)));
   });
 }
 

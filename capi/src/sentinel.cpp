@@ -124,6 +124,11 @@ cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_a
         s != CR_OK) {
       return s;
     }
+    if (RawEnum(access) == CR_ACCESS_AUTO) {
+      return Fail(CR_EINVAL,
+                  "cr_sentinel_client_command: CR_ACCESS_AUTO is for the cluster client; give "
+                  "CR_ACCESS_READ or CR_ACCESS_WRITE");
+    }
     net::Args args = ArgsFrom(argv, argvlen, argc);
     const std::string key = args[key_index];
     const net::Access a =

@@ -80,6 +80,25 @@ Result<ReplyPtr> Client::ExecuteKeys(Access access, const std::vector<std::strin
   return executor_.ExecuteSlot(access, slot, args, call);
 }
 
+Result<ReplyPtr> Client::ExecuteAuto(size_t key_index, const Args &args, const CallOptions &call) {
+  if (args.empty()) return Error(Code::kInvalid, "empty command");
+  // SUBSCRIBE, SELECT …: refused for what they would do to the connection,
+  // before a table is asked what their keys are (channels are none).
+  if (Status s = RefuseStateChange(args, ConnectionUse::kShared); !s.ok()) return s;
+  const std::vector<std::string_view> argv(args.begin(), args.end());
+  CommandRoute route = Classify(argv);
+  if (key_index > 0) route.keys = {key_index};
+  if (route.keys.empty() || route.keys.back() >= args.size()) {
+    return Error(Code::kInvalid,
+                 args[0].substr(0, 64) + " names no key to route it by: send it to a node by name");
+  }
+  if (route.keys.size() == 1)
+    return executor_.Execute(route.access, args[route.keys[0]], args, call);
+  std::vector<std::string> keys;
+  for (size_t i : route.keys) keys.push_back(args[i]);
+  return ExecuteKeys(route.access, keys, args, call);
+}
+
 Result<ReplyPtr> Client::EvalScript(const Script &script, bool read_only,
                                     const std::vector<std::string> &keys,
                                     const std::vector<std::string> &args, const CallOptions &call) {

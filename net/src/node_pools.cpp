@@ -11,6 +11,12 @@
 namespace cloudroute {
 namespace net {
 
+std::pair<std::string, uint16_t> DialAddress(const ClientContext &ctx, const NodeEntry &node) {
+  const auto &remap = ctx.topo->config().connect_via;
+  if (auto it = remap.find(node.address); it != remap.end()) return it->second;
+  return {node.host, node.port};
+}
+
 NodePools::NodePools(ClientContext *ctx, OnConnect on_connect)
     : ctx_(ctx), on_connect_(std::move(on_connect)) {}
 
@@ -20,13 +26,9 @@ NodePool &NodePools::For(NodeEntry *node) {
   if (p == nullptr) {
     // Dial the announced address, or where the configuration re-points it
     // (NAT, a proxy, a cloud's private endpoint): routing keeps the identity.
-    std::string host = node->host;
-    uint16_t port = node->port;
-    const auto &remap = ctx_->topo->config().connect_via;
-    if (auto it = remap.find(node->address); it != remap.end()) {
-      host = it->second.first;
-      port = it->second.second;
-    }
+    const std::pair<std::string, uint16_t> dial = DialAddress(*ctx_, *node);
+    const std::string host = dial.first;
+    const uint16_t port = dial.second;
     ConnectOptions conn = ctx_->opts.conn;
     // Cluster replicas serve reads after READONLY (once per connection;
     // harmless on a master); a ring's standalone servers need none.

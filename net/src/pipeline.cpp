@@ -5,6 +5,7 @@
 
 #include "cloudroute/core/keyslot.hpp"
 #include "cloudroute/core/topology.hpp"
+#include "cloudroute/net/command_rules.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -15,6 +16,26 @@ void Pipeline::Add(Access access, size_t key_index, std::vector<std::string_view
   j.access = access;
   j.slot = KeySlot(argv[key_index].data(), argv[key_index].size());
   j.argv = std::move(argv);
+}
+
+Status Pipeline::AddAuto(size_t key_index, std::vector<std::string_view> argv) {
+  // A state change (SSUBSCRIBE …) is queued as it is: Execute refuses it in
+  // its place, as for Add, whatever the table says of its keys.
+  if (!RefuseStateChange(argv, ConnectionUse::kShared).ok()) {
+    const size_t at = key_index > 0 ? key_index : argv.size() > 1 ? 1 : 0;
+    Add(Access::kWrite, at, std::move(argv));
+    return Status::Ok();
+  }
+  CommandRoute route = client_->Classify(argv);
+  if (key_index > 0) route.keys = {key_index};
+  if (route.keys.empty()) {
+    return Error(Code::kInvalid, std::string(argv[0].substr(0, 64)) +
+                                     " names no key to route it by: send it to a node by name");
+  }
+  // Several keys: the first places it (the server answers CROSSSLOT when
+  // they are in different slots).
+  Add(route.access, route.keys.front(), std::move(argv));
+  return Status::Ok();
 }
 
 Status Pipeline::AddForNode(Access access, const std::string &host, uint16_t port,

@@ -18,7 +18,8 @@ seconds=${1:-20}
 shift || true
 targets=("$@")
 ((${#targets[@]} > 0)) ||
-  targets=(cluster_slots cluster_shards static_topology config rings shard_groups reply_reader client)
+  targets=(cluster_slots cluster_shards static_topology config rings shard_groups reply_reader client
+    command_table)
 command -v clang++-14 >/dev/null || { echo "fuzz: clang++-14 is missing: run ./scripts/deps.sh" >&2; exit 1; }
 
 preset=${CR_FUZZ_PRESET:-fuzz}

@@ -229,7 +229,7 @@ def test_bad_input(client: Client, cluster: Dict[str, str]) -> None:
     with pytest.raises(cloudroute.InvalidArgumentError):
         client.command(0, 1, ["GET"])
     with pytest.raises(cloudroute.InvalidArgumentError):
-        client.command(2, 1, ["GET", "k"])
+        client.command(3, 1, ["GET", "k"])  # 0 read, 1 write, 2 AUTO
     with pytest.raises(cloudroute.InvalidArgumentError):
         _native_mset_mismatch(client)
     with pytest.raises(TypeError, match="unexpected keyword"):

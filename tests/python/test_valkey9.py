@@ -5,7 +5,9 @@ installs it, scripts/valkey9-path.sh finds it) on a cluster of its own, ports
 - zones from the server: every node sets its availability-zone (az-a in cloud
   A, az-b in cloud B) and a client given only ``Config(client_zone="az-a")``
   ranks az-a nodes LOCAL and az-b nodes SAME_REGION, and its reads stay in az-a;
-- ``Client(..., db=2)``: keys written and read in database 2, absent from 0.
+- ``Client(..., db=2)``: keys written and read in database 2, absent from 0;
+- ``execute_command`` classes commands by the server's own table: HTTL (read
+  on Valkey 9.1) goes to the local replica, HGETEX (a write) to the master.
 
 Also, on the session's redis 7 cluster (database 0 only): ``db=2`` fails the
 start with the server's reply, and a bad ``client_zone`` is refused at once.
@@ -78,6 +80,48 @@ def test_client_zone_alone_gives_tiers_from_the_servers_zones(cluster9: Dict[str
         after = c.stats()
         assert after.reads - before.reads == len(keys)
         assert after.reads_by_tier[Tier.LOCAL] - before.reads_by_tier[Tier.LOCAL] == len(keys)
+
+
+def calls(addr: str, command: str) -> int:
+    """calls of command in the node's INFO commandstats (0: never run)."""
+    stats = node(addr).info("commandstats")
+    return int(stats.get(f"cmdstat_{command}", {}).get("calls", 0))
+
+
+def test_execute_command_lets_the_server_class_hash_field_expiry(cluster9: Dict[str, str]) -> None:
+    """HTTL is read-only on Valkey 9.1 (COMMAND INFO): execute_command without
+    read= sends it to the key's local replica; HGETEX is a write: the master."""
+    nodes = addrs(cluster9)
+    for addr, cloud in nodes.items():
+        assert node(addr).config_set("availability-zone", "az-a" if cloud == "A" else "az-b")
+    with Client(cluster9["NODE1_ADDR"], Config(client_zone="az-a", policy="local-replicas-first")) as c:
+        key = "{" + cluster9["SHARD1_KEY"] + "}:httl"
+        c.execute_command("HSET", key, "f", "v", "g", "w")
+        assert c.execute_command("HEXPIRE", key, 1000, "FIELDS", 1, "f") == [1]
+        replica = cluster9["NODE2_ADDR"]  # shard 1's replica in cloud A (az-a)
+        master = cluster9["NODE1_ADDR"]
+        deadline = time.monotonic() + 10
+        while c.execute_command("HTTL", key, "FIELDS", 1, "f")[0] <= 0:  # replicated yet?
+            assert time.monotonic() < deadline, "the replica never had the field's expiry"
+            time.sleep(0.02)
+        before = {a: calls(a, "httl") for a in nodes}
+        for _ in range(20):
+            assert c.execute_command("HTTL", key, "FIELDS", 1, "f")[0] > 0
+        served = {a: calls(a, "httl") - before[a] for a in nodes}
+        assert served[replica] == 20, served
+        assert sum(served.values()) == 20, served
+        before_master = calls(master, "hgetex")
+        before_sent = {(s.host, s.port): s.writes for s in c.node_stats()}
+        for _ in range(5):
+            c.execute_command("HGETEX", key, "PERSIST", "FIELDS", 1, "g")
+        assert calls(master, "hgetex") - before_master == 5
+        host, port = master.split(":")
+        after_sent = {(s.host, s.port): s.writes for s in c.node_stats()}
+        assert after_sent[(host, int(port))] - before_sent.get((host, int(port)), 0) == 5
+        # read=False still decides as before: the master.
+        before = calls(master, "httl")
+        c.execute_command("HTTL", key, "FIELDS", 1, "f", read=False)
+        assert calls(master, "httl") - before == 1
 
 
 def test_db_keeps_keys_in_their_database(cluster9: Dict[str, str]) -> None:

@@ -1,12 +1,15 @@
 // `cloudroute exec --seeds HOST:PORT[,…] [--node H:P | --all-masters |
-// --all-nodes] [--read] [--key-index N] [--timeout MS] -- CMD ARG…`: any
-// command on a live cluster. Without a target it is routed by its key
-// (argument --key-index, default 1: GET key, HSET key …; a write to the
-// master unless --read); with one it goes to that node, every master or
+// --all-nodes] [--read | --write] [--key-index N] [--timeout MS] -- CMD
+// ARG…`: any command on a live cluster. Without a target it is classed and
+// placed as the server's command table says (CR_ACCESS_AUTO: a read when
+// the server flags it readonly, else a write to the master; routed by the
+// keys its key specs find) — --read or --write overrides the class,
+// --key-index N the key; with a target it goes to that node, every master or
 // every node (cr_client_command_nodes), and each node's answer is printed
 // under its address. --timeout replaces the tier timeout for the call
 // (BLPOP, XREAD BLOCK, WAIT). Locality, --policy, --remap, --user,
 // --client-name and --stats as for get/set/mget.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -32,8 +35,8 @@ int CmdExec(const std::vector<std::string> &args) {
   if (int rc = setup.Parse(opts, &rest)) return rc;
   std::string node;
   int target = -1;  // none: routed by the key
-  bool read = false;
-  unsigned long key_index = 1;
+  cr_access access = CR_ACCESS_AUTO;
+  unsigned long key_index = 0;  // 0: the server's key specs find it
   cr_call_options call = CR_CALL_OPTIONS_INIT;
   for (size_t i = 0; i < rest.size(); ++i) {
     const std::string &a = rest[i];
@@ -52,8 +55,9 @@ int CmdExec(const std::vector<std::string> &args) {
     } else if (a == "--all-masters" || a == "--all-nodes") {
       if (target != -1) return Usage("exec: give one of --node, --all-masters, --all-nodes");
       target = a == "--all-masters" ? CR_TARGET_MASTERS : CR_TARGET_ALL_NODES;
-    } else if (a == "--read") {
-      read = true;
+    } else if (a == "--read" || a == "--write") {
+      if (access != CR_ACCESS_AUTO) return Usage("exec: give one of --read, --write");
+      access = a == "--read" ? CR_ACCESS_READ : CR_ACCESS_WRITE;
     } else if (a == "--key-index") {
       if (!number(&key_index) || key_index == 0) return Usage("exec: --key-index wants N >= 1");
     } else if (a == "--timeout") {
@@ -64,8 +68,12 @@ int CmdExec(const std::vector<std::string> &args) {
     }
   }
   if (cmd.empty()) return Usage("exec: no command (cloudroute exec [options] -- CMD ARG...)");
-  if (target == -1 && key_index >= cmd.size()) {
-    return Usage("exec: " + cmd[0] + " has no argument " + std::to_string(key_index) +
+  if (access != CR_ACCESS_AUTO && key_index == 0) key_index = 1;
+  // A command of its name alone names no key (the server's key specs find
+  // none in it either).
+  if (target == -1 && std::max<size_t>(key_index, 1) >= cmd.size()) {
+    return Usage("exec: " + cmd[0] + " has no argument " +
+                 std::to_string(std::max<size_t>(key_index, 1)) +
                  " to route by; give --key-index, --node, --all-masters or --all-nodes");
   }
   if (int rc = setup.Connect()) return rc;
@@ -79,9 +87,8 @@ int CmdExec(const std::vector<std::string> &args) {
   int exit_code = kExitOk;
   if (target == -1) {
     cr_reply *r = nullptr;
-    const cr_status s =
-        cr_client_command_opts(&r, setup.client, &call, read ? CR_ACCESS_READ : CR_ACCESS_WRITE,
-                               key_index, p.size(), p.data(), l.data());
+    const cr_status s = cr_client_command_opts(&r, setup.client, &call, access, key_index, p.size(),
+                                               p.data(), l.data());
     if (s != CR_OK) return Die(cmd[0], s), kExitCommandFailed;
     std::string out;
     FormatReply(r, 0, &out);

@@ -2,17 +2,18 @@
 // per line with redis-cli's quoting, run as one pipeline on a live cluster
 // (cr_pipeline_*: grouped per node, all nodes at once) and their replies
 // printed in order in redis-cli's format — "value", (integer) N, (nil),
-// (error) …, numbered arrays. Each command is routed by its key (the
-// argument after the name) as a read when the name is a read-only command,
-// else as a write; a keyless command (PING, INFO, DBSIZE …) goes to the
-// --node HOST:PORT given, and is an error in place without one.
+// (error) …, numbered arrays. Each command is classed and placed as the
+// server's command table says (CR_ACCESS_AUTO: a read when the server flags
+// it readonly, else a write; routed by the keys its key specs find); a
+// keyless command (PING, INFO, DBSIZE …) goes to the --node HOST:PORT given,
+// and is an error in place without one.
 // Exit codes: 0 every command succeeded, 1 some failed (each error printed
 // in its place), 2 usage or input errors (nothing is sent).
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -21,31 +22,6 @@
 namespace cli {
 
 namespace {
-
-// Read-only commands (served by replicas too, retried on the next
-// candidate). Anything else is a write: sent to the master, never re-sent.
-const std::set<std::string> kReadOnly = {
-    "GET",        "MGET",       "STRLEN",        "GETRANGE",    "SUBSTR",    "EXISTS",
-    "TTL",        "PTTL",       "EXPIRETIME",    "TYPE",        "HGET",      "HMGET",
-    "HGETALL",    "HKEYS",      "HVALS",         "HLEN",        "HEXISTS",   "HSTRLEN",
-    "HRANDFIELD", "LRANGE",     "LLEN",          "LINDEX",      "LPOS",      "SMEMBERS",
-    "SISMEMBER",  "SMISMEMBER", "SCARD",         "SRANDMEMBER", "SINTER",    "SUNION",
-    "SDIFF",      "ZRANGE",     "ZRANGEBYSCORE", "ZRANGEBYLEX", "ZREVRANGE", "ZREVRANGEBYSCORE",
-    "ZSCORE",     "ZMSCORE",    "ZCARD",         "ZCOUNT",      "ZLEXCOUNT", "ZRANK",
-    "ZREVRANK",   "XRANGE",     "XREVRANGE",     "XLEN",        "BITCOUNT",  "BITPOS",
-    "GETBIT",     "DUMP",       "OBJECT",        "PFCOUNT",     "GEOPOS",    "GEODIST",
-    "GEOSEARCH",  "SORT_RO",    "EVAL_RO",       "EVALSHA_RO",  "FCALL_RO",  "TOUCH"};
-
-// Commands that name no key: they need --node.
-const std::set<std::string> kKeyless = {
-    "PING",   "ECHO",    "INFO",   "DBSIZE", "TIME",     "LASTSAVE", "CLUSTER", "CONFIG",
-    "CLIENT", "COMMAND", "MEMORY", "SCRIPT", "FUNCTION", "FLUSHALL", "FLUSHDB", "RANDOMKEY",
-    "SCAN",   "KEYS",    "SAVE",   "BGSAVE", "ROLE",     "HELLO",    "ACL",     "SLOWLOG"};
-
-std::string Upper(std::string s) {
-  for (char &c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -193,15 +169,16 @@ int CmdPipe(const std::vector<std::string> &args) {
       ptrs[i].push_back(x.data());
       lens[i].push_back(x.size());
     }
-    const std::string name = Upper(a[0]);
-    const cr_access access = kReadOnly.count(name) ? CR_ACCESS_READ : CR_ACCESS_WRITE;
-    if (a.size() < 2 || kKeyless.count(name)) {
+    // The server's command table classes it and finds its keys; CR_EINVAL
+    // here means it names none (PING, INFO, CLUSTER …): the --node's.
+    s = cr_pipeline_add(p, CR_ACCESS_AUTO, 0, a.size(), ptrs[i].data(), lens[i].data());
+    if (s == CR_EINVAL && std::strstr(cr_last_error(), "names no key") == nullptr) {
+      refused[i] = cr_last_error();  // SUBSCRIBE, SELECT …: refused for what they do
+    } else if (s == CR_EINVAL) {
       s = node_port == 0 ? CR_EINVAL
-                         : cr_pipeline_add_node(p, access, node_host.c_str(), node_port, a.size(),
-                                                ptrs[i].data(), lens[i].data());
+                         : cr_pipeline_add_node(p, CR_ACCESS_AUTO, node_host.c_str(), node_port,
+                                                a.size(), ptrs[i].data(), lens[i].data());
       if (node_port == 0) refused[i] = a[0] + " has no key: give --node HOST:PORT to send it";
-    } else {
-      s = cr_pipeline_add(p, access, 1, a.size(), ptrs[i].data(), lens[i].data());
     }
     if (s != CR_OK && refused[i].empty()) refused[i] = cr_last_error();
     if (s == CR_OK) queued.push_back(i);

@@ -50,7 +50,7 @@ from ._native import (
     parse_cluster_slots,
     parse_static,
 )
-from .client import READ, WRITE, Client, ClientStats, NodeStats
+from .client import AUTO, READ, WRITE, Client, ClientStats, NodeStats
 from .sentinel import SentinelClient, SentinelStats
 from .commands import Pinned, Script
 from .pipeline import Pipeline
@@ -110,6 +110,7 @@ __all__ = [
     "Pinned",
     "Script",
     "Pipeline",
+    "AUTO",
     "READ",
     "WRITE",
     "Policy",

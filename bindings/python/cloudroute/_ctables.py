@@ -110,6 +110,7 @@ ENUMS: Dict[str, Tuple[Tuple[str, int], ...]] = {
     "cr_access": (
         ("READ", 0),
         ("WRITE", 1),
+        ("AUTO", 2),
     ),
     "cr_log_level": (
         ("DEBUG", 0),

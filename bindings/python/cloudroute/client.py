@@ -35,13 +35,17 @@ from .errors import InvalidArgumentError
 if TYPE_CHECKING:
     from .pipeline import Pipeline
 
-__all__ = ["Client", "ClientStats", "NodeStats", "READ", "WRITE"]
+__all__ = ["AUTO", "Client", "ClientStats", "NodeStats", "READ", "WRITE"]
 
 #: Access of execute_command / command: a read may be served by a replica
 #: (the key's read candidates, local first) and is retried on the next
 #: candidate; a write goes to the master and is never re-sent.
 READ = 0
 WRITE = 1
+#: ... or as the server's own command table says (COMMAND, learned once per
+#: client): a read when the server flags the command readonly, else a write;
+#: key_index 0 lets the server's key specs find the key.
+AUTO = 2
 
 #: A command argument: bytes, str (UTF-8), int, float or a bytes-like object.
 Arg = Union[bytes, str, int, float, bytearray, memoryview]
@@ -218,20 +222,30 @@ class Client(Closing, ClientCommands):
     # -- generic -------------------------------------------------------------
 
     def execute_command(
-        self, *args: Arg, read: bool = False, key_index: int = 1, timeout: Optional[float] = None
+        self,
+        *args: Arg,
+        read: Optional[bool] = None,
+        key_index: Optional[int] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
-        """Any single-key command: ``execute_command("HINCRBY", "h", "f", 2)``.
+        """Any keyed command: ``execute_command("HINCRBY", "h", "f", 2)``.
 
-        ``read=True`` lets a replica serve it (local candidates first); the
-        default sends it to the key's master. ``key_index`` is the position of
-        the key that places the command (1 for most commands). ``timeout``
+        By default the server decides (AUTO): a command it flags readonly
+        (GET, HTTL on Valkey 9, EVAL_RO, OBJECT ENCODING …) may be served by a
+        replica (local candidates first), anything else goes to the key's
+        master, and its key specs find the key (EVAL_RO's numkeys, XREAD's
+        STREAMS …). ``read=True`` / ``read=False`` decide instead (the key at
+        ``key_index``, default 1); ``key_index`` alone keeps the server's
+        class and places the command by that argument. ``timeout``
         (seconds) replaces the node's tier timeout for this call — for
         BLPOP, XREAD BLOCK, WAIT or a slow command; its passing raises
         TimeoutError but does not mark the node down.
         """
+        access = AUTO if read is None else READ if read else WRITE
+        index = key_index if key_index is not None else 0 if read is None else 1
         if timeout is not None:
-            return self.command_opts(READ if read else WRITE, key_index, args, _timeout_ms(timeout))
-        return self.command(READ if read else WRITE, key_index, args)
+            return self.command_opts(access, index, args, _timeout_ms(timeout))
+        return self.command(access, index, args)
 
     # -- strings -------------------------------------------------------------
 

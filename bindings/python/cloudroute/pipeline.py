@@ -38,6 +38,7 @@ __all__ = ["Pipeline"]
 
 _READ = 0
 _WRITE = 1
+_AUTO = 2  # the server's command table decides (client.AUTO)
 
 #: Where a queued command goes: its key's position, or a (host, port) node.
 _Target = Union[int, Tuple[str, int]]
@@ -128,22 +129,26 @@ class Pipeline:
     def execute_command(
         self,
         *args: Arg,
-        read: bool = False,
-        key_index: int = 1,
+        read: Optional[bool] = None,
+        key_index: Optional[int] = None,
         node: Optional[Tuple[str, int]] = None,
     ) -> "Pipeline":
         """Queues any command: ``execute_command("HINCRBY", "h", "f", 2)``.
 
-        ``read=True`` lets a replica serve it; ``key_index`` is the position
-        of the key that places it (1 for most commands). A keyless command
-        (PING, INFO, DBSIZE …) needs ``node=(host, port)``: it is sent to
-        that node only, once.
+        As Client.execute_command, the server decides by default whether it
+        is a read and which key places it; ``read=True`` / ``read=False`` and
+        ``key_index`` decide instead. A keyless command (PING, INFO, DBSIZE …)
+        needs ``node=(host, port)``: it is sent to that node only, once.
         """
         if not args:
             raise InvalidArgumentError("execute_command needs at least the command name")
-        access = _READ if read else _WRITE
+        access = _AUTO if read is None else _READ if read else _WRITE
         if node is not None:
             return self._queue(access, (node[0], node[1]), args)
+        if key_index is None:
+            key_index = 0 if read is None else 1
+        if key_index == 0 and len(args) < 2:  # its name alone: no key for the server's table to find
+            raise InvalidArgumentError(f"{args[0]!r} has no key: a keyless command needs node=(host, port)")
         if key_index >= len(args):
             raise InvalidArgumentError(
                 f"{args[0]!r} has no key at index {key_index}: a keyless command needs node=(host, port)"

@@ -102,15 +102,22 @@ class Args {
 };
 
 // The arguments of a `command(access, key_index, args)` call, checked:
-// access 0 (read) or 1 (write), at least one argument, key_index below the
-// argument count (InvalidArgumentError otherwise).
+// access 0 (read), 1 (write) or 2 (the server's command table decides), at
+// least one argument, key_index below the argument count
+// (InvalidArgumentError otherwise).
+// access 0, 1 or 2 as a cr_access (InvalidArgumentError otherwise).
+inline cr_access AccessOf(py::handle a) {
+  static constexpr cr_access kAccess[] = {CR_ACCESS_READ, CR_ACCESS_WRITE, CR_ACCESS_AUTO};
+  return kAccess[BoundedInt(a, "access", 0, 2)];
+}
+
 struct CommandCall {
   cr_access access;
   size_t key_index;
   Args argv;
 
   CommandCall(py::handle a, py::handle ki, py::handle args) {
-    access = BoundedInt(a, "access", 0, 1) == 0 ? CR_ACCESS_READ : CR_ACCESS_WRITE;
+    access = AccessOf(a);
     argv.Set(args, "args");
     if (argv.size() == 0) ThrowInvalid("a command needs at least one argument");
     key_index = static_cast<size_t>(BoundedInt(ki, "key_index", 0, INT32_MAX));

@@ -27,7 +27,7 @@ void Queue(cr_pipeline *p, py::handle command, Args *argv) {
     ThrowInvalid("each pipeline command must be a tuple (access, key_index or (host, port), args)");
   }
   const py::tuple t = py::reinterpret_borrow<py::tuple>(command);
-  const cr_access access = BoundedInt(t[0], "access", 0, 1) == 0 ? CR_ACCESS_READ : CR_ACCESS_WRITE;
+  const cr_access access = AccessOf(t[0]);
   argv->Set(t[2], "args");
   if (argv->size() == 0) ThrowInvalid("a command needs at least one argument");
   if (PyTuple_Check(t[1].ptr())) {

@@ -329,22 +329,27 @@
 
 (defn- string-keys [m] (into {} (for [[k v] m] [(name k) v])))
 (defn- utf8 [v] (if (bytes? v) (String. ^bytes v StandardCharsets/UTF_8) v))
-(defn- access ^Access [a] (if (= a :read) Access/READ Access/WRITE))
+(defn- access ^Access [a] (case a :read Access/READ :auto Access/AUTO Access/WRITE))
 (defn- call-options ^CallOptions [{:keys [timeout-ms]}]
   (when timeout-ms (.timeoutMs (CallOptions.) (int timeout-ms))))
 
 (defn command
   "Any command on one key: (command c :read \"HGET\" \"h\" \"f\"); the key is the first
-  argument after the command name. Bulk strings come back as byte arrays."
+  argument after the command name. :auto lets the server's command table decide whether it is
+  a read and which argument is its key: (command c :auto \"EVAL_RO\" \"...\" \"1\" \"k\").
+  Bulk strings come back as byte arrays."
   [^Client c access & args]
-  (checked (.command c (if (= access :write) Access/WRITE Access/READ) (int 1) (object-array args))))
+  (checked (.command c (case access :write Access/WRITE :auto Access/AUTO Access/READ)
+                     (int (if (= access :auto) 0 1)) (object-array args))))
 
 (defn command-opts
-  "Any command with options {:access :read|:write (default :write) :key-index 1 :timeout-ms n}:
+  "Any command with options {:access :read|:write|:auto (default :write) :key-index n
+  :timeout-ms n} (:key-index defaults to 1, to 0 with :auto: the server's key specs find it):
   (command-opts c {:access :write :timeout-ms 5000} [\"BLPOP\" \"q\" \"4\"]). :timeout-ms
   replaces the node's tier timeout for this call (its passing is not a node failure)."
-  [^Client c {:keys [key-index] :or {key-index 1} :as opts} args]
-  (checked (.command c (call-options opts) (access (:access opts :write)) (int key-index)
+  [^Client c {:keys [key-index] :as opts} args]
+  (checked (.command c (call-options opts) (access (:access opts :write))
+                     (int (or key-index (if (= (:access opts) :auto) 0 1)))
                      (object-array args))))
 
 (defn fetch

@@ -51,6 +51,7 @@
 #include "cloudroute/net/cluster_observer.hpp"
 #include "cloudroute/net/cluster_scan.hpp"
 #include "cloudroute/net/command_executor.hpp"
+#include "cloudroute/net/command_table.hpp"
 #include "cloudroute/net/discovery.hpp"
 #include "cloudroute/net/node_commands.hpp"
 #include "cloudroute/net/node_pools.hpp"
@@ -81,6 +82,18 @@ class Client {
   // when they do not share one; no keys: a random slot's shard.
   Result<ReplyPtr> ExecuteKeys(Access access, const std::vector<std::string> &keys,
                                const Args &args, const CallOptions &call = {});
+
+  // Any command, classed by the server's command table (command_table.hpp):
+  // a read when the server flags it readonly, else a write; routed by the
+  // keys its key specs find (all in one slot, else kInvalid "CROSSSLOT"
+  // before anything is sent), or by args[key_index] when key_index > 0.
+  // Errors: kInvalid for a command with no key (send it to nodes by name).
+  Result<ReplyPtr> ExecuteAuto(size_t key_index, const Args &args, const CallOptions &call = {});
+  // How the server's table (or the static fallback) classes argv: learned
+  // on the first call (command_table.hpp).
+  CommandRoute Classify(const std::vector<std::string_view> &argv) {
+    return commands_.Get()->Classify(argv);
+  }
 
   // Keyless and node-targeted commands (node_commands.hpp): address names
   // the node for NodeTarget::kNode. Each node's answer is in its entry.
@@ -146,6 +159,7 @@ class Client {
   ClusterObserver observer_;
   NodePools pools_;
   CommandExecutor executor_;
+  CommandTables commands_{&ctx_};
   AsyncCalls async_;  // closed first of all, in ~Client
   // Its thread is stopped first of all, in ~Client.
   std::unique_ptr<RecoveryProber> prober_;

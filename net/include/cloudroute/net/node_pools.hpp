@@ -41,6 +41,10 @@
 namespace cloudroute {
 namespace net {
 
+// Where to dial node: its announced address, or where the configuration
+// re-points it (connect_via).
+std::pair<std::string, uint16_t> DialAddress(const ClientContext &ctx, const NodeEntry &node);
+
 struct NodeStatsValues {
   const NodeEntry *node = nullptr;
   std::shared_ptr<NodePins> pin;  // keeps node from being reclaimed while these values live

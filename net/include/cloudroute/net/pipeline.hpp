@@ -33,6 +33,13 @@ class Pipeline {
   // REQUIRES: key_index < argv.size(); the bytes argv views stay valid and
   // unchanged until Execute() or Clear() returns.
   void Add(Access access, size_t key_index, std::vector<std::string_view> argv);
+  // A command classed and placed by the server's command table, as
+  // Client::ExecuteAuto (key_index > 0: routed by argv[key_index]).
+  // A command that would change the connection's state is queued and
+  // refused in its place, as with Add.
+  // Errors: kInvalid for a command with no key (AddForNode it).
+  // REQUIRES: key_index < argv.size(); as Add.
+  Status AddAuto(size_t key_index, std::vector<std::string_view> argv);
   // A command for the node host:port only (keyless commands: PING, INFO,
   // DBSIZE …), sent once: a redirect or a failure is its result.
   // Errors: kNotFound when the client's router has never seen the node.
@@ -41,6 +48,7 @@ class Pipeline {
                     std::vector<std::string_view> argv);
 
   size_t size() const { return jobs_.size(); }
+  Client *client() const { return client_; }
   // Runs every queued command; results in queue order (each Job's reply or
   // status). The queue is empty afterwards.
   std::vector<Job> Execute();

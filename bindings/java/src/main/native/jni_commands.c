@@ -129,8 +129,8 @@ JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Pipeline_execute0(
     (*env)->DeleteLocalRef(env, one);
     if (!ok) goto done;
     ++taken;
-    if (ints[i] != CR_ACCESS_READ && ints[i] != CR_ACCESS_WRITE) {
-      crj_throw_invalid(env, "access must be READ or WRITE");
+    if (ints[i] != CR_ACCESS_READ && ints[i] != CR_ACCESS_WRITE && ints[i] != CR_ACCESS_AUTO) {
+      crj_throw_invalid(env, "access must be READ, WRITE or AUTO");
       goto done;
     }
     if (!pipeline_queue(env, p, &a[i], i, ints[i], ints[n + i], hosts, ints[2 * n + i])) goto done;

@@ -10,7 +10,9 @@ public enum Access implements Labeled {
   /** CR_ACCESS_READ. */
   READ("read"),
   /** CR_ACCESS_WRITE. */
-  WRITE("write");
+  WRITE("write"),
+  /** CR_ACCESS_AUTO. */
+  AUTO("auto");
 
   private static final Access[] VALUES = values();
   private final String label;

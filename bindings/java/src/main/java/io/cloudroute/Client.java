@@ -100,6 +100,15 @@ public final class Client extends NativeResource {
     return command(Access.WRITE, 1, args);
   }
 
+  /**
+   * Any keyed command, classed and placed as the server's command table says ({@link
+   * Access#AUTO}): {@code exec("HTTL", "h", "FIELDS", "1", "f")} is a read where the server flags
+   * it readonly.
+   */
+  public Object exec(Object... args) {
+    return command(Access.AUTO, 0, args);
+  }
+
   /** GET; null when the key does not exist. */
   public byte[] get(byte[] key) {
     return (byte[]) get0(key);

@@ -138,6 +138,11 @@ public final class Pipeline {
     return command(Access.WRITE, 1, args);
   }
 
+  /** Any keyed command, classed and placed as the server's command table says (Access.AUTO). */
+  public Pipeline exec(Object... args) {
+    return command(Access.AUTO, 0, args);
+  }
+
   /**
    * A command for the node "host:port" only ({@code [v6]:port} for IPv6) — a keyless command
    * (PING, INFO, DBSIZE ...) or a key placed by the caller. Sent once: a redirect, an error or a
