@@ -1886,9 +1886,13 @@ typedef void (*cr_completion_fn)(void *ud, cr_status status, cr_reply *reply);
  * comes and the connection serves on). done(ud, ...) runs once, later, on
  * the engine thread, a worker thread of the client, or (completion queue)
  * in cr_client_run_completions — never inside this call. ud is the caller's
- * (the library never touches it). Errors (done will not run): CR_EINVAL
- * (as cr_client_command_opts — NULL pointers, argc 0, key_index >= argc, a
- * command no shared connection may carry —, done NULL, or the client being
+ * (the library never touches it). CR_ACCESS_AUTO classes and places the
+ * command as cr_client_command does, before the submit returns (a client's
+ * first such call learns the server's command table on the calling thread:
+ * it waits for that node once). Errors (done will not run): CR_EINVAL (as
+ * cr_client_command_opts — NULL pointers, argc 0, key_index >= argc, a
+ * command no shared connection may carry, with CR_ACCESS_AUTO a keyless
+ * command or keys in several slots —, done NULL, or the client being
  * freed), CR_EVERSION, CR_ENOMEM. Thread-safety: any thread, a callback
  * too. */
 CR_API cr_status cr_client_submit(cr_client *c, const cr_call_options *opts, cr_access access,

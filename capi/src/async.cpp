@@ -24,10 +24,19 @@ cr_status cr_client_submit(cr_client *c, const cr_call_options *opts, cr_access 
     net::CallOptions call;
     if (cr_status s = ReadCallOptions(&call, opts, fn); s != CR_OK) return s;
     net::Args args = ArgsFrom(argv, argvlen, argc);
-    const std::string key = args[key_index];
-    const bool read = RawEnum(access) == CR_ACCESS_READ;
+    net::Access a = RawEnum(access) == CR_ACCESS_READ ? net::Access::kRead : net::Access::kWrite;
+    size_t key_at = key_index;
+    if (RawEnum(access) == CR_ACCESS_AUTO) {
+      // As the blocking call classes it (the first such call of a client
+      // learns the server's command table, on this thread).
+      cloudroute::Result<cloudroute::net::CommandRoute> route = c->client->PlanAuto(key_index, args);
+      if (!route.ok()) return Check(route.status());
+      a = route->access;
+      key_at = route->keys[0];
+    }
+    const std::string key = args[key_at];
     return Check(c->client->Submit(
-        read ? net::Access::kRead : net::Access::kWrite, key, std::move(args), call,
+        a, key, std::move(args), call,
         [done, ud](cloudroute::Result<net::ReplyPtr> r) {
           cr_reply *reply = nullptr;
           // The callback owns the reply; a failure's text is this thread's

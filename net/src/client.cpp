@@ -80,7 +80,7 @@ Result<ReplyPtr> Client::ExecuteKeys(Access access, const std::vector<std::strin
   return executor_.ExecuteSlot(access, slot, args, call);
 }
 
-Result<ReplyPtr> Client::ExecuteAuto(size_t key_index, const Args &args, const CallOptions &call) {
+Result<CommandRoute> Client::PlanAuto(size_t key_index, const Args &args) {
   if (args.empty()) return Error(Code::kInvalid, "empty command");
   // SUBSCRIBE, SELECT …: refused for what they would do to the connection,
   // before a table is asked what their keys are (channels are none).
@@ -92,11 +92,25 @@ Result<ReplyPtr> Client::ExecuteAuto(size_t key_index, const Args &args, const C
     return Error(Code::kInvalid,
                  args[0].substr(0, 64) + " names no key to route it by: send it to a node by name");
   }
-  if (route.keys.size() == 1)
-    return executor_.Execute(route.access, args[route.keys[0]], args, call);
+  const std::string &first = args[route.keys[0]];
+  const uint16_t slot = KeySlot(first.data(), first.size());
+  for (size_t i : route.keys) {
+    if (KeySlot(args[i].data(), args[i].size()) != slot) {
+      return Error(Code::kInvalid, "CROSSSLOT: the keys of " + args[0] +
+                                       " hash to different slots (use a {hash tag}); nothing "
+                                       "was sent");
+    }
+  }
+  return route;
+}
+
+Result<ReplyPtr> Client::ExecuteAuto(size_t key_index, const Args &args, const CallOptions &call) {
+  Result<CommandRoute> route = PlanAuto(key_index, args);
+  if (!route.ok()) return route.status();
+  if (route->keys.size() == 1) return executor_.Execute(route->access, args[route->keys[0]], args, call);
   std::vector<std::string> keys;
-  for (size_t i : route.keys) keys.push_back(args[i]);
-  return ExecuteKeys(route.access, keys, args, call);
+  for (size_t i : route->keys) keys.push_back(args[i]);
+  return ExecuteKeys(route->access, keys, args, call);
 }
 
 Result<ReplyPtr> Client::EvalScript(const Script &script, bool read_only,

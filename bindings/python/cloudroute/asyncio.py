@@ -39,7 +39,7 @@ import functools
 from types import TracebackType
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Type, Union
 
-from .client import READ, WRITE, Arg, Client as _SyncClient, Expiry, KeyT, Seeds, _set_args
+from .client import AUTO, READ, WRITE, Arg, Client as _SyncClient, Expiry, KeyT, Seeds, _set_args
 from .commands import _timeout_ms
 from .pipeline import Pipeline as _SyncPipeline
 
@@ -138,11 +138,19 @@ class Client:
         return fut
 
     async def execute_command(
-        self, *args: Arg, read: bool = False, key_index: int = 1, timeout: Optional[float] = None
+        self,
+        *args: Arg,
+        read: Optional[bool] = None,
+        key_index: Optional[int] = None,
+        timeout: Optional[float] = None,
     ) -> Any:
-        """Any single-key command, as :meth:`cloudroute.Client.execute_command`
-        (``read=True`` lets a replica serve it; ``timeout`` in seconds)."""
-        return await self._submit(READ if read else WRITE, key_index, args, timeout)
+        """Any keyed command, as :meth:`cloudroute.Client.execute_command`: by
+        default the server's command table classes it and finds its keys;
+        ``read=True`` / ``read=False`` decide instead (the key at
+        ``key_index``, default 1); ``timeout`` in seconds."""
+        access = AUTO if read is None else READ if read else WRITE
+        index = key_index if key_index is not None else 0 if read is None else 1
+        return await self._submit(access, index, args, timeout)
 
     async def get(self, name: KeyT) -> Optional[bytes]:
         """GET name: bytes, or None."""

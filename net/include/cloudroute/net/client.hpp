@@ -89,6 +89,10 @@ class Client {
   // before anything is sent), or by args[key_index] when key_index > 0.
   // Errors: kInvalid for a command with no key (send it to nodes by name).
   Result<ReplyPtr> ExecuteAuto(size_t key_index, const Args &args, const CallOptions &call = {});
+  // How ExecuteAuto (and an asynchronous CR_ACCESS_AUTO call) places args:
+  // its access and its keys' positions (at least one; every key in one
+  // slot), or the error ExecuteAuto returns without sending anything.
+  Result<CommandRoute> PlanAuto(size_t key_index, const Args &args);
   // How the server's table (or the static fallback) classes argv: learned
   // on the first call (command_table.hpp).
   CommandRoute Classify(const std::vector<std::string_view> &argv) {
