@@ -1,5 +1,5 @@
-// C API: pipelines — any commands in any slots, run at once on a cr_client
-// (net/pipeline.hpp does the work).
+// C API: pipelines — any commands in any places, run at once on a cr_client
+// or a cr_sharded_client (net/pipeline.hpp does the work).
 #include <memory>
 #include <string>
 #include <string_view>
@@ -7,14 +7,10 @@
 
 #include "cloudroute/net/pipeline.hpp"
 #include "live.hpp"
+#include "live_calls.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
-
-struct cr_pipeline {
-  explicit cr_pipeline(net::Client *c) : p(c) {}
-  net::Pipeline p;
-};
 
 namespace {
 
@@ -53,14 +49,7 @@ std::unique_ptr<cr_reply> ErrorReply(const cloudroute::Status &s) {
 extern "C" {
 
 cr_status cr_pipeline_new(cr_pipeline **out, cr_client *c) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_pipeline_new";
-    if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
-    *out = nullptr;
-    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-    *out = new cr_pipeline(c->client.get());
-    return CR_OK;
-  });
+  return Guard([&] { return PipelineNew(out, c, "cr_pipeline_new"); });
 }
 
 void cr_pipeline_free(cr_pipeline *p) { delete p; }

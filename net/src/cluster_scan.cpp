@@ -19,7 +19,7 @@ std::string Why(const Outcome &o) {
 
 Status ClusterScan::Start() {
   started_ = true;
-  snap_ = ctx_->router->Current();
+  snap_ = ctx_->topo->Current();
   if (snap_ == nullptr) return Error(Code::kNoTopology, "no topology installed");
   return Status::Ok();
 }
@@ -56,7 +56,7 @@ Result<ReplyPtr> ClusterScan::RoundTrip() {
   }
   // The shard's first round trip: the node a read would use, then the others.
   const CandidateSet &set = snap_->sets[shard_];
-  NodeRegistry &reg = ctx_->router->registry();
+  NodeRegistry &reg = ctx_->topo->registry();
   const Candidate *first = SelectCandidate(set, reg);
   std::vector<std::pair<NodeEntry *, Tier>> order;
   if (first != nullptr) order.emplace_back(first->node, first->tier);

@@ -400,7 +400,7 @@ bool FanOut::Dialed(Leg *leg) {
 const Candidate *FanOut::NextCandidate(const Job &job, const NodeEntry *node) {
   const CandidateSet *set = snap_ == nullptr ? nullptr : snap_->SetForSlot(job.slot);
   if (set == nullptr) return nullptr;
-  return VisitReadOrder(*set, ctx_->router->registry(), [&](const Candidate &c) {
+  return VisitReadOrder(*set, ctx_->topo->registry(), [&](const Candidate &c) {
     return c.node != node && !c.node->health.open() &&
            std::find(job.failed.begin(), job.failed.end(), c.node) == job.failed.end();
   });
