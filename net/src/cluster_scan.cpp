@@ -94,8 +94,12 @@ Status ClusterScan::Next(std::vector<std::string> *keys, bool *done) {
       return s;
     }
   }
-  const size_t shards = snap_->topology->shards.size();
-  while (!finished_ && shard_ < shards && snap_->topology->shards[shard_].ranges.empty()) ++shard_;
+  // A cluster's shards that serve slots; every group of shard groups (no
+  // cluster topology).
+  const Topology *topo = snap_->topology.get();
+  const size_t shards = topo != nullptr ? topo->shards.size() : snap_->sets.size();
+  while (!finished_ && shard_ < shards && topo != nullptr && topo->shards[shard_].ranges.empty())
+    ++shard_;
   if (finished_ || shard_ >= shards) {
     finished_ = true;
     *done = true;
