@@ -18,6 +18,7 @@ PYBIND11_MODULE(_native, m) {
   crpy::InitSentinelClient(m);
   crpy::InitClientCommands(m);
   crpy::InitPipeline(m);
+  crpy::InitShardedClient(m);
   m.attr("VERSION") = cr_version();              // the linked library
   m.attr("HEADER_VERSION") = CR_VERSION_STRING;  // the header compiled against
   m.attr("VERSION_NUMBER") = cr_version_number();
