@@ -80,19 +80,9 @@ cr_status cr_call_options_init(cr_call_options *opts, size_t size) {
 cr_status cr_client_command_opts(cr_reply **out, cr_client *c, const cr_call_options *opts,
                                  cr_access access, size_t key_index, size_t argc,
                                  const void *const *argv, const size_t *argvlen) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_client_command_opts";
-    if (cr_status s = CheckCommand(out, c, RawEnum(access), key_index, argc, argv, argvlen, fn);
-        s != CR_OK) {
-      return s;
-    }
-    net::CallOptions call;
-    if (cr_status s = ReadCallOptions(&call, opts, fn); s != CR_OK) return s;
-    net::Args args = ArgsFrom(argv, argvlen, argc);
-    const std::string key = args[key_index];
-    const bool read = RawEnum(access) == CR_ACCESS_READ;
-    return ReplyOut(
-        out, c->client->Execute(read ? net::Access::kRead : net::Access::kWrite, key, args, call));
+  return Guard([&] {
+    return CommandCall(out, c, opts, access, key_index, argc, argv, argvlen,
+                       "cr_client_command_opts");
   });
 }
 

@@ -16,6 +16,24 @@
 namespace cloudroute {
 namespace capi {
 
+// Any command on one key, with call options (opts may be NULL).
+template <typename H>
+cr_status CommandCall(cr_reply **out, H *c, const cr_call_options *opts, cr_access access,
+                      size_t key_index, size_t argc, const void *const *argv, const size_t *argvlen,
+                      const char *fn) {
+  if (cr_status s = CheckCommand(out, c, RawEnum(access), key_index, argc, argv, argvlen, fn);
+      s != CR_OK) {
+    return s;
+  }
+  net::CallOptions call;
+  if (cr_status s = ReadCallOptions(&call, opts, fn); s != CR_OK) return s;
+  net::Args args = ArgsFrom(argv, argvlen, argc);
+  const std::string key = args[key_index];
+  const net::Access a =
+      RawEnum(access) == CR_ACCESS_WRITE ? net::Access::kWrite : net::Access::kRead;
+  return ReplyOut(out, c->client->Execute(a, key, args, call));
+}
+
 template <typename H>
 cr_status MGetCall(cr_reply **out, H *c, const void *const *keys, const size_t *lens, size_t n,
                    const char *fn) {

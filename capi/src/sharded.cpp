@@ -93,19 +93,9 @@ cr_status cr_sharded_client_set_servers(cr_sharded_client *c, const char *const 
 cr_status cr_sharded_client_command(cr_reply **out, cr_sharded_client *c,
                                     const cr_call_options *opts, cr_access access, size_t key_index,
                                     size_t argc, const void *const *argv, const size_t *argvlen) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_sharded_client_command";
-    if (cr_status s = CheckCommand(out, c, RawEnum(access), key_index, argc, argv, argvlen, fn);
-        s != CR_OK) {
-      return s;
-    }
-    net::CallOptions call;
-    if (cr_status s = ReadCallOptions(&call, opts, fn); s != CR_OK) return s;
-    net::Args args = ArgsFrom(argv, argvlen, argc);
-    const std::string key = args[key_index];
-    const net::Access a =
-        RawEnum(access) == CR_ACCESS_WRITE ? net::Access::kWrite : net::Access::kRead;
-    return ReplyOut(out, c->client->Execute(a, key, args, call));
+  return Guard([&] {
+    return CommandCall(out, c, opts, access, key_index, argc, argv, argvlen,
+                       "cr_sharded_client_command");
   });
 }
 
