@@ -1919,6 +1919,179 @@ CR_API cr_status cr_client_run_completions(size_t *out_ran, cr_client *c, size_t
  * a worker, or, for the completion queue, the thread calling free. A call
  * in a worker's hands ends its wait at once; a dial or a backoff under way
  * ends within its own bound. */
+/* ======================================================================
+ * Pre-sharded client (hiredis): standalone servers placed on a ring
+ *
+ * Client-side sharding, as Jedis's ShardedJedis did it: a built cr_ring
+ * places each key on a shard (ring shard i is group i of the client's own
+ * cr_shard_groups table, named as the ring's shard, or "shard #i" for an
+ * unnamed one), and servers[i] serves shard i: "host:port" (its master) or
+ * "host:port,host:port,…" (the master, then its replicas). Nothing is
+ * asked of the servers: they are standalone (not cluster-mode) servers,
+ * and the table changes only through cr_sharded_client_set_servers.
+ *
+ * Commands run on the same engine as cr_client's and cr_sentinel_client's
+ * (its connection pools, failure rules, hedged reads, recovery probes, log
+ * events and counters). Reads go to the key's shard's instances in
+ * candidate order (locality from cfg, then weights): a connection error, a
+ * timeout or a LOADING reply marks the instance and moves on, so a shard
+ * whose master died keeps serving reads from its replicas. Writes go to the
+ * master only: one that cannot reach it fails (CR_ECONN / CR_ETIMEOUT; the
+ * message says whether it may have arrived) — nothing promotes a replica,
+ * and a write is never sent to one nor re-sent once it may have reached
+ * the server. A MOVED or ASK (a server in cluster mode) is refused
+ * (CR_EREDIS), never followed. Multi-key commands and pipelines send one
+ * command per shard, every shard at once; scripts and functions run on
+ * their keys' shard (keys on different shards: CR_EINVAL before anything is
+ * sent); cr_sharded_scan_new scans every shard; node commands go to one
+ * instance, every master or every instance. Errors: those of cr_client's
+ * calls, and CR_EUNAVAILABLE (a read no instance answered).
+ *
+ * Thread-safety: a cr_sharded_client is safe for concurrent use by any
+ * number of threads (cr_sharded_client_set_servers included), except
+ * cr_sharded_client_free. Its one thread is the recovery prober; a command
+ * runs on its caller's thread.
+ * ==================================================================== */
+
+typedef struct cr_sharded_client cr_sharded_client;
+
+typedef struct cr_sharded_options {
+  uint32_t struct_size;
+  uint32_t connect_timeout_ms;                /* default 1000 */
+  uint32_t command_timeout_ms[CR_TIER_COUNT]; /* by the instance's cr_tier; default
+                                                 500, 1000, 1000, 2000, 2000 */
+  uint32_t pool_size;                         /* connections per instance at most; default 8 */
+  uint32_t pool_idle_ms;                      /* default 60000 */
+  uint32_t max_retries;         /* TRYAGAIN / LOADING retries of a command; default 3 */
+  uint32_t retry_backoff_ms;    /* first backoff, doubling up to 1 s, jittered; default 50 */
+  uint32_t tcp_keepalive_s;     /* default 15; 0 = off */
+  uint32_t tcp_user_timeout_ms; /* default 10000; 0 = kernel default */
+  const char *username;         /* AUTH username; NULL = default user */
+  const char *password;         /* AUTH password; NULL = none. Copied, never logged */
+  const char *client_name;      /* CLIENT SETNAME; NULL = none */
+  uint32_t db;                  /* SELECT db in every new connection's handshake; 0-2147483647;
+                                   default 0 (no SELECT sent) */
+  /* TLS (OpenSSL), as cr_client_options' */
+  int tls;                     /* default 0 */
+  int tls_verify;              /* default 1 */
+  const char *tls_ca_file;     /* PEM bundle of trusted CAs; NULL with tls_ca_dir NULL = the
+                                  system store */
+  const char *tls_ca_dir;      /* OpenSSL hashed directory of CAs; may be NULL */
+  const char *tls_cert_file;   /* client certificate chain (PEM); NULL = none */
+  const char *tls_key_file;    /* its unencrypted PEM private key; with cert */
+  const char *tls_server_name; /* verify (and send as SNI) this name; NULL = each host */
+  /* Hedged reads, as cr_client_options' (off by default). */
+  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
+  uint32_t hedge_delay_ms;       /* 1-60000; default 20 */
+  uint32_t hedge_min_delay_ms;   /* ADAPTIVE; default 2 */
+  uint32_t hedge_budget_percent; /* 1-100; default 10 */
+  double hedge_percentile;       /* ADAPTIVE; (0, 100]; default 99.0 */
+} cr_sharded_options;
+
+#define CR_SHARDED_OPTIONS_INIT                                                                  \
+  {                                                                                              \
+    (uint32_t)sizeof(cr_sharded_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u, \
+        3u, 50u, 15u, 10000u, NULL, NULL, NULL, 0u, 0, 1, NULL, NULL, NULL, NULL, NULL,          \
+        CR_HEDGE_OFF, 20u, 2u, 10u, 99.0                                                         \
+  }
+/* Defaults into the caller's struct, as cr_parse_options_init. The first
+ * public layout of cr_sharded_options ends at hedge_percentile. */
+CR_API cr_status cr_sharded_options_init(cr_sharded_options *opts, size_t size);
+
+/* A client for the n_shards servers servers[0..n_shards-1] (see above),
+ * keys placed by ring (built, with n_shards shards; the client keeps its
+ * own reference). cfg (locality, weights, breaker; may be NULL) is copied;
+ * opts may be NULL. Nothing is dialed: a server that is down is found by
+ * the first command to it.
+ * Errors: CR_EINVAL (NULL or bad arguments; a ring not built, or with
+ * another shard count than n_shards; a server entry that is not
+ * "host:port[,host:port…]", the message naming it; duplicate shard names),
+ * CR_ELIMIT (more shards than the client can place).
+ * Ownership: free with cr_sharded_client_free. */
+CR_API cr_status cr_sharded_client_new(cr_sharded_client **out, const cr_config *cfg,
+                                       const cr_sharded_options *opts, const cr_ring *ring,
+                                       const char *const *servers, size_t n_shards);
+/* Stops the client's thread and closes every connection. NULL is a no-op.
+ * From c's log callback it returns at once and c is freed on a thread of
+ * the library's once the callback has returned (as cr_client_free).
+ * REQUIRES: no other call on c is running or will run. */
+CR_API void cr_sharded_client_free(cr_sharded_client *c);
+
+/* New addresses for every shard (servers as for cr_sharded_client_new, the
+ * same count): the ring and its names stay, so no key changes shard — the
+ * way to move a shard to another server (replicate it there, promote the
+ * copy, then point the client at it). Every shard's new instances take
+ * effect at once, for the commands that start after the call; commands in
+ * flight finish on the connections they hold; idle connections to
+ * instances no shard names any more are closed now. The same servers again
+ * change nothing. Errors: CR_EINVAL (as cr_sharded_client_new; nothing
+ * changes). */
+CR_API cr_status cr_sharded_client_set_servers(cr_sharded_client *c, const char *const *servers,
+                                               size_t n_shards);
+
+/* Any command on one key, as cr_client_command_opts (opts may be NULL):
+ * argv[key_index] places it on its shard. */
+CR_API cr_status cr_sharded_client_command(cr_reply **out, cr_sharded_client *c,
+                                           const cr_call_options *opts, cr_access access,
+                                           size_t key_index, size_t argc, const void *const *argv,
+                                           const size_t *argvlen);
+/* MGET, MSET, DEL and EXISTS of n >= 1 keys on any shards, as
+ * cr_client_cmd_mget / _mset / _del: one command per shard, every shard at
+ * once; out (mget: an array in key order) or the count (del: keys deleted,
+ * exists: keys that exist, a key named twice counting twice; may be NULL).
+ * Not atomic across shards: on an error some shards may have been written. */
+CR_API cr_status cr_sharded_client_mget(cr_reply **out, cr_sharded_client *c,
+                                        const void *const *keys, const size_t *lens, size_t n);
+CR_API cr_status cr_sharded_client_mset(cr_sharded_client *c, const void *const *keys,
+                                        const size_t *key_lens, const void *const *values,
+                                        const size_t *value_lens, size_t n);
+CR_API cr_status cr_sharded_client_del(int64_t *out_deleted, cr_sharded_client *c,
+                                       const void *const *keys, const size_t *lens, size_t n);
+CR_API cr_status cr_sharded_client_exists(int64_t *out_count, cr_sharded_client *c,
+                                          const void *const *keys, const size_t *lens, size_t n);
+/* Scripts and functions on their keys' shard, as cr_client_eval and
+ * cr_client_fcall (keys on different shards: CR_EINVAL, nothing sent; no
+ * keys: a random shard). */
+CR_API cr_status cr_sharded_client_eval(cr_reply **out, cr_sharded_client *c,
+                                        const cr_call_options *opts, const cr_script *script,
+                                        int read_only, size_t numkeys, const void *const *keys,
+                                        const size_t *key_lens, size_t nargs,
+                                        const void *const *args, const size_t *arg_lens);
+CR_API cr_status cr_sharded_client_fcall(cr_reply **out, cr_sharded_client *c,
+                                         const cr_call_options *opts, const char *function,
+                                         int read_only, size_t numkeys, const void *const *keys,
+                                         const size_t *key_lens, size_t nargs,
+                                         const void *const *args, const size_t *arg_lens);
+/* A keyless command to one instance, every master or every instance, as
+ * cr_client_command_nodes (shards in ring order). */
+CR_API cr_status cr_sharded_client_command_nodes(cr_node_replies **out, cr_sharded_client *c,
+                                                 const cr_call_options *opts, cr_target target,
+                                                 const char *node, size_t argc,
+                                                 const void *const *argv, const size_t *argvlen);
+/* A pipeline on the client, used with cr_pipeline_add, _add_node,
+ * _execute and _free as cr_pipeline_new's (commands placed by their key's
+ * shard). REQUIRES: c outlives the pipeline. */
+CR_API cr_status cr_sharded_pipeline_new(cr_pipeline **out, cr_sharded_client *c);
+/* SCAN over every shard, in ring order, used with cr_scan_next,
+ * cr_scan_get_address and cr_scan_free as cr_scan_new's. REQUIRES: c
+ * outlives the scan. */
+CR_API cr_status cr_sharded_scan_new(cr_scan **out, cr_sharded_client *c,
+                                     const cr_scan_options *opts);
+
+/* The client's table (cr_shard_groups_route_write, _candidates), as
+ * cr_sentinel_client_get_groups: borrowed, valid until the client is freed;
+ * leave its masters and replicas to the client. NULL for NULL. */
+CR_API cr_shard_groups *cr_sharded_client_get_groups(cr_sharded_client *c);
+/* Counters since the client was created, in a cr_client_stats (moved, ask,
+ * refreshes and refresh_failures stay 0: a ring has no redirects or
+ * topology to refresh). Errors: CR_EINVAL, CR_EVERSION. */
+CR_API cr_status cr_sharded_client_get_stats(cr_client_stats *out, cr_sharded_client *c);
+/* As cr_client_get_node_stats. Errors: CR_EINVAL, CR_EVERSION, CR_EBUFS. */
+CR_API cr_status cr_sharded_client_get_node_stats(cr_client_node_stats *out, size_t cap,
+                                                  size_t *needed, cr_sharded_client *c);
+/* As cr_client_get_metrics_text. Errors: CR_EINVAL, CR_EBUFS. */
+CR_API cr_status cr_sharded_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
+                                                    cr_sharded_client *c);
 
 #ifdef __cplusplus
 }

@@ -164,6 +164,7 @@ CR_FIRST_LAYOUT(cr_router_options, seed);
 CR_FIRST_LAYOUT(cr_ring_options, key_tags);
 CR_FIRST_LAYOUT(cr_client_options, client_name);
 CR_FIRST_LAYOUT(cr_sentinel_options, client_name);
+CR_FIRST_LAYOUT(cr_sharded_options, hedge_percentile);
 CR_FIRST_LAYOUT(cr_node_info, shard);
 CR_FIRST_LAYOUT(cr_route, tier);
 CR_FIRST_LAYOUT(cr_candidate, down);

@@ -10,6 +10,7 @@
 #include "cloudroute/net/interrupt.hpp"
 #include "cloudroute/net/tls.hpp"
 #include "live.hpp"
+#include "live_calls.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
@@ -241,40 +242,19 @@ cr_status cr_client_cmd_set(cr_client *c, const void *key, size_t key_len, const
 
 cr_status cr_client_cmd_mget(cr_reply **out, cr_client *c, const void *const *keys,
                              const size_t *lens, size_t n) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_client_cmd_mget";
-    if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
-    *out = nullptr;
-    if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;
-    std::vector<std::string> k;
-    if (cr_status s = Keys(&k, keys, lens, n, fn, "keys"); s != CR_OK) return s;
-    return ReplyOut(out, c->client->MGet(k));
-  });
+  return Guard([&] { return MGetCall(out, c, keys, lens, n, "cr_client_cmd_mget"); });
 }
 
 cr_status cr_client_cmd_mset(cr_client *c, const void *const *keys, const size_t *key_lens,
                              const void *const *values, const size_t *value_lens, size_t n) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_client_cmd_mset";
-    if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;
-    std::vector<std::string> k, v;
-    if (cr_status s = Keys(&k, keys, key_lens, n, fn, "keys"); s != CR_OK) return s;
-    if (cr_status s = Keys(&v, values, value_lens, n, fn, "values"); s != CR_OK) return s;
-    return Check(c->client->MSet(k, v));
-  });
+  return Guard(
+      [&] { return MSetCall(c, keys, key_lens, values, value_lens, n, "cr_client_cmd_mset"); });
 }
 
 cr_status cr_client_cmd_del(int64_t *out_deleted, cr_client *c, const void *const *keys,
                             const size_t *lens, size_t n) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_client_cmd_del";
-    if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;
-    std::vector<std::string> k;
-    if (cr_status s = Keys(&k, keys, lens, n, fn, "keys"); s != CR_OK) return s;
-    auto r = c->client->Del(k);
-    if (!r.ok()) return Fail(r.status());
-    if (out_deleted != nullptr) *out_deleted = *r;
-    return CR_OK;
+  return Guard([&] {
+    return CountCall(out_deleted, c, keys, lens, n, &net::Client::Del, "cr_client_cmd_del");
   });
 }
 
@@ -297,25 +277,7 @@ cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c) {
     static const char fn[] = "cr_client_get_stats";
     if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
     if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;
-    const net::StatsValues v = c->client->stats();
-    cr_client_stats o = CR_CLIENT_STATS_INIT;
-    o.reads = v.reads;
-    for (int i = 0; i < CR_TIER_COUNT; ++i) o.reads_by_tier[i] = v.reads_by_tier[i];
-    o.writes = v.writes;
-    o.fallbacks = v.fallbacks;
-    o.moved = v.moved;
-    o.ask = v.ask;
-    o.retries = v.retries;
-    o.conn_errors = v.conn_errors;
-    o.timeouts = v.timeouts;
-    o.server_errors = v.server_errors;
-    o.refreshes = v.refreshes;
-    o.refresh_failures = v.refresh_failures;
-    o.connections = v.connections;
-    o.hedges = v.hedges;
-    o.hedges_won = v.hedges_won;
-    o.hedges_denied = v.hedges_denied;
-    o.poisoned = v.poisoned;
+    const cr_client_stats o = ClientStatsFrom(c->client->stats());
     WriteOutput(out, o);
     return CR_OK;
   });

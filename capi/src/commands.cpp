@@ -5,6 +5,7 @@
 #include <string>
 
 #include "live.hpp"
+#include "live_calls.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
@@ -24,6 +25,49 @@ cr_status cloudroute::capi::ReadCallOptions(net::CallOptions *out, const cr_call
   cr_call_options o;
   if (cr_status s = ReadInput(&o, opts, kCallDefaults, fn, "opts"); s != CR_OK) return s;
   out->timeout_ms = o.timeout_ms;
+  return CR_OK;
+}
+
+cr_status cloudroute::capi::CheckNodesCall(cr_node_replies **out, const void *c,
+                                           const cr_call_options *opts, cr_target target,
+                                           const char *node, size_t argc, const void *const *argv,
+                                           const size_t *argvlen, net::CallOptions *call,
+                                           const char *fn) {
+  if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
+  *out = nullptr;
+  if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+  if (cr_status s = EnumInRange(target, CR_TARGET_ALL_NODES, fn, "target"); s != CR_OK) return s;
+  const bool one = RawEnum(target) == CR_TARGET_NODE;
+  if (one && node == nullptr) {
+    return Fail(CR_EINVAL, std::string(fn) + ": CR_TARGET_NODE needs a node (\"host:port\")");
+  }
+  if (!one && node != nullptr) {
+    return Fail(CR_EINVAL, std::string(fn) + ": node is only for CR_TARGET_NODE");
+  }
+  if (argc == 0) return Fail(CR_EINVAL, std::string(fn) + ": argc is 0");
+  if (cr_status s = BytesArray(argv, argvlen, argc, fn, "argv"); s != CR_OK) return s;
+  return ReadCallOptions(call, opts, fn);
+}
+
+cr_status cloudroute::capi::NodeRepliesOut(cr_node_replies **out,
+                                           Result<std::vector<net::NodeReply>> r) {
+  if (!r.ok()) return Fail(r.status());
+  auto res = std::make_unique<cr_node_replies>();
+  for (net::NodeReply &n : *r) {
+    cr_node_replies::Entry e;
+    e.address = n.address;
+    e.role = n.role == cloudroute::Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
+    e.status = static_cast<cr_status>(n.status.code());
+    e.error = n.status.ok() ? "" : n.status.message();
+    if (n.reply != nullptr) {
+      cr_reply *converted = nullptr;
+      (void)ReplyOut(&converted, std::move(n.reply));
+      e.reply.reset(converted);
+    }
+    if (e.status != CR_OK) ++res->failed;
+    res->entries.push_back(std::move(e));
+  }
+  *out = res.release();
   return CR_OK;
 }
 
@@ -52,43 +96,8 @@ cr_status cr_client_command_opts(cr_reply **out, cr_client *c, const cr_call_opt
 cr_status cr_client_command_nodes(cr_node_replies **out, cr_client *c, const cr_call_options *opts,
                                   cr_target target, const char *node, size_t argc,
                                   const void *const *argv, const size_t *argvlen) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_client_command_nodes";
-    if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
-    *out = nullptr;
-    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-    if (cr_status s = EnumInRange(target, CR_TARGET_ALL_NODES, fn, "target"); s != CR_OK) return s;
-    const bool one = RawEnum(target) == CR_TARGET_NODE;
-    if (one && node == nullptr) {
-      return Fail(CR_EINVAL, std::string(fn) + ": CR_TARGET_NODE needs a node (\"host:port\")");
-    }
-    if (!one && node != nullptr) {
-      return Fail(CR_EINVAL, std::string(fn) + ": node is only for CR_TARGET_NODE");
-    }
-    if (argc == 0) return Fail(CR_EINVAL, std::string(fn) + ": argc is 0");
-    if (cr_status s = BytesArray(argv, argvlen, argc, fn, "argv"); s != CR_OK) return s;
-    net::CallOptions call;
-    if (cr_status s = ReadCallOptions(&call, opts, fn); s != CR_OK) return s;
-    auto r = c->client->ExecuteOnNodes(static_cast<net::NodeTarget>(RawEnum(target)),
-                                       one ? node : "", ArgsFrom(argv, argvlen, argc), call);
-    if (!r.ok()) return Fail(r.status());
-    auto res = std::make_unique<cr_node_replies>();
-    for (net::NodeReply &n : *r) {
-      cr_node_replies::Entry e;
-      e.address = n.address;
-      e.role = n.role == cloudroute::Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
-      e.status = static_cast<cr_status>(n.status.code());
-      e.error = n.status.ok() ? "" : n.status.message();
-      if (n.reply != nullptr) {
-        cr_reply *converted = nullptr;
-        (void)ReplyOut(&converted, std::move(n.reply));
-        e.reply.reset(converted);
-      }
-      if (e.status != CR_OK) ++res->failed;
-      res->entries.push_back(std::move(e));
-    }
-    *out = res.release();
-    return CR_OK;
+  return Guard([&] {
+    return NodesCall(out, c, opts, target, node, argc, argv, argvlen, "cr_client_command_nodes");
   });
 }
 

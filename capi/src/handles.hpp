@@ -14,7 +14,9 @@
 #include "cloudroute/core/shard_group.hpp"
 #include "cloudroute/core/topology.hpp"
 #include "cloudroute/net/client.hpp"
+#include "cloudroute/net/pipeline.hpp"
 #include "cloudroute/net/sentinel.hpp"
+#include "cloudroute/net/sharded.hpp"
 
 // Reference-counted and immutable (cr_topology_ref / _free).
 struct cr_topology {
@@ -65,6 +67,11 @@ struct cr_sentinel_client {
   std::unique_ptr<cloudroute::net::SentinelClient> client;
 };
 
+struct cr_sharded_client {
+  std::unique_ptr<cr_shard_groups> groups;  // declared first: outlives the client
+  std::unique_ptr<cloudroute::net::ShardedClient> client;
+};
+
 // ---- Live client: node-targeted commands, SCAN, scripts, transactions ----
 
 struct cr_node_replies {
@@ -77,6 +84,13 @@ struct cr_node_replies {
   };
   std::vector<Entry> entries;
   size_t failed = 0;
+};
+
+// A pipeline of any live client's engine (cr_client, cr_sharded_client).
+struct cr_pipeline {
+  cr_pipeline(cloudroute::net::TopologySource *topo, cloudroute::net::CommandExecutor *exec)
+      : p(topo, exec) {}
+  cloudroute::net::Pipeline p;
 };
 
 struct cr_scan {

@@ -1,5 +1,5 @@
-// Internal to capi/: what the two live clients' sections (client.cpp,
-// sentinel.cpp) share — options to connect options, command arguments,
+// Internal to capi/: what the live clients' sections (client.cpp,
+// sentinel.cpp, sharded.cpp) share — options to connect options, command arguments,
 // replies handed to the caller.
 #pragma once
 
@@ -75,13 +75,13 @@ cr_status TlsFrom(const O &o, const char *fn, net::ConnectOptions *conn) {
   return CR_OK;
 }
 
-// The engine's options both option structs carry (connections and TLS,
-// timeouts, pool, retries, failures before a refresh, hedged reads), into
-// *e; log: the cr_config's sink, or null. CR_EINVAL naming fn for a bad
-// TLS or hedge field.
+// The engine's options every live option struct carries (connections and
+// TLS, timeouts, pool, retries, hedged reads), into *e; log: the
+// cr_config's sink, or null. CR_EINVAL naming fn for a bad TLS or hedge
+// field.
 template <typename O>
-cr_status EngineOptionsFrom(const O &o, const net::LogSink *log, const char *fn,
-                            net::ClientOptions *e) {
+cr_status EngineBaseFrom(const O &o, const net::LogSink *log, const char *fn,
+                         net::ClientOptions *e) {
   e->conn = NodeConnectOptions(o);
   if (cr_status s = TlsFrom(o, fn, &e->conn); s != CR_OK) return s;
   if (cr_status s = HedgeOptionsFrom(o, fn, &e->hedge); s != CR_OK) return s;
@@ -90,9 +90,18 @@ cr_status EngineOptionsFrom(const O &o, const net::LogSink *log, const char *fn,
   e->pool.idle_ms = o.pool_idle_ms;
   e->max_retries = o.max_retries;
   e->retry_base_ms = o.retry_backoff_ms;
+  if (log != nullptr) e->log = *log;
+  return CR_OK;
+}
+
+// EngineBaseFrom, and the failures before a refresh (the clients that
+// refresh a topology: cr_client_options, cr_sentinel_options).
+template <typename O>
+cr_status EngineOptionsFrom(const O &o, const net::LogSink *log, const char *fn,
+                            net::ClientOptions *e) {
+  if (cr_status s = EngineBaseFrom(o, log, fn, e); s != CR_OK) return s;
   e->failures_before_refresh = o.failures_before_refresh;
   e->refresh_min_gap_ms = o.refresh_min_gap_ms;
-  if (log != nullptr) e->log = *log;
   return CR_OK;
 }
 
@@ -132,6 +141,10 @@ void FreeLive(H *c) {
   }
   delete c;
 }
+
+// Keys (or values) for the multi-key commands: at least one, each checked.
+cr_status Keys(std::vector<std::string> *out, const void *const *ptrs, const size_t *lens, size_t n,
+               const char *fn, const char *what);
 
 // A command's arguments (checked with BytesArray first) as net::Args.
 net::Args ArgsFrom(const void *const *argv, const size_t *argvlen, size_t argc);

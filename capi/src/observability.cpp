@@ -6,6 +6,7 @@
 #include "cloudroute/net/metrics_text.hpp"
 #include "handles.hpp"
 #include "live.hpp"
+#include "live_calls.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
@@ -23,6 +24,51 @@ cr_status cloudroute::capi::TextOut(char *buf, size_t cap, size_t *needed, const
   std::memcpy(buf, text.c_str(), text.size() + 1);
   return CR_OK;
 }
+
+cr_client_stats cloudroute::capi::ClientStatsFrom(const net::StatsValues &v) {
+  cr_client_stats o = CR_CLIENT_STATS_INIT;
+  o.reads = v.reads;
+  for (int i = 0; i < CR_TIER_COUNT; ++i) o.reads_by_tier[i] = v.reads_by_tier[i];
+  o.writes = v.writes;
+  o.fallbacks = v.fallbacks;
+  o.moved = v.moved;
+  o.ask = v.ask;
+  o.retries = v.retries;
+  o.conn_errors = v.conn_errors;
+  o.timeouts = v.timeouts;
+  o.server_errors = v.server_errors;
+  o.refreshes = v.refreshes;
+  o.refresh_failures = v.refresh_failures;
+  o.connections = v.connections;
+  o.hedges = v.hedges;
+  o.hedges_won = v.hedges_won;
+  o.hedges_denied = v.hedges_denied;
+  o.poisoned = v.poisoned;
+  return o;
+}
+
+namespace {
+
+// A live client's statistics as Prometheus text into (buf, cap, needed);
+// registry(c): the registry its node entries live in (for the clock).
+template <typename H, typename Registry>
+cr_status MetricsText(char *buf, size_t cap, size_t *needed, H *c, const char *fn,
+                      Registry registry) {
+  if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
+  if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+  const cloudroute::NodeRegistry &reg = registry(c);
+  return TextOut(buf, cap, needed,
+                 net::PrometheusText(c->client->stats(), c->client->node_stats(), reg.clock()()),
+                 fn);
+}
+
+// The registry of a client of shard groups (Sentinel, pre-sharded).
+template <typename H>
+const cloudroute::NodeRegistry &GroupsRegistry(H *c) {
+  return c->groups->groups.registry();
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -59,27 +105,27 @@ const char *cr_log_level_name(cr_log_level level) {
 }
 
 cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_client *c) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_client_get_metrics_text";
-    if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
-    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-    const cloudroute::NodeRegistry &reg = c->client->router().registry();
-    return TextOut(buf, cap, needed,
-                   net::PrometheusText(c->client->stats(), c->client->node_stats(), reg.clock()()),
-                   fn);
+  return Guard([&] {
+    return MetricsText(buf, cap, needed, c, "cr_client_get_metrics_text",
+                       [](cr_client *h) -> const cloudroute::NodeRegistry & {
+                         return h->client->router().registry();
+                       });
   });
 }
 
 cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
                                               cr_sentinel_client *c) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_sentinel_client_get_metrics_text";
-    if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
-    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-    const cloudroute::NodeRegistry &reg = c->groups->groups.registry();
-    return TextOut(buf, cap, needed,
-                   net::PrometheusText(c->client->stats(), c->client->node_stats(), reg.clock()()),
-                   fn);
+  return Guard([&] {
+    return MetricsText(buf, cap, needed, c, "cr_sentinel_client_get_metrics_text",
+                       GroupsRegistry<cr_sentinel_client>);
+  });
+}
+
+cr_status cr_sharded_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
+                                             cr_sharded_client *c) {
+  return Guard([&] {
+    return MetricsText(buf, cap, needed, c, "cr_sharded_client_get_metrics_text",
+                       GroupsRegistry<cr_sharded_client>);
   });
 }
 

@@ -1,5 +1,5 @@
-// C API: pipelines — any commands in any slots, run at once on a cr_client
-// (net/pipeline.hpp does the work).
+// C API: pipelines — any commands in any places, run at once on a cr_client
+// or a cr_sharded_client (net/pipeline.hpp does the work).
 #include <memory>
 #include <string>
 #include <string_view>
@@ -7,14 +7,10 @@
 
 #include "cloudroute/net/pipeline.hpp"
 #include "live.hpp"
+#include "live_calls.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
-
-struct cr_pipeline {
-  explicit cr_pipeline(net::Client *c) : p(c) {}
-  net::Pipeline p;
-};
 
 namespace {
 
@@ -37,9 +33,19 @@ std::vector<std::string_view> Views(size_t argc, const void *const *argv, const 
 }
 
 // CR_ACCESS_AUTO: as the server's command table classes argv.
+// REQUIRES: not CR_ACCESS_AUTO on a pipeline of shard groups (AutoRefused).
 net::Access AccessOf(cr_pipeline *p, cr_access access, const std::vector<std::string_view> &argv) {
   if (RawEnum(access) == CR_ACCESS_AUTO) return p->p.client()->Classify(argv).access;
   return RawEnum(access) == CR_ACCESS_READ ? net::Access::kRead : net::Access::kWrite;
+}
+
+// CR_ACCESS_AUTO on a pipeline of shard groups: only a cluster client learns
+// a command table.
+cr_status AutoRefused(const cr_pipeline *p, cr_access access, const char *fn) {
+  if (RawEnum(access) != CR_ACCESS_AUTO || p->p.client() != nullptr) return CR_OK;
+  return Fail(CR_EINVAL, std::string(fn) +
+                             ": CR_ACCESS_AUTO is for a cluster client's pipeline; give "
+                             "CR_ACCESS_READ or CR_ACCESS_WRITE");
 }
 
 }  // namespace
@@ -47,14 +53,7 @@ net::Access AccessOf(cr_pipeline *p, cr_access access, const std::vector<std::st
 extern "C" {
 
 cr_status cr_pipeline_new(cr_pipeline **out, cr_client *c) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_pipeline_new";
-    if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
-    *out = nullptr;
-    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-    *out = new cr_pipeline(c->client.get());
-    return CR_OK;
-  });
+  return Guard([&] { return PipelineNew(out, c, "cr_pipeline_new"); });
 }
 
 void cr_pipeline_free(cr_pipeline *p) { delete p; }
@@ -84,6 +83,7 @@ cr_status cr_pipeline_add_node(cr_pipeline *p, cr_access access, const char *hos
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_pipeline_add_node";
     if (cr_status s = CheckAdd(p, access, argc, argv, argvlen, fn); s != CR_OK) return s;
+    if (cr_status s = AutoRefused(p, access, fn); s != CR_OK) return s;
     if (cr_status s = NotNull(host, fn, "host"); s != CR_OK) return s;
     std::vector<std::string_view> views = Views(argc, argv, argvlen);
     const net::Access a = AccessOf(p, access, views);

@@ -1,9 +1,10 @@
-// C API: SCAN over the whole cluster.
+// C API: SCAN over every shard of a cr_client or a cr_sharded_client.
 #include <memory>
 #include <string>
 
 #include "commands.hpp"
 #include "live.hpp"
+#include "live_calls.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
@@ -12,6 +13,22 @@ namespace {
 constexpr cr_scan_options kScanDefaults = CR_SCAN_OPTIONS_INIT;
 }  // namespace
 
+cr_status cloudroute::capi::ScanOptionsFrom(net::ScanOptions *so, const cr_scan_options *opts,
+                                            const char *fn) {
+  cr_scan_options o;
+  if (cr_status s = ReadInput(&o, opts, kScanDefaults, fn, "opts"); s != CR_OK) return s;
+  if (cr_status s = Bytes(o.match, o.match_len, fn, "match"); s != CR_OK) return s;
+  so->has_match = o.match != nullptr;
+  if (o.match != nullptr) so->match.assign(static_cast<const char *>(o.match), o.match_len);
+  so->count = o.count;
+  if (o.type != nullptr) {
+    if (o.type[0] == '\0') return Fail(CR_EINVAL, std::string(fn) + ": type is empty");
+    so->type = o.type;
+  }
+  so->timeout_ms = o.timeout_ms;
+  return CR_OK;
+}
+
 extern "C" {
 
 cr_status cr_scan_options_init(cr_scan_options *opts, size_t size) {
@@ -19,28 +36,7 @@ cr_status cr_scan_options_init(cr_scan_options *opts, size_t size) {
 }
 
 cr_status cr_scan_new(cr_scan **out, cr_client *c, const cr_scan_options *opts) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_scan_new";
-    if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
-    *out = nullptr;
-    if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-    cr_scan_options o;
-    if (cr_status s = ReadInput(&o, opts, kScanDefaults, fn, "opts"); s != CR_OK) return s;
-    if (cr_status s = Bytes(o.match, o.match_len, fn, "match"); s != CR_OK) return s;
-    net::ScanOptions so;
-    so.has_match = o.match != nullptr;
-    if (o.match != nullptr) so.match.assign(static_cast<const char *>(o.match), o.match_len);
-    so.count = o.count;
-    if (o.type != nullptr) {
-      if (o.type[0] == '\0') return Fail(CR_EINVAL, std::string(fn) + ": type is empty");
-      so.type = o.type;
-    }
-    so.timeout_ms = o.timeout_ms;
-    auto s = std::make_unique<cr_scan>();
-    s->scan = c->client->Scan(std::move(so));
-    *out = s.release();
-    return CR_OK;
-  });
+  return Guard([&] { return ScanNew(out, c, opts, "cr_scan_new"); });
 }
 
 cr_status cr_scan_next(cr_reply **out, cr_scan *s) {

@@ -7,16 +7,15 @@
 #include "cloudroute/core/keyslot.hpp"
 #include "commands.hpp"
 #include "live.hpp"
+#include "live_calls.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
 
-namespace {
-
-// numkeys keys and nargs args, checked, as strings.
-cr_status KeysAndArgs(std::vector<std::string> *keys, std::vector<std::string> *args,
-                      size_t numkeys, const void *const *k, const size_t *kl, size_t nargs,
-                      const void *const *a, const size_t *al, const char *fn) {
+cr_status cloudroute::capi::KeysAndArgs(std::vector<std::string> *keys,
+                                        std::vector<std::string> *args, size_t numkeys,
+                                        const void *const *k, const size_t *kl, size_t nargs,
+                                        const void *const *a, const size_t *al, const char *fn) {
   if (cr_status s = BytesArray(k, kl, numkeys, fn, "keys"); s != CR_OK) return s;
   if (cr_status s = BytesArray(a, al, nargs, fn, "args"); s != CR_OK) return s;
   *keys = ArgsFrom(k, kl, numkeys);
@@ -24,10 +23,10 @@ cr_status KeysAndArgs(std::vector<std::string> *keys, std::vector<std::string> *
   return CR_OK;
 }
 
-// What cr_client_eval and cr_client_fcall check first.
-cr_status CheckCall(cr_reply **out, const cr_client *c, int read_only, const void *what,
-                    const char *what_name, net::CallOptions *call, const cr_call_options *opts,
-                    const char *fn) {
+cr_status cloudroute::capi::CheckCall(cr_reply **out, const void *c, int read_only,
+                                      const void *what, const char *what_name,
+                                      net::CallOptions *call, const cr_call_options *opts,
+                                      const char *fn) {
   if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
   *out = nullptr;
   if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
@@ -35,8 +34,6 @@ cr_status CheckCall(cr_reply **out, const cr_client *c, int read_only, const voi
   if (cr_status s = Boolean(read_only, fn, "read_only"); s != CR_OK) return s;
   return ReadCallOptions(call, opts, fn);
 }
-
-}  // namespace
 
 extern "C" {
 
@@ -62,16 +59,9 @@ cr_status cr_client_eval(cr_reply **out, cr_client *c, const cr_call_options *op
                          const cr_script *script, int read_only, size_t numkeys,
                          const void *const *keys, const size_t *key_lens, size_t nargs,
                          const void *const *args, const size_t *arg_lens) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_client_eval";
-    net::CallOptions call;
-    if (cr_status s = CheckCall(out, c, read_only, script, "script", &call, opts, fn); s != CR_OK)
-      return s;
-    std::vector<std::string> k, a;
-    if (cr_status s = KeysAndArgs(&k, &a, numkeys, keys, key_lens, nargs, args, arg_lens, fn);
-        s != CR_OK)
-      return s;
-    return ReplyOut(out, c->client->EvalScript(script->script, read_only == 1, k, a, call));
+  return Guard([&] {
+    return EvalCall(out, c, opts, script, read_only, numkeys, keys, key_lens, nargs, args, arg_lens,
+                    "cr_client_eval");
   });
 }
 
@@ -79,22 +69,9 @@ cr_status cr_client_fcall(cr_reply **out, cr_client *c, const cr_call_options *o
                           const char *function, int read_only, size_t numkeys,
                           const void *const *keys, const size_t *key_lens, size_t nargs,
                           const void *const *args, const size_t *arg_lens) {
-  return Guard([&]() -> cr_status {
-    static const char fn[] = "cr_client_fcall";
-    net::CallOptions call;
-    if (cr_status s = CheckCall(out, c, read_only, function, "function", &call, opts, fn);
-        s != CR_OK)
-      return s;
-    std::vector<std::string> k, a;
-    if (cr_status s = KeysAndArgs(&k, &a, numkeys, keys, key_lens, nargs, args, arg_lens, fn);
-        s != CR_OK)
-      return s;
-    net::Args cmd{read_only == 1 ? "FCALL_RO" : "FCALL", function, std::to_string(k.size())};
-    cmd.insert(cmd.end(), k.begin(), k.end());
-    cmd.insert(cmd.end(), a.begin(), a.end());
-    return ReplyOut(
-        out, c->client->ExecuteKeys(read_only == 1 ? net::Access::kRead : net::Access::kWrite, k,
-                                    cmd, call));
+  return Guard([&] {
+    return FcallCall(out, c, opts, function, read_only, numkeys, keys, key_lens, nargs, args,
+                     arg_lens, "cr_client_fcall");
   });
 }
 

@@ -98,7 +98,9 @@ Status ShardGroups::SetMaster(uint32_t group, const std::string &host, uint16_t 
   return s;
 }
 
-Status ShardGroups::SetReplicas(uint32_t group, const std::vector<GroupAddress> &replicas) {
+namespace {
+
+Status CheckReplicas(const std::vector<GroupAddress> &replicas) {
   for (size_t i = 0; i < replicas.size(); ++i) {
     if (replicas[i].host.empty() || replicas[i].port == 0 ||
         replicas[i].host.find('\0') != std::string::npos) {
@@ -106,6 +108,50 @@ Status ShardGroups::SetReplicas(uint32_t group, const std::vector<GroupAddress> 
                    "replica " + std::to_string(i) + " needs a host and a non-zero port");
     }
   }
+  return Status::Ok();
+}
+
+bool SameAddress(const GroupAddress &a, const GroupAddress &b) {
+  return a.host == b.host && a.port == b.port;
+}
+
+}  // namespace
+
+Status ShardGroups::SetAllInstances(const std::vector<GroupInstances> &all) {
+  for (size_t i = 0; i < all.size(); ++i) {
+    const GroupAddress &m = all[i].master;
+    if (m.host.empty() || m.port == 0 || m.host.find('\0') != std::string::npos) {
+      return Error(Code::kInvalid,
+                   "group " + std::to_string(i) + ": the master needs a host and a non-zero port");
+    }
+    if (Status s = CheckReplicas(all[i].replicas); !s.ok()) {
+      return Error(Code::kInvalid, "group " + std::to_string(i) + ": " + s.message());
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (all.size() != groups_.size()) {
+    return Error(Code::kInvalid, std::to_string(all.size()) + " server entries for " +
+                                     std::to_string(groups_.size()) + " groups");
+  }
+  bool same = true;
+  for (size_t i = 0; i < all.size() && same; ++i) {
+    const Group &g = groups_[i];
+    same = SameAddress(g.master, all[i].master) && g.replicas.size() == all[i].replicas.size() &&
+           std::equal(g.replicas.begin(), g.replicas.end(), all[i].replicas.begin(), SameAddress);
+  }
+  if (same) return Status::Ok();
+  std::vector<Group> prev = groups_;
+  for (size_t i = 0; i < all.size(); ++i) {
+    groups_[i].master = all[i].master;
+    groups_[i].replicas = all[i].replicas;
+  }
+  Status s = PublishLocked();
+  if (!s.ok()) groups_ = std::move(prev);
+  return s;
+}
+
+Status ShardGroups::SetReplicas(uint32_t group, const std::vector<GroupAddress> &replicas) {
+  if (Status s = CheckReplicas(replicas); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   if (Status s = CheckGroup(group); !s.ok()) return s;
   Group &g = groups_[group];

@@ -124,13 +124,7 @@ Result<ReplyPtr> Client::EvalScript(const Script &script, bool read_only,
 
 Result<std::vector<NodeReply>> Client::ExecuteOnNodes(NodeTarget target, const std::string &address,
                                                       const Args &args, const CallOptions &call) {
-  if (args.empty()) return Error(Code::kInvalid, "empty command");
-  if (Status s = RefuseStateChange(args, ConnectionUse::kShared); !s.ok()) return s;
-  const std::shared_ptr<const Snapshot> snap = ctx_.router->Current();  // pins the targets
-  auto targets = ResolveTargets(snap.get(), target, address);
-  if (!targets.ok()) return targets.status();
-  RunOnNodes(&ctx_, &pools_, args, call, &*targets);
-  return targets;
+  return net::ExecuteOnNodes(&ctx_, &pools_, target, address, args, call);
 }
 
 Result<ReplyPtr> Client::Get(const std::string &key) {

@@ -19,7 +19,7 @@ std::string Why(const Outcome &o) {
 
 Status ClusterScan::Start() {
   started_ = true;
-  snap_ = ctx_->router->Current();
+  snap_ = ctx_->topo->Current();
   if (snap_ == nullptr) return Error(Code::kNoTopology, "no topology installed");
   return Status::Ok();
 }
@@ -56,7 +56,7 @@ Result<ReplyPtr> ClusterScan::RoundTrip() {
   }
   // The shard's first round trip: the node a read would use, then the others.
   const CandidateSet &set = snap_->sets[shard_];
-  NodeRegistry &reg = ctx_->router->registry();
+  NodeRegistry &reg = ctx_->topo->registry();
   const Candidate *first = SelectCandidate(set, reg);
   std::vector<std::pair<NodeEntry *, Tier>> order;
   if (first != nullptr) order.emplace_back(first->node, first->tier);
@@ -94,8 +94,12 @@ Status ClusterScan::Next(std::vector<std::string> *keys, bool *done) {
       return s;
     }
   }
-  const size_t shards = snap_->topology->shards.size();
-  while (!finished_ && shard_ < shards && snap_->topology->shards[shard_].ranges.empty()) ++shard_;
+  // A cluster's shards that serve slots; every group of shard groups (no
+  // cluster topology).
+  const Topology *topo = snap_->topology.get();
+  const size_t shards = topo != nullptr ? topo->shards.size() : snap_->sets.size();
+  while (!finished_ && shard_ < shards && topo != nullptr && topo->shards[shard_].ranges.empty())
+    ++shard_;
   if (finished_ || shard_ >= shards) {
     finished_ = true;
     *done = true;

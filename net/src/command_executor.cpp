@@ -500,11 +500,12 @@ Status CommandExecutor::MSet(const std::vector<std::string> &keys,
   return RunBatches(ctx_, pools_, batches, Access::kWrite, &jobs);
 }
 
-Result<int64_t> CommandExecutor::Del(const std::vector<std::string> &keys) {
-  if (keys.empty()) return Error(Code::kInvalid, "DEL needs at least one key");
-  std::vector<Batch> batches = SplitBySlot(*ctx_->topo, keys, "DEL", nullptr);
+Result<int64_t> CommandExecutor::Count(const std::string &cmd, Access access,
+                                       const std::vector<std::string> &keys) {
+  if (keys.empty()) return Error(Code::kInvalid, cmd + " needs at least one key");
+  std::vector<Batch> batches = SplitBySlot(*ctx_->topo, keys, cmd, nullptr);
   std::vector<Job> jobs;
-  Status s = RunBatches(ctx_, pools_, batches, Access::kWrite, &jobs);
+  Status s = RunBatches(ctx_, pools_, batches, access, &jobs);
   if (!s.ok()) return s;
   int64_t n = 0;
   for (const Job &j : jobs) n += j.reply->integer;

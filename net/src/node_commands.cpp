@@ -5,6 +5,7 @@
 #include <memory>
 #include <unordered_set>
 
+#include "cloudroute/net/command_rules.hpp"
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 
@@ -26,15 +27,19 @@ Result<std::vector<NodeReply>> ResolveTargets(const Snapshot *snap, NodeTarget t
     r.tier = tier;
     out.push_back(std::move(r));
   };
-  // Shards in slot order (the order of their first range; none last).
-  const std::vector<TopoShard> &shards = snap->topology->shards;
+  // A cluster's shards in slot order (the order of their first range; none
+  // last); shard groups (no cluster topology) in group order.
   std::vector<size_t> order;
-  for (size_t i = 0; i < shards.size() && i < snap->sets.size(); ++i) order.push_back(i);
-  auto first_slot = [&](size_t i) {
-    return shards[i].ranges.empty() ? kSlotCount : uint32_t{shards[i].ranges.front().start};
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return first_slot(a) < first_slot(b); });
+  for (size_t i = 0; i < snap->sets.size(); ++i) order.push_back(i);
+  if (snap->topology != nullptr) {
+    const std::vector<TopoShard> &shards = snap->topology->shards;
+    order.resize(std::min(order.size(), shards.size()));
+    auto first_slot = [&](size_t i) {
+      return shards[i].ranges.empty() ? kSlotCount : uint32_t{shards[i].ranges.front().start};
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return first_slot(a) < first_slot(b); });
+  }
   for (size_t i : order) {
     const CandidateSet &set = snap->sets[i];
     add(set.master, Role::kMaster, set.master_tier);
@@ -104,6 +109,18 @@ void RunOnNodes(ClientContext *ctx, NodePools *pools, const Args &args, const Ca
       t.status = Status::Ok();
     }
   }
+}
+
+Result<std::vector<NodeReply>> ExecuteOnNodes(ClientContext *ctx, NodePools *pools,
+                                              NodeTarget target, const std::string &address,
+                                              const Args &args, const CallOptions &call) {
+  if (args.empty()) return Error(Code::kInvalid, "empty command");
+  if (Status s = RefuseStateChange(args, ConnectionUse::kShared); !s.ok()) return s;
+  const std::shared_ptr<const Snapshot> snap = ctx->topo->Current();  // pins the targets
+  auto targets = ResolveTargets(snap.get(), target, address);
+  if (!targets.ok()) return targets.status();
+  RunOnNodes(ctx, pools, args, call, &*targets);
+  return targets;
 }
 
 }  // namespace net

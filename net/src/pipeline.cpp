@@ -3,18 +3,20 @@
 
 #include <utility>
 
-#include "cloudroute/core/keyslot.hpp"
 #include "cloudroute/core/topology.hpp"
 #include "cloudroute/net/command_rules.hpp"
 
 namespace cloudroute {
 namespace net {
 
+Pipeline::Pipeline(Client *client)
+    : client_(client), topo_(&client->topology()), exec_(&client->executor()) {}
+
 void Pipeline::Add(Access access, size_t key_index, std::vector<std::string_view> argv) {
   jobs_.emplace_back();
   Job &j = jobs_.back();
   j.access = access;
-  j.slot = KeySlot(argv[key_index].data(), argv[key_index].size());
+  j.slot = topo_->Place(argv[key_index].data(), argv[key_index].size());
   j.argv = std::move(argv);
 }
 
@@ -25,6 +27,11 @@ Status Pipeline::AddAuto(size_t key_index, std::vector<std::string_view> argv) {
     const size_t at = key_index > 0 ? key_index : argv.size() > 1 ? 1 : 0;
     Add(Access::kWrite, at, std::move(argv));
     return Status::Ok();
+  }
+  if (client_ == nullptr) {
+    return Error(Code::kInvalid,
+                 "the server's command table (CR_ACCESS_AUTO) is for a cluster client's "
+                 "pipeline: give read or write and the key's index");
   }
   CommandRoute route = client_->Classify(argv);
   if (key_index > 0) route.keys = {key_index};
@@ -41,12 +48,12 @@ Status Pipeline::AddAuto(size_t key_index, std::vector<std::string_view> argv) {
 Status Pipeline::AddForNode(Access access, const std::string &host, uint16_t port,
                             std::vector<std::string_view> argv) {
   const std::string address = FormatAddress(host, port);
-  NodeRegistry &reg = client_->router().registry();
+  NodeRegistry &reg = topo_->registry();
   uint32_t handle = 0;
   // Pinned until the command ran (a node no one pins is about to be reclaimed).
   NodeEntry *node = reg.FindHandle(address, &handle) ? reg.Pin(handle) : nullptr;
   if (node == nullptr) {
-    return Error(Code::kNotFound, "node " + address + " is not part of the client's cluster");
+    return Error(Code::kNotFound, "node " + address + " is not part of the client's topology");
   }
   pins_.Add(node);
   NodeRegistry::Unpin(node);
@@ -61,7 +68,7 @@ Status Pipeline::AddForNode(Access access, const std::string &host, uint16_t por
 std::vector<Job> Pipeline::Execute() {
   std::vector<Job> jobs = std::move(jobs_);
   jobs_.clear();
-  client_->Run(&jobs);
+  exec_->Run(&jobs);
   pins_.Clear();
   return jobs;
 }

@@ -82,6 +82,8 @@ int CmdExec(const std::vector<std::string> &args);
 int CmdPipe(const std::vector<std::string> &args);
 // sentinel route|get|set: family keys on Sentinel shard groups (cmd_sentinel.cpp).
 int CmdSentinel(const std::vector<std::string> &args);
+// sharded get|set|exec|reshard: pre-sharded standalone servers (cmd_sharded.cpp).
+int CmdSharded(const std::vector<std::string> &args);
 // scan: every key of the cluster, each shard once (cmd_scan.cpp).
 int CmdScan(const std::vector<std::string> &args);
 

@@ -53,6 +53,10 @@ const char kHelp[] =
     "                          family keys on Sentinel shard groups: where (FAMILY, KEY) is\n"
     "                          stored and served, read it, write it, and batches of many\n"
     "                          keys, one command per group (sentinel --help)\n"
+    "  sharded get|set|exec|reshard --server HOST:PORT[,REPLICA...] ...\n"
+    "                          pre-sharded standalone servers on a ring (ShardedJedis): a\n"
+    "                          command on a key's shard; the share of keys a change of the\n"
+    "                          shard list moves (sharded --help)\n"
     "  demo latency|watch --seeds HOST:PORT[,...] [LOCALITY] [--remap ANNOUNCED=DIAL]...\n"
     "                          fan-out reads on a live cluster: latency by policy, or a live view\n"
     "                          of where reads and writes go (scripts/demo.sh runs both)\n"
@@ -108,6 +112,7 @@ int main(int argc, char **argv) {
   if (cmd == "pipe") return cli::CmdPipe(args);
   if (cmd == "scan") return cli::CmdScan(args);
   if (cmd == "sentinel") return cli::CmdSentinel(args);
+  if (cmd == "sharded") return cli::CmdSharded(args);
   if (cmd == "version" || cmd == "--version") {
     std::printf("cloudroute %s (library %s)\n", CR_VERSION_STRING, cr_version());
     return cli::kExitOk;

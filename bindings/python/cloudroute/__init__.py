@@ -52,6 +52,7 @@ from ._native import (
 )
 from .client import AUTO, READ, WRITE, Client, ClientStats, NodeStats
 from .sentinel import SentinelClient, SentinelStats
+from .sharded import ShardedClient
 from .commands import Pinned, Script
 from .pipeline import Pipeline
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
@@ -107,6 +108,7 @@ __all__ = [
     "NodeStats",
     "SentinelClient",
     "SentinelStats",
+    "ShardedClient",
     "Pinned",
     "Script",
     "Pipeline",

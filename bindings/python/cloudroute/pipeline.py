@@ -33,6 +33,7 @@ from .errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from .client import Client
+    from .sharded import ShardedClient
 
 __all__ = ["Pipeline"]
 
@@ -102,7 +103,7 @@ class Pipeline:
     return the pipeline.
     """
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Union[Client, ShardedClient]) -> None:
         self._client = client
         self._commands: List[Tuple[int, _Target, Tuple[Any, ...]]] = []
         # One entry per queued call: how many commands it queued, and how

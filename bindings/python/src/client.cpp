@@ -240,14 +240,7 @@ py::object Stats(const Client &self) {
   std::shared_ptr<ClientHandle> h = self.Acquire();
   cr_client_stats s = CR_CLIENT_STATS_INIT;
   Check(cr_client_get_stats(&s, h->c));  // counters only: no network, keeps the GIL
-  py::dict by_tier;
-  for (int t = 0; t < CR_TIER_COUNT; ++t) by_tier[TierMember(t)] = py::int_(s.reads_by_tier[t]);
-  return Record(g_stats,
-                {py::int_(s.reads), by_tier, py::int_(s.writes), py::int_(s.fallbacks),
-                 py::int_(s.moved), py::int_(s.ask), py::int_(s.retries), py::int_(s.conn_errors),
-                 py::int_(s.timeouts), py::int_(s.server_errors), py::int_(s.refreshes),
-                 py::int_(s.refresh_failures), py::int_(s.connections), py::int_(s.hedges),
-                 py::int_(s.hedges_won), py::int_(s.hedges_denied), py::int_(s.poisoned)});
+  return ClientStatsRecord(s);
 }
 
 py::list NodeStats(const Client &self) {
@@ -344,6 +337,17 @@ int64_t Del(const Client &self, py::handle keys) {
 }
 
 }  // namespace
+
+py::object ClientStatsRecord(const cr_client_stats &s) {
+  py::dict by_tier;
+  for (int t = 0; t < CR_TIER_COUNT; ++t) by_tier[TierMember(t)] = py::int_(s.reads_by_tier[t]);
+  return Record(g_stats,
+                {py::int_(s.reads), by_tier, py::int_(s.writes), py::int_(s.fallbacks),
+                 py::int_(s.moved), py::int_(s.ask), py::int_(s.retries), py::int_(s.conn_errors),
+                 py::int_(s.timeouts), py::int_(s.server_errors), py::int_(s.refreshes),
+                 py::int_(s.refresh_failures), py::int_(s.connections), py::int_(s.hedges),
+                 py::int_(s.hedges_won), py::int_(s.hedges_denied), py::int_(s.poisoned)});
+}
 
 void InitClient(py::module_ &m) {
   g_response_error =

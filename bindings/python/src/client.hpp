@@ -4,6 +4,7 @@
 // scripts, pinned connections).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,5 +74,32 @@ py::list ResultList(const std::vector<cr_reply *> &replies, const std::vector<cr
 
 // Arguments (Args, CommandCall): command_args.hpp, shared with the Sentinel
 // client. FromReply and ReplyResult: common.hpp.
+
+// ---- shared with the pre-sharded client (sharded_client.cpp) --------------
+
+// The counters of cr_client_get_stats / cr_sharded_client_get_stats as a
+// cloudroute.ClientStats.
+py::object ClientStatsRecord(const cr_client_stats &s);
+
+// A cloudroute._native.Scan: make(out, opts) creates the C scan (no
+// network); owner is the client handle it keeps alive (made in this
+// process: a Scan after a fork refuses to run).
+using MakeScanFn = std::function<cr_status(cr_scan **, const cr_scan_options *)>;
+py::object NewScanOf(std::shared_ptr<void> owner, py::handle match, py::handle count,
+                     py::handle type, py::handle timeout_ms, const MakeScanFn &make);
+
+// The per-call options of a timeout in ms (None: the tier's).
+cr_call_options CallOptions(py::handle timeout_ms);
+
+// The cr_script of a cloudroute._native.Script (TypeError for anything else).
+const cr_script *ScriptHandle(py::handle script);
+
+// A cr_node_replies as a list of (address, Role, reply or exception); frees it.
+py::list NodeRepliesList(cr_status st, cr_node_replies *raw);
+
+// Runs (access, key_index or (host, port), args) tuples on the pipeline p
+// (owned: freed here): a list of results in order, a failed command's
+// exception object (not raised) in its place.
+py::list RunPipeline(cr_pipeline *p, py::handle commands);
 
 }  // namespace crpy

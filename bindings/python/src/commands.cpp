@@ -22,12 +22,6 @@ py::object g_master, g_replica;  // cloudroute.Role members
 
 uint32_t TimeoutMs(py::handle v) { return v.is_none() ? 0u : U32(v, "timeout_ms"); }
 
-cr_call_options CallOptions(py::handle timeout_ms) {
-  cr_call_options o = CR_CALL_OPTIONS_INIT;
-  o.timeout_ms = TimeoutMs(timeout_ms);
-  return o;
-}
-
 // The exception a failed status would raise, as an object (not raised).
 py::object StatusException(cr_status st, const std::string &message) {
   SetStatusError(st, message);
@@ -41,10 +35,12 @@ py::object StatusException(cr_status st, const std::string &message) {
 }
 
 // Something (a Scan, a Pinned) used by one thread at a time that owns a C
-// handle and a reference to the client's.
+// handle and a reference to the client's (a cr_client's or a
+// cr_sharded_client's), made in this process.
 template <class T, void (*Free)(T *)>
 struct Owned {
-  std::shared_ptr<ClientHandle> client;
+  std::shared_ptr<void> client;
+  const uint64_t generation = ForkGeneration();  // see common.hpp, "fork"
   T *h = nullptr;
   std::atomic<bool> busy{false};
 
@@ -54,7 +50,7 @@ struct Owned {
   ~Owned() {
     if (!Forked()) Free(h);  // else the parent's: leaked on purpose (common.hpp, "fork")
   }
-  bool Forked() const { return client != nullptr && client->forked(); }
+  bool Forked() const { return client != nullptr && generation != ForkGeneration(); }
 
   // Runs f(T *) without the GIL.
   template <class F>
@@ -121,39 +117,16 @@ py::list CommandNodes(const Client &self, py::handle target, py::handle node, py
                                    node.is_none() ? nullptr : n.c_str(), argv.size(), argv.ptrs(),
                                    argv.lens());
   });
-  std::unique_ptr<cr_node_replies, void (*)(cr_node_replies *)> r(raw, cr_node_replies_free);
-  Check(st);
-  py::list out;
-  for (size_t i = 0; i < cr_node_replies_get_count(r.get()); ++i) {
-    const cr_status s = cr_node_replies_get_status(r.get(), i);
-    const cr_reply *reply = cr_node_replies_get_reply(r.get(), i);
-    py::object value = reply != nullptr ? FromReply(reply)
-                                        : StatusException(s, cr_node_replies_get_error(r.get(), i));
-    out.append(py::make_tuple(
-        py::str(cr_node_replies_get_address(r.get(), i)),
-        cr_node_replies_get_role(r.get(), i) == CR_ROLE_MASTER ? g_master : g_replica, value));
-  }
-  return out;
+  return NodeRepliesList(st, raw);
 }
 
-std::unique_ptr<Scan> NewScan(const Client &self, py::handle match, py::handle count,
-                              py::handle type, py::handle timeout_ms) {
-  KeyArg m;
-  if (!match.is_none() && !m.Set(match.ptr(), "match")) throw py::error_already_set();
-  std::string ty;
-  if (!type.is_none()) ty = CString(type, "type");
-  cr_scan_options o = CR_SCAN_OPTIONS_INIT;
-  if (!match.is_none()) {
-    o.match = m.data();
-    o.match_len = m.size();
-  }
-  o.count = count.is_none() ? 0u : U32(count, "count");
-  o.type = type.is_none() ? nullptr : ty.c_str();
-  o.timeout_ms = TimeoutMs(timeout_ms);
-  auto s = std::make_unique<Scan>();
-  s->client = self.Acquire();
-  Check(cr_scan_new(&s->h, s->client->c, &o));  // no network: keeps the GIL
-  return s;
+py::object NewScan(const Client &self, py::handle match, py::handle count, py::handle type,
+                   py::handle timeout_ms) {
+  std::shared_ptr<ClientHandle> h = self.Acquire();
+  return NewScanOf(h, match, count, type, timeout_ms,
+                   [c = h->c](cr_scan **out, const cr_scan_options *o) {
+                     return cr_scan_new(out, c, o);  // no network: keeps the GIL
+                   });
 }
 
 // The keys, arguments and options of a script or function call.
@@ -194,11 +167,12 @@ std::unique_ptr<Pinned> Pin(const Client &self, py::handle key) {
   KeyArg k;
   if (!k.Set(key.ptr(), "key")) throw py::error_already_set();
   auto p = std::make_unique<Pinned>();
-  p->client = self.Acquire();
+  std::shared_ptr<ClientHandle> h = self.Acquire();
+  p->client = h;
   cr_status st;
   {
     py::gil_scoped_release nogil;  // dials the master when its pool is empty
-    st = cr_client_pin(&p->h, p->client->c, k.data(), k.size());
+    st = cr_client_pin(&p->h, h->c, k.data(), k.size());
   }
   Check(st);
   return p;
@@ -221,6 +195,50 @@ py::object PinnedCommand(Pinned &self, py::handle key_indexes, py::handle args,
 }
 
 }  // namespace
+
+cr_call_options CallOptions(py::handle timeout_ms) {
+  cr_call_options o = CR_CALL_OPTIONS_INIT;
+  o.timeout_ms = TimeoutMs(timeout_ms);
+  return o;
+}
+
+const cr_script *ScriptHandle(py::handle script) { return script.cast<Script &>().s.get(); }
+
+py::list NodeRepliesList(cr_status st, cr_node_replies *raw) {
+  std::unique_ptr<cr_node_replies, void (*)(cr_node_replies *)> r(raw, cr_node_replies_free);
+  Check(st);
+  py::list out;
+  for (size_t i = 0; i < cr_node_replies_get_count(r.get()); ++i) {
+    const cr_status s = cr_node_replies_get_status(r.get(), i);
+    const cr_reply *reply = cr_node_replies_get_reply(r.get(), i);
+    py::object value = reply != nullptr ? FromReply(reply)
+                                        : StatusException(s, cr_node_replies_get_error(r.get(), i));
+    out.append(py::make_tuple(
+        py::str(cr_node_replies_get_address(r.get(), i)),
+        cr_node_replies_get_role(r.get(), i) == CR_ROLE_MASTER ? g_master : g_replica, value));
+  }
+  return out;
+}
+
+py::object NewScanOf(std::shared_ptr<void> owner, py::handle match, py::handle count,
+                     py::handle type, py::handle timeout_ms, const MakeScanFn &make) {
+  KeyArg m;
+  if (!match.is_none() && !m.Set(match.ptr(), "match")) throw py::error_already_set();
+  std::string ty;
+  if (!type.is_none()) ty = CString(type, "type");
+  cr_scan_options o = CR_SCAN_OPTIONS_INIT;
+  if (!match.is_none()) {
+    o.match = m.data();
+    o.match_len = m.size();
+  }
+  o.count = count.is_none() ? 0u : U32(count, "count");
+  o.type = type.is_none() ? nullptr : ty.c_str();
+  o.timeout_ms = TimeoutMs(timeout_ms);
+  auto s = std::make_unique<Scan>();
+  s->client = std::move(owner);
+  Check(make(&s->h, &o));
+  return py::cast(std::move(s));
+}
 
 void InitClientCommands(py::module_ &m) {
   py::module_ types = py::module_::import("cloudroute._types");

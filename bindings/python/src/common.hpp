@@ -224,6 +224,7 @@ void InitClientAsync(py::module_ &m);     // after InitClient: submit, completio
 // Sends the events of clients made from cfg to logging.getLogger("cloudroute").
 void RouteLogsToLogging(cr_config *cfg);
 void InitPipeline(py::module_ &m);
+void InitShardedClient(py::module_ &m);  // after InitClientCommands and InitPipeline
 
 // Wrapped handles, shared between sections.
 struct Topology {

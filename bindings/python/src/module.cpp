@@ -23,6 +23,7 @@ PYBIND11_MODULE(_native, m) {
   m.def("_option_defaults", &crpy::OptionDefaults,
         "What the linked library's *_options_init functions write: {C struct: {field: value}}\n"
         "(for the tests that hold every binding's defaults to cloudroute.h's).");
+  crpy::InitShardedClient(m);
   m.attr("VERSION") = cr_version();              // the linked library
   m.attr("HEADER_VERSION") = CR_VERSION_STRING;  // the header compiled against
   m.attr("VERSION_NUMBER") = cr_version_number();

@@ -48,16 +48,22 @@ void Queue(cr_pipeline *p, py::handle command, Args *argv) {
 }
 
 py::list ExecutePipeline(const Client &self, py::handle commands) {
+  std::shared_ptr<ClientHandle> h = self.Acquire();
+  cr_pipeline *raw = nullptr;
+  Check(cr_pipeline_new(&raw, h->c));
+  return RunPipeline(raw, commands);
+}
+
+}  // namespace
+
+py::list RunPipeline(cr_pipeline *raw, py::handle commands) {
+  PipelinePtr p(raw, cr_pipeline_free);
   const py::tuple cmds = py::reinterpret_steal<py::tuple>([&] {
     PyObject *t = PySequence_Tuple(commands.ptr());
     if (t == nullptr) throw py::error_already_set();
     return t;
   }());
   const size_t n = cmds.size();
-  std::shared_ptr<ClientHandle> h = self.Acquire();
-  cr_pipeline *raw = nullptr;
-  Check(cr_pipeline_new(&raw, h->c));
-  PipelinePtr p(raw, cr_pipeline_free);
   std::deque<Args> argv;  // stable addresses: the C pipeline borrows them
   for (size_t i = 0; i < n; ++i) {
     argv.emplace_back();

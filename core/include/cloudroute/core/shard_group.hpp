@@ -50,6 +50,12 @@ struct GroupAddress {
   uint16_t port = 0;
 };
 
+// A group's instances as a whole: its master and its replicas.
+struct GroupInstances {
+  GroupAddress master;
+  std::vector<GroupAddress> replicas;
+};
+
 // A snapshot of every group. It is a Snapshot (one CandidateSet per group,
 // the shared registry) so the router's SnapshotCell can publish it. Its slot
 // table maps place i to group i for the first kSlotCount - 1 groups (the
@@ -86,6 +92,12 @@ class ShardGroups {
   Status SetMaster(uint32_t group, const std::string &host, uint16_t port);
   // Replaces the group's replicas (duplicates and the master are dropped).
   Status SetReplicas(uint32_t group, const std::vector<GroupAddress> &replicas);
+  // Every group's master and replicas at once (all[i] for group i), in one
+  // snapshot: no reader sees some groups moved and others not. Checked
+  // whole before anything changes (kInvalid: a count other than
+  // group_count(), a master without host or port, a bad replica). The same
+  // addresses again publish nothing.
+  Status SetAllInstances(const std::vector<GroupInstances> &all);
 
   Status ReportFailure(uint32_t handle);
   Status ReportSuccess(uint32_t handle);

@@ -154,6 +154,9 @@ class Client {
   StatsValues stats() const { return ctx_.stats.Snapshot(); }
   std::vector<NodeStatsValues> node_stats() const { return pools_.node_stats(); }
   Router &router() { return *ctx_.router; }
+  // The engine's pieces a Pipeline runs on (pipeline.hpp).
+  TopologySource &topology() { return source_; }
+  CommandExecutor &executor() { return executor_; }
 
  private:
   Client(Router *router, std::vector<Seed> seeds, ClientOptions opts);

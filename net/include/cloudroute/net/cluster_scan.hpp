@@ -1,4 +1,5 @@
-// ClusterScan: SCAN over the whole cluster as one iterator — every shard
+// ClusterScan: SCAN over the whole cluster (or every group of shard groups)
+// as one iterator — every shard
 // once, in shard order, each on one node chosen like a read of the shard
 // (the read policy's first admitted candidate: a local replica where the
 // policy prefers one), with MATCH / COUNT / TYPE passed through.

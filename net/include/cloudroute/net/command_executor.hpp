@@ -85,13 +85,22 @@ class CommandExecutor {
   // Multi-key, split by slot and fanned out.
   Result<ReplyPtr> MGet(const std::vector<std::string> &keys);  // array in key order
   Status MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values);
-  Result<int64_t> Del(const std::vector<std::string> &keys);
+  Result<int64_t> Del(const std::vector<std::string> &keys) {
+    return Count("DEL", Access::kWrite, keys);
+  }
+  // How many of the keys exist (a key named twice counts twice, as EXISTS).
+  Result<int64_t> Exists(const std::vector<std::string> &keys) {
+    return Count("EXISTS", Access::kRead, keys);
+  }
 
   // Any commands at once (a pipeline): each job gets its reply or its
   // error in place (see fan_out.hpp).
   void Run(std::vector<Job> *jobs);
 
  private:
+  // cmd (answering an integer) per place, the answers summed.
+  Result<int64_t> Count(const std::string &cmd, Access access,
+                        const std::vector<std::string> &keys);
   // ExecuteSlot's routing loop; master_only: a read served by the master only.
   // first: the outcome of an asynchronous call's first attempt on
   // first_snap (Continue).

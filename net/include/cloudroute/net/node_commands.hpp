@@ -36,8 +36,8 @@ struct NodeReply {
 };
 
 // The targets in snap (the caller's, kept until RunOnNodes returned: it
-// pins the nodes): masters in slot order (each followed by its replicas for
-// kAllNodes), or the one node at address.
+// pins the nodes): masters in slot order — a ring's groups in group order —
+// (each followed by its replicas for kAllNodes), or the one node at address.
 // Errors: kNoTopology (snap is null); kNotFound (no such node).
 Result<std::vector<NodeReply>> ResolveTargets(const Snapshot *snap, NodeTarget target,
                                               const std::string &address);
@@ -46,6 +46,13 @@ Result<std::vector<NodeReply>> ResolveTargets(const Snapshot *snap, NodeTarget t
 // REQUIRES: the snapshot the targets came from is held.
 void RunOnNodes(ClientContext *ctx, NodePools *pools, const Args &args, const CallOptions &call,
                 std::vector<NodeReply> *targets);
+
+// Both of the above on the current topology of ctx->topo, for a client's
+// ExecuteOnNodes: kInvalid for an empty command or one that would change
+// a shared connection's state (command_rules.hpp).
+Result<std::vector<NodeReply>> ExecuteOnNodes(ClientContext *ctx, NodePools *pools,
+                                              NodeTarget target, const std::string &address,
+                                              const Args &args, const CallOptions &call);
 
 }  // namespace net
 }  // namespace cloudroute

@@ -1,5 +1,6 @@
-// Pipeline: a batch of any commands for one Client — GET, HGETALL, ZRANGE,
-// SET … in any mix and any slots — queued, then run at once: each routed by
+// Pipeline: a batch of any commands for one live client (Client, or a
+// client of shard groups: ShardedClient) — GET, HGETALL, ZRANGE, SET … in
+// any mix and any places (slots, or a ring's groups) — queued, then run at once: each routed by
 // its key and its access (or sent to a node the caller names, for keyless
 // commands), grouped per node, every node's group pipelined on one
 // connection and all nodes in flight together; the results come back in the
@@ -10,7 +11,7 @@
 //
 // Arguments are views: nothing is copied until the wire buffer is built.
 //
-// Thread-safety: one thread at a time; the Client it runs on is shared.
+// Thread-safety: one thread at a time; the client it runs on is shared.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +27,10 @@ namespace net {
 
 class Pipeline {
  public:
-  // REQUIRES: client outlives the pipeline.
-  explicit Pipeline(Client *client) : client_(client) {}
+  // REQUIRES: client (or topo and exec, a client's engine) outlives the
+  // pipeline.
+  explicit Pipeline(Client *client);
+  Pipeline(TopologySource *topo, CommandExecutor *exec) : topo_(topo), exec_(exec) {}
 
   // A command routed by argv[key_index].
   // REQUIRES: key_index < argv.size(); the bytes argv views stay valid and
@@ -37,17 +40,19 @@ class Pipeline {
   // Client::ExecuteAuto (key_index > 0: routed by argv[key_index]).
   // A command that would change the connection's state is queued and
   // refused in its place, as with Add.
-  // Errors: kInvalid for a command with no key (AddForNode it).
+  // Errors: kInvalid for a command with no key (AddForNode it), and on a
+  // pipeline of shard groups (only a cluster client learns a command table).
   // REQUIRES: key_index < argv.size(); as Add.
   Status AddAuto(size_t key_index, std::vector<std::string_view> argv);
   // A command for the node host:port only (keyless commands: PING, INFO,
   // DBSIZE …), sent once: a redirect or a failure is its result.
-  // Errors: kNotFound when the client's router has never seen the node.
+  // Errors: kNotFound when the client's topology has never named the node.
   // REQUIRES: as Add.
   Status AddForNode(Access access, const std::string &host, uint16_t port,
                     std::vector<std::string_view> argv);
 
   size_t size() const { return jobs_.size(); }
+  // The cluster client it was made for; null for shard groups.
   Client *client() const { return client_; }
   // Runs every queued command; results in queue order (each Job's reply or
   // status). The queue is empty afterwards.
@@ -58,7 +63,9 @@ class Pipeline {
   }
 
  private:
-  Client *const client_;
+  Client *const client_ = nullptr;
+  TopologySource *const topo_;
+  CommandExecutor *const exec_;
   std::vector<Job> jobs_;
   NodePins pins_;  // the nodes AddForNode named: not reclaimed while queued
 };
