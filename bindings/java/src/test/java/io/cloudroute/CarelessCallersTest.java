@@ -19,8 +19,6 @@ import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -210,14 +208,6 @@ class CarelessCallersTest {
     if (before != null) JUL.setLevel(before);
   }
 
-  private static void waitUntil(BooleanSupplier done, String what) {
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (!done.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, what);
-      LockSupport.parkNanos(10_000_000L);
-    }
-  }
-
   /**
    * A cluster node on 127.0.0.1 as far as the live client asks: CLUSTER SHARDS is an error (the
    * client falls back to CLUSTER SLOTS: one shard, this node), INFO an empty section, GET nil,
@@ -326,7 +316,7 @@ class CarelessCallersTest {
       Client c = Client.connect(node.seed(), null, new ClientOptions().refreshIntervalMs(50));
       assertNull(c.get("k")); // a pooled connection, as a client in use has
       target.set(c);
-      waitUntil(() -> closedOn.get() != null, "no periodic refresh closed the client");
+      Poll.until(() -> closedOn.get() != null, "no periodic refresh closed the client");
       assertTrue(c.isClosed());
       assertThrows(IllegalStateException.class, () -> c.get("k"));
     }

@@ -15,8 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,14 +42,6 @@ class ClientCommandsTest {
   @AfterAll
   static void close() {
     if (client != null) client.close();
-  }
-
-  private static void waitUntil(BooleanSupplier done, String what) {
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (!done.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, what);
-      LockSupport.parkNanos(20_000_000L);
-    }
   }
 
   private static String utf8(Object bulk) {
@@ -218,7 +208,7 @@ class ClientCommandsTest {
         client.onNode(env.get("SHARD" + sh + "_MASTER"), "CLUSTER", "SETSLOT", s, "NODE", toId);
       }
     }
-    waitUntil(() -> {
+    Poll.until(() -> {
       client.refresh(); // the node it asks may not have heard of the move yet
       return client.router().routeWrite(key).address().equals(to);
     },
@@ -241,7 +231,7 @@ class ClientCommandsTest {
     assertEquals(3, shards.size(), "the keys span every shard");
     // The scan reads local replicas: wait until they hold every key.
     List<String> seen = new ArrayList<>();
-    waitUntil(() -> {
+    Poll.until(() -> {
       seen.clear();
       for (String k : client.scan("jscan:*")) seen.add(k);
       return seen.size() >= written.size();
@@ -297,7 +287,7 @@ class ClientCommandsTest {
       }));
     }
     threads.forEach(Thread::start);
-    waitUntil(() -> rounds.get() >= 20, "no thread got through a round");
+    Poll.until(() -> rounds.get() >= 20, "no thread got through a round");
     c.close();
     for (Thread t : threads) t.join(15_000);
     for (Thread t : threads) assertFalse(t.isAlive(), "a thread still runs");
@@ -313,7 +303,7 @@ class ClientCommandsTest {
       client.onAllNodes("SCRIPT", "FLUSH");
       assertEquals("v1", utf8(client.eval(get, List.of("{jscript}k"), List.of())));
       // A replica (local first) serves EVALSHA_RO: wait for it to have the value.
-      waitUntil(() -> "v1".equals(
+      Poll.until(() -> "v1".equals(
           Command.text(client.evalReadOnly(get, List.of("{jscript}k"), List.of()))),
           "EVALSHA_RO never read v1");
       client.onAllNodes("SCRIPT", "FLUSH");
@@ -343,7 +333,7 @@ class ClientCommandsTest {
     }
     client.set("{jfn}k", "fv");
     assertEquals("fv", utf8(client.fcall("jvm_get", List.of("{jfn}k"), List.of())));
-    waitUntil(() -> "fv".equals(Command.text(client.fcallRo("jvm_get_ro", List.of("{jfn}k"),
+    Poll.until(() -> "fv".equals(Command.text(client.fcallRo("jvm_get_ro", List.of("{jfn}k"),
         List.of()))), "FCALL_RO never read fv");
     assertThrows(CloudRouteException.ServerErrorException.class,
         () -> client.fcall("jvm_nope", List.of("{jfn}k"), List.of()));

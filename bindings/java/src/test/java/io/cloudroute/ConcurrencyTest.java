@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -87,13 +86,15 @@ class ConcurrencyTest {
     c.close();
     t.close();
     AtomicReference<Throwable> wrong = new AtomicReference<>();
-    CountDownLatch started = new CountDownLatch(8);
+    AtomicLong calls = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
     for (int n = 0; n < 8; n++) {
       threads.add(new Thread(() -> {
-        started.countDown();
         try {
-          for (int i = 0; i < 50_000_000; i++) r.candidates("k" + (i & 255));
+          for (int i = 0; i < 50_000_000; i++) {
+            r.candidates("k" + (i & 255));
+            calls.incrementAndGet();
+          }
         } catch (IllegalStateException expected) {
           // closed under us: the only acceptable way out
         } catch (Throwable e) {
@@ -102,8 +103,7 @@ class ConcurrencyTest {
       }));
     }
     threads.forEach(Thread::start);
-    started.await();
-    Thread.sleep(100);
+    Poll.until(() -> calls.get() >= 10_000, "the callers made no progress"); // all mid-call
     Thread closer = new Thread(r::close);
     closer.start();
     r.close();
