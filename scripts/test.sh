@@ -34,6 +34,7 @@ for tool in cmake ninja ccache c++ clang++-14 aarch64-linux-gnu-g++ pkg-config r
 done
 command -v clang-format >/dev/null || command -v clang-format-14 >/dev/null || missing+=(clang-format)
 [[ -x .venv/bin/python ]] || missing+=(".venv (the Python tools)")
+[[ -x .venv/bin/ruff ]] || missing+=("ruff (in .venv)")
 if ((${#missing[@]} > 0)); then
   echo "test: missing ${missing[*]}: run ./scripts/deps.sh first" >&2
   exit 1

@@ -133,7 +133,7 @@ def test_borrowed_groups_outlive_close(sentinel: Dict[str, str]) -> None:
     with pytest.raises(cloudroute.InvalidArgumentError, match="closed"):
         c.get(KEYS[0])
     with pytest.raises(cloudroute.InvalidArgumentError, match="closed"):
-        c.groups
+        _ = c.groups
 
 
 def test_bad_input(client: SentinelClient, sentinel: Dict[str, str]) -> None:
