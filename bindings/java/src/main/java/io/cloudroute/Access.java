@@ -30,8 +30,8 @@ public enum Access {
     for (Access v : VALUES) {
       if (v.label.equalsIgnoreCase(l)) return v;
     }
-    throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-        "no Access named '" + label + "'");
+    throw new CloudRouteException.InvalidArgumentException(
+        CloudRouteException.EINVAL, "no Access named '" + label + "'");
   }
 
   @Override

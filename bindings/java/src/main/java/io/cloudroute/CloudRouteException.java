@@ -65,9 +65,24 @@ public class CloudRouteException extends RuntimeException {
 
   /** The C name of a status ("CR_EPARSE"), "CR_?" for one that is none. */
   public static String statusName(int status) {
-    String[] names = {"CR_OK", "CR_EINVAL", "CR_ENOMEM", "CR_EBUFS", "CR_EPARSE", "CR_ELIMIT",
-        "CR_EINCOMPLETE", "CR_ENOTOPOLOGY", "CR_ESLOT_UNCOVERED", "CR_EUNAVAILABLE",
-        "CR_ENOTFOUND", "CR_EINTERNAL", "CR_ECONN", "CR_ETIMEOUT", "CR_EREDIS", "CR_EVERSION"};
+    String[] names = {
+      "CR_OK",
+      "CR_EINVAL",
+      "CR_ENOMEM",
+      "CR_EBUFS",
+      "CR_EPARSE",
+      "CR_ELIMIT",
+      "CR_EINCOMPLETE",
+      "CR_ENOTOPOLOGY",
+      "CR_ESLOT_UNCOVERED",
+      "CR_EUNAVAILABLE",
+      "CR_ENOTFOUND",
+      "CR_EINTERNAL",
+      "CR_ECONN",
+      "CR_ETIMEOUT",
+      "CR_EREDIS",
+      "CR_EVERSION"
+    };
     return status <= 0 && -status < names.length ? names[-status] : "CR_?";
   }
 

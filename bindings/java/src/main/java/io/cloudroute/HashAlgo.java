@@ -32,8 +32,8 @@ public enum HashAlgo {
     for (HashAlgo v : VALUES) {
       if (v.label.equalsIgnoreCase(l)) return v;
     }
-    throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-        "no HashAlgo named '" + label + "'");
+    throw new CloudRouteException.InvalidArgumentException(
+        CloudRouteException.EINVAL, "no HashAlgo named '" + label + "'");
   }
 
   @Override

@@ -40,8 +40,8 @@ public enum Policy {
     for (Policy v : VALUES) {
       if (v.label.equalsIgnoreCase(l)) return v;
     }
-    throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-        "no Policy named '" + label + "'");
+    throw new CloudRouteException.InvalidArgumentException(
+        CloudRouteException.EINVAL, "no Policy named '" + label + "'");
   }
 
   @Override

@@ -32,8 +32,8 @@ public enum ReportedHealth {
     for (ReportedHealth v : VALUES) {
       if (v.label.equalsIgnoreCase(l)) return v;
     }
-    throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-        "no ReportedHealth named '" + label + "'");
+    throw new CloudRouteException.InvalidArgumentException(
+        CloudRouteException.EINVAL, "no ReportedHealth named '" + label + "'");
   }
 
   @Override

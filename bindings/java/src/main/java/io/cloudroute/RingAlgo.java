@@ -34,8 +34,8 @@ public enum RingAlgo {
     for (RingAlgo v : VALUES) {
       if (v.label.equalsIgnoreCase(l)) return v;
     }
-    throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-        "no RingAlgo named '" + label + "'");
+    throw new CloudRouteException.InvalidArgumentException(
+        CloudRouteException.EINVAL, "no RingAlgo named '" + label + "'");
   }
 
   @Override

@@ -30,8 +30,8 @@ public enum RingNaming {
     for (RingNaming v : VALUES) {
       if (v.label.equalsIgnoreCase(l)) return v;
     }
-    throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-        "no RingNaming named '" + label + "'");
+    throw new CloudRouteException.InvalidArgumentException(
+        CloudRouteException.EINVAL, "no RingNaming named '" + label + "'");
   }
 
   @Override

@@ -36,8 +36,8 @@ public enum Tier {
     for (Tier v : VALUES) {
       if (v.label.equalsIgnoreCase(l)) return v;
     }
-    throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-        "no Tier named '" + label + "'");
+    throw new CloudRouteException.InvalidArgumentException(
+        CloudRouteException.EINVAL, "no Tier named '" + label + "'");
   }
 
   @Override

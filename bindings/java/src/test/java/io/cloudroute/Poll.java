@@ -7,8 +7,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * Bounded polling for tests that wait on another thread, process or server: instead of sleeping
- * a fixed time and then asserting, poll the condition until it holds or the bound passes.
+ * Bounded polling for tests that wait on another thread, process or server: instead of sleeping a
+ * fixed time and then asserting, poll the condition until it holds or the bound passes.
  */
 final class Poll {
   private Poll() {}
