@@ -261,7 +261,7 @@ CR_API size_t cr_topology_get_node_count(const cr_topology *t);
 
 /* Fills info with the node at node_index (0 <= node_index < node count).
  * Errors: CR_EINVAL (NULL, struct_size below the first layout),
- * CR_ENOTFOUND (node_index out of range), CR_EVERSION. */
+ * CR_ENOTFOUND (node_index out of range). */
 CR_API cr_status cr_topology_get_node(cr_node_info *info, const cr_topology *t,
                                       uint32_t node_index);
 
@@ -468,7 +468,7 @@ CR_API cr_status cr_router_update(cr_router *r, cr_topology *t);
 /* Every routing call below: Thread-safety: lock-free, from any number of
  * threads, concurrently with updates and feedback. Never allocates on
  * success. Errors: CR_EINVAL (NULL arguments, a key NULL with len > 0, a
- * slot > 16383, struct_size below the first layout), CR_EVERSION,
+ * slot > 16383, struct_size below the first layout),
  * CR_ENOTOPOLOGY (no cr_router_update yet), CR_ESLOT_UNCOVERED (no shard
  * serves the slot), CR_EUNAVAILABLE (as each call says). */
 
@@ -1169,7 +1169,7 @@ typedef struct cr_client_stats {
 
 /* Counters since the client was created (an output struct:
  * CR_CLIENT_STATS_INIT). Errors: CR_EINVAL (NULL, struct_size below the
- * first layout), CR_EVERSION. */
+ * first layout). */
 CR_API cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c);
 
 typedef struct cr_client_node_stats {
@@ -1193,7 +1193,7 @@ typedef struct cr_client_node_stats {
 /* Per-node statistics of every node the client has talked to, by handle,
  * as (out, cap, needed) with stride out[0].struct_size. The measured
  * latencies also feed CR_POLICY_NEAREST (cr_router_set_rtt), about once a
- * second. Errors: CR_EINVAL, CR_EVERSION, CR_EBUFS. */
+ * second. Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
                                           cr_client *c);
 
@@ -1327,7 +1327,8 @@ CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
 typedef int (*cr_interrupt_check)(void *payload);
 CR_API cr_status cr_thread_set_interrupt_check(cr_interrupt_check check, void *payload);
 
-/* cr_client_command with call options (opts may be NULL). */
+/* cr_client_command with call options (opts may be NULL). Errors: as
+ * cr_client_command, and CR_EVERSION (opts from a newer header). */
 CR_API cr_status cr_client_command_opts(cr_reply **out, cr_client *c, const cr_call_options *opts,
                                         cr_access access, size_t key_index, size_t argc,
                                         const void *const *argv, const size_t *argvlen);
@@ -1433,14 +1434,15 @@ CR_API void cr_script_free(cr_script *s);
  * sent; with no keys, a random shard. A node that answers NOSCRIPT (it was
  * restarted, flushed with SCRIPT FLUSH, or promoted) gets SCRIPT LOAD of the
  * body and the EVALSHA once more, in one round trip. Errors: as for
- * cr_client_command; a script error is CR_EREDIS. */
+ * cr_client_command, and CR_EVERSION (opts from a newer header); a script
+ * error is CR_EREDIS. */
 CR_API cr_status cr_client_eval(cr_reply **out, cr_client *c, const cr_call_options *opts,
                                 const cr_script *script, int read_only, size_t numkeys,
                                 const void *const *keys, const size_t *key_lens, size_t nargs,
                                 const void *const *args, const size_t *arg_lens);
 /* FCALL function numkeys keys… args… (FCALL_RO when read_only is 1), routed
- * by its keys as cr_client_eval. The function must be loaded on the
- * masters (FUNCTION LOAD through cr_client_command_nodes). */
+ * by its keys as cr_client_eval (errors too). The function must be loaded
+ * on the masters (FUNCTION LOAD through cr_client_command_nodes). */
 CR_API cr_status cr_client_fcall(cr_reply **out, cr_client *c, const cr_call_options *opts,
                                  const char *function, int read_only, size_t numkeys,
                                  const void *const *keys, const size_t *key_lens, size_t nargs,
@@ -1664,7 +1666,8 @@ CR_API cr_status cr_sentinel_options_init(cr_sentinel_options *opts, size_t size
  * Errors: CR_EINVAL (NULL or bad arguments, a ring not built or of another
  * size, empty or duplicate names), CR_ENOTFOUND (the sentinels monitor no
  * master of a name), CR_ECONN / CR_ETIMEOUT / CR_EREDIS (no sentinel
- * answered; the message names each and why).
+ * answered; the message names each and why), CR_EVERSION (opts from a
+ * newer header).
  * Ownership: free with cr_sentinel_client_free. */
 CR_API cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
                                         const cr_sentinel_options *opts, const cr_ring *ring,
@@ -1722,12 +1725,12 @@ typedef struct cr_sentinel_stats {
   }
 
 /* Counters since the client was created (an output struct:
- * CR_SENTINEL_STATS_INIT). Errors: CR_EINVAL, CR_EVERSION. */
+ * CR_SENTINEL_STATS_INIT). Errors: CR_EINVAL. */
 CR_API cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_client *c);
 
 /* Per-instance statistics of every data node the client has talked to, as
  * cr_client_get_node_stats (the same struct; host valid until the client is
- * freed). Errors: CR_EINVAL, CR_EVERSION, CR_EBUFS. */
+ * freed). Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_sentinel_client_get_node_stats(cr_client_node_stats *out, size_t cap,
                                                    size_t *needed, cr_sentinel_client *c);
 
