@@ -909,11 +909,17 @@ typedef struct cr_reply cr_reply;
 
 /* ---- hedged reads ---- */
 typedef enum cr_hedge_mode {
-  CR_HEDGE_OFF = 0,     /* never hedge */
-  CR_HEDGE_FIXED = 1,   /* hedge after hedge_delay_ms */
-  CR_HEDGE_ADAPTIVE = 2 /* hedge after the node's recent hedge_percentile latency
-                           (at least hedge_min_delay_ms) */
+  CR_HEDGE_MODE_OFF = 0,     /* never hedge */
+  CR_HEDGE_MODE_FIXED = 1,   /* hedge after hedge_delay_ms */
+  CR_HEDGE_MODE_ADAPTIVE = 2 /* hedge after the node's recent hedge_percentile latency
+                                (at least hedge_min_delay_ms) */
 } cr_hedge_mode;
+/* Deprecated: the names before the values took their type's prefix, kept so
+ * that code written against 0.x compiles; to be removed with the next major
+ * version. */
+#define CR_HEDGE_OFF CR_HEDGE_MODE_OFF
+#define CR_HEDGE_FIXED CR_HEDGE_MODE_FIXED
+#define CR_HEDGE_ADAPTIVE CR_HEDGE_MODE_ADAPTIVE
 
 typedef struct cr_client_options {
   uint32_t struct_size;
@@ -983,7 +989,7 @@ typedef struct cr_client_options {
    * scripts are never hedged. A node that loses 3 hedges in a row is set
    * aside like one that timed out. cr_client_stats counts hedges. An older
    * caller's smaller struct_size leaves hedging off. */
-  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
+  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_MODE_OFF */
   uint32_t hedge_delay_ms;       /* FIXED: the delay; ADAPTIVE: the delay until the node has
                                     64 recent samples. 1-60000; default 20 */
   uint32_t hedge_min_delay_ms;   /* ADAPTIVE: the delay is never shorter; default 2 */
@@ -1033,8 +1039,8 @@ typedef struct cr_client_options {
   {                                                                                                \
     (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,    \
         30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 67108864u, 268435456u, NULL, NULL, \
-        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, 0u,    \
-        0u, 0u                                                                                     \
+        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0,   \
+        0u, 0u, 0u                                                                                 \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */
@@ -1641,7 +1647,7 @@ typedef struct cr_sentinel_options {
   /* Hedged reads, as cr_client_options' (off by default): a read whose
    * instance has not answered within the hedge delay is sent to the group's
    * next read candidate too; the first answer wins. */
-  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
+  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_MODE_OFF */
   uint32_t hedge_delay_ms;       /* 1-60000; default 20 */
   uint32_t hedge_min_delay_ms;   /* ADAPTIVE; default 2 */
   uint32_t hedge_budget_percent; /* 1-100; default 10 */
@@ -1652,7 +1658,7 @@ typedef struct cr_sentinel_options {
   {                                                                                              \
     (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 1000u,     \
         5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL, 0u, 3u, 1000u, 0, \
-        1, NULL, NULL, NULL, NULL, NULL, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0                        \
+        1, NULL, NULL, NULL, NULL, NULL, CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0                   \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_sentinel_options ends at client_name. */
