@@ -1176,7 +1176,7 @@ typedef struct cr_client_stats {
 /* Counters since the client was created (an output struct:
  * CR_CLIENT_STATS_INIT). Errors: CR_EINVAL (NULL, struct_size below the
  * first layout). */
-CR_API cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c);
+CR_API cr_status cr_client_get_stats(cr_client_stats *out, const cr_client *c);
 
 typedef struct cr_client_node_stats {
   uint32_t struct_size;
@@ -1201,7 +1201,7 @@ typedef struct cr_client_node_stats {
  * latencies also feed CR_POLICY_NEAREST (cr_router_set_rtt), about once a
  * second. Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
-                                          cr_client *c);
+                                          const cr_client *c);
 
 /* ---- operator view: log events and Prometheus metrics of the client ---- */
 
@@ -1253,7 +1253,8 @@ CR_API const char *cr_log_level_name(cr_log_level level);
  * cloudroute_node_latency_seconds histogram of round trips.
  * Errors: CR_EINVAL (NULL), CR_EBUFS (cap < *needed). Thread-safety: safe
  * concurrently with other calls on c. */
-CR_API cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_client *c);
+CR_API cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
+                                            const cr_client *c);
 
 /* The type of a reply. Values are pinned. */
 typedef enum cr_reply_type {
@@ -1732,19 +1733,19 @@ typedef struct cr_sentinel_stats {
 
 /* Counters since the client was created (an output struct:
  * CR_SENTINEL_STATS_INIT). Errors: CR_EINVAL. */
-CR_API cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_client *c);
+CR_API cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, const cr_sentinel_client *c);
 
 /* Per-instance statistics of every data node the client has talked to, as
  * cr_client_get_node_stats (the same struct; host valid until the client is
  * freed). Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_sentinel_client_get_node_stats(cr_client_node_stats *out, size_t cap,
-                                                   size_t *needed, cr_sentinel_client *c);
+                                                   size_t *needed, const cr_sentinel_client *c);
 
 /* The client's statistics as Prometheus text, as cr_client_get_metrics_text
  * (the same metric names; per instance node="host:port"). Errors: CR_EINVAL,
  * CR_EBUFS. Thread-safety: safe concurrently with other calls on c. */
 CR_API cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
-                                                     cr_sentinel_client *c);
+                                                     const cr_sentinel_client *c);
 
 #ifdef __cplusplus
 }

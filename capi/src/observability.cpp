@@ -58,7 +58,7 @@ const char *cr_log_level_name(cr_log_level level) {
   return net::LogLevelName(static_cast<net::LogLevel>(l));
 }
 
-cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_client *c) {
+cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, const cr_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_get_metrics_text";
     if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
@@ -71,7 +71,7 @@ cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_c
 }
 
 cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
-                                              cr_sentinel_client *c) {
+                                              const cr_sentinel_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_sentinel_client_get_metrics_text";
     if (cr_status s = OutBuffer(buf, cap, needed, fn); s != CR_OK) return s;
