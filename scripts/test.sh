@@ -71,7 +71,7 @@ stage() {
 stage "format (scripts/check-format.sh)"
 scripts/check-format.sh
 
-stage "build (preset werror: RelWithDebInfo, -Werror, -Wconversion on the core and the C API)"
+stage "build (preset werror: RelWithDebInfo, -Werror, -Wconversion on the core, the net layer and the C API)"
 cmake --preset werror >/dev/null
 cmake --build --preset werror -j "$jobs"
 logs=build/stage-logs
