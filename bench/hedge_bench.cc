@@ -63,10 +63,10 @@ cr_client *NewClient(const std::string &seeds, const std::string &mode) {
   cr_client_options o = CR_CLIENT_OPTIONS_INIT;
   o.client_name = "cr-hedge-bench";
   if (mode == "fixed") {
-    o.hedge_mode = CR_HEDGE_FIXED;
+    o.hedge_mode = CR_HEDGE_MODE_FIXED;
     o.hedge_delay_ms = 20;
   } else if (mode == "adaptive") {
-    o.hedge_mode = CR_HEDGE_ADAPTIVE;
+    o.hedge_mode = CR_HEDGE_MODE_ADAPTIVE;
     o.hedge_min_delay_ms = 2;
     o.hedge_percentile = 99.0;
   }

@@ -142,3 +142,8 @@ if [[ ! -e $suite_stamp ]]; then
     -d .venv/redis-py-sdist "$(grep '^redis==' "$suite_req")"
   rm -f .venv/.suite-* && touch "$suite_stamp"
 fi
+
+# google-java-format (the Java half of scripts/check-format.sh): the jar of
+# the version pinned there, from Maven Central into .m2/; asks only while it
+# is missing.
+scripts/check-format.sh --tools

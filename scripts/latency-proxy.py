@@ -19,7 +19,9 @@ its first word is the mode, a missing or empty file means "forward"):
             the mode changes back, as TCP retransmission would deliver them after a heal.
   garbage   replace every chunk the target sends with bytes that are not RESP
             ("@garbage…": "@" starts no RESP2 or RESP3 reply), on every connection.
-Each change of mode is logged to stderr ("latency-proxy: mode stall").
+Each change of mode is logged to stderr ("latency-proxy: mode stall"), and the mode in
+force is written to FILE.ack.PID (removed on exit), so whoever changes the control file
+can wait until every proxy reading it has applied the change instead of sleeping.
 
 Only loopback addresses (127.0.0.0/8, ::1) are accepted for --listen and --target.
 Outgoing connections to the target leave from the listen address (like redis
@@ -221,11 +223,22 @@ class Proxy:
             return self.gate.mode
         return words[0] if words else "forward"
 
+    def ack_path(self) -> str:
+        return f"{self.control}.ack.{os.getpid()}"
+
+    def ack_mode(self) -> None:
+        """Publish the mode in force (atomically: a reader never sees half a word)."""
+        tmp = self.ack_path() + ".tmp"
+        with open(tmp, "w", encoding="ascii") as f:
+            f.write(self.gate.mode + "\n")
+        os.replace(tmp, self.ack_path())
+
     async def watch_control(self) -> None:
         while True:
             mode = self.read_mode()
             if mode != self.gate.mode:
                 self.gate.set_mode(mode)
+                self.ack_mode()
                 print(f"latency-proxy: mode {mode}", file=sys.stderr, flush=True)
             await asyncio.sleep(CONTROL_POLL_S)
 
@@ -239,6 +252,7 @@ class Proxy:
         watcher = None
         if self.control is not None:
             self.gate.set_mode(self.read_mode())
+            self.ack_mode()
             watcher = asyncio.ensure_future(self.watch_control())
         server = await asyncio.start_server(self.handle, self.listen[0], self.listen[1],
                                             reuse_address=True, backlog=128)
@@ -248,6 +262,10 @@ class Proxy:
         await stop.wait()
         if watcher is not None:
             watcher.cancel()
+            try:
+                os.unlink(self.ack_path())
+            except FileNotFoundError:
+                pass
         self.gate.set_mode("forward")  # release held writers so their tasks can end
         server.close()
         for t in list(self.conns):

@@ -35,6 +35,7 @@ for tool in cmake ninja ccache c++ clang++-14 aarch64-linux-gnu-g++ pkg-config r
 done
 command -v clang-format >/dev/null || command -v clang-format-14 >/dev/null || missing+=(clang-format)
 [[ -x .venv/bin/python ]] || missing+=(".venv (the Python tools)")
+[[ -x .venv/bin/ruff ]] || missing+=("ruff (in .venv)")
 if ((${#missing[@]} > 0)); then
   echo "test: missing ${missing[*]}: run ./scripts/deps.sh first" >&2
   exit 1
@@ -71,7 +72,7 @@ stage() {
 stage "format (scripts/check-format.sh)"
 scripts/check-format.sh
 
-stage "build (preset werror: RelWithDebInfo, -Werror, -Wconversion on the core and the C API)"
+stage "build (preset werror: RelWithDebInfo, -Werror, -Wconversion on the core, the net layer and the C API)"
 cmake --preset werror >/dev/null
 cmake --build --preset werror -j "$jobs"
 logs=build/stage-logs

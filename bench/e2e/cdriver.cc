@@ -232,10 +232,10 @@ int main(int argc, char **argv) {
     o.client_name = "cr-e2e-cdriver";
     o.shared_connections = static_cast<uint32_t>(std::max(a.shared, 0));
     if (a.hedge == "fixed") {
-      o.hedge_mode = CR_HEDGE_FIXED;
+      o.hedge_mode = CR_HEDGE_MODE_FIXED;
       o.hedge_delay_ms = 20;
     } else if (a.hedge == "adaptive") {
-      o.hedge_mode = CR_HEDGE_ADAPTIVE;
+      o.hedge_mode = CR_HEDGE_MODE_ADAPTIVE;
       o.hedge_min_delay_ms = 2;
       o.hedge_percentile = 99.0;
     }

@@ -131,6 +131,14 @@ def plot_fault(out: pathlib.Path, faults: List[Dict[str, Any]]) -> str:
     return "fault_timeline.png"
 
 
+
+def ratio_row(cell: Any, ours: str, peer: str, o: Dict[str, float], p: Dict[str, float]) -> str:
+    """One row of a ratio table: ours against peer in one cell (see the note under it)."""
+    return (f"| {cell[0]:g} ms, f{cell[1]}, c{cell[2]} | {ours} | {peer} | "
+            f"{fmt(ratio(o['rps'], p['rps']))}× | {fmt(ratio(p['p50_ms'], o['p50_ms']))}× | "
+            f"{fmt(ratio(p['p99_ms'], o['p99_ms']))}× | "
+            f"{fmt(ratio(o['cpu_us_per_req'], p['cpu_us_per_req']))} |")
+
 def goals(summ: Dict[Any, Dict[str, float]], lines: List[str]) -> None:
     lines.append("\n### Goal ratios (same run, medians)\n")
     lines.append("| cell | ours | vs | req/s ratio | p50 ratio | p99 ratio | CPU/req ratio |")
@@ -145,10 +153,7 @@ def goals(summ: Dict[Any, Dict[str, float]], lines: List[str]) -> None:
                 p = summ.get(cell + (peer,))
                 if p is None:
                     continue
-                lines.append(
-                    f"| {cell[0]:g} ms, f{cell[1]}, c{cell[2]} | {ours} | {peer} | "
-                    f"{fmt(ratio(o['rps'], p['rps']))}× | {fmt(ratio(p['p50_ms'], o['p50_ms']))}× | "
-                    f"{fmt(ratio(p['p99_ms'], o['p99_ms']))}× | {fmt(ratio(o['cpu_us_per_req'], p['cpu_us_per_req']))} |")
+                lines.append(ratio_row(cell, ours, peer, o, p))
     lines.append("\nRatios > 1 in the req/s, p50 and p99 columns mean cloudroute is better (p50/p99: peer ÷ "
                  "ours); the CPU column is ours ÷ peer (< 1 = cloudroute uses less CPU per request).\n")
     pair_lines = []
@@ -156,10 +161,7 @@ def goals(summ: Dict[Any, Dict[str, float]], lines: List[str]) -> None:
         for ours, peer in PAIRS:
             o, p = summ.get(cell + (ours,)), summ.get(cell + (peer,))
             if o is not None and p is not None:
-                pair_lines.append(
-                    f"| {cell[0]:g} ms, f{cell[1]}, c{cell[2]} | {ours} | {peer} | "
-                    f"{fmt(ratio(o['rps'], p['rps']))}× | {fmt(ratio(p['p50_ms'], o['p50_ms']))}× | "
-                    f"{fmt(ratio(p['p99_ms'], o['p99_ms']))}× | {fmt(ratio(o['cpu_us_per_req'], p['cpu_us_per_req']))} |")
+                pair_lines.append(ratio_row(cell, ours, peer, o, p))
     if pair_lines:
         lines.append("\n### JVM and native pairs (same run, medians; same reading as above)\n")
         lines.append("| cell | with cloudroute | vs | req/s ratio | p50 ratio | p99 ratio | CPU/req ratio |")
@@ -192,7 +194,7 @@ def main() -> int:
         lines.append("| client | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/req | reads in zone | failed | "
                      "load (1 min) | reps |")
         lines.append("|---|---|---|---|---|---|---|---|---|---|")
-        for (d, f, c, name), s in sorted(((k, v) for k, v in summ.items() if k[:3] == cell),
+        for (_, _, _, name), s in sorted(((k, v) for k, v in summ.items() if k[:3] == cell),
                                          key=lambda kv: -kv[1]["rps"]):
             lines.append(f"| {name} | {fmt(s['rps'], 1)} | {fmt(s['p50_ms'])} | {fmt(s['p99_ms'])} | "
                          f"{fmt(s['p999_ms'])} | {fmt(s['cpu_us_per_req'], 0)} | {fmt(s['local_share'])} | "

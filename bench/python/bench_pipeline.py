@@ -73,7 +73,7 @@ def run(env: Dict[str, str], args: argparse.Namespace) -> None:
     keys = [f"bench:pipe:{i}" for i in range(16)]
     assert len({ours.router.route_write(k).shard for k in keys}) == 3, "keys must cover every shard"
     setup = ours.pipeline()
-    for i, k in enumerate(keys):
+    for k in keys:
         setup.set(k, "v" * 32).hset(f"{k}:h", mapping={f"f{j}": j for j in range(8)})
         setup.zadd(f"{k}:z", {f"m{j}": j for j in range(10)}).sadd(f"{k}:s", *range(6))
     setup.execute()

@@ -278,7 +278,7 @@ CR_API size_t cr_topology_get_node_count(const cr_topology *t);
 
 /* Fills info with the node at node_index (0 <= node_index < node count).
  * Errors: CR_EINVAL (NULL, struct_size below the first layout),
- * CR_ENOTFOUND (node_index out of range), CR_EVERSION. */
+ * CR_ENOTFOUND (node_index out of range). */
 CR_API cr_status cr_topology_get_node(cr_node_info *info, const cr_topology *t,
                                       uint32_t node_index);
 
@@ -485,7 +485,7 @@ CR_API cr_status cr_router_update(cr_router *r, cr_topology *t);
 /* Every routing call below: Thread-safety: lock-free, from any number of
  * threads, concurrently with updates and feedback. Never allocates on
  * success. Errors: CR_EINVAL (NULL arguments, a key NULL with len > 0, a
- * slot > 16383, struct_size below the first layout), CR_EVERSION,
+ * slot > 16383, struct_size below the first layout),
  * CR_ENOTOPOLOGY (no cr_router_update yet), CR_ESLOT_UNCOVERED (no shard
  * serves the slot), CR_EUNAVAILABLE (as each call says). */
 
@@ -926,11 +926,17 @@ typedef struct cr_reply cr_reply;
 
 /* ---- hedged reads ---- */
 typedef enum cr_hedge_mode {
-  CR_HEDGE_OFF = 0,     /* never hedge */
-  CR_HEDGE_FIXED = 1,   /* hedge after hedge_delay_ms */
-  CR_HEDGE_ADAPTIVE = 2 /* hedge after the node's recent hedge_percentile latency
-                           (at least hedge_min_delay_ms) */
+  CR_HEDGE_MODE_OFF = 0,     /* never hedge */
+  CR_HEDGE_MODE_FIXED = 1,   /* hedge after hedge_delay_ms */
+  CR_HEDGE_MODE_ADAPTIVE = 2 /* hedge after the node's recent hedge_percentile latency
+                                (at least hedge_min_delay_ms) */
 } cr_hedge_mode;
+/* Deprecated: the names before the values took their type's prefix, kept so
+ * that code written against 0.x compiles; to be removed with the next major
+ * version. */
+#define CR_HEDGE_OFF CR_HEDGE_MODE_OFF
+#define CR_HEDGE_FIXED CR_HEDGE_MODE_FIXED
+#define CR_HEDGE_ADAPTIVE CR_HEDGE_MODE_ADAPTIVE
 
 typedef struct cr_client_options {
   uint32_t struct_size;
@@ -1000,7 +1006,7 @@ typedef struct cr_client_options {
    * scripts are never hedged. A node that loses 3 hedges in a row is set
    * aside like one that timed out. cr_client_stats counts hedges. An older
    * caller's smaller struct_size leaves hedging off. */
-  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
+  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_MODE_OFF */
   uint32_t hedge_delay_ms;       /* FIXED: the delay; ADAPTIVE: the delay until the node has
                                     64 recent samples. 1-60000; default 20 */
   uint32_t hedge_min_delay_ms;   /* ADAPTIVE: the delay is never shorter; default 2 */
@@ -1050,8 +1056,8 @@ typedef struct cr_client_options {
   {                                                                                                \
     (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,    \
         30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 67108864u, 268435456u, NULL, NULL, \
-        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0, 0u,    \
-        0u, 0u                                                                                     \
+        NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0,   \
+        0u, 0u, 0u                                                                                 \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */
@@ -1203,8 +1209,8 @@ typedef struct cr_client_stats {
 
 /* Counters since the client was created (an output struct:
  * CR_CLIENT_STATS_INIT). Errors: CR_EINVAL (NULL, struct_size below the
- * first layout), CR_EVERSION. */
-CR_API cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c);
+ * first layout). */
+CR_API cr_status cr_client_get_stats(cr_client_stats *out, const cr_client *c);
 
 typedef struct cr_client_node_stats {
   uint32_t struct_size;
@@ -1227,9 +1233,9 @@ typedef struct cr_client_node_stats {
 /* Per-node statistics of every node the client has talked to, by handle,
  * as (out, cap, needed) with stride out[0].struct_size. The measured
  * latencies also feed CR_POLICY_NEAREST (cr_router_set_rtt), about once a
- * second. Errors: CR_EINVAL, CR_EVERSION, CR_EBUFS. */
+ * second. Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
-                                          cr_client *c);
+                                          const cr_client *c);
 
 /* ---- operator view: log events and Prometheus metrics of the client ---- */
 
@@ -1281,7 +1287,8 @@ CR_API const char *cr_log_level_name(cr_log_level level);
  * cloudroute_node_latency_seconds histogram of round trips.
  * Errors: CR_EINVAL (NULL), CR_EBUFS (cap < *needed). Thread-safety: safe
  * concurrently with other calls on c. */
-CR_API cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_client *c);
+CR_API cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
+                                            const cr_client *c);
 
 /* The type of a reply. Values are pinned. */
 typedef enum cr_reply_type {
@@ -1361,7 +1368,8 @@ CR_API cr_status cr_call_options_init(cr_call_options *opts, size_t size);
 typedef int (*cr_interrupt_check)(void *payload);
 CR_API cr_status cr_thread_set_interrupt_check(cr_interrupt_check check, void *payload);
 
-/* cr_client_command with call options (opts may be NULL). */
+/* cr_client_command with call options (opts may be NULL). Errors: as
+ * cr_client_command, and CR_EVERSION (opts from a newer header). */
 CR_API cr_status cr_client_command_opts(cr_reply **out, cr_client *c, const cr_call_options *opts,
                                         cr_access access, size_t key_index, size_t argc,
                                         const void *const *argv, const size_t *argvlen);
@@ -1467,14 +1475,15 @@ CR_API void cr_script_free(cr_script *s);
  * sent; with no keys, a random shard. A node that answers NOSCRIPT (it was
  * restarted, flushed with SCRIPT FLUSH, or promoted) gets SCRIPT LOAD of the
  * body and the EVALSHA once more, in one round trip. Errors: as for
- * cr_client_command; a script error is CR_EREDIS. */
+ * cr_client_command, and CR_EVERSION (opts from a newer header); a script
+ * error is CR_EREDIS. */
 CR_API cr_status cr_client_eval(cr_reply **out, cr_client *c, const cr_call_options *opts,
                                 const cr_script *script, int read_only, size_t numkeys,
                                 const void *const *keys, const size_t *key_lens, size_t nargs,
                                 const void *const *args, const size_t *arg_lens);
 /* FCALL function numkeys keys… args… (FCALL_RO when read_only is 1), routed
- * by its keys as cr_client_eval. The function must be loaded on the
- * masters (FUNCTION LOAD through cr_client_command_nodes). */
+ * by its keys as cr_client_eval (errors too). The function must be loaded
+ * on the masters (FUNCTION LOAD through cr_client_command_nodes). */
 CR_API cr_status cr_client_fcall(cr_reply **out, cr_client *c, const cr_call_options *opts,
                                  const char *function, int read_only, size_t numkeys,
                                  const void *const *keys, const size_t *key_lens, size_t nargs,
@@ -1677,7 +1686,7 @@ typedef struct cr_sentinel_options {
   /* Hedged reads, as cr_client_options' (off by default): a read whose
    * instance has not answered within the hedge delay is sent to the group's
    * next read candidate too; the first answer wins. */
-  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
+  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_MODE_OFF */
   uint32_t hedge_delay_ms;       /* 1-60000; default 20 */
   uint32_t hedge_min_delay_ms;   /* ADAPTIVE; default 2 */
   uint32_t hedge_budget_percent; /* 1-100; default 10 */
@@ -1688,7 +1697,7 @@ typedef struct cr_sentinel_options {
   {                                                                                              \
     (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 1000u,     \
         5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL, 0u, 3u, 1000u, 0, \
-        1, NULL, NULL, NULL, NULL, NULL, CR_HEDGE_OFF, 20u, 2u, 10u, 99.0                        \
+        1, NULL, NULL, NULL, NULL, NULL, CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0                   \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_sentinel_options ends at client_name. */
@@ -1702,7 +1711,8 @@ CR_API cr_status cr_sentinel_options_init(cr_sentinel_options *opts, size_t size
  * Errors: CR_EINVAL (NULL or bad arguments, a ring not built or of another
  * size, empty or duplicate names), CR_ENOTFOUND (the sentinels monitor no
  * master of a name), CR_ECONN / CR_ETIMEOUT / CR_EREDIS (no sentinel
- * answered; the message names each and why).
+ * answered; the message names each and why), CR_EVERSION (opts from a
+ * newer header).
  * Ownership: free with cr_sentinel_client_free. */
 CR_API cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
                                         const cr_sentinel_options *opts, const cr_ring *ring,
@@ -1821,20 +1831,20 @@ typedef struct cr_sentinel_stats {
   }
 
 /* Counters since the client was created (an output struct:
- * CR_SENTINEL_STATS_INIT). Errors: CR_EINVAL, CR_EVERSION. */
-CR_API cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_client *c);
+ * CR_SENTINEL_STATS_INIT). Errors: CR_EINVAL. */
+CR_API cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, const cr_sentinel_client *c);
 
 /* Per-instance statistics of every data node the client has talked to, as
  * cr_client_get_node_stats (the same struct; host valid until the client is
- * freed). Errors: CR_EINVAL, CR_EVERSION, CR_EBUFS. */
+ * freed). Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_sentinel_client_get_node_stats(cr_client_node_stats *out, size_t cap,
-                                                   size_t *needed, cr_sentinel_client *c);
+                                                   size_t *needed, const cr_sentinel_client *c);
 
 /* The client's statistics as Prometheus text, as cr_client_get_metrics_text
  * (the same metric names; per instance node="host:port"). Errors: CR_EINVAL,
  * CR_EBUFS. Thread-safety: safe concurrently with other calls on c. */
 CR_API cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
-                                                     cr_sentinel_client *c);
+                                                     const cr_sentinel_client *c);
 
 /* ---- Live client: asynchronous calls ----
  *
@@ -1981,7 +1991,7 @@ typedef struct cr_sharded_options {
   const char *tls_key_file;    /* its unencrypted PEM private key; with cert */
   const char *tls_server_name; /* verify (and send as SNI) this name; NULL = each host */
   /* Hedged reads, as cr_client_options' (off by default). */
-  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_OFF */
+  cr_hedge_mode hedge_mode;      /* default CR_HEDGE_MODE_OFF */
   uint32_t hedge_delay_ms;       /* 1-60000; default 20 */
   uint32_t hedge_min_delay_ms;   /* ADAPTIVE; default 2 */
   uint32_t hedge_budget_percent; /* 1-100; default 10 */
@@ -1992,7 +2002,7 @@ typedef struct cr_sharded_options {
   {                                                                                              \
     (uint32_t)sizeof(cr_sharded_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u, \
         3u, 50u, 15u, 10000u, NULL, NULL, NULL, 0u, 0, 1, NULL, NULL, NULL, NULL, NULL,          \
-        CR_HEDGE_OFF, 20u, 2u, 10u, 99.0                                                         \
+        CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0                                                         \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_sharded_options ends at hedge_percentile. */
@@ -2084,14 +2094,14 @@ CR_API cr_status cr_sharded_scan_new(cr_scan **out, cr_sharded_client *c,
 CR_API cr_shard_groups *cr_sharded_client_get_groups(cr_sharded_client *c);
 /* Counters since the client was created, in a cr_client_stats (moved, ask,
  * refreshes and refresh_failures stay 0: a ring has no redirects or
- * topology to refresh). Errors: CR_EINVAL, CR_EVERSION. */
-CR_API cr_status cr_sharded_client_get_stats(cr_client_stats *out, cr_sharded_client *c);
-/* As cr_client_get_node_stats. Errors: CR_EINVAL, CR_EVERSION, CR_EBUFS. */
+ * topology to refresh). Errors: as cr_client_get_stats. */
+CR_API cr_status cr_sharded_client_get_stats(cr_client_stats *out, const cr_sharded_client *c);
+/* As cr_client_get_node_stats. Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_sharded_client_get_node_stats(cr_client_node_stats *out, size_t cap,
-                                                  size_t *needed, cr_sharded_client *c);
+                                                  size_t *needed, const cr_sharded_client *c);
 /* As cr_client_get_metrics_text. Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_sharded_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
-                                                    cr_sharded_client *c);
+                                                    const cr_sharded_client *c);
 
 #ifdef __cplusplus
 }

@@ -272,7 +272,7 @@ cr_status cr_thread_set_interrupt_check(cr_interrupt_check check, void *payload)
 
 cr_router *cr_client_get_router(cr_client *c) { return c == nullptr ? nullptr : c->router.get(); }
 
-cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c) {
+cr_status cr_client_get_stats(cr_client_stats *out, const cr_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_get_stats";
     if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
@@ -284,7 +284,7 @@ cr_status cr_client_get_stats(cr_client_stats *out, cr_client *c) {
 }
 
 cr_status cr_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
-                                   cr_client *c) {
+                                   const cr_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_client_get_node_stats";
     if (cr_status s = NeedClient(c, fn); s != CR_OK) return s;

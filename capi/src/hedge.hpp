@@ -16,10 +16,10 @@ namespace capi {
 // leaves hedging off may leave the others zeroed).
 template <typename O>
 cr_status HedgeOptionsFrom(const O &o, const char *fn, net::HedgeOptions *out) {
-  if (cr_status s = EnumInRange(o.hedge_mode, CR_HEDGE_ADAPTIVE, fn, "hedge_mode"); s != CR_OK)
+  if (cr_status s = EnumInRange(o.hedge_mode, CR_HEDGE_MODE_ADAPTIVE, fn, "hedge_mode"); s != CR_OK)
     return s;
   *out = net::HedgeOptions{};
-  if (RawEnum(o.hedge_mode) == CR_HEDGE_OFF) return CR_OK;
+  if (RawEnum(o.hedge_mode) == CR_HEDGE_MODE_OFF) return CR_OK;
   const std::string where = std::string(fn) + ": ";
   if (o.hedge_delay_ms == 0 || o.hedge_delay_ms > 60000)
     return Fail(CR_EINVAL, where + "hedge_delay_ms " + std::to_string(o.hedge_delay_ms) +
@@ -30,7 +30,7 @@ cr_status HedgeOptionsFrom(const O &o, const char *fn, net::HedgeOptions *out) {
   out->mode = net::HedgeMode::kFixed;
   out->delay_ms = o.hedge_delay_ms;
   out->budget_percent = o.hedge_budget_percent;
-  if (RawEnum(o.hedge_mode) == CR_HEDGE_FIXED) return CR_OK;
+  if (RawEnum(o.hedge_mode) == CR_HEDGE_MODE_FIXED) return CR_OK;
   if (o.hedge_min_delay_ms > 60000)
     return Fail(CR_EINVAL, where + "hedge_min_delay_ms " + std::to_string(o.hedge_min_delay_ms) +
                                " is above 60000");

@@ -64,7 +64,7 @@ cr_status MetricsText(char *buf, size_t cap, size_t *needed, H *c, const char *f
 
 // The registry of a client of shard groups (Sentinel, pre-sharded).
 template <typename H>
-const cloudroute::NodeRegistry &GroupsRegistry(H *c) {
+const cloudroute::NodeRegistry &GroupsRegistry(const H *c) {
   return c->groups->groups.registry();
 }
 
@@ -104,17 +104,17 @@ const char *cr_log_level_name(cr_log_level level) {
   return net::LogLevelName(static_cast<net::LogLevel>(l));
 }
 
-cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, cr_client *c) {
+cr_status cr_client_get_metrics_text(char *buf, size_t cap, size_t *needed, const cr_client *c) {
   return Guard([&] {
     return MetricsText(buf, cap, needed, c, "cr_client_get_metrics_text",
-                       [](cr_client *h) -> const cloudroute::NodeRegistry & {
+                       [](const cr_client *h) -> const cloudroute::NodeRegistry & {
                          return h->client->router().registry();
                        });
   });
 }
 
 cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
-                                              cr_sentinel_client *c) {
+                                              const cr_sentinel_client *c) {
   return Guard([&] {
     return MetricsText(buf, cap, needed, c, "cr_sentinel_client_get_metrics_text",
                        GroupsRegistry<cr_sentinel_client>);
@@ -122,7 +122,7 @@ cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size_t *nee
 }
 
 cr_status cr_sharded_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
-                                             cr_sharded_client *c) {
+                                             const cr_sharded_client *c) {
   return Guard([&] {
     return MetricsText(buf, cap, needed, c, "cr_sharded_client_get_metrics_text",
                        GroupsRegistry<cr_sharded_client>);

@@ -233,7 +233,7 @@ cr_shard_groups *cr_sentinel_client_get_groups(cr_sentinel_client *c) {
   return c == nullptr ? nullptr : c->groups.get();
 }
 
-cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_client *c) {
+cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, const cr_sentinel_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_sentinel_client_get_stats";
     if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
@@ -267,7 +267,7 @@ cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, cr_sentinel_clien
 }
 
 cr_status cr_sentinel_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
-                                            cr_sentinel_client *c) {
+                                            const cr_sentinel_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_sentinel_client_get_node_stats";
     if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;

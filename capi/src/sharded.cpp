@@ -169,7 +169,7 @@ cr_shard_groups *cr_sharded_client_get_groups(cr_sharded_client *c) {
   return c == nullptr ? nullptr : c->groups.get();
 }
 
-cr_status cr_sharded_client_get_stats(cr_client_stats *out, cr_sharded_client *c) {
+cr_status cr_sharded_client_get_stats(cr_client_stats *out, const cr_sharded_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_sharded_client_get_stats";
     if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
@@ -180,7 +180,7 @@ cr_status cr_sharded_client_get_stats(cr_client_stats *out, cr_sharded_client *c
 }
 
 cr_status cr_sharded_client_get_node_stats(cr_client_node_stats *out, size_t cap, size_t *needed,
-                                           cr_sharded_client *c) {
+                                           const cr_sharded_client *c) {
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_sharded_client_get_node_stats";
     if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;

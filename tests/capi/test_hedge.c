@@ -18,7 +18,7 @@ static cr_status try_new(const cr_client_options *o) {
 static cr_client_options fixed(void) {
   cr_client_options o = CR_CLIENT_OPTIONS_INIT;
   o.connect_timeout_ms = 200;
-  o.hedge_mode = CR_HEDGE_FIXED;
+  o.hedge_mode = CR_HEDGE_MODE_FIXED;
   return o;
 }
 
@@ -27,8 +27,8 @@ static void defaults_leave_hedging_off(void **state) {
   cr_client_options a = CR_CLIENT_OPTIONS_INIT, b;
   memset(&b, 0xAB, sizeof b);
   assert_int_equal(cr_client_options_init(&b, sizeof b), CR_OK);
-  assert_int_equal(a.hedge_mode, CR_HEDGE_OFF);
-  assert_int_equal(b.hedge_mode, CR_HEDGE_OFF);
+  assert_int_equal(a.hedge_mode, CR_HEDGE_MODE_OFF);
+  assert_int_equal(b.hedge_mode, CR_HEDGE_MODE_OFF);
   assert_int_equal(b.hedge_delay_ms, 20);
   assert_int_equal(b.hedge_min_delay_ms, 2);
   assert_int_equal(b.hedge_budget_percent, 10);
@@ -36,6 +36,16 @@ static void defaults_leave_hedging_off(void **state) {
   cr_client_stats st = CR_CLIENT_STATS_INIT;
   assert_int_equal(st.struct_size, sizeof st);
   assert_int_equal(st.hedges + st.hedges_won + st.hedges_denied, 0);
+}
+
+/* The names before the rename still compile, as the same values. */
+static void deprecated_names_are_the_same_values(void **state) {
+  (void)state;
+  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+  o.hedge_mode = CR_HEDGE_ADAPTIVE;
+  assert_int_equal(o.hedge_mode, CR_HEDGE_MODE_ADAPTIVE);
+  assert_int_equal(CR_HEDGE_OFF, CR_HEDGE_MODE_OFF);
+  assert_int_equal(CR_HEDGE_FIXED, CR_HEDGE_MODE_FIXED);
 }
 
 static void bad_fields_are_refused_by_name(void **state) {
@@ -52,13 +62,13 @@ static void bad_fields_are_refused_by_name(void **state) {
     uint32_t value;
     const char *name;
   } out_of_range[] = {
-      {CR_HEDGE_FIXED, offsetof(cr_client_options, hedge_delay_ms), 0, "hedge_delay_ms"},
-      {CR_HEDGE_FIXED, offsetof(cr_client_options, hedge_delay_ms), 60001, "hedge_delay_ms"},
-      {CR_HEDGE_FIXED, offsetof(cr_client_options, hedge_budget_percent), 0,
+      {CR_HEDGE_MODE_FIXED, offsetof(cr_client_options, hedge_delay_ms), 0, "hedge_delay_ms"},
+      {CR_HEDGE_MODE_FIXED, offsetof(cr_client_options, hedge_delay_ms), 60001, "hedge_delay_ms"},
+      {CR_HEDGE_MODE_FIXED, offsetof(cr_client_options, hedge_budget_percent), 0,
        "hedge_budget_percent"},
-      {CR_HEDGE_FIXED, offsetof(cr_client_options, hedge_budget_percent), 101,
+      {CR_HEDGE_MODE_FIXED, offsetof(cr_client_options, hedge_budget_percent), 101,
        "hedge_budget_percent"},
-      {CR_HEDGE_ADAPTIVE, offsetof(cr_client_options, hedge_min_delay_ms), 60001,
+      {CR_HEDGE_MODE_ADAPTIVE, offsetof(cr_client_options, hedge_min_delay_ms), 60001,
        "hedge_min_delay_ms"},
   };
   for (size_t i = 0; i < sizeof out_of_range / sizeof out_of_range[0]; ++i) {
@@ -69,7 +79,7 @@ static void bad_fields_are_refused_by_name(void **state) {
     assert_error_mentions(out_of_range[i].name);
   }
   o = fixed();
-  o.hedge_mode = CR_HEDGE_ADAPTIVE;
+  o.hedge_mode = CR_HEDGE_MODE_ADAPTIVE;
   assert_int_equal(try_new(&o), CR_ECONN);
   const double bad[] = {0.0, -1.0, 100.5, NAN};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
@@ -104,6 +114,7 @@ static void older_struct_leaves_hedging_off(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(defaults_leave_hedging_off),
+      cmocka_unit_test(deprecated_names_are_the_same_values),
       cmocka_unit_test(bad_fields_are_refused_by_name),
       cmocka_unit_test(off_ignores_the_other_fields),
       cmocka_unit_test(older_struct_leaves_hedging_off),

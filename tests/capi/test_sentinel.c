@@ -34,7 +34,7 @@ static void options_init_matches_the_macro(void **state) {
   assert_int_equal(a.failures_before_refresh, 3);
   assert_int_equal(a.tls, 0);
   assert_int_equal(a.tls_verify, 1);
-  assert_int_equal(a.hedge_mode, CR_HEDGE_OFF);
+  assert_int_equal(a.hedge_mode, CR_HEDGE_MODE_OFF);
   assert_int_equal(a.hedge_delay_ms, 20);
   assert_int_equal(a.command_timeout_ms[CR_TIER_LOCAL], 500);
   assert_int_equal(cr_sentinel_options_init(NULL, sizeof(cr_sentinel_options)), CR_EINVAL);
@@ -97,7 +97,7 @@ static void new_refuses_invalid_arguments(void **state) {
   assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, s), CR_EINVAL);
   assert_error_mentions("ca.pem");
   o = (cr_sentinel_options)CR_SENTINEL_OPTIONS_INIT;
-  o.hedge_mode = CR_HEDGE_FIXED;
+  o.hedge_mode = CR_HEDGE_MODE_FIXED;
   o.hedge_delay_ms = 0;
   assert_int_equal(cr_sentinel_client_new(&c, NULL, &o, ring, names, 2, s), CR_EINVAL);
   assert_error_mentions("hedge_delay_ms");

@@ -18,6 +18,7 @@
 namespace cloudroute {
 namespace {
 
+#if CR_LIVE_HEAP_COUNTS
 // The goals (1000 shards: 1 MB; 10 shards: 100 KB), and the ceilings this build holds to
 // until they are met (see docs/BENCHMARKS.md, "Topologies at scale": at
 // 10 shards the registry's first block of 256 entries, 32 KB, is most of
@@ -28,7 +29,6 @@ constexpr long kGoal1000 = 1000000;
 constexpr long kCeiling10 = 112000;
 constexpr long kCeiling1000 = 1650000;
 
-#if CR_LIVE_HEAP_COUNTS
 template <typename Parse>
 long Retained(const std::string &reply, Parse parse) {
   Router router{RouterConfig()};

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -85,16 +86,35 @@ class FaultProxy {
   FaultProxy &operator=(const FaultProxy &) = delete;
   bool ready() const { return ready_; }
 
-  // Sets the mode of every proxy reading `control` and waits out two polls
-  // of the control file.
+  // Sets the mode of every proxy reading `control` and waits (at most 5 s)
+  // until each has applied it: a proxy writes the mode in force to
+  // control.ack.PID (scripts/latency-proxy.py).
   static void SetMode(const std::string &control, const char *mode) {
     const std::string tmp = control + ".tmp";
     std::ofstream(tmp) << mode << "\n";
     std::rename(tmp.c_str(), control.c_str());
-    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    EXPECT_TRUE(PollUntil(5000, [&] { return AllAcked(control, mode); }))
+        << "a proxy reading " << control << " did not switch to " << mode;
   }
 
  private:
+  // Whether every control.ack.PID file next to control says mode.
+  static bool AllAcked(const std::string &control, const std::string &mode) {
+    namespace fs = std::filesystem;
+    const fs::path path(control);
+    const std::string prefix = path.filename().string() + ".ack.";
+    std::error_code ec;
+    for (const fs::directory_entry &e : fs::directory_iterator(path.parent_path(), ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(prefix, 0) != 0 || name.find('.', prefix.size()) != std::string::npos)
+        continue;  // another file, or an ack being written (PID.tmp)
+      std::string word;
+      std::ifstream(e.path()) >> word;
+      if (word != mode) return false;
+    }
+    return !ec;
+  }
+
   // Spawns one proxy and waits for its ready line: "" when it came, else
   // what happened (the process is gone then).
   std::string Start(const char *script, const std::string &listen, const std::string &target,
@@ -141,6 +161,7 @@ class FaultProxy {
       kill(pid_, SIGKILL);
       waitpid(pid_, &status, 0);
     }
+    std::remove((control + ".ack." + std::to_string(pid_)).c_str());  // it cannot remove it now
     pid_ = -1;
     return (exited ? "exited with status " + std::to_string(status) : "still silent, killed") +
            " after " + std::to_string(waited) + " ms; stdout '" + out + "'";

@@ -295,7 +295,7 @@ TEST_F(Faults, FailoverMovesMasterToCloudB) {
   ASSERT_TRUE(WaitFor(10000, reordered)) << "the local replicas did not come first again";
   const int64_t reorder_ms = MsSince(t_fo);
   ASSERT_TRUE(WaitFor(5000, [&] { return cl.WriteNode(keys[0]) == new_master; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // traffic after the switch
   stop.store(true);
   writer.join();
   reader.Stop();

@@ -55,7 +55,7 @@ cr_client_options HedgeOptions() {
   cr_client_options o = crtest::FaultOptions();
   o.client_name = "cr-hedge";
   o.command_timeout_ms[CR_TIER_LOCAL] = 1000;
-  o.hedge_mode = CR_HEDGE_FIXED;
+  o.hedge_mode = CR_HEDGE_MODE_FIXED;
   o.hedge_delay_ms = 20;
   o.hedge_budget_percent = 10;
   return o;

@@ -273,8 +273,10 @@ TEST_F(Pipeline, FollowsAskAndMovedForTheAffectedCommandsOnly) {
 TEST_F(Pipeline, AWriteThatMayHaveArrivedIsNeverResent) {
   cr_client *c = NewClient(CR_POLICY_LOCAL, 300);
   cr_client *blocker = NewClient(CR_POLICY_LOCAL, 5000);
+  cr_client *probe = NewClient(CR_POLICY_LOCAL, 50);
   ASSERT_NE(c, nullptr);
   ASSERT_NE(blocker, nullptr);
+  ASSERT_NE(probe, nullptr);
   const std::string master = env_["SHARD3_MASTER"];
   const std::string tag = TagOnShard(c, 3), other = TagOnShard(c, 1);
   Pipe p(c);
@@ -293,7 +295,17 @@ TEST_F(Pipeline, AWriteThatMayHaveArrivedIsNeverResent) {
     std::vector<Result> br;
     EXPECT_EQ(b.Execute(&br), CR_OK) << cr_last_error();
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the script is running
+  // The script is running once the master leaves a PING unanswered for 50 ms
+  // (each probe's PING runs when the script ends).
+  EXPECT_TRUE(crtest::WaitUntil(
+      [&] {
+        Pipe ping(probe);
+        ping.AddNode(CR_ACCESS_READ, master, {"PING"});
+        std::vector<Result> pr;
+        return ping.Execute(&pr) != CR_OK;  // timed out (or its dial did)
+      },
+      std::chrono::seconds(5)))
+      << "the script never held " << master;
   p.Add(CR_ACCESS_WRITE, {"INCR", tag + "counter"});
   p.Add(CR_ACCESS_WRITE, {"APPEND", other + "x", "y"});
   const cr_status st = p.Execute(&r);
@@ -309,6 +321,7 @@ TEST_F(Pipeline, AWriteThatMayHaveArrivedIsNeverResent) {
   p.Add(CR_ACCESS_WRITE, {"GET", tag + "counter"});
   ASSERT_EQ(p.Execute(&r), CR_OK) << cr_last_error();
   EXPECT_EQ(r[0].text, "1");
+  cr_client_free(probe);
   cr_client_free(blocker);
   cr_client_free(c);
 }

@@ -12,9 +12,9 @@
 
 #include <chrono>
 #include <string>
-#include <thread>
 
 #include "cloudroute.h"
+#include "common/wait_until.hpp"
 #include "harness_env.hpp"
 #include "secrets_capture.hpp"
 
@@ -114,7 +114,16 @@ TEST_F(Secrets, RotatedPasswordUnderALiveClientIsNeverPrinted) {
     capture_.AddExplain(c, key);
   }
   if (cr_client_refresh(c) != CR_OK) capture_.Add(std::string("refresh: ") + cr_last_error());
-  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // background refreshes fail too
+  // Background refreshes (every 200 ms) fail too: two of them are logged.
+  auto refresh_failures = [&] {
+    cr_client_stats st = CR_CLIENT_STATS_INIT;
+    EXPECT_EQ(cr_client_get_stats(&st, c), CR_OK) << cr_last_error();
+    return st.refresh_failures;
+  };
+  const uint64_t failures_before = refresh_failures();
+  EXPECT_TRUE(crtest::WaitUntil([&] { return refresh_failures() >= failures_before + 2; },
+                                std::chrono::seconds(10)))
+      << "no background refresh failed";
   capture_.AddClientViews(c);
   cr_client_free(c);
   const std::string seeds = env_["SEEDS"];

@@ -513,7 +513,7 @@ TEST_F(SentinelEngine, AclUsersForTheSentinelsAndTheDataNodes) {
 // again. Then it is killed (kill -9): still no read fails.
 TEST_F(SentinelEngine, AStalledThenKilledLocalReplicaCostsNoRead) {
   Fixture f([](cr_sentinel_options *o) {
-    o->hedge_mode = CR_HEDGE_FIXED;
+    o->hedge_mode = CR_HEDGE_MODE_FIXED;
     o->hedge_delay_ms = 20;
     o->hedge_budget_percent = 100;
   });

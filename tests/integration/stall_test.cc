@@ -265,14 +265,14 @@ class Stall : public ::testing::Test {
     {
       Stopped stalled(std::atoi(env_["NODE6_PID"].c_str()));
       EXPECT_TRUE(stalled.ok()) << "SIGSTOP " << env_["NODE6_PID"];
-      std::this_thread::sleep_for(std::chrono::milliseconds(stall_ms));
+      std::this_thread::sleep_for(std::chrono::milliseconds(stall_ms));  // the stall itself
       const uint64_t reads_stalled = NodeReads(n6);
       stalled.Resume();
       const auto t_cont = Clock::now();
       if (WaitFor(10000, [&] { return NodeReads(n6) > reads_stalled + 20; }))
         recovery_ms = MsSince(t_cont);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // traffic after the recovery
     join();
     const uint64_t get_calls_after = CommandCalls(n6, "get");
     const int64_t slowest_get_ms = t.slowest_get_us.load() / 1000;

@@ -91,7 +91,7 @@ class FanOutHedge : public ::testing::Test {
     cr_client_options o = CR_CLIENT_OPTIONS_INIT;
     o.refresh_interval_ms = 0;
     for (uint32_t &t : o.command_timeout_ms) t = 1000;
-    o.hedge_mode = CR_HEDGE_FIXED;
+    o.hedge_mode = CR_HEDGE_MODE_FIXED;
     o.hedge_delay_ms = 20;
     const std::string seed = "127.0.0.1:" + std::to_string(master_.port());
     const cr_status s = cr_client_new(&c_, cfg, &o, seed.c_str());

@@ -53,6 +53,8 @@ TEST(NodePool, WaiterGetsAConnectionReleasedByAnotherThread) {
   auto a = pool.Acquire(100);
   ASSERT_TRUE(a.ok());
   std::thread t([&] {
+    // A head start for the Acquire below, so that it waits (were it late, it
+    // would take the idle connection: the test would pass without waiting).
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     pool.Release(std::move(*a));
   });
@@ -76,6 +78,8 @@ TEST(NodePool, BrokenConnectionsAreDroppedAndIdleOnesEvicted) {
   ASSERT_TRUE(b.ok());
   pool.Release(std::move(*b));
   EXPECT_EQ(pool.idle(), 1u);
+  // The condition is age itself: past idle_ms (50), which a sleep of 80 ms
+  // guarantees however loaded the machine (there is nothing to poll).
   std::this_thread::sleep_for(std::chrono::milliseconds(80));
   auto c = pool.Acquire(100);  // the idle one is too old: closed, a new one dialed
   ASSERT_TRUE(c.ok());

@@ -12,12 +12,24 @@ import os
 import pathlib
 import shutil
 import subprocess
-from typing import Any, Dict, Iterator, Optional
+import time
+from typing import Any, Callable, Dict, Iterator, Optional
 
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 VECTORS = REPO / "tests" / "vectors"
+
+
+def wait_until(pred: Callable[[], bool], timeout: float = 10.0, every: float = 0.01) -> bool:
+    """Polls pred until it holds (True) or timeout seconds have passed (False, after
+    one last call): for tests that wait on another thread, process or server."""
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() >= deadline:
+            return pred()
+        time.sleep(every)
+    return True
 
 
 def load_vectors(name: str) -> Any:

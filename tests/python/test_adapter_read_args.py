@@ -39,7 +39,9 @@ try:
 except ImportError:  # pragma: no cover - redis-py 5.0
     LoadBalancingStrategy = None  # type: ignore[assignment,misc]
 
-needs_strategies = pytest.mark.skipif(LoadBalancingStrategy is None, reason="redis-py < 5.1: no load_balancing_strategy")
+needs_strategies = pytest.mark.skipif(
+    LoadBalancingStrategy is None, reason="redis-py < 5.1: no load_balancing_strategy"
+)
 
 USER, PASSWORD = "cr-no-readonly", "cr-no-readonly-pw"
 PER_SHARD = 60

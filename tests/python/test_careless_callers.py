@@ -25,6 +25,7 @@ import time
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import pytest
+from conftest import wait_until
 
 import cloudroute
 from cloudroute import Client, Config, Router
@@ -140,15 +141,6 @@ def node() -> Iterator[str]:
     n = FakeNode()
     yield f"127.0.0.1:{n.port}"
     n.sock.close()
-
-
-def wait_until(pred: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() >= deadline:
-            return pred()
-        time.sleep(0.01)
-    return True
 
 
 class Handler(logging.Handler):

@@ -13,7 +13,7 @@ import time
 from typing import Dict, Iterator, List
 
 import pytest
-from conftest import live
+from conftest import live, wait_until
 
 import cloudroute
 from cloudroute import Client, Config, Tier
@@ -60,7 +60,8 @@ def test_basic_commands(client: Client, cluster: Dict[str, str]) -> None:
     assert client.execute_command("TYPE", "client:h", read=True) == "hash"
     assert client.execute_command("RPUSH", "client:l", 1, 2.5, b"x") == 3
     assert client.execute_command("LRANGE", "client:l", 0, -1, read=True) == [b"1", b"2.5", b"x"]
-    assert client.execute_command("OBJECT", "ENCODING", "client:l", read=True, key_index=2) in (b"listpack", b"quicklist")
+    encoding = client.execute_command("OBJECT", "ENCODING", "client:l", read=True, key_index=2)
+    assert encoding in (b"listpack", b"quicklist")
     client.delete("client:l", "client:h", "client:n", "client:s", "client:px", "client:bin\x00key")
 
 
@@ -140,7 +141,7 @@ def test_threads_hammer_one_client_while_refreshing(client: Client) -> None:
                 if n % 10 == 0:
                     assert len(client.mget([f"hammer:{i}:{j}" for j in range(20)])) == 20
                 n += 1
-            ops[i] = n
+                ops[i] = n
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
@@ -159,13 +160,15 @@ def test_threads_hammer_one_client_while_refreshing(client: Client) -> None:
     threads.append(threading.Thread(target=refresher))
     for t in threads:
         t.start()
-    time.sleep(2.0)
+    # Until every thread has done some of everything (not a fixed time).
+    busy_enough = wait_until(
+        lambda: all(n > 10 for n in ops) and client.stats().refreshes > before + 5, 30)
     stop.set()
     for t in threads:
         t.join(timeout=30)
     assert not any(t.is_alive() for t in threads)
     assert not errors, errors
-    assert all(n > 10 for n in ops), ops
+    assert busy_enough, (ops, client.stats().refreshes - before)
     assert client.stats().refreshes > before + 5
     client.delete(*[f"hammer:{i}:{j}" for i in range(4) for j in range(50)])
 

@@ -54,7 +54,7 @@ def test_mixed_commands_in_order(client: Client) -> None:
         results = pipe.execute()
         assert len(pipe) == 0
         assert results == [True, 2, 2, 2, 2] * 16
-        for i, k in enumerate(keys):
+        for k in keys:
             pipe.get(k).hgetall(f"{k}:h").zrange(f"{k}:z", 0, -1, withscores=True)
             pipe.smembers(f"{k}:s").exists(k, f"{k}:h", f"{k}:missing").hget(f"{k}:h", "g")
         got = pipe.execute()

@@ -33,7 +33,8 @@ def run(cluster: Dict[str, str], body: Callable[[CloudRouteCluster], Awaitable[N
     asyncio.run(main())
 
 
-def test_reads_land_in_cloud_a(cluster: Dict[str, str], seeded: None) -> None:
+@pytest.mark.usefixtures("seeded")
+def test_reads_land_in_cloud_a(cluster: Dict[str, str]) -> None:
     async def body(rc: CloudRouteCluster) -> None:
         reset_stats(cluster)
         for k in KEYS:
@@ -51,7 +52,8 @@ def test_reads_land_in_cloud_a(cluster: Dict[str, str], seeded: None) -> None:
     run(cluster, body)
 
 
-def test_concurrent_tasks_read_locally(cluster: Dict[str, str], seeded: None) -> None:
+@pytest.mark.usefixtures("seeded")
+def test_concurrent_tasks_read_locally(cluster: Dict[str, str]) -> None:
     async def body(rc: CloudRouteCluster) -> None:
         reset_stats(cluster)
         for i in range(0, len(KEYS), 50):  # 50 tasks at once: under redis-py 8's 100 connections a node
@@ -63,7 +65,8 @@ def test_concurrent_tasks_read_locally(cluster: Dict[str, str], seeded: None) ->
     run(cluster, body)
 
 
-def test_same_results_as_redis_py(cluster: Dict[str, str], seeded: None) -> None:
+@pytest.mark.usefixtures("seeded")
+def test_same_results_as_redis_py(cluster: Dict[str, str]) -> None:
     async def body(rc: CloudRouteCluster) -> None:
         reset_stats(cluster)
         await rc.hset("rpa:{h}", mapping={"a": "1", "b": "2"})
@@ -85,7 +88,8 @@ def test_same_results_as_redis_py(cluster: Dict[str, str], seeded: None) -> None
     run(cluster, body)
 
 
-def test_router_matches_redis_py_topology_and_cloud_b(cluster: Dict[str, str], seeded: None) -> None:
+@pytest.mark.usefixtures("seeded")
+def test_router_matches_redis_py_topology_and_cloud_b(cluster: Dict[str, str]) -> None:
     async def body(rc: CloudRouteCluster) -> None:
         router = rc.cloudroute_router
         for k in KEYS[:100]:

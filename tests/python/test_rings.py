@@ -38,7 +38,9 @@ def test_jump_takes_java_longs_as_their_bits() -> None:
     assert cloudroute.jump_hash(h, 10) == cloudroute.jump_hash(h % 2**64, 10)
 
 
-@pytest.mark.parametrize("key, buckets", [(2**64, 1), (-(2**63) - 1, 1), (2**200, 1), (0, 0), (0, -1), (0, 2**31), (0, 2**32)])
+@pytest.mark.parametrize(
+    "key, buckets", [(2**64, 1), (-(2**63) - 1, 1), (2**200, 1), (0, 0), (0, -1), (0, 2**31), (0, 2**32)]
+)
 def test_jump_refuses_out_of_range(key: int, buckets: int) -> None:
     with pytest.raises(cloudroute.InvalidArgumentError):
         cloudroute.jump_hash(key, buckets)

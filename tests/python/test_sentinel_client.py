@@ -17,7 +17,7 @@ import time
 from typing import Dict, Iterator, List
 
 import pytest
-from conftest import harness, live
+from conftest import harness, live, wait_until
 
 import cloudroute
 from cloudroute import Config, Ring, SentinelClient, Tier
@@ -133,7 +133,7 @@ def test_borrowed_groups_outlive_close(sentinel: Dict[str, str]) -> None:
     with pytest.raises(cloudroute.InvalidArgumentError, match="closed"):
         c.get(KEYS[0])
     with pytest.raises(cloudroute.InvalidArgumentError, match="closed"):
-        c.groups
+        _ = c.groups
 
 
 def test_bad_input(client: SentinelClient, sentinel: Dict[str, str]) -> None:
@@ -225,15 +225,6 @@ class Reader:
         self.t.join()
 
 
-def wait_for(cond: "object", timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():  # type: ignore[operator]
-            return True
-        time.sleep(0.02)
-    return False
-
-
 def test_stalled_then_killed_local_replica_costs_no_read(sentinel: Dict[str, str]) -> None:
     env = sentinel
     rep = local_replica(env, 1)
@@ -247,11 +238,11 @@ def test_stalled_then_killed_local_replica_costs_no_read(sentinel: Dict[str, str
             assert r.wait(2, 5000) == 2
         reader = Reader(c, keys)
         try:
-            assert wait_for(lambda: reader.ok > 50, 10)
+            assert wait_until(lambda: reader.ok > 50, 10)
             os.kill(int(rep["pid"]), signal.SIGSTOP)
             try:
                 before = reader.ok
-                assert wait_for(lambda: reader.ok > before + 300, 10), "reads stalled"
+                assert wait_until(lambda: reader.ok > before + 300, 10), "reads stalled"
                 stalled_max = reader.max_s
                 st = c.stats()
             finally:
@@ -261,7 +252,7 @@ def test_stalled_then_killed_local_replica_costs_no_read(sentinel: Dict[str, str
             assert st.hedges_won >= 1
             os.kill(int(rep["pid"]), signal.SIGKILL)
             before = reader.ok
-            assert wait_for(lambda: reader.ok > before + 300, 10), "reads stopped"
+            assert wait_until(lambda: reader.ok > before + 300, 10), "reads stopped"
         finally:
             reader.close()
         assert reader.failed == 0, reader.errors[:3]
@@ -298,14 +289,14 @@ def test_failover_under_reads_and_writes(sentinel: Dict[str, str]) -> None:
         writer = threading.Thread(target=write)
         writer.start()
         try:
-            assert wait_for(lambda: counts["acked"] > 50, 10)
+            assert wait_until(lambda: counts["acked"] > 50, 10)
             old = env["GROUP0_MASTER"]
             host, port = env["SENTINEL1_ADDR"].split(":")
             with redis.Redis(host=host, port=int(port), socket_timeout=5) as s:
                 s.execute_command("SENTINEL", "FAILOVER", "group0")
-            assert wait_for(lambda: (lambda w: f"{w.host}:{w.port}" != old)(c.route_write(wkeys[0])), 30)
+            assert wait_until(lambda: (lambda w: f"{w.host}:{w.port}" != old)(c.route_write(wkeys[0])), 30)
             at_switch = counts["acked"]
-            assert wait_for(lambda: counts["acked"] > at_switch + 5 * len(wkeys), 15), \
+            assert wait_until(lambda: counts["acked"] > at_switch + 5 * len(wkeys), 15), \
                 "writes did not resume on the new master"
         finally:
             stop.set()

@@ -216,7 +216,10 @@ class ShardGroups:
 _Arg = Union[str, int, float, ReadableBuffer]
 
 @final
-class ClientStats(structseq[Any], Tuple[int, Dict[Tier, int], int, int, int, int, int, int, int, int, int, int, int, int, int, int, int]):
+class ClientStats(
+    structseq[Any],
+    Tuple[int, Dict[Tier, int], int, int, int, int, int, int, int, int, int, int, int, int, int, int, int],
+):
     if sys.version_info >= (3, 10):
         __match_args__: Final = (
             "reads", "reads_by_tier", "writes", "fallbacks", "moved", "ask", "retries", "conn_errors",

@@ -13,9 +13,9 @@ namespace crpy {
 // hedge_mode: "off", "fixed" or "adaptive".
 inline cr_hedge_mode HedgeMode(py::handle v) {
   const std::string m = CString(v, "hedge_mode");
-  if (m == "off") return CR_HEDGE_OFF;
-  if (m == "fixed") return CR_HEDGE_FIXED;
-  if (m == "adaptive") return CR_HEDGE_ADAPTIVE;
+  if (m == "off") return CR_HEDGE_MODE_OFF;
+  if (m == "fixed") return CR_HEDGE_MODE_FIXED;
+  if (m == "adaptive") return CR_HEDGE_MODE_ADAPTIVE;
   ThrowInvalid("hedge_mode must be 'off', 'fixed' or 'adaptive', not '" + m + "'");
 }
 

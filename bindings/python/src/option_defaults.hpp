@@ -127,6 +127,36 @@ inline py::dict OptionDefaults() {
     d["hedge_percentile"] = py::cast(o.hedge_percentile);
     all["cr_sentinel_options"] = d;
   }
+  {
+    cr_sharded_options o;
+    Check(cr_sharded_options_init(&o, sizeof o));
+    py::dict d;
+    d["connect_timeout_ms"] = py::cast(o.connect_timeout_ms);
+    d["command_timeout_ms"] = py::make_tuple(py::cast(o.command_timeout_ms[0]), py::cast(o.command_timeout_ms[1]), py::cast(o.command_timeout_ms[2]), py::cast(o.command_timeout_ms[3]), py::cast(o.command_timeout_ms[4]));
+    d["pool_size"] = py::cast(o.pool_size);
+    d["pool_idle_ms"] = py::cast(o.pool_idle_ms);
+    d["max_retries"] = py::cast(o.max_retries);
+    d["retry_backoff_ms"] = py::cast(o.retry_backoff_ms);
+    d["tcp_keepalive_s"] = py::cast(o.tcp_keepalive_s);
+    d["tcp_user_timeout_ms"] = py::cast(o.tcp_user_timeout_ms);
+    d["username"] = (o.username != nullptr ? py::object(py::str(o.username)) : py::object(py::none()));
+    d["password"] = (o.password != nullptr ? py::object(py::str(o.password)) : py::object(py::none()));
+    d["client_name"] = (o.client_name != nullptr ? py::object(py::str(o.client_name)) : py::object(py::none()));
+    d["db"] = py::cast(o.db);
+    d["tls"] = py::cast(o.tls);
+    d["tls_verify"] = py::cast(o.tls_verify);
+    d["tls_ca_file"] = (o.tls_ca_file != nullptr ? py::object(py::str(o.tls_ca_file)) : py::object(py::none()));
+    d["tls_ca_dir"] = (o.tls_ca_dir != nullptr ? py::object(py::str(o.tls_ca_dir)) : py::object(py::none()));
+    d["tls_cert_file"] = (o.tls_cert_file != nullptr ? py::object(py::str(o.tls_cert_file)) : py::object(py::none()));
+    d["tls_key_file"] = (o.tls_key_file != nullptr ? py::object(py::str(o.tls_key_file)) : py::object(py::none()));
+    d["tls_server_name"] = (o.tls_server_name != nullptr ? py::object(py::str(o.tls_server_name)) : py::object(py::none()));
+    d["hedge_mode"] = py::cast(static_cast<int>(o.hedge_mode));
+    d["hedge_delay_ms"] = py::cast(o.hedge_delay_ms);
+    d["hedge_min_delay_ms"] = py::cast(o.hedge_min_delay_ms);
+    d["hedge_budget_percent"] = py::cast(o.hedge_budget_percent);
+    d["hedge_percentile"] = py::cast(o.hedge_percentile);
+    all["cr_sharded_options"] = d;
+  }
   return all;
 }
 

@@ -16,8 +16,16 @@ public final class Candidate {
   private final int rttUs;
   private final boolean down;
 
-  Candidate(int nodeHandle, String host, int port, Role role, Tier tier, int rank, int weight,
-      int rttUs, boolean down) {
+  Candidate(
+      int nodeHandle,
+      String host,
+      int port,
+      Role role,
+      Tier tier,
+      int rank,
+      int weight,
+      int rttUs,
+      boolean down) {
     this.nodeHandle = nodeHandle;
     this.host = host;
     this.port = port;
@@ -35,9 +43,17 @@ public final class Candidate {
     for (int i = 0; i + 3 < p.length; i += 4) {
       long a = p[i];
       int handle = (int) a;
-      out.add(new Candidate(handle, cache.host(handle, p[i + 3]), (int) (a >>> 32) & 0xFFFF,
-          Role.of((int) (a >>> 48) & 1), Tier.of((int) (a >>> 49) & 7), (int) p[i + 1],
-          (int) (p[i + 1] >>> 32), (int) p[i + 2], ((a >>> 52) & 1) != 0));
+      out.add(
+          new Candidate(
+              handle,
+              cache.host(handle, p[i + 3]),
+              (int) (a >>> 32) & 0xFFFF,
+              Role.of((int) (a >>> 48) & 1),
+              Tier.of((int) (a >>> 49) & 7),
+              (int) p[i + 1],
+              (int) (p[i + 1] >>> 32),
+              (int) p[i + 2],
+              ((a >>> 52) & 1) != 0));
     }
     return Collections.unmodifiableList(out);
   }
@@ -88,7 +104,16 @@ public final class Candidate {
 
   @Override
   public String toString() {
-    return address() + " (" + role + ", " + tier + ", rank " + rank + ", weight " + weight
-        + (down ? ", down" : "") + ")";
+    return address()
+        + " ("
+        + role
+        + ", "
+        + tier
+        + ", rank "
+        + rank
+        + ", weight "
+        + weight
+        + (down ? ", down" : "")
+        + ")";
   }
 }

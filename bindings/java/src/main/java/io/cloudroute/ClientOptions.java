@@ -115,12 +115,12 @@ public final class ClientOptions {
   }
 
   /**
-   * Hedged reads (off by default): a single-key read whose node has not answered within the
-   * hedge delay goes to the next read candidate too, and the first answer wins; so do the open
-   * reads of an MGET's or a pipeline's node share of reads only. FIXED waits
-   * {@link #hedgeDelayMs}; ADAPTIVE waits the node's recent {@link #hedgePercentile} latency (at
-   * least {@link #hedgeMinDelayMs}; hedgeDelayMs until the node has enough samples). Writes are
-   * never hedged. Bad values are refused when the client is created.
+   * Hedged reads (off by default): a single-key read whose node has not answered within the hedge
+   * delay goes to the next read candidate too, and the first answer wins; so do the open reads of
+   * an MGET's or a pipeline's node share of reads only. FIXED waits {@link #hedgeDelayMs}; ADAPTIVE
+   * waits the node's recent {@link #hedgePercentile} latency (at least {@link #hedgeMinDelayMs};
+   * hedgeDelayMs until the node has enough samples). Writes are never hedged. Bad values are
+   * refused when the client is created.
    */
   public ClientOptions hedgeMode(HedgeMode mode) {
     u32[ClientOptionsLayout.HEDGE_MODE] = mode.ordinal();
@@ -189,10 +189,10 @@ public final class ClientOptions {
   }
 
   /**
-   * The database (default 0): every new connection sends SELECT db in its handshake, so
-   * reconnects, failovers and slot migrations keep it. A cluster that serves database 0 only
-   * fails the client's start ({@link CloudRouteException.ServerErrorException} naming the server's
-   * reply); Valkey 9 with cluster-databases serves others.
+   * The database (default 0): every new connection sends SELECT db in its handshake, so reconnects,
+   * failovers and slot migrations keep it. A cluster that serves database 0 only fails the client's
+   * start ({@link CloudRouteException.ServerErrorException} naming the server's reply); Valkey 9
+   * with cluster-databases serves others.
    *
    * @throws IllegalArgumentException if db is negative
    */

@@ -4,30 +4,43 @@ package io.cloudroute;
 public final class ClientStats {
   /** Read commands a node answered. */
   public final long reads;
+
   /** Reads by the serving node's tier, indexed by {@link Tier#ordinal()}. */
   private final long[] readsByTier;
+
   /** Write commands a master answered. */
   public final long writes;
+
   /** Reads served by a later candidate after one failed. */
   public final long fallbacks;
+
   public final long moved;
   public final long ask;
+
   /** TRYAGAIN / CLUSTERDOWN / LOADING retries. */
   public final long retries;
+
   public final long connErrors;
   public final long timeouts;
+
   /** Error replies returned to the caller. */
   public final long serverErrors;
+
   public final long refreshes;
   public final long refreshFailures;
+
   /** Connections opened. */
   public final long connections;
+
   /** Reads also sent to the next candidate (hedged reads). */
   public final long hedges;
+
   /** Hedges the next candidate answered first. */
   public final long hedgesWon;
+
   /** Reads past their hedge delay that the hedge budget did not hedge. */
   public final long hedgesDenied;
+
   /**
    * Connections closed because what a server sent stopped matching what was asked (an unsolicited
    * reply, a reply of a shape its command cannot produce).
@@ -64,9 +77,26 @@ public final class ClientStats {
 
   @Override
   public String toString() {
-    return "ClientStats(reads " + reads + ", local " + readsByTier[0] + ", writes " + writes
-        + ", fallbacks " + fallbacks + ", moved " + moved + ", conn errors " + connErrors
-        + ", timeouts " + timeouts + ", refreshes " + refreshes + ", hedges " + hedges
-        + ", poisoned " + poisoned + ")";
+    return "ClientStats(reads "
+        + reads
+        + ", local "
+        + readsByTier[0]
+        + ", writes "
+        + writes
+        + ", fallbacks "
+        + fallbacks
+        + ", moved "
+        + moved
+        + ", conn errors "
+        + connErrors
+        + ", timeouts "
+        + timeouts
+        + ", refreshes "
+        + refreshes
+        + ", hedges "
+        + hedges
+        + ", poisoned "
+        + poisoned
+        + ")";
   }
 }

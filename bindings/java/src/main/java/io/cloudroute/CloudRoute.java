@@ -34,9 +34,9 @@ public final class CloudRoute {
   }
 
   /**
-   * Slots of many keys (each a String or a byte[]) in one native call: the keys are packed into
-   * one array here (ASCII Strings without an intermediate byte[]), so the call reads them all
-   * from one critical region.
+   * Slots of many keys (each a String or a byte[]) in one native call: the keys are packed into one
+   * array here (ASCII Strings without an intermediate byte[]), so the call reads them all from one
+   * critical region.
    */
   public static int[] keyslots(Object... keys) {
     int[] ends = new int[keys.length];
@@ -53,8 +53,10 @@ public final class CloudRoute {
     for (Object k : keys) {
       if (k instanceof String) size += ((String) k).length();
       else if (k instanceof byte[]) size += ((byte[]) k).length;
-      else throw CloudRouteException.of(CloudRouteException.EINVAL,
-          "a key must be a String or a byte[], not " + (k == null ? "null" : k.getClass()));
+      else
+        throw CloudRouteException.of(
+            CloudRouteException.EINVAL,
+            "a key must be a String or a byte[], not " + (k == null ? "null" : k.getClass()));
     }
     byte[] buf = new byte[size];
     int at = 0;
@@ -125,8 +127,8 @@ public final class CloudRoute {
 
   /**
    * The key to store for (family, key) in the family-key design: the decimal text of the Jedis
-   * MurmurHash of {@code family + ":" + key}. It hides the original key from Redis (SCAN and
-   * KEYS show numbers only). family is non-empty and has no ':'.
+   * MurmurHash of {@code family + ":" + key}. It hides the original key from Redis (SCAN and KEYS
+   * show numbers only). family is non-empty and has no ':'.
    */
   public static String familyKey(String family, byte[] key) {
     return familyKeyOf(family, key);

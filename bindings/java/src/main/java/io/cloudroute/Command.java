@@ -27,8 +27,8 @@ final class Command<T> {
   private Command(Access access, Function<Object, T> convert, Object... args) {
     for (Object a : args) {
       if (a == null) {
-        throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-            args[0] + ": a key or argument is null");
+        throw new CloudRouteException.InvalidArgumentException(
+            CloudRouteException.EINVAL, args[0] + ": a key or argument is null");
       }
     }
     this.access = access;
@@ -101,11 +101,12 @@ final class Command<T> {
 
   private static Object[] with(Object[] head, Object[] tail) {
     if (tail == null) {
-      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-          head[0] + ": its arguments are null");
+      throw new CloudRouteException.InvalidArgumentException(
+          CloudRouteException.EINVAL, head[0] + ": its arguments are null");
     }
     if (tail.length == 0) {
-      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
+      throw new CloudRouteException.InvalidArgumentException(
+          CloudRouteException.EINVAL,
           head[0] + " needs at least one " + (head[0].equals("HDEL") ? "field" : "member"));
     }
     Object[] out = new Object[head.length + tail.length];
@@ -116,8 +117,8 @@ final class Command<T> {
 
   private static Object[] pairs(String command, String key, Map<String, ?> map, boolean swap) {
     if (map == null || map.isEmpty()) {
-      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-          command + " needs at least one pair");
+      throw new CloudRouteException.InvalidArgumentException(
+          CloudRouteException.EINVAL, command + " needs at least one pair");
     }
     Object[] out = new Object[2 + 2 * map.size()];
     out[0] = command;
@@ -133,10 +134,11 @@ final class Command<T> {
 
   private static String score(double s) {
     if (Double.isNaN(s)) {
-      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-          "a score is NaN");
+      throw new CloudRouteException.InvalidArgumentException(
+          CloudRouteException.EINVAL, "a score is NaN");
     }
-    return s == Double.POSITIVE_INFINITY ? "+inf"
+    return s == Double.POSITIVE_INFINITY
+        ? "+inf"
         : s == Double.NEGATIVE_INFINITY ? "-inf" : Double.toString(s);
   }
 
@@ -148,12 +150,13 @@ final class Command<T> {
 
   static Command<Boolean> set(String key, String value, long ttlMs) {
     if (ttlMs < 0) {
-      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-          "negative time to live");
+      throw new CloudRouteException.InvalidArgumentException(
+          CloudRouteException.EINVAL, "negative time to live");
     }
-    return ttlMs == 0 ? new Command<>(Access.WRITE, r -> r != null, "SET", key, value)
-        : new Command<>(Access.WRITE, r -> r != null, "SET", key, value, "PX",
-            Long.toString(ttlMs));
+    return ttlMs == 0
+        ? new Command<>(Access.WRITE, r -> r != null, "SET", key, value)
+        : new Command<>(
+            Access.WRITE, r -> r != null, "SET", key, value, "PX", Long.toString(ttlMs));
   }
 
   static Command<Boolean> setNx(String key, String value) {
@@ -229,8 +232,7 @@ final class Command<T> {
   }
 
   static Command<Long> hincrBy(String key, String field, long by) {
-    return new Command<>(Access.WRITE, Command::integer, "HINCRBY", key, field,
-        Long.toString(by));
+    return new Command<>(Access.WRITE, Command::integer, "HINCRBY", key, field, Long.toString(by));
   }
 
   static Command<Boolean> hexists(String key, String field) {
@@ -252,8 +254,8 @@ final class Command<T> {
   }
 
   static Command<List<String>> lrange(String key, long start, long stop) {
-    return new Command<>(Access.READ, Command::texts, "LRANGE", key, Long.toString(start),
-        Long.toString(stop));
+    return new Command<>(
+        Access.READ, Command::texts, "LRANGE", key, Long.toString(start), Long.toString(stop));
   }
 
   static Command<Long> llen(String key) {
@@ -267,11 +269,15 @@ final class Command<T> {
   /** BLPOP key timeout: the value, or null when none came within timeoutS seconds. */
   static Command<String> blpop(String key, double timeoutS) {
     if (!(timeoutS >= 0) || Double.isInfinite(timeoutS)) {
-      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-          "BLPOP: timeout must be a finite number of seconds >= 0");
+      throw new CloudRouteException.InvalidArgumentException(
+          CloudRouteException.EINVAL, "BLPOP: timeout must be a finite number of seconds >= 0");
     }
-    return new Command<>(Access.WRITE, r -> r == null ? null : text(((List<?>) r).get(1)),
-        "BLPOP", key, Double.toString(timeoutS));
+    return new Command<>(
+        Access.WRITE,
+        r -> r == null ? null : text(((List<?>) r).get(1)),
+        "BLPOP",
+        key,
+        Double.toString(timeoutS));
   }
 
   // ---- sets -----------------------------------------------------------------------------
@@ -311,13 +317,19 @@ final class Command<T> {
   }
 
   static Command<List<String>> zrange(String key, long start, long stop) {
-    return new Command<>(Access.READ, Command::texts, "ZRANGE", key, Long.toString(start),
-        Long.toString(stop));
+    return new Command<>(
+        Access.READ, Command::texts, "ZRANGE", key, Long.toString(start), Long.toString(stop));
   }
 
   static Command<Map<String, Double>> zrangeWithScores(String key, long start, long stop) {
-    return new Command<>(Access.READ, Command::scores, "ZRANGE", key, Long.toString(start),
-        Long.toString(stop), "WITHSCORES");
+    return new Command<>(
+        Access.READ,
+        Command::scores,
+        "ZRANGE",
+        key,
+        Long.toString(start),
+        Long.toString(stop),
+        "WITHSCORES");
   }
 
   static Command<Long> zrem(String key, String... members) {

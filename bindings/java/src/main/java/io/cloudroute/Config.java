@@ -4,10 +4,10 @@ import java.util.function.LongUnaryOperator;
 
 /**
  * Where the client is, where the nodes are, and how reads are ranked: the configuration a {@link
- * Router}, {@link Client}, {@link ShardGroups} or {@link SentinelClient} copies when it is
- * created (later changes do not affect them). Setters return this, for chaining; a malformed
- * location, CIDR or address throws {@link CloudRouteException.ParseException}. Methods are
- * synchronized (the native builder is single-threaded).
+ * Router}, {@link Client}, {@link ShardGroups} or {@link SentinelClient} copies when it is created
+ * (later changes do not affect them). Setters return this, for chaining; a malformed location, CIDR
+ * or address throws {@link CloudRouteException.ParseException}. Methods are synchronized (the
+ * native builder is single-threaded).
  */
 public final class Config extends NativeResource {
   private Policy policy = Policy.LOCAL;
@@ -140,6 +140,6 @@ public final class Config extends NativeResource {
 
   private static native void set(long h, int op, String a, String b, int number);
 
-  private static native void routerOptions(long h, int policy, int marginUs, int threshold,
-      int cooldownMs, long seed);
+  private static native void routerOptions(
+      long h, int policy, int marginUs, int threshold, int cooldownMs, long seed);
 }

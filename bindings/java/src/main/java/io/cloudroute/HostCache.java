@@ -5,8 +5,8 @@ package io.cloudroute;
  * Route. A handle's low 20 bits are its registry slot and the high bits a generation: a router
  * reclaims nodes gone from its topologies and reuses their slots under new handles, so an entry
  * answers only for the exact handle it was made for, and {@link #clear} forgets every entry after
- * an update (the only time a router reclaims) so that a handle number coming back much later
- * can never find an old host.
+ * an update (the only time a router reclaims) so that a handle number coming back much later can
+ * never find an old host.
  */
 final class HostCache {
   private static final int MAX = 1 << 16;

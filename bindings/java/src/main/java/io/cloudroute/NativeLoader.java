@@ -50,12 +50,22 @@ final class NativeLoader {
     String resource = "/native/" + platform + "/" + NAME;
     try (InputStream in = NativeLoader.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new UnsatisfiedLinkError("libcloudroute: no native library for " + platform
-            + " in this jar (it carries " + carried() + "); build libcloudroute_jni for this"
-            + " platform and point -D" + PROPERTY + "=/path/to/" + NAME + " at it");
+        throw new UnsatisfiedLinkError(
+            "libcloudroute: no native library for "
+                + platform
+                + " in this jar (it carries "
+                + carried()
+                + "); build libcloudroute_jni for this"
+                + " platform and point -D"
+                + PROPERTY
+                + "=/path/to/"
+                + NAME
+                + " at it");
       }
-      Path dir = Files.createTempDirectory("cloudroute-",
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      Path dir =
+          Files.createTempDirectory(
+              "cloudroute-",
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       Path file = dir.resolve(NAME);
       Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
       file.toFile().deleteOnExit();

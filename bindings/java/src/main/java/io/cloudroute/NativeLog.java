@@ -8,15 +8,14 @@ import org.slf4j.event.Level;
 /**
  * The live clients' log events (node marked down, failover seen, refresh failed, MOVED, read
  * fallback, ...) into the SLF4J logger {@code io.cloudroute}: the text is the event's message
- * followed by its fields as {@code key=value} (not also as SLF4J key-value pairs: several
- * providers print those before the message, which would show them twice). No event carries a
- * password (the library never puts one in any). Without slf4j-api on the class path, clients
- * send no events.
+ * followed by its fields as {@code key=value} (not also as SLF4J key-value pairs: several providers
+ * print those before the message, which would show them twice). No event carries a password (the
+ * library never puts one in any). Without slf4j-api on the class path, clients send no events.
  */
 final class NativeLog {
   /**
-   * The logger, looked up when a client connects (not when the library loads: without slf4j-api
-   * on the class path everything but logging works).
+   * The logger, looked up when a client connects (not when the library loads: without slf4j-api on
+   * the class path everything but logging works).
    */
   private static final class Holder {
     static final Logger LOG = LoggerFactory.getLogger("io.cloudroute");
@@ -34,8 +33,8 @@ final class NativeLog {
   }
 
   /**
-   * The lowest C level (0 debug .. 3 error) the logger lets through now, -1 for none: what a
-   * client created now sends (a later change of the logger's level does not reach it).
+   * The lowest C level (0 debug .. 3 error) the logger lets through now, -1 for none: what a client
+   * created now sends (a later change of the logger's level does not reach it).
    */
   static int minLevel() {
     try {

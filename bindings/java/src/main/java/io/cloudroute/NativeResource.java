@@ -13,8 +13,8 @@ import java.util.concurrent.locks.LockSupport;
  * running on another thread; calls after close throw {@link IllegalStateException}.
  *
  * <p>{@code close()} from a log handler (which may run inside a call of its own thread, or on the
- * client's refresher thread) does not wait: it would wait for itself. The handle is closed at
- * once (later calls throw) and freed by the last call in flight as it returns.
+ * client's refresher thread) does not wait: it would wait for itself. The handle is closed at once
+ * (later calls throw) and freed by the last call in flight as it returns.
  *
  * <p>A borrowed handle (a client's router, a Sentinel client's groups) belongs to its owner: it
  * counts on the owner's in-flight count, and closing it does nothing.
@@ -50,10 +50,13 @@ abstract class NativeResource implements AutoCloseable {
   private final AtomicLong state;
 
   private final NativeResource owner;
+
   /** The handle this one depends on (freed after it); null for none. */
   private final NativeResource parent;
+
   /** Set by a close() that did not wait: the call that drains the count frees. */
   private volatile boolean freeOnRelease;
+
   private final Free free;
   private final Cleaner.Cleanable cleanable;
   final long ptr;
@@ -98,8 +101,8 @@ abstract class NativeResource implements AutoCloseable {
   }
 
   /**
-   * acquire() on the parent, then on this handle: a dependent's call. Throws once either is
-   * closed; pair with {@link #releaseWithParent}.
+   * acquire() on the parent, then on this handle: a dependent's call. Throws once either is closed;
+   * pair with {@link #releaseWithParent}.
    */
   final long acquireWithParent() {
     parent.acquire();
@@ -149,16 +152,19 @@ abstract class NativeResource implements AutoCloseable {
 
   /**
    * Frees one handle once, its dependents first. Synchronized: a parent's free that meets a
-   * dependent being freed on the Cleaner's thread waits for it, so the parent is never freed
-   * under it. Holds no reference to the Java object (the Cleaner would never see it unreachable).
+   * dependent being freed on the Cleaner's thread waits for it, so the parent is never freed under
+   * it. Holds no reference to the Java object (the Cleaner would never see it unreachable).
    */
   private static final class Free implements Runnable {
     private final int kind;
     private final long ptr;
+
     /** Open dependents of this handle (freed first). */
     final Set<Free> dependents = ConcurrentHashMap.newKeySet();
+
     /** The parent's set this one is in; null for none. */
     private final Set<Free> siblings;
+
     private boolean done;
 
     Free(int kind, long ptr, Set<Free> siblings) {

@@ -14,8 +14,16 @@ public final class NodeInfo {
   private final String zone;
   private final int shard;
 
-  NodeInfo(String id, String host, String ip, int port, int tlsPort, Role role,
-      ReportedHealth health, String zone, int shard) {
+  NodeInfo(
+      String id,
+      String host,
+      String ip,
+      int port,
+      int tlsPort,
+      Role role,
+      ReportedHealth health,
+      String zone,
+      int shard) {
     this.id = id;
     this.host = host;
     this.ip = ip;
@@ -78,8 +86,14 @@ public final class NodeInfo {
   public boolean equals(Object o) {
     if (!(o instanceof NodeInfo)) return false;
     NodeInfo n = (NodeInfo) o;
-    return n.id.equals(id) && n.host.equals(host) && n.ip.equals(ip) && n.port == port
-        && n.tlsPort == tlsPort && n.role == role && n.health == health && n.zone.equals(zone)
+    return n.id.equals(id)
+        && n.host.equals(host)
+        && n.ip.equals(ip)
+        && n.port == port
+        && n.tlsPort == tlsPort
+        && n.role == role
+        && n.health == health
+        && n.zone.equals(zone)
         && n.shard == shard;
   }
 

@@ -11,12 +11,16 @@ public final class NodeStats {
   public final int port;
   public final long reads;
   public final long writes;
+
   /** Connection errors and timeouts. */
   public final long errors;
+
   /** Connections opened. */
   public final long connections;
+
   /** Moving average of round trips; 0 = none yet. */
   public final int latencyUs;
+
   public final int openConnections;
   public final int idleConnections;
 

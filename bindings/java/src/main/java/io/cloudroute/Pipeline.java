@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Commands queued for one {@link Client} and run together by {@link #execute()} — any mix, in
- * any slots:
+ * Commands queued for one {@link Client} and run together by {@link #execute()} — any mix, in any
+ * slots:
  *
  * <pre>{@code
  * Pipeline p = client.pipeline();
@@ -17,23 +17,23 @@ import java.util.function.Function;
  * List<Object> replies = p.execute(); // [true, "alice", {...}, [...]]
  * }</pre>
  *
- * <p>{@code execute()} runs in the C library ({@code cr_pipeline_*}): each command is routed by
- * its key and its access (a read may be served by a replica, local ones first; a write goes to
- * the master), the commands are grouped per node, every node's group is written on one
- * connection and all nodes are in flight at once. A MOVED or ASK is followed for the commands it
- * concerns only, a read whose node fails goes to its next candidate, and a write that may have
- * reached its node is never re-sent. A read of a slot that an earlier command of the same
- * pipeline writes goes to that slot's master, after the write: {@code p.set(k, v).get(k)} reads
- * {@code v}. The commands are not a transaction (see {@link Client#transaction}).
+ * <p>{@code execute()} runs in the C library ({@code cr_pipeline_*}): each command is routed by its
+ * key and its access (a read may be served by a replica, local ones first; a write goes to the
+ * master), the commands are grouped per node, every node's group is written on one connection and
+ * all nodes are in flight at once. A MOVED or ASK is followed for the commands it concerns only, a
+ * read whose node fails goes to its next candidate, and a write that may have reached its node is
+ * never re-sent. A read of a slot that an earlier command of the same pipeline writes goes to that
+ * slot's master, after the write: {@code p.set(k, v).get(k)} reads {@code v}. The commands are not
+ * a transaction (see {@link Client#transaction}).
  *
  * <p>Results come back in queue order, one per call: the typed calls convert theirs as {@link
  * Client}'s do ({@code get} a String, {@code hgetAll} a Map ...), {@link #command} gives the raw
- * reply. A command that failed has its exception in its place — not thrown — mapped as every
- * error of this binding ({@link CloudRouteException#of}): a {@link
- * CloudRouteException.ServerErrorException} for an error reply (its message the server's text),
- * a {@link CloudRouteException.ConnectionException} for a node that failed. The multi-key calls
- * ({@link #mget}, {@link #del}, {@link #exists}) queue one command per key (the keys may be in
- * any slots) and give one result (the first failure, if any).
+ * reply. A command that failed has its exception in its place — not thrown — mapped as every error
+ * of this binding ({@link CloudRouteException#of}): a {@link
+ * CloudRouteException.ServerErrorException} for an error reply (its message the server's text), a
+ * {@link CloudRouteException.ConnectionException} for a node that failed. The multi-key calls
+ * ({@link #mget}, {@link #del}, {@link #exists}) queue one command per key (the keys may be in any
+ * slots) and give one result (the first failure, if any).
  *
  * <p>Not thread-safe: one pipeline per thread (the client itself is shared). The queue lives in
  * Java until execute(), which empties it; a pipeline holds no native resource.
@@ -76,13 +76,15 @@ public final class Pipeline {
     if (argv == null || argv.length == 0) throw invalid("a command needs at least its name");
     for (Object o : argv) {
       if (!(o instanceof String || o instanceof byte[])) {
-        throw invalid(o == null ? "a key or argument is null"
-            : "a key or argument must be a String or a byte[]");
+        throw invalid(
+            o == null
+                ? "a key or argument is null"
+                : "a key or argument must be a String or a byte[]");
       }
     }
     if (host == null && (key < 0 || key >= argv.length)) {
-      throw invalid(argv[0] + " has no key at index " + key
-          + ": a keyless command needs onNode(...)");
+      throw invalid(
+          argv[0] + " has no key at index " + key + ": a keyless command needs onNode(...)");
     }
     args.add(argv.clone());
     access.add(a.ordinal());
@@ -107,17 +109,19 @@ public final class Pipeline {
   }
 
   /** One command per key, their results combined into one. */
-  private <T> Pipeline each(String[] keys, Function<String, Command<T>> command,
-      Function<List<T>, Object> combine) {
+  private <T> Pipeline each(
+      String[] keys, Function<String, Command<T>> command, Function<List<T>, Object> combine) {
     if (keys == null || keys.length == 0) throw invalid("a multi-key command needs a key");
     List<Command<T>> cs = new ArrayList<>(keys.length);
     for (String k : keys) cs.add(command.apply(k));
     for (Command<T> c : cs) add(c.access, c.keyIndex, null, 0, c.args);
-    return call(keys.length, replies -> {
-      List<T> values = new ArrayList<>(replies.size());
-      for (int i = 0; i < replies.size(); i++) values.add(cs.get(i).convert(replies.get(i)));
-      return combine.apply(values);
-    });
+    return call(
+        keys.length,
+        replies -> {
+          List<T> values = new ArrayList<>(replies.size());
+          for (int i = 0; i < replies.size(); i++) values.add(cs.get(i).convert(replies.get(i)));
+          return combine.apply(values);
+        });
   }
 
   // ---- any command --------------------------------------------------------------------------
@@ -144,9 +148,9 @@ public final class Pipeline {
   }
 
   /**
-   * A command for the node "host:port" only ({@code [v6]:port} for IPv6) — a keyless command
-   * (PING, INFO, DBSIZE ...) or a key placed by the caller. Sent once: a redirect, an error or a
-   * failure is its result.
+   * A command for the node "host:port" only ({@code [v6]:port} for IPv6) — a keyless command (PING,
+   * INFO, DBSIZE ...) or a key placed by the caller. Sent once: a redirect, an error or a failure
+   * is its result.
    */
   public Pipeline onNode(Access access, String node, Object... args) {
     if (node == null) throw invalid("node is null");
@@ -328,10 +332,10 @@ public final class Pipeline {
   // ---- running ----------------------------------------------------------------------------
 
   /**
-   * Runs every queued command at once and empties the queue: one result per queued call, in
-   * order, a failed command's {@link CloudRouteException} in its place. An empty pipeline gives
-   * an empty list without a network call. Throws only when nothing could run (the client is
-   * closed, or no memory).
+   * Runs every queued command at once and empties the queue: one result per queued call, in order,
+   * a failed command's {@link CloudRouteException} in its place. An empty pipeline gives an empty
+   * list without a network call. Throws only when nothing could run (the client is closed, or no
+   * memory).
    */
   public List<Object> execute() {
     int n = args.size();
@@ -360,8 +364,10 @@ public final class Pipeline {
       for (int i = at; i < at + count && failed == null; i++) {
         if (statuses[i] != 0) failed = CloudRouteException.of(statuses[i], (String) replies[i]);
       }
-      results.add(failed != null ? failed
-          : calls.get(c).apply(Arrays.asList(replies).subList(at, at + count)));
+      results.add(
+          failed != null
+              ? failed
+              : calls.get(c).apply(Arrays.asList(replies).subList(at, at + count)));
       at += count;
     }
     return results;
@@ -388,10 +394,16 @@ public final class Pipeline {
   }
 
   /**
-   * Runs argv[i] for i < n on client h (access[i]; keyIndex[i], or the node hosts[i]:ports[i]
-   * when it is -1): each result in place, its status in statuses[i] (a failed command's place
-   * holds its message).
+   * Runs argv[i] for i < n on client h (access[i]; keyIndex[i], or the node hosts[i]:ports[i] when
+   * it is -1): each result in place, its status in statuses[i] (a failed command's place holds its
+   * message).
    */
-  private static native Object[] execute0(long h, int[] access, int[] keyIndex, String[] hosts,
-      int[] ports, Object[][] argv, int[] statuses);
+  private static native Object[] execute0(
+      long h,
+      int[] access,
+      int[] keyIndex,
+      String[] hosts,
+      int[] ports,
+      Object[][] argv,
+      int[] statuses);
 }

@@ -84,8 +84,15 @@ public final class Ring extends NativeResource {
     public Ring build() {
       int[] w = new int[weights.size()];
       for (int i = 0; i < w.length; i++) w[i] = weights.get(i);
-      return new Ring(build0(algo.ordinal(), hash.ordinal(), naming.ordinal(), keyTags,
-          names.toArray(new String[0]), w), w.length);
+      return new Ring(
+          build0(
+              algo.ordinal(),
+              hash.ordinal(),
+              naming.ordinal(),
+              keyTags,
+              names.toArray(new String[0]),
+              w),
+          w.length);
     }
   }
 
@@ -127,8 +134,8 @@ public final class Ring extends NativeResource {
     return shardCount;
   }
 
-  private static native long build0(int algo, int hash, int naming, boolean keyTags,
-      String[] names, int[] weights);
+  private static native long build0(
+      int algo, int hash, int naming, boolean keyTags, String[] names, int[] weights);
 
   private static native int locateBytes(long h, byte[] key, int off, int len);
 

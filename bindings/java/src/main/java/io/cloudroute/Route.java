@@ -28,8 +28,14 @@ public final class Route {
     long a = p[at];
     long b = p[at + 1];
     int handle = (int) a;
-    return new Route((int) (a >>> 48) & 0x3FFF, (int) b, handle, cache.host(handle, p[at + 2]),
-        (int) (a >>> 32) & 0xFFFF, Role.of((int) (a >>> 62) & 1), Tier.of((int) (b >>> 32)));
+    return new Route(
+        (int) (a >>> 48) & 0x3FFF,
+        (int) b,
+        handle,
+        cache.host(handle, p[at + 2]),
+        (int) (a >>> 32) & 0xFFFF,
+        Role.of((int) (a >>> 62) & 1),
+        Tier.of((int) (b >>> 32)));
   }
 
   /** The key's slot (0 for shard-group routes). */
@@ -76,8 +82,13 @@ public final class Route {
   public boolean equals(Object o) {
     if (!(o instanceof Route)) return false;
     Route r = (Route) o;
-    return r.slot == slot && r.shard == shard && r.nodeHandle == nodeHandle && r.host.equals(host)
-        && r.port == port && r.role == role && r.tier == tier;
+    return r.slot == slot
+        && r.shard == shard
+        && r.nodeHandle == nodeHandle
+        && r.host.equals(host)
+        && r.port == port
+        && r.role == role
+        && r.tier == tier;
   }
 
   @Override

@@ -6,8 +6,8 @@ import java.util.OptionalInt;
 
 /**
  * Routes keys to nodes on the current topology: reads to the key's shard's candidates (nearest
- * first, by policy), writes to the master. Safe for any number of threads, concurrently with
- * {@link #update} and the report calls; routing is lock-free in the library.
+ * first, by policy), writes to the master. Safe for any number of threads, concurrently with {@link
+ * #update} and the report calls; routing is lock-free in the library.
  */
 public final class Router extends NativeResource {
   private final HostCache hosts = new HostCache();
@@ -112,9 +112,9 @@ public final class Router extends NativeResource {
   }
 
   /**
-   * Reads of many keys (Strings or byte[]s) on one snapshot, in one native call. An element is
-   * null where that key could not be routed (no topology, an uncovered slot, every candidate
-   * down: routeRead of that key says which).
+   * Reads of many keys (Strings or byte[]s) on one snapshot, in one native call. An element is null
+   * where that key could not be routed (no topology, an uncovered slot, every candidate down:
+   * routeRead of that key says which).
    */
   public List<Route> routeReadBatch(Object... keys) {
     int[] ends = new int[keys.length];
@@ -160,7 +160,9 @@ public final class Router extends NativeResource {
     }
   }
 
-  /** Why each candidate of the key sits where it does (what `cloudroute route --explain` prints). */
+  /**
+   * Why each candidate of the key sits where it does (what `cloudroute route --explain` prints).
+   */
   public String explain(byte[] key) {
     return explain((Object) key);
   }
@@ -296,15 +298,14 @@ public final class Router extends NativeResource {
 
   private static native void routeSlot(long h, int write, int slot, long[] out);
 
-  private static native void routeReadPacked(long h, byte[] data, int[] ends, int n, long[] out,
-      int[] statuses);
+  private static native void routeReadPacked(
+      long h, byte[] data, int[] ends, int n, long[] out, int[] statuses);
 
   private static native long[] candidates0(long h, Object key, int slot);
 
   private static native String explain0(long h, Object key);
 
-  private static native void redirect(long h, int ask, int slot, String host, int port,
-      long[] out);
+  private static native void redirect(long h, int ask, int slot, String host, int port, long[] out);
 
   private static native void feedback(long h, int op, int handle, int value);
 

@@ -12,9 +12,9 @@ import java.util.function.Function;
  * before its shard's first reply is replaced by the shard's next candidate. A key present for the
  * whole scan is returned once. The keys are fetched a batch at a time as the iteration goes.
  *
- * <p>Closes itself once every key was returned; close it (try-with-resources) when leaving
- * early. A failure ends the scan with its {@link CloudRouteException} from {@code hasNext()}.
- * Closing the client closes its scans. One thread at a time.
+ * <p>Closes itself once every key was returned; close it (try-with-resources) when leaving early. A
+ * failure ends the scan with its {@link CloudRouteException} from {@code hasNext()}. Closing the
+ * client closes its scans. One thread at a time.
  *
  * @param <T> the key type: {@code byte[]}, or {@code String} (decoded as UTF-8)
  */
@@ -32,8 +32,8 @@ public final class Scan<T> extends NativeResource implements Iterator<T> {
 
   static <T> Scan<T> open(Client client, ScanOptions o, Function<byte[], T> decode) {
     if (o == null) {
-      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-          "scan options are null");
+      throw new CloudRouteException.InvalidArgumentException(
+          CloudRouteException.EINVAL, "scan options are null");
     }
     long c = client.acquire();
     try {
@@ -87,8 +87,8 @@ public final class Scan<T> extends NativeResource implements Iterator<T> {
     }
   }
 
-  private static native long create0(long client, Object match, int count, String type,
-      int timeoutMs);
+  private static native long create0(
+      long client, Object match, int count, String type, int timeoutMs);
 
   private static native Object next0(long scan);
 

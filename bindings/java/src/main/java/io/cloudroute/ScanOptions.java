@@ -1,8 +1,8 @@
 package io.cloudroute;
 
 /**
- * Options of {@link Client#scan(ScanOptions)} (the C API's {@code cr_scan_options}). Setters
- * return this.
+ * Options of {@link Client#scan(ScanOptions)} (the C API's {@code cr_scan_options}). Setters return
+ * this.
  */
 public final class ScanOptions {
   Object match;

@@ -3,11 +3,11 @@ package io.cloudroute;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A Lua script for {@link Client#eval}: its body and SHA1. Calls send {@code EVALSHA} routed by
- * the script's keys; a node that answers NOSCRIPT (restarted, flushed with SCRIPT FLUSH, or a
- * promoted replica) gets SCRIPT LOAD of the body and the call once more, in one round trip.
- * Immutable and safe to share between threads and clients; close it when done (a forgotten one
- * is freed by the garbage collector).
+ * A Lua script for {@link Client#eval}: its body and SHA1. Calls send {@code EVALSHA} routed by the
+ * script's keys; a node that answers NOSCRIPT (restarted, flushed with SCRIPT FLUSH, or a promoted
+ * replica) gets SCRIPT LOAD of the body and the call once more, in one round trip. Immutable and
+ * safe to share between threads and clients; close it when done (a forgotten one is freed by the
+ * garbage collector).
  */
 public final class Script extends NativeResource {
   private final String sha;

@@ -73,8 +73,8 @@ public final class SentinelOptions {
   }
 
   /**
-   * The data nodes' database (default 0; never sent to the sentinels): SELECT db in every new
-   * data connection's handshake, so it holds across reconnects and failovers.
+   * The data nodes' database (default 0; never sent to the sentinels): SELECT db in every new data
+   * connection's handshake, so it holds across reconnects and failovers.
    *
    * @throws IllegalArgumentException if db is negative
    */

@@ -4,26 +4,37 @@ package io.cloudroute;
 public final class SentinelStats {
   /** Whether the client is subscribed to a sentinel's events now. */
   public final boolean subscribed;
+
   /** Read commands an instance answered. */
   public final long reads;
+
   /** Write commands a master answered. */
   public final long writes;
+
   /** Reads served by a later instance after one failed. */
   public final long fallbacks;
+
   /** Writes tried again (not executed the first time). */
   public final long retries;
+
   public final long connErrors;
   public final long timeouts;
+
   /** Error replies returned to the caller. */
   public final long serverErrors;
+
   /** A group's master moved. */
   public final long masterChanges;
+
   /** +switch-master messages received. */
   public final long switchEvents;
+
   /** Groups asked about. */
   public final long asks;
+
   /** ... when no sentinel answered. */
   public final long askFailures;
+
   /** Successful (re)subscriptions. */
   public final long subscriptions;
 
@@ -45,7 +56,16 @@ public final class SentinelStats {
 
   @Override
   public String toString() {
-    return "SentinelStats(subscribed " + subscribed + ", reads " + reads + ", writes " + writes
-        + ", fallbacks " + fallbacks + ", master changes " + masterChanges + ")";
+    return "SentinelStats(subscribed "
+        + subscribed
+        + ", reads "
+        + reads
+        + ", writes "
+        + writes
+        + ", fallbacks "
+        + fallbacks
+        + ", master changes "
+        + masterChanges
+        + ")";
   }
 }

@@ -1,8 +1,8 @@
 package io.cloudroute;
 
 /**
- * A router's snapshot at one moment: routing on it is exactly routing on the router then, with
- * no synchronisation. Immutable; it stays valid after its router is closed.
+ * A router's snapshot at one moment: routing on it is exactly routing on the router then, with no
+ * synchronisation. Immutable; it stays valid after its router is closed.
  */
 public final class Snapshot extends NativeResource {
   private final HostCache hosts;

@@ -32,8 +32,8 @@ public final class Topology extends NativeResource {
   }
 
   /**
-   * Parses a reply's raw bytes; nodes announced with an empty endpoint get defaultHost (the
-   * address that was asked), or stay unknown when it is null.
+   * Parses a reply's raw bytes; nodes announced with an empty endpoint get defaultHost (the address
+   * that was asked), or stay unknown when it is null.
    */
   public static Topology parse(byte[] reply, Format format, String defaultHost) {
     return new Topology(parse(reply, format.ordinal(), defaultHost));
@@ -48,8 +48,8 @@ public final class Topology extends NativeResource {
   }
 
   /**
-   * A topology from static text, one shard per line: {@code shard slots=0-8191
-   * master=10.0.0.1:6379 replicas=10.1.0.1:6379,10.2.0.1:6379 [id=NAME]}.
+   * A topology from static text, one shard per line: {@code shard slots=0-8191 master=10.0.0.1:6379
+   * replicas=10.1.0.1:6379,10.2.0.1:6379 [id=NAME]}.
    */
   public static Topology parseStatic(String text) {
     return new Topology(parseText(text));
@@ -88,8 +88,16 @@ public final class Topology extends NativeResource {
     } finally {
       release();
     }
-    return new NodeInfo(names[0], names[1], names[2], nums[0], nums[1], Role.of(nums[2]),
-        ReportedHealth.of(nums[3]), names[3], nums[4]);
+    return new NodeInfo(
+        names[0],
+        names[1],
+        names[2],
+        nums[0],
+        nums[1],
+        Role.of(nums[2]),
+        ReportedHealth.of(nums[3]),
+        names[3],
+        nums[4]);
   }
 
   /** Every node, in index order. */
@@ -136,7 +144,8 @@ public final class Topology extends NativeResource {
 
   @Override
   public String toString() {
-    return isClosed() ? "Topology(closed)"
+    return isClosed()
+        ? "Topology(closed)"
         : "Topology(" + shardCount() + " shards, " + nodeCount() + " nodes)";
   }
 

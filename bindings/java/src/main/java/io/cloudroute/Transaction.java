@@ -3,8 +3,8 @@ package io.cloudroute;
 import java.util.List;
 
 /**
- * A connection pinned to the master of one slot, for a transaction — WATCH, reads, MULTI,
- * commands and EXEC all on one connection ({@link Client#transaction}):
+ * A connection pinned to the master of one slot, for a transaction — WATCH, reads, MULTI, commands
+ * and EXEC all on one connection ({@link Client#transaction}):
  *
  * <pre>{@code
  * try (Transaction t = client.transaction("{user:1}")) {
@@ -21,9 +21,9 @@ import java.util.List;
  * CloudRouteException.InvalidArgumentException} (CROSSSLOT) before it is sent. Nothing is
  * redirected or retried: a MOVED (the slot moved since the pin) is a {@link
  * CloudRouteException.ServerErrorException} and the caller pins again; a connection error breaks
- * the pin. Closing sends DISCARD (an open MULTI) or UNWATCH and gives the connection back;
- * closing the client closes its transactions. Replies are raw, as {@link Client#command}'s. One
- * thread at a time.
+ * the pin. Closing sends DISCARD (an open MULTI) or UNWATCH and gives the connection back; closing
+ * the client closes its transactions. Replies are raw, as {@link Client#command}'s. One thread at a
+ * time.
  */
 public final class Transaction extends NativeResource {
   private static final int[] NO_KEYS = {};
@@ -76,8 +76,8 @@ public final class Transaction extends NativeResource {
   /** WATCH keys (all in the pinned slot). */
   public void watch(Object... keys) {
     if (keys == null || keys.length == 0) {
-      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-          "WATCH needs a key");
+      throw new CloudRouteException.InvalidArgumentException(
+          CloudRouteException.EINVAL, "WATCH needs a key");
     }
     Object[] args = new Object[keys.length + 1];
     int[] at = new int[keys.length];
@@ -98,7 +98,10 @@ public final class Transaction extends NativeResource {
     command(NO_KEYS, "MULTI");
   }
 
-  /** EXEC: the replies in order (an error element as a {@link ReplyError}), null when a WATCHed key changed. */
+  /**
+   * EXEC: the replies in order (an error element as a {@link ReplyError}), null when a WATCHed key
+   * changed.
+   */
   @SuppressWarnings("unchecked")
   public List<Object> exec() {
     return (List<Object>) command(NO_KEYS, "EXEC");
@@ -111,8 +114,8 @@ public final class Transaction extends NativeResource {
 
   private static native long pin0(long client, Object key, int slot);
 
-  private static native Object command0(long pinned, int timeoutMs, int[] keyIndexes,
-      Object[] args);
+  private static native Object command0(
+      long pinned, int timeoutMs, int[] keyIndexes, Object[] args);
 
   private static native int slot0(long pinned);
 }

@@ -15,8 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,22 +34,17 @@ class ClientCommandsTest {
     try (Config c = Harness.cloudA(Policy.LOCAL_REPLICAS_FIRST)) {
       // Reads of a slot this client wrote go to its master for 10 s: a replica that has not
       // applied the write yet would make the assertions racy.
-      client = Client.connect(env.get("SEEDS"), c,
-          new ClientOptions().commandTimeoutMs(2000).readYourWritesMs(10_000));
+      client =
+          Client.connect(
+              env.get("SEEDS"),
+              c,
+              new ClientOptions().commandTimeoutMs(2000).readYourWritesMs(10_000));
     }
   }
 
   @AfterAll
   static void close() {
     if (client != null) client.close();
-  }
-
-  private static void waitUntil(BooleanSupplier done, String what) {
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (!done.getAsBoolean()) {
-      assertTrue(System.nanoTime() < deadline, what);
-      LockSupport.parkNanos(20_000_000L);
-    }
   }
 
   private static String utf8(Object bulk) {
@@ -117,8 +110,9 @@ class ClientCommandsTest {
     assertEquals(1, client.zrem("jc:z", "a"));
     assertEquals(2, client.zcard("jc:z"));
 
-    CloudRouteException e = assertThrows(CloudRouteException.ServerErrorException.class,
-        () -> client.hget("jc:l", "f"));
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.ServerErrorException.class, () -> client.hget("jc:l", "f"));
     assertTrue(e.getMessage().contains("WRONGTYPE"), e.getMessage());
   }
 
@@ -148,8 +142,8 @@ class ClientCommandsTest {
     assertEquals(Map.of("m", 1.5), r.get(10));
     assertEquals(2L, r.get(11));
     assertEquals(List.of("a", "b"), r.get(12));
-    CloudRouteException wrongType = assertInstanceOf(
-        CloudRouteException.ServerErrorException.class, r.get(13));
+    CloudRouteException wrongType =
+        assertInstanceOf(CloudRouteException.ServerErrorException.class, r.get(13));
     assertEquals(CloudRouteException.EREDIS, wrongType.status());
     assertTrue(wrongType.getMessage().contains("WRONGTYPE"), wrongType.getMessage());
     assertEquals(new ArrayList<>(many.values()), r.get(14));
@@ -161,14 +155,17 @@ class ClientCommandsTest {
 
   /**
    * A slot moves to another shard behind the client's back (CLUSTER SETSLOT, MIGRATE): the
-   * pipeline's commands of that slot get MOVED and follow it; the others are untouched. The slot
-   * is moved back afterwards.
+   * pipeline's commands of that slot get MOVED and follow it; the others are untouched. The slot is
+   * moved back afterwards.
    */
   @Test
   void aPipelineFollowsMovedAfterASlotMigration() {
     String key = "{jvm-moved}a";
-    try (Client stale = Client.connect(env.get("SEEDS"), null,
-        new ClientOptions().refreshIntervalMs(0).commandTimeoutMs(2000))) {
+    try (Client stale =
+        Client.connect(
+            env.get("SEEDS"),
+            null,
+            new ClientOptions().refreshIntervalMs(0).commandTimeoutMs(2000))) {
       client.set(key, "before");
       String from = client.router().routeWrite(key).address();
       int fromShard = 0;
@@ -177,17 +174,22 @@ class ClientCommandsTest {
       }
       int toShard = fromShard % 3 + 1;
       stale.router().routeWrite(key); // the stale client knows the old owner
-        moveSlot(key, fromShard, toShard);
+      moveSlot(key, fromShard, toShard);
       try {
         long moved = stale.stats().moved;
-        List<Object> r = stale.pipeline().set(key, "after").get(env.get("SHARD1_KEY"))
-            .incr("{jvm-moved}n").execute();
+        List<Object> r =
+            stale
+                .pipeline()
+                .set(key, "after")
+                .get(env.get("SHARD1_KEY"))
+                .incr("{jvm-moved}n")
+                .execute();
         assertEquals(true, r.get(0), r.toString());
         assertEquals(env.get("SHARD1_VALUE"), r.get(1));
         assertInstanceOf(Long.class, r.get(2), r.toString());
         assertTrue(stale.stats().moved > moved, stale.stats().toString());
-        assertEquals("after", utf8(client.onNode(env.get("SHARD" + toShard + "_MASTER"), "GET",
-            key)));
+        assertEquals(
+            "after", utf8(client.onNode(env.get("SHARD" + toShard + "_MASTER"), "GET", key)));
       } finally {
         moveSlot(key, toShard, fromShard);
       }
@@ -205,8 +207,16 @@ class ClientCommandsTest {
     client.onNode(from, "CLUSTER", "SETSLOT", s, "MIGRATING", toId);
     List<?> keys = (List<?>) client.onNode(from, "CLUSTER", "GETKEYSINSLOT", s, "100");
     if (!keys.isEmpty()) {
-      List<Object> migrate = new ArrayList<>(List.of("MIGRATE", to.substring(0,
-          to.lastIndexOf(':')), to.substring(to.lastIndexOf(':') + 1), "", "0", "5000", "KEYS"));
+      List<Object> migrate =
+          new ArrayList<>(
+              List.of(
+                  "MIGRATE",
+                  to.substring(0, to.lastIndexOf(':')),
+                  to.substring(to.lastIndexOf(':') + 1),
+                  "",
+                  "0",
+                  "5000",
+                  "KEYS"));
       migrate.addAll(keys);
       client.onNode(from, migrate.toArray());
     }
@@ -218,10 +228,11 @@ class ClientCommandsTest {
         client.onNode(env.get("SHARD" + sh + "_MASTER"), "CLUSTER", "SETSLOT", s, "NODE", toId);
       }
     }
-    waitUntil(() -> {
-      client.refresh(); // the node it asks may not have heard of the move yet
-      return client.router().routeWrite(key).address().equals(to);
-    },
+    Poll.until(
+        () -> {
+          client.refresh(); // the node it asks may not have heard of the move yet
+          return client.router().routeWrite(key).address().equals(to);
+        },
         "slot " + slot + " not seen on " + to);
   }
 
@@ -241,18 +252,20 @@ class ClientCommandsTest {
     assertEquals(3, shards.size(), "the keys span every shard");
     // The scan reads local replicas: wait until they hold every key.
     List<String> seen = new ArrayList<>();
-    waitUntil(() -> {
-      seen.clear();
-      for (String k : client.scan("jscan:*")) seen.add(k);
-      return seen.size() >= written.size();
-    }, "the scan never saw every key");
+    Poll.until(
+        () -> {
+          seen.clear();
+          for (String k : client.scan("jscan:*")) seen.add(k);
+          return seen.size() >= written.size();
+        },
+        "the scan never saw every key");
     assertEquals(written.size(), seen.size(), "a key seen twice: " + seen);
     assertEquals(written, new HashSet<>(seen));
 
     Set<String> nodes = new HashSet<>();
     List<byte[]> hashes = new ArrayList<>();
-    try (Scan<byte[]> scan = client.scan(new ScanOptions().match("jscan:*").type("set")
-        .count(1000))) {
+    try (Scan<byte[]> scan =
+        client.scan(new ScanOptions().match("jscan:*").type("set").count(1000))) {
       assertNull(scan.address());
       while (scan.hasNext()) {
         hashes.add(scan.next());
@@ -265,9 +278,9 @@ class ClientCommandsTest {
   }
 
   /**
-   * Closing a client while other threads scan, pin and pipeline on it: every call either
-   * completes or throws IllegalStateException (the client's close waits for calls in flight and
-   * frees the open scans and transactions first) — never a crash or another error.
+   * Closing a client while other threads scan, pin and pipeline on it: every call either completes
+   * or throws IllegalStateException (the client's close waits for calls in flight and frees the
+   * open scans and transactions first) — never a crash or another error.
    */
   @Test
   void closingAClientUnderItsScansAndTransactionsFreesThemFirst() throws Exception {
@@ -277,27 +290,29 @@ class ClientCommandsTest {
     List<Thread> threads = new ArrayList<>();
     long deadline = System.nanoTime() + 10_000_000_000L;
     for (int n = 0; n < 4; n++) {
-      threads.add(new Thread(() -> {
-        try {
-          while (System.nanoTime() < deadline) {
-            try (Scan<byte[]> scan = c.scan(new ScanOptions().count(5));
-                Transaction t = c.transaction("{jclose}k")) {
-              for (int i = 0; i < 20 && scan.hasNext(); i++) scan.next();
-              t.command("PING");
-              c.pipeline().get("{jclose}k").execute();
-              rounds.incrementAndGet();
-            }
-          }
-          unexpected.add(new AssertionError("the client was never closed"));
-        } catch (IllegalStateException closed) {
-          // the client is closed: the end this test waits for
-        } catch (Throwable e) {
-          unexpected.add(e);
-        }
-      }));
+      threads.add(
+          new Thread(
+              () -> {
+                try {
+                  while (System.nanoTime() < deadline) {
+                    try (Scan<byte[]> scan = c.scan(new ScanOptions().count(5));
+                        Transaction t = c.transaction("{jclose}k")) {
+                      for (int i = 0; i < 20 && scan.hasNext(); i++) scan.next();
+                      t.command("PING");
+                      c.pipeline().get("{jclose}k").execute();
+                      rounds.incrementAndGet();
+                    }
+                  }
+                  unexpected.add(new AssertionError("the client was never closed"));
+                } catch (IllegalStateException closed) {
+                  // the client is closed: the end this test waits for
+                } catch (Throwable e) {
+                  unexpected.add(e);
+                }
+              }));
     }
     threads.forEach(Thread::start);
-    waitUntil(() -> rounds.get() >= 20, "no thread got through a round");
+    Poll.until(() -> rounds.get() >= 20, "no thread got through a round");
     c.close();
     for (Thread t : threads) t.join(15_000);
     for (Thread t : threads) assertFalse(t.isAlive(), "a thread still runs");
@@ -313,13 +328,16 @@ class ClientCommandsTest {
       client.onAllNodes("SCRIPT", "FLUSH");
       assertEquals("v1", utf8(client.eval(get, List.of("{jscript}k"), List.of())));
       // A replica (local first) serves EVALSHA_RO: wait for it to have the value.
-      waitUntil(() -> "v1".equals(
-          Command.text(client.evalReadOnly(get, List.of("{jscript}k"), List.of()))),
+      Poll.until(
+          () ->
+              "v1".equals(Command.text(client.evalReadOnly(get, List.of("{jscript}k"), List.of()))),
           "EVALSHA_RO never read v1");
       client.onAllNodes("SCRIPT", "FLUSH");
       assertEquals("v1", utf8(client.evalReadOnly(get, List.of("{jscript}k"), List.of())));
-      CloudRouteException e = assertThrows(CloudRouteException.InvalidArgumentException.class,
-          () -> client.eval(get, List.of("a", "b"), List.of()));
+      CloudRouteException e =
+          assertThrows(
+              CloudRouteException.InvalidArgumentException.class,
+              () -> client.eval(get, List.of("a", "b"), List.of()));
       assertTrue(e.getMessage().contains("CROSSSLOT"), e.getMessage());
     }
     try (Script add = new Script("return tonumber(ARGV[1]) + tonumber(ARGV[2])")) {
@@ -333,19 +351,22 @@ class ClientCommandsTest {
 
   @Test
   void functionsAreCalledByTheirKeys() {
-    String lib = "#!lua name=jvmlib\n"
-        + "redis.register_function('jvm_get', function(keys, args) "
-        + "return redis.call('GET', keys[1]) end)\n"
-        + "redis.register_function{function_name='jvm_get_ro', callback=function(keys, args) "
-        + "return redis.call('GET', keys[1]) end, flags={'no-writes'}}\n";
+    String lib =
+        "#!lua name=jvmlib\n"
+            + "redis.register_function('jvm_get', function(keys, args) "
+            + "return redis.call('GET', keys[1]) end)\n"
+            + "redis.register_function{function_name='jvm_get_ro', callback=function(keys, args) "
+            + "return redis.call('GET', keys[1]) end, flags={'no-writes'}}\n";
     for (Object v : client.onMasters("FUNCTION", "LOAD", "REPLACE", lib).values()) {
       assertEquals("jvmlib", utf8(v));
     }
     client.set("{jfn}k", "fv");
     assertEquals("fv", utf8(client.fcall("jvm_get", List.of("{jfn}k"), List.of())));
-    waitUntil(() -> "fv".equals(Command.text(client.fcallRo("jvm_get_ro", List.of("{jfn}k"),
-        List.of()))), "FCALL_RO never read fv");
-    assertThrows(CloudRouteException.ServerErrorException.class,
+    Poll.until(
+        () -> "fv".equals(Command.text(client.fcallRo("jvm_get_ro", List.of("{jfn}k"), List.of()))),
+        "FCALL_RO never read fv");
+    assertThrows(
+        CloudRouteException.ServerErrorException.class,
         () -> client.fcall("jvm_nope", List.of("{jfn}k"), List.of()));
   }
 
@@ -370,8 +391,9 @@ class ClientCommandsTest {
       assertEquals("OK", r.get(0));
       assertEquals(81L, r.get(1));
       assertInstanceOf(ReplyError.class, r.get(2));
-      CloudRouteException cross = assertThrows(
-          CloudRouteException.InvalidArgumentException.class, () -> t.command("GET", "other"));
+      CloudRouteException cross =
+          assertThrows(
+              CloudRouteException.InvalidArgumentException.class, () -> t.command("GET", "other"));
       assertTrue(cross.getMessage().contains("CROSSSLOT"), cross.getMessage());
     }
     assertEquals("81", client.get(key));
@@ -395,10 +417,11 @@ class ClientCommandsTest {
     for (Object v : bad.values()) {
       assertInstanceOf(CloudRouteException.ServerErrorException.class, v);
     }
-    CloudRouteException unknown = assertThrows(CloudRouteException.class,
-        () -> client.onNode("127.0.0.1:1", "PING"));
+    CloudRouteException unknown =
+        assertThrows(CloudRouteException.class, () -> client.onNode("127.0.0.1:1", "PING"));
     assertEquals(CloudRouteException.ENOTFOUND, unknown.status());
-    assertThrows(CloudRouteException.ServerErrorException.class,
+    assertThrows(
+        CloudRouteException.ServerErrorException.class,
         () -> client.onNode(env.get("NODE1_ADDR"), "NOSUCHCOMMAND"));
   }
 
@@ -411,8 +434,10 @@ class ClientCommandsTest {
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertTrue(ms >= 250 && ms < 2000, ms + " ms");
     t0 = System.nanoTime();
-    CloudRouteException e = assertThrows(CloudRouteException.ConnectionException.class,
-        () -> client.blpop(new CallOptions().timeoutMs(400), key, 0));
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.ConnectionException.class,
+            () -> client.blpop(new CallOptions().timeoutMs(400), key, 0));
     ms = (System.nanoTime() - t0) / 1_000_000;
     assertEquals(CloudRouteException.ETIMEOUT, e.status());
     assertTrue(ms >= 350 && ms < 1900, ms + " ms (the tier timeout is 2000 ms)");

@@ -20,8 +20,13 @@ class ClientOptionsTest {
 
   @Test
   void hedgingValuesRoundTrip() {
-    ClientOptions o = new ClientOptions().hedgeMode(HedgeMode.ADAPTIVE).hedgeDelayMs(15)
-        .hedgeMinDelayMs(3).hedgeBudgetPercent(25).hedgePercentile(99.5);
+    ClientOptions o =
+        new ClientOptions()
+            .hedgeMode(HedgeMode.ADAPTIVE)
+            .hedgeDelayMs(15)
+            .hedgeMinDelayMs(3)
+            .hedgeBudgetPercent(25)
+            .hedgePercentile(99.5);
     assertEquals(HedgeMode.ADAPTIVE, o.hedgeMode());
     assertEquals(15, o.hedgeDelayMs());
     assertEquals(3, o.hedgeMinDelayMs());
@@ -32,17 +37,32 @@ class ClientOptionsTest {
   // Refused before any seed is dialed: the message names the field, not the seed.
   @Test
   void badHedgingValuesAreRefusedByName() {
-    CloudRouteException e = assertThrows(CloudRouteException.InvalidArgumentException.class,
-        () -> Client.connect("127.0.0.1:1", null,
-            new ClientOptions().hedgeMode(HedgeMode.FIXED).hedgeDelayMs(0)));
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.InvalidArgumentException.class,
+            () ->
+                Client.connect(
+                    "127.0.0.1:1",
+                    null,
+                    new ClientOptions().hedgeMode(HedgeMode.FIXED).hedgeDelayMs(0)));
     assertTrue(e.getMessage().contains("hedge_delay_ms"), e.getMessage());
-    e = assertThrows(CloudRouteException.InvalidArgumentException.class,
-        () -> Client.connect("127.0.0.1:1", null,
-            new ClientOptions().hedgeMode(HedgeMode.ADAPTIVE).hedgePercentile(0.0)));
+    e =
+        assertThrows(
+            CloudRouteException.InvalidArgumentException.class,
+            () ->
+                Client.connect(
+                    "127.0.0.1:1",
+                    null,
+                    new ClientOptions().hedgeMode(HedgeMode.ADAPTIVE).hedgePercentile(0.0)));
     assertTrue(e.getMessage().contains("hedge_percentile"), e.getMessage());
-    e = assertThrows(CloudRouteException.InvalidArgumentException.class,
-        () -> Client.connect("127.0.0.1:1", null,
-            new ClientOptions().hedgeMode(HedgeMode.FIXED).hedgeBudgetPercent(101)));
+    e =
+        assertThrows(
+            CloudRouteException.InvalidArgumentException.class,
+            () ->
+                Client.connect(
+                    "127.0.0.1:1",
+                    null,
+                    new ClientOptions().hedgeMode(HedgeMode.FIXED).hedgeBudgetPercent(101)));
     assertTrue(e.getMessage().contains("hedge_budget_percent"), e.getMessage());
   }
 
@@ -50,8 +70,9 @@ class ClientOptionsTest {
   void readYourWritesIsOffByDefaultAndRoundTrips() {
     assertEquals(0, new ClientOptions().readYourWritesMs());
     assertEquals(1500, new ClientOptions().readYourWritesMs(1500).readYourWritesMs());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> new ClientOptions().readYourWritesMs(-1));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> new ClientOptions().readYourWritesMs(-1));
     assertTrue(e.getMessage().contains("read_your_writes_ms"), e.getMessage());
   }
 

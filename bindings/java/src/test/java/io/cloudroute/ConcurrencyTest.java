@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -16,12 +15,13 @@ import org.junit.jupiter.api.Test;
 
 /** Local references, many threads, close under use, the Cleaner. */
 class ConcurrencyTest {
-  private static final String OTHER = "shard slots=0-16383 master=10.0.0.1:6379 "
-      + "replicas=10.0.0.2:6379,10.2.0.2:6379\n";
+  private static final String OTHER =
+      "shard slots=0-16383 master=10.0.0.1:6379 " + "replicas=10.0.0.2:6379,10.2.0.2:6379\n";
 
   @Test
   void aMillionCallsLeakNothing() {
-    try (Config c = Vectors.localConfig(); Topology t = Topology.parseStatic(Vectors.STATIC);
+    try (Config c = Vectors.localConfig();
+        Topology t = Topology.parseStatic(Vectors.STATIC);
         Router r = new Router(c, t);
         Ring ring = Ring.builder().hash(HashAlgo.MURMUR).shards(8).build()) {
       byte[] key = "user:123456".getBytes(StandardCharsets.US_ASCII);
@@ -38,8 +38,10 @@ class ConcurrencyTest {
 
   @Test
   void sixteenThreadsRouteWhileTheTopologyChanges() throws Exception {
-    try (Config c = Vectors.localConfig(); Topology a = Topology.parseStatic(Vectors.STATIC);
-        Topology b = Topology.parseStatic(OTHER); Router r = new Router(c, a)) {
+    try (Config c = Vectors.localConfig();
+        Topology a = Topology.parseStatic(Vectors.STATIC);
+        Topology b = Topology.parseStatic(OTHER);
+        Router r = new Router(c, a)) {
       Set<String> hosts = ConcurrentHashMap.newKeySet();
       AtomicReference<Throwable> failure = new AtomicReference<>();
       AtomicLong routed = new AtomicLong();
@@ -47,35 +49,40 @@ class ConcurrencyTest {
       List<Thread> threads = new ArrayList<>();
       for (int n = 0; n < 16; n++) {
         int id = n;
-        threads.add(new Thread(() -> {
-          try {
-            long i = 0;
-            while (System.nanoTime() < deadline) {
-              String key = "key:" + id + ":" + (i++ & 4095);
-              Route read = r.routeRead(key);
-              hosts.add(read.host());
-              hosts.add(r.routeWrite(key.getBytes(StandardCharsets.UTF_8)).host());
-              if ((i & 63) == 0) r.reportSuccess(read.nodeHandle());
-              routed.incrementAndGet();
-            }
-          } catch (Throwable e) {
-            failure.compareAndSet(null, e);
-          }
-        }));
+        threads.add(
+            new Thread(
+                () -> {
+                  try {
+                    long i = 0;
+                    while (System.nanoTime() < deadline) {
+                      String key = "key:" + id + ":" + (i++ & 4095);
+                      Route read = r.routeRead(key);
+                      hosts.add(read.host());
+                      hosts.add(r.routeWrite(key.getBytes(StandardCharsets.UTF_8)).host());
+                      if ((i & 63) == 0) r.reportSuccess(read.nodeHandle());
+                      routed.incrementAndGet();
+                    }
+                  } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                  }
+                }));
       }
-      threads.add(new Thread(() -> {
-        boolean flip = false;
-        while (System.nanoTime() < deadline) {
-          r.update(flip ? a : b);
-          flip = !flip;
-        }
-      }));
+      threads.add(
+          new Thread(
+              () -> {
+                boolean flip = false;
+                while (System.nanoTime() < deadline) {
+                  r.update(flip ? a : b);
+                  flip = !flip;
+                }
+              }));
       threads.forEach(Thread::start);
       for (Thread th : threads) th.join(10_000);
       if (failure.get() != null) throw new AssertionError(failure.get());
       assertTrue(routed.get() > 1000, "routed " + routed.get());
-      assertTrue(Set.of("10.0.0.1", "10.0.0.2", "10.1.0.1", "10.2.0.1", "10.2.0.2")
-          .containsAll(hosts), hosts.toString());
+      assertTrue(
+          Set.of("10.0.0.1", "10.0.0.2", "10.1.0.1", "10.2.0.1", "10.2.0.2").containsAll(hosts),
+          hosts.toString());
     }
   }
 
@@ -87,23 +94,26 @@ class ConcurrencyTest {
     c.close();
     t.close();
     AtomicReference<Throwable> wrong = new AtomicReference<>();
-    CountDownLatch started = new CountDownLatch(8);
+    AtomicLong calls = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
     for (int n = 0; n < 8; n++) {
-      threads.add(new Thread(() -> {
-        started.countDown();
-        try {
-          for (int i = 0; i < 50_000_000; i++) r.candidates("k" + (i & 255));
-        } catch (IllegalStateException expected) {
-          // closed under us: the only acceptable way out
-        } catch (Throwable e) {
-          wrong.compareAndSet(null, e);
-        }
-      }));
+      threads.add(
+          new Thread(
+              () -> {
+                try {
+                  for (int i = 0; i < 50_000_000; i++) {
+                    r.candidates("k" + (i & 255));
+                    calls.incrementAndGet();
+                  }
+                } catch (IllegalStateException expected) {
+                  // closed under us: the only acceptable way out
+                } catch (Throwable e) {
+                  wrong.compareAndSet(null, e);
+                }
+              }));
     }
     threads.forEach(Thread::start);
-    started.await();
-    Thread.sleep(100);
+    Poll.until(() -> calls.get() >= 10_000, "the callers made no progress"); // all mid-call
     Thread closer = new Thread(r::close);
     closer.start();
     r.close();
@@ -135,8 +145,11 @@ class ConcurrencyTest {
       c.close();
       assertTrue(c.isClosed());
     }
-    assertEquals(IllegalStateException.class, org.junit.jupiter.api.Assertions
-        .assertThrows(IllegalStateException.class, () -> new Router(closedConfig())).getClass());
+    assertEquals(
+        IllegalStateException.class,
+        org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalStateException.class, () -> new Router(closedConfig()))
+            .getClass());
   }
 
   private static Config closedConfig() {

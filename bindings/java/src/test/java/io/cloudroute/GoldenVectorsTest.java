@@ -11,9 +11,11 @@ import org.junit.jupiter.api.Test;
 /** tests/vectors/rings.json and routing.json, shared with the C and Python tests. */
 class GoldenVectorsTest {
   static Ring ring(JsonNode spec) {
-    Ring.Builder b = Ring.builder().algo(RingAlgo.fromLabel(spec.get("algo").asText()))
-        .hash(HashAlgo.fromLabel(spec.get("hash").asText()))
-        .keyTags(spec.get("key_tags").asBoolean());
+    Ring.Builder b =
+        Ring.builder()
+            .algo(RingAlgo.fromLabel(spec.get("algo").asText()))
+            .hash(HashAlgo.fromLabel(spec.get("hash").asText()))
+            .keyTags(spec.get("key_tags").asBoolean());
     if (spec.has("naming")) b.naming(RingNaming.fromLabel(spec.get("naming").asText()));
     for (JsonNode s : spec.get("shards")) {
       b.shard(s.get("name").isNull() ? null : s.get("name").asText(), s.get("weight").asInt());
@@ -49,9 +51,12 @@ class GoldenVectorsTest {
     for (JsonNode c : Vectors.load("routing.json").get("cases")) {
       JsonNode cfg = c.get("config");
       try (Config config = new Config();
-          Topology t = Topology.parse(Vectors.repoFile(c.get("reply_file").asText()),
-              c.get("reply_kind").asText().equals("cluster-slots") ? Topology.Format.CLUSTER_SLOTS
-                  : Topology.Format.CLUSTER_SHARDS)) {
+          Topology t =
+              Topology.parse(
+                  Vectors.repoFile(c.get("reply_file").asText()),
+                  c.get("reply_kind").asText().equals("cluster-slots")
+                      ? Topology.Format.CLUSTER_SLOTS
+                      : Topology.Format.CLUSTER_SHARDS)) {
         if (cfg.has("client_location")) config.clientLocation(cfg.get("client_location").asText());
         for (JsonNode cidr : cfg.path("local_cidrs")) config.localCidr(cidr.asText());
         for (JsonNode rule : cfg.path("location_rules")) {

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * A KEY=value file written by scripts/redis-harness.sh, named by an environment variable that
- * tests/java/run.sh sets (CR_JAVA_CLUSTER_ENV, CR_JAVA_SENTINEL_ENV). Live tests are skipped
- * when it is not set (a plain `mvn test` without servers).
+ * tests/java/run.sh sets (CR_JAVA_CLUSTER_ENV, CR_JAVA_SENTINEL_ENV). Live tests are skipped when
+ * it is not set (a plain `mvn test` without servers).
  */
 final class Harness {
   private final Map<String, String> values = new HashMap<>();
@@ -20,7 +20,8 @@ final class Harness {
     try {
       for (String line : Files.readAllLines(file)) {
         int eq = line.indexOf('=');
-        if (!line.startsWith("#") && eq > 0) values.put(line.substring(0, eq), line.substring(eq + 1));
+        if (!line.startsWith("#") && eq > 0)
+          values.put(line.substring(0, eq), line.substring(eq + 1));
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -29,7 +30,8 @@ final class Harness {
 
   static Harness require(String variable) {
     String file = System.getenv(variable);
-    Assumptions.assumeTrue(file != null && !file.isEmpty(),
+    Assumptions.assumeTrue(
+        file != null && !file.isEmpty(),
         variable + " is not set: live servers come from tests/java/run.sh");
     return new Harness(Path.of(file));
   }
@@ -42,7 +44,11 @@ final class Harness {
 
   /** A config of a client in cloud A: 127.0.1.0/24 local, 127.0.2.0/24 another cloud. */
   static Config cloudA(Policy policy) {
-    return new Config().clientLocation("cloud-a/r1/z1").localCidr("127.0.1.0/24")
-        .locationRule("127.0.2.0/24", "cloud-b").policy(policy).breaker(1, 60_000);
+    return new Config()
+        .clientLocation("cloud-a/r1/z1")
+        .localCidr("127.0.1.0/24")
+        .locationRule("127.0.2.0/24", "cloud-b")
+        .policy(policy)
+        .breaker(1, 60_000);
   }
 }

@@ -58,8 +58,10 @@ class JedisCompatTest {
           StringBuilder b = new StringBuilder();
           int n = rnd.nextInt(24);
           for (int j = 0; j < n; j++) {
-            b.appendCodePoint(alphabet.codePointAt(alphabet.offsetByCodePoints(0,
-                rnd.nextInt(alphabet.codePointCount(0, alphabet.length())))));
+            b.appendCodePoint(
+                alphabet.codePointAt(
+                    alphabet.offsetByCodePoints(
+                        0, rnd.nextInt(alphabet.codePointCount(0, alphabet.length())))));
           }
           keys.add(b.toString());
       }
@@ -112,8 +114,8 @@ class JedisCompatTest {
   }
 
   private static Ring ring(List<Info> shards, HashAlgo hash, boolean tags) {
-    Ring.Builder b = Ring.builder().algo(RingAlgo.JEDIS).hash(hash).naming(RingNaming.JEDIS3)
-        .keyTags(tags);
+    Ring.Builder b =
+        Ring.builder().algo(RingAlgo.JEDIS).hash(hash).naming(RingNaming.JEDIS3).keyTags(tags);
     for (Info s : shards) b.shard(s.getName(), s.getWeight());
     return b.build();
   }
@@ -126,11 +128,13 @@ class JedisCompatTest {
       for (boolean tags : new boolean[] {false, true}) {
         for (List<Info> shards : layouts()) {
           Pattern pattern = tags ? Sharded.DEFAULT_KEY_TAG_PATTERN : null;
-          Sharded<Integer, Info> jedis = tags ? new Sharded<>(shards, algo, pattern)
-              : new Sharded<>(shards, algo);
-          try (Ring ring = ring(shards, hash, tags); Ring untagged = ring(shards, hash, false)) {
+          Sharded<Integer, Info> jedis =
+              tags ? new Sharded<>(shards, algo, pattern) : new Sharded<>(shards, algo);
+          try (Ring ring = ring(shards, hash, tags);
+              Ring untagged = ring(shards, hash, false)) {
             for (String k : stringKeys(compared)) {
-              assertEquals(jedis.getShardInfo(k).index, ring.locate(k), hash + " " + tags + " " + k);
+              assertEquals(
+                  jedis.getShardInfo(k).index, ring.locate(k), hash + " " + tags + " " + k);
               compared++;
             }
             // Jedis applies key tags to String keys only: byte[] keys meet the untagged ring.

@@ -31,10 +31,22 @@ class KeyslotTest {
 
   @Test
   void stringsHashAsUtf8() {
-    String[] keys = {"", "a", "ключ", "日本語{タグ}", "emoji 😀 key", "nul\0inside", "lone \uD800 high",
-        "lone \uDC00 low", "x".repeat(300) + "é".repeat(300), "{}", "\uFFFF"};
+    String[] keys = {
+      "",
+      "a",
+      "ключ",
+      "日本語{タグ}",
+      "emoji 😀 key",
+      "nul\0inside",
+      "lone \uD800 high",
+      "lone \uDC00 low",
+      "x".repeat(300) + "é".repeat(300),
+      "{}",
+      "\uFFFF"
+    };
     for (String k : keys) {
-      assertEquals(CloudRoute.keyslot(k.getBytes(StandardCharsets.UTF_8)), CloudRoute.keyslot(k), k);
+      assertEquals(
+          CloudRoute.keyslot(k.getBytes(StandardCharsets.UTF_8)), CloudRoute.keyslot(k), k);
     }
   }
 
@@ -55,26 +67,34 @@ class KeyslotTest {
     Object[] mixed = {"日本語日本語", "ascii-after", "😀😀😀", new byte[] {1, 2, 3}, "tail"};
     int[] slots = CloudRoute.keyslots(mixed);
     for (int i = 0; i < mixed.length; i++) {
-      int want = mixed[i] instanceof String ? CloudRoute.keyslot((String) mixed[i])
-          : CloudRoute.keyslot((byte[]) mixed[i]);
+      int want =
+          mixed[i] instanceof String
+              ? CloudRoute.keyslot((String) mixed[i])
+              : CloudRoute.keyslot((byte[]) mixed[i]);
       assertEquals(want, slots[i], String.valueOf(i));
     }
   }
 
   @Test
   void badArgumentsThrowInvalidArgument() {
-    CloudRouteException e = assertThrows(CloudRouteException.InvalidArgumentException.class,
-        () -> CloudRoute.keyslot((byte[]) null));
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.InvalidArgumentException.class,
+            () -> CloudRoute.keyslot((byte[]) null));
     assertEquals(CloudRouteException.EINVAL, e.status());
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class,
         () -> CloudRoute.keyslot(new byte[4], 3, 2));
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class,
         () -> CloudRoute.keyslot(new byte[4], -1, 2));
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
-        () -> CloudRoute.keyslots("a", 42));
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class, () -> CloudRoute.keyslots("a", 42));
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class,
         () -> CloudRoute.keyslots(new byte[3], new int[] {2, 1}, 2, new int[2]));
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class,
         () -> CloudRoute.keyslots(new byte[3], new int[] {4}, 1, new int[1]));
   }
 
@@ -87,21 +107,22 @@ class KeyslotTest {
       assertEquals(c.get("md5").asLong(), CloudRoute.jedisHash(HashAlgo.MD5, key));
     }
     for (JsonNode c : v.get("jedis_printed")) {
-      assertEquals(c.get("murmur").asLong(),
-          CloudRoute.jedisHash(HashAlgo.MURMUR, c.get("key").asText()));
+      assertEquals(
+          c.get("murmur").asLong(), CloudRoute.jedisHash(HashAlgo.MURMUR, c.get("key").asText()));
     }
     for (JsonNode c : v.get("jump")) {
       long key = Long.parseUnsignedLong(c.get("key").asText());
       assertEquals(c.get("bucket").asInt(), CloudRoute.jumpHash(key, c.get("buckets").asInt()));
     }
     for (JsonNode c : v.get("family_keys")) {
-      assertEquals(c.get("stored_key").asText(), CloudRoute.familyKey(c.get("family").asText(),
-          Vectors.hex(c.get("key_hex").asText())));
+      assertEquals(
+          c.get("stored_key").asText(),
+          CloudRoute.familyKey(c.get("family").asText(), Vectors.hex(c.get("key_hex").asText())));
     }
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
-        () -> CloudRoute.familyKey("a:b", "k"));
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
-        () -> CloudRoute.jumpHash(1, 0));
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class, () -> CloudRoute.familyKey("a:b", "k"));
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class, () -> CloudRoute.jumpHash(1, 0));
   }
 
   @Test
@@ -109,23 +130,29 @@ class KeyslotTest {
     assertEquals("0.2.0", CloudRoute.version());
     assertEquals(Policy.LOCAL_REPLICAS_FIRST, CloudRoute.policy("Local_Replicas_First"));
     assertEquals(Policy.NEAREST, Policy.fromLabel("nearest"));
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
-        () -> CloudRoute.policy("fastest"));
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class, () -> CloudRoute.policy("fastest"));
   }
 
   @Test
   void oneExceptionTable() {
-    assertEquals(CloudRouteException.ParseException.class,
+    assertEquals(
+        CloudRouteException.ParseException.class,
         CloudRouteException.of(CloudRouteException.EINCOMPLETE, "m").getClass());
-    assertEquals(CloudRouteException.UnavailableException.class,
+    assertEquals(
+        CloudRouteException.UnavailableException.class,
         CloudRouteException.of(CloudRouteException.ESLOT_UNCOVERED, "m").getClass());
-    assertEquals(CloudRouteException.ConnectionException.class,
+    assertEquals(
+        CloudRouteException.ConnectionException.class,
         CloudRouteException.of(CloudRouteException.ETIMEOUT, "m").getClass());
-    assertEquals(CloudRouteException.ServerErrorException.class,
+    assertEquals(
+        CloudRouteException.ServerErrorException.class,
         CloudRouteException.of(CloudRouteException.EREDIS, "WRONGTYPE").getClass());
-    assertEquals(CloudRouteException.VersionException.class,
+    assertEquals(
+        CloudRouteException.VersionException.class,
         CloudRouteException.of(CloudRouteException.EVERSION, "m").getClass());
-    assertEquals(CloudRouteException.class,
+    assertEquals(
+        CloudRouteException.class,
         CloudRouteException.of(CloudRouteException.EINTERNAL, "m").getClass());
     assertEquals("CR_EINTERNAL", CloudRouteException.of(-11, "").getMessage());
   }

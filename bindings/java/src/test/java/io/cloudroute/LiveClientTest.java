@@ -74,30 +74,40 @@ class LiveClientTest {
   void anyCommandAndItsReplies() {
     client.del("java:h", "java:l", "java:n");
     assertEquals(1L, client.write("HSET", "java:h", "f", "v"));
-    assertEquals("v", new String((byte[]) client.read("HGET", "java:h", "f"),
-        StandardCharsets.UTF_8));
+    assertEquals(
+        "v", new String((byte[]) client.read("HGET", "java:h", "f"), StandardCharsets.UTF_8));
     assertEquals(3L, client.write("RPUSH", "java:l", "a", "b", "c"));
     List<?> range = (List<?>) client.read("LRANGE", "java:l", "0", "-1");
     assertEquals(3, range.size());
     assertEquals("OK", client.command(Access.WRITE, 1, "SET", "java:n", "1"));
     assertEquals(2L, client.write("INCR", "java:n"));
-    CloudRouteException e = assertThrows(CloudRouteException.ServerErrorException.class,
-        () -> client.write("INCR", "java:h"));
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.ServerErrorException.class, () -> client.write("INCR", "java:h"));
     assertEquals(CloudRouteException.EREDIS, e.status());
     assertTrue(e.getMessage().contains("WRONGTYPE"), e.getMessage());
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class,
         () -> client.command(Access.READ, 3, "GET", "k"));
   }
 
   @Test
   void commandsThatChangeAPooledConnectionAreRefusedAndTheNextGetIsItsOwn() {
     client.set("{k1}java", "mine");
-    String[][] refused = {{"SSUBSCRIBE", "{k1}a", "{k1}b"}, {"MONITOR"},
-        {"CLIENT", "REPLY", "OFF"}, {"SELECT", "1"}, {"MULTI"}};
+    String[][] refused = {
+      {"SSUBSCRIBE", "{k1}a", "{k1}b"},
+      {"MONITOR"},
+      {"CLIENT", "REPLY", "OFF"},
+      {"SELECT", "1"},
+      {"MULTI"}
+    };
     for (String[] argv : refused) {
-      CloudRouteException e = assertThrows(CloudRouteException.InvalidArgumentException.class,
-          () -> client.command(Access.READ, argv.length > 1 ? 1 : 0, (Object[]) argv));
-      assertTrue(e.getMessage().contains("is not sent on the client's pooled connections"),
+      CloudRouteException e =
+          assertThrows(
+              CloudRouteException.InvalidArgumentException.class,
+              () -> client.command(Access.READ, argv.length > 1 ? 1 : 0, (Object[]) argv));
+      assertTrue(
+          e.getMessage().contains("is not sent on the client's pooled connections"),
           e.getMessage());
     }
     for (int i = 0; i < 20; i++) {
@@ -128,32 +138,37 @@ class LiveClientTest {
     List<Thread> threads = new ArrayList<>();
     for (int n = 0; n < 16; n++) {
       int id = n;
-      threads.add(new Thread(() -> {
-        try {
-          for (int i = 0; System.nanoTime() < deadline; i++) {
-            // Replica reads lag writes: read the harness's fixed keys, write others.
-            int shard = 1 + (i + id) % 3;
-            assertEquals(env.get("SHARD" + shard + "_VALUE"),
-                client.get(env.get("SHARD" + shard + "_KEY")));
-            client.set("java:t" + id + ":" + (i & 63), "v" + i);
-            client.router().routeRead("java:t" + id);
-            ops.incrementAndGet();
-          }
-        } catch (Throwable e) {
-          failure.compareAndSet(null, e);
-        }
-      }));
+      threads.add(
+          new Thread(
+              () -> {
+                try {
+                  for (int i = 0; System.nanoTime() < deadline; i++) {
+                    // Replica reads lag writes: read the harness's fixed keys, write others.
+                    int shard = 1 + (i + id) % 3;
+                    assertEquals(
+                        env.get("SHARD" + shard + "_VALUE"),
+                        client.get(env.get("SHARD" + shard + "_KEY")));
+                    client.set("java:t" + id + ":" + (i & 63), "v" + i);
+                    client.router().routeRead("java:t" + id);
+                    ops.incrementAndGet();
+                  }
+                } catch (Throwable e) {
+                  failure.compareAndSet(null, e);
+                }
+              }));
     }
-    threads.add(new Thread(() -> {
-      try {
-        while (System.nanoTime() < deadline) {
-          client.refresh();
-          Thread.sleep(50);
-        }
-      } catch (Throwable e) {
-        failure.compareAndSet(null, e);
-      }
-    }));
+    threads.add(
+        new Thread(
+            () -> {
+              try {
+                while (System.nanoTime() < deadline) {
+                  client.refresh();
+                  Thread.sleep(50);
+                }
+              } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+              }
+            }));
     threads.forEach(Thread::start);
     for (Thread t : threads) t.join(15_000);
     if (failure.get() != null) throw new AssertionError(failure.get());
@@ -206,15 +221,17 @@ class LiveClientTest {
 
   @Test
   void noSeedAnswers() {
-    CloudRouteException e = assertThrows(CloudRouteException.ConnectionException.class,
-        () -> Client.connect("127.0.0.1:1", null, new ClientOptions().connectTimeoutMs(200)));
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.ConnectionException.class,
+            () -> Client.connect("127.0.0.1:1", null, new ClientOptions().connectTimeoutMs(200)));
     assertTrue(e.getMessage().contains("127.0.0.1:1"), e.getMessage());
   }
 
   @Test
   void aNegativeCallTimeoutIsRefused() {
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
-        () -> new CallOptions().timeoutMs(-1));
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class, () -> new CallOptions().timeoutMs(-1));
     assertEquals(0, new CallOptions().timeoutMs());
   }
 
@@ -223,8 +240,8 @@ class LiveClientTest {
     String key = "{java:calltimeout}:empty";
     client.del(key);
     long t0 = System.nanoTime();
-    assertNull(client.command(new CallOptions().timeoutMs(3000), Access.WRITE, 1, "BLPOP", key,
-        "1"));
+    assertNull(
+        client.command(new CallOptions().timeoutMs(3000), Access.WRITE, 1, "BLPOP", key, "1"));
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertTrue(ms >= 900 && ms < 3000, ms + " ms");
   }
@@ -234,9 +251,12 @@ class LiveClientTest {
     String key = "{java:calltimeout}:forever";
     client.del(key);
     long t0 = System.nanoTime();
-    CloudRouteException e = assertThrows(CloudRouteException.ConnectionException.class,
-        () -> client.command(new CallOptions().timeoutMs(500), Access.WRITE, 1, "BLPOP", key,
-            "0"));
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.ConnectionException.class,
+            () ->
+                client.command(
+                    new CallOptions().timeoutMs(500), Access.WRITE, 1, "BLPOP", key, "0"));
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertEquals(CloudRouteException.ETIMEOUT, e.status(), e.getMessage());
     assertTrue(ms >= 450 && ms < 1900, ms + " ms (the tier timeout is 2000 ms)");
@@ -256,13 +276,12 @@ class LiveClientTest {
     assertTrue(text.contains("# TYPE cloudroute_reads_total counter"), text);
     assertEquals(before + 3, readsLocal(text), text);
     // shard 1 was read on its cloud-A replica n2
-    assertTrue(text.contains("cloudroute_node_up{node=\"" + env.get("NODE2_ADDR") + "\"} 1"),
-        text);
+    assertTrue(text.contains("cloudroute_node_up{node=\"" + env.get("NODE2_ADDR") + "\"} 1"), text);
   }
 
   private static long readsLocal(String metrics) {
-    Matcher m = Pattern.compile("(?m)^cloudroute_reads_total\\{tier=\"local\"\\} (\\d+)$")
-        .matcher(metrics);
+    Matcher m =
+        Pattern.compile("(?m)^cloudroute_reads_total\\{tier=\"local\"\\} (\\d+)$").matcher(metrics);
     assertTrue(m.find(), metrics);
     return Long.parseLong(m.group(1));
   }
@@ -270,9 +289,12 @@ class LiveClientTest {
   /** redis 7 in cluster mode serves database 0 only: db=2 fails the start with its reply. */
   @Test
   void aDatabaseTheClusterRefusesFailsTheStart() {
-    CloudRouteException e = assertThrows(CloudRouteException.ServerErrorException.class,
-        () -> Client.connect(env.get("SEEDS"), null, new ClientOptions().db(2)).close());
-    assertTrue(e.getMessage().contains("SELECT 2 refused: ERR SELECT is not allowed in cluster mode"),
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.ServerErrorException.class,
+            () -> Client.connect(env.get("SEEDS"), null, new ClientOptions().db(2)).close());
+    assertTrue(
+        e.getMessage().contains("SELECT 2 refused: ERR SELECT is not allowed in cluster mode"),
         e.getMessage());
   }
 }

@@ -37,18 +37,19 @@ class LogTest {
   }
 
   private final List<Seen> seen = new CopyOnWriteArrayList<>();
-  private final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      seen.add(new Seen(r, Thread.currentThread()));
-    }
+  private final Handler capture =
+      new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+          seen.add(new Seen(r, Thread.currentThread()));
+        }
 
-    @Override
-    public void flush() {}
+        @Override
+        public void flush() {}
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
   private Level before;
 
   @BeforeEach
@@ -90,25 +91,32 @@ class LogTest {
     JUL.setLevel(Level.FINE);
     Thread caller = Thread.currentThread();
     try (Config c = Harness.cloudA(Policy.LOCAL_REPLICAS_FIRST);
-        Client client = Client.connect(env.get("SEEDS"), c,
-            new ClientOptions().auth(user, password).refreshIntervalMs(50))) {
+        Client client =
+            Client.connect(
+                env.get("SEEDS"),
+                c,
+                new ClientOptions().auth(user, password).refreshIntervalMs(50))) {
       assertEquals(env.get("SHARD1_VALUE"), client.get(env.get("SHARD1_KEY")));
       long deadline = System.nanoTime() + 10_000_000_000L;
       while (seen.stream().noneMatch(s -> s.thread != caller && done(s))) {
-        assertTrue(System.nanoTime() < deadline, () -> "no refresh event from the refresher "
-            + "thread; seen: " + describe(seen));
+        assertTrue(
+            System.nanoTime() < deadline,
+            () -> "no refresh event from the refresher " + "thread; seen: " + describe(seen));
         LockSupport.parkNanos(10_000_000L);
       }
     }
     Seen refresh = seen.stream().filter(s -> s.thread != caller && done(s)).findFirst().get();
     assertEquals(Level.FINE, refresh.record.getLevel());
-    assertTrue(refresh.record.getMessage().matches("refresh done shards=3 nodes=9 ms=\\d+"),
+    assertTrue(
+        refresh.record.getMessage().matches("refresh done shards=3 nodes=9 ms=\\d+"),
         refresh.record.getMessage());
     assertTrue(refresh.thread.isDaemon(), "the library's thread is attached as a daemon");
     // A wrong password: the connect fails, and nothing says what was tried.
     String wrong = password + "-wrong";
-    CloudRouteException e = assertThrows(CloudRouteException.class,
-        () -> Client.connect(env.get("SEEDS"), null, new ClientOptions().auth(user, wrong)));
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.class,
+            () -> Client.connect(env.get("SEEDS"), null, new ClientOptions().auth(user, wrong)));
     assertFalse(e.getMessage().contains(password), e.getMessage());
     for (Seen s : seen) {
       assertFalse(s.record.getMessage().contains(password), s.record.getMessage());
@@ -118,8 +126,13 @@ class LogTest {
   private static String describe(List<Seen> seen) {
     StringBuilder out = new StringBuilder();
     for (Seen s : seen) {
-      out.append('[').append(s.thread.getName()).append(' ').append(s.record.getLevel())
-          .append(' ').append(s.record.getMessage()).append(']');
+      out.append('[')
+          .append(s.thread.getName())
+          .append(' ')
+          .append(s.record.getLevel())
+          .append(' ')
+          .append(s.record.getMessage())
+          .append(']');
     }
     return out.toString();
   }

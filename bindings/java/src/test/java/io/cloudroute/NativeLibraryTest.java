@@ -19,8 +19,8 @@ class NativeLibraryTest {
       Path.of("target/classes/native/" + NativeLoader.platform() + "/libcloudroute_jni.so");
 
   private static List<String> needed() throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("readelf", "-d", LIB.toString()).redirectErrorStream(true)
-        .start();
+    Process p =
+        new ProcessBuilder("readelf", "-d", LIB.toString()).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertEquals(0, p.waitFor(), out);
     List<String> libs = new ArrayList<>();
@@ -39,16 +39,25 @@ class NativeLibraryTest {
     assertFalse(libs.isEmpty());
     for (String lib : libs) {
       assertFalse(lib.contains("hiredis"), "needs " + lib);
-      assertTrue(lib.matches("(libc|libm|libpthread|libdl|ld-linux-x86-64|ld-linux-aarch64|libstdc\\+\\+|libgcc_s"
-          + "|libssl|libcrypto)\\.so.*"), "unexpected dependency " + lib);
+      assertTrue(
+          lib.matches(
+              "(libc|libm|libpthread|libdl|ld-linux-x86-64|ld-linux-aarch64|libstdc\\+\\+|libgcc_s"
+                  + "|libssl|libcrypto)\\.so.*"),
+          "unexpected dependency " + lib);
     }
   }
 
   private static String probe(String libraryPath) throws IOException, InterruptedException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(java, "-D" + NativeLoader.PROPERTY + "=" + libraryPath, "-cp",
-        System.getProperty("java.class.path"), LoaderProbe.class.getName())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                java,
+                "-D" + NativeLoader.PROPERTY + "=" + libraryPath,
+                "-cp",
+                System.getProperty("java.class.path"),
+                LoaderProbe.class.getName())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     p.waitFor();
     return out;
@@ -60,26 +69,28 @@ class NativeLibraryTest {
     Files.copy(LIB, copy);
     assertTrue(probe(copy.toString()).contains("slot 12182"));
     String missing = probe("/nonexistent/libcloudroute_jni.so");
-    assertTrue(missing.contains("UnsatisfiedLinkError") && missing.contains("/nonexistent/"),
-        missing);
+    assertTrue(
+        missing.contains("UnsatisfiedLinkError") && missing.contains("/nonexistent/"), missing);
   }
 
   @Test
   void platformsAndTheErrorForAMissingOne() throws Exception {
     String arch = System.getProperty("os.arch");
-    assertEquals(arch.equals("aarch64") ? "linux-aarch64" : "linux-x86_64",
-        NativeLoader.platform());
+    assertEquals(
+        arch.equals("aarch64") ? "linux-aarch64" : "linux-x86_64", NativeLoader.platform());
     assertTrue(Files.isRegularFile(NativeLoader.extract(NativeLoader.platform())));
     // The index names what target/classes/native/ holds, and the error names both.
     List<String> held = new ArrayList<>();
     try (var dirs = Files.list(Path.of("target/classes/native"))) {
-      dirs.filter(Files::isDirectory).map(d -> d.getFileName().toString()).sorted()
+      dirs.filter(Files::isDirectory)
+          .map(d -> d.getFileName().toString())
+          .sorted()
           .forEach(held::add);
     }
     assertTrue(held.contains(NativeLoader.platform()), held.toString());
     assertEquals(String.join(", ", held), NativeLoader.carried());
-    UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class,
-        () -> NativeLoader.extract("windows-aarch64"));
+    UnsatisfiedLinkError e =
+        assertThrows(UnsatisfiedLinkError.class, () -> NativeLoader.extract("windows-aarch64"));
     assertTrue(e.getMessage().contains("no native library for windows-aarch64"), e.getMessage());
     assertTrue(e.getMessage().contains("it carries " + String.join(", ", held)), e.getMessage());
     assertTrue(e.getMessage().contains(NativeLoader.PROPERTY), e.getMessage());

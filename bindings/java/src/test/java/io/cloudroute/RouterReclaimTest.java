@@ -14,8 +14,7 @@ class RouterReclaimTest {
   }
 
   private static void moveTo(Router r, int n) {
-    try (Topology t =
-        Topology.parseStatic("shard slots=0-16383 master=" + host(n) + ":6379\n")) {
+    try (Topology t = Topology.parseStatic("shard slots=0-16383 master=" + host(n) + ":6379\n")) {
       r.update(t);
     }
   }

@@ -14,10 +14,15 @@ class SentinelClientTest {
     Harness env = Harness.require("CR_JAVA_SENTINEL_ENV");
     List<String> names = List.of(env.get("SENTINEL_MASTER_NAMES").split(","));
     try (Config c = Harness.cloudA(Policy.LOCAL);
-        Ring ring = Ring.builder().hash(HashAlgo.MURMUR).shard(names.get(0)).shard(names.get(1))
-            .build();
-        SentinelClient s = SentinelClient.connect(env.get("SENTINELS"), names, ring, c,
-            new SentinelOptions().commandTimeoutMs(2000))) {
+        Ring ring =
+            Ring.builder().hash(HashAlgo.MURMUR).shard(names.get(0)).shard(names.get(1)).build();
+        SentinelClient s =
+            SentinelClient.connect(
+                env.get("SENTINELS"),
+                names,
+                ring,
+                c,
+                new SentinelOptions().commandTimeoutMs(2000))) {
       assertEquals(2, s.groups().count());
       for (int i = 0; i < 20; i++) {
         assertEquals("OK", s.command(Access.WRITE, 1, "SET", "java:s" + i, "v" + i));

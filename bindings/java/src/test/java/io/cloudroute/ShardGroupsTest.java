@@ -40,7 +40,8 @@ class ShardGroupsTest {
       assertTrue(g.candidates(key).get(2).down());
       g.reportSuccess(read.nodeHandle());
       assertThrows(CloudRouteException.InvalidArgumentException.class, () -> g.add("group0"));
-      assertThrows(CloudRouteException.InvalidArgumentException.class,
+      assertThrows(
+          CloudRouteException.InvalidArgumentException.class,
           () -> g.setReplicas(0, List.of("no-port")));
       g.setMaster(0, null, 0);
       String k = key;
@@ -51,11 +52,14 @@ class ShardGroupsTest {
   @Test
   void ringErrors() {
     assertThrows(CloudRouteException.InvalidArgumentException.class, () -> Ring.builder().build());
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class,
         () -> Ring.builder().shard("a").shard("a").build());
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class,
         () -> Ring.builder().algo(RingAlgo.KETAMA).hash(HashAlgo.MURMUR).shard("a").build());
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class,
         () -> Ring.builder().algo(RingAlgo.JUMP).shard(null, 2).build());
     try (Ring r = Ring.builder().algo(RingAlgo.JUMP).shards(10).build()) {
       int shard = r.locate("k");

@@ -22,8 +22,11 @@ class TopologyTest {
       assertEquals(0, t.slotShard(100));
       assertEquals(1, t.slotShard(16383));
       List<NodeInfo> nodes = t.nodes();
-      NodeInfo master = nodes.stream().filter(n -> n.shard() == 1 && n.role() == Role.MASTER)
-          .findFirst().orElseThrow();
+      NodeInfo master =
+          nodes.stream()
+              .filter(n -> n.shard() == 1 && n.role() == Role.MASTER)
+              .findFirst()
+              .orElseThrow();
       assertEquals("10.2.0.2", master.host());
       assertEquals(6379, master.port());
       assertEquals("10.2.0.2:6379", master.address());
@@ -48,23 +51,27 @@ class TopologyTest {
 
   @Test
   void malformedInputNamesTheProblem() {
-    CloudRouteException e = assertThrows(CloudRouteException.ParseException.class,
-        () -> Topology.parseStatic("shard\n"));
+    CloudRouteException e =
+        assertThrows(
+            CloudRouteException.ParseException.class, () -> Topology.parseStatic("shard\n"));
     assertEquals(CloudRouteException.EPARSE, e.status());
     assertTrue(e.getMessage().contains("line"), e.getMessage());
     byte[] reply = Vectors.repoFile(Vectors.TWO_CLOUDS);
-    CloudRouteException cut = assertThrows(CloudRouteException.ParseException.class,
-        () -> Topology.parseClusterSlots(Arrays.copyOf(reply, reply.length / 2)));
+    CloudRouteException cut =
+        assertThrows(
+            CloudRouteException.ParseException.class,
+            () -> Topology.parseClusterSlots(Arrays.copyOf(reply, reply.length / 2)));
     assertEquals(CloudRouteException.EINCOMPLETE, cut.status());
-    assertThrows(CloudRouteException.ParseException.class, () -> Topology.parseClusterShards(
-        "+OK\r\n".getBytes(StandardCharsets.US_ASCII)));
+    assertThrows(
+        CloudRouteException.ParseException.class,
+        () -> Topology.parseClusterShards("+OK\r\n".getBytes(StandardCharsets.US_ASCII)));
   }
 
   @Test
   void uncoveredSlotAndBadIndexes() {
     try (Topology t = Topology.parseStatic("shard slots=0-100 master=10.0.0.1:6379\n")) {
-      CloudRouteException e = assertThrows(CloudRouteException.UnavailableException.class,
-          () -> t.slotShard(200));
+      CloudRouteException e =
+          assertThrows(CloudRouteException.UnavailableException.class, () -> t.slotShard(200));
       assertEquals(CloudRouteException.ESLOT_UNCOVERED, e.status());
       assertThrows(CloudRouteException.InvalidArgumentException.class, () -> t.slotShard(16384));
       assertThrows(CloudRouteException.NotFoundException.class, () -> t.node(5));

@@ -42,14 +42,18 @@ final class Vectors {
   static final String TWO_CLOUDS = "examples/two-clouds.cluster-slots.resp";
 
   /** Two shards over two clouds, in the static text format. */
-  static final String STATIC = "shard slots=0-8191 master=10.0.0.1:6379 "
-      + "replicas=10.1.0.1:6379,10.2.0.1:6379 id=alpha\n"
-      + "shard slots=8192-16383 master=10.2.0.2:6379 replicas=10.0.0.2:6379\n";
+  static final String STATIC =
+      "shard slots=0-8191 master=10.0.0.1:6379 "
+          + "replicas=10.1.0.1:6379,10.2.0.1:6379 id=alpha\n"
+          + "shard slots=8192-16383 master=10.2.0.2:6379 replicas=10.0.0.2:6379\n";
 
   /** Nodes 10.0.0.x are local; 10.2.x another cloud. */
   static Config localConfig() {
-    return new Config().clientLocation("aws/us-east-1/use1-az1").localCidr("10.0.0.0/24")
+    return new Config()
+        .clientLocation("aws/us-east-1/use1-az1")
+        .localCidr("10.0.0.0/24")
         .locationRule("10.1.0.0/16", "aws/us-east-1/use1-az2")
-        .locationRule("10.2.0.0/16", "gcp/us-central1/a").seed(42);
+        .locationRule("10.2.0.0/16", "gcp/us-central1/a")
+        .seed(42);
   }
 }

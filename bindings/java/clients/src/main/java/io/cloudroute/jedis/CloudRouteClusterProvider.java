@@ -25,17 +25,16 @@ import redis.clients.jedis.providers.ClusterConnectionProvider;
 
 /**
  * A Jedis {@link ClusterConnectionProvider} whose connection for a read-only command (Jedis's
- * command flags) is the node libcloudroute chooses for the key's slot — cloud-local replicas
- * first, by the {@link Config}'s policy — with {@code READONLY} sent once on each replica
- * connection; writes, keyless and multi-slot commands, pipelines and redirects stay Jedis's own
- * (the slot's master). Use it with {@code new JedisCluster(provider, maxAttempts,
- * maxTotalRetriesDuration)}.
+ * command flags) is the node libcloudroute chooses for the key's slot — cloud-local replicas first,
+ * by the {@link Config}'s policy — with {@code READONLY} sent once on each replica connection;
+ * writes, keyless and multi-slot commands, pipelines and redirects stay Jedis's own (the slot's
+ * master). Use it with {@code new JedisCluster(provider, maxAttempts, maxTotalRetriesDuration)}.
  *
  * <p>Failures: a candidate that cannot be connected to is reported to the router and the next is
- * tried; when Jedis retries a command after a connection error on a connection this provider
- * gave, that node is reported failed and skipped. With the router's breaker (Config.breaker) a
- * failed node is not chosen again until its cool-down passes. The slot table is re-read from the
- * cluster whenever Jedis renews its own (MOVED, connection problems).
+ * tried; when Jedis retries a command after a connection error on a connection this provider gave,
+ * that node is reported failed and skipped. With the router's breaker (Config.breaker) a failed
+ * node is not chosen again until its cool-down passes. The slot table is re-read from the cluster
+ * whenever Jedis renews its own (MOVED, connection problems).
  *
  * <p>Read your writes: pipelines stay on the slots' masters, so a pipeline reads its own writes.
  * With {@link #readYourWritesMs(int)} a read of a slot this provider routed a write to within the
@@ -63,15 +62,18 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
     }
   }
 
-  public CloudRouteClusterProvider(Set<HostAndPort> clusterNodes, JedisClientConfig clientConfig,
-      Config config) {
+  public CloudRouteClusterProvider(
+      Set<HostAndPort> clusterNodes, JedisClientConfig clientConfig, Config config) {
     super(clusterNodes, clientConfig);
     router = new Router(config);
     refreshTopology(null);
   }
 
-  public CloudRouteClusterProvider(Set<HostAndPort> clusterNodes, JedisClientConfig clientConfig,
-      GenericObjectPoolConfig<Connection> poolConfig, Config config) {
+  public CloudRouteClusterProvider(
+      Set<HostAndPort> clusterNodes,
+      JedisClientConfig clientConfig,
+      GenericObjectPoolConfig<Connection> poolConfig,
+      Config config) {
     super(clusterNodes, clientConfig, poolConfig);
     router = new Router(config);
     refreshTopology(null);
@@ -82,8 +84,9 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
    * slot, reads of that slot go to its master for ms milliseconds, then to libcloudroute's
    * candidates again. The window starts when the write is sent: size it above the write's round
    * trip plus the replicas' usual lag. Jedis places a pipeline's commands without the provider's
-   * per-command hook (on the masters), so a pipeline's writes do not open a window. Cost: those reads take the master's path (a cross-cloud hop
-   * when it is remote); 128 KiB per provider. Call before the provider is shared.
+   * per-command hook (on the masters), so a pipeline's writes do not open a window. Cost: those
+   * reads take the master's path (a cross-cloud hop when it is remote); 128 KiB per provider. Call
+   * before the provider is shared.
    *
    * @throws IllegalArgumentException if ms is negative
    * @return this provider
@@ -186,8 +189,8 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
     if (via == null && primaries.isEmpty()) return;
     Connection conn = via != null ? via : getConnection();
     try {
-      Object reply = conn.executeCommand(new CommandArguments(Protocol.Command.CLUSTER)
-          .add("SLOTS"));
+      Object reply =
+          conn.executeCommand(new CommandArguments(Protocol.Command.CLUSTER).add("SLOTS"));
       try (Topology t = Topology.parseClusterSlots(RespEncoder.encode(reply))) {
         router.update(t);
       }

@@ -15,13 +15,13 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A Lettuce {@link ReadFrom} that orders a slot's nodes (its master and replicas) as
- * libcloudroute ranks them for the {@link Config}: cloud-local nodes first, by the config's
- * policy. {@code connection.setReadFrom(CloudRouteReadFrom.readFrom(config))} is the whole change;
- * Lettuce tries the nodes in this order. The config is copied: closing it afterwards is fine.
+ * A Lettuce {@link ReadFrom} that orders a slot's nodes (its master and replicas) as libcloudroute
+ * ranks them for the {@link Config}: cloud-local nodes first, by the config's policy. {@code
+ * connection.setReadFrom(CloudRouteReadFrom.readFrom(config))} is the whole change; Lettuce tries
+ * the nodes in this order. The config is copied: closing it afterwards is fine.
  *
- * <p>Each distinct set of nodes is ranked once (libcloudroute's candidate order for a shard made
- * of exactly those nodes) and remembered.
+ * <p>Each distinct set of nodes is ranked once (libcloudroute's candidate order for a shard made of
+ * exactly those nodes) and remembered.
  */
 public final class CloudRouteReadFrom extends ReadFrom {
   private static final int MAX_CACHED = 4096;
@@ -61,16 +61,16 @@ public final class CloudRouteReadFrom extends ReadFrom {
     String m = master;
     Map<String, Integer> rank = ranks.computeIfAbsent(key.toString(), k -> rank(m, replicas));
     List<RedisNodeDescription> ordered = new ArrayList<>(list);
-    ordered.sort(Comparator.comparingInt(n -> rank.getOrDefault(address(n.getUri()),
-        Integer.MAX_VALUE)));
+    ordered.sort(
+        Comparator.comparingInt(n -> rank.getOrDefault(address(n.getUri()), Integer.MAX_VALUE)));
     return ordered;
   }
 
   /** libcloudroute's candidate order of a one-shard topology of these nodes. */
   private Map<String, Integer> rank(String master, CharSequence replicas) {
     if (ranks.size() >= MAX_CACHED) ranks.clear();
-    String text = "shard master=" + master + (replicas.length() > 0 ? " replicas=" + replicas : "")
-        + "\n";
+    String text =
+        "shard master=" + master + (replicas.length() > 0 ? " replicas=" + replicas : "") + "\n";
     Map<String, Integer> out = new HashMap<>();
     synchronized (router) {
       try (Topology t = Topology.parseStatic(text)) {

@@ -1,9 +1,9 @@
 package io.cloudroute.clients;
 
-import io.cloudroute.Config;
-import io.cloudroute.Policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.cloudroute.Config;
+import io.cloudroute.Policy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.Socket;
@@ -26,8 +26,8 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.util.SafeEncoder;
 
 /**
- * A two-cloud cluster of scripts/redis-harness.sh, from the KEY=value file named by an
- * environment variable tests/java/run.sh sets; live tests are skipped without it.
+ * A two-cloud cluster of scripts/redis-harness.sh, from the KEY=value file named by an environment
+ * variable tests/java/run.sh sets; live tests are skipped without it.
  */
 final class ClusterEnv {
   private static final Pattern CALLS =
@@ -38,7 +38,8 @@ final class ClusterEnv {
     try {
       for (String line : Files.readAllLines(file)) {
         int eq = line.indexOf('=');
-        if (!line.startsWith("#") && eq > 0) values.put(line.substring(0, eq), line.substring(eq + 1));
+        if (!line.startsWith("#") && eq > 0)
+          values.put(line.substring(0, eq), line.substring(eq + 1));
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -47,7 +48,8 @@ final class ClusterEnv {
 
   static ClusterEnv require(String variable) {
     String file = System.getenv(variable);
-    Assumptions.assumeTrue(file != null && !file.isEmpty(),
+    Assumptions.assumeTrue(
+        file != null && !file.isEmpty(),
         variable + " is not set: live servers come from tests/java/run.sh");
     return new ClusterEnv(Path.of(file));
   }
@@ -74,8 +76,11 @@ final class ClusterEnv {
 
   /** A client in cloud A: 127.0.1.0/24 local, 127.0.2.0/24 another cloud. */
   static Config cloudA() {
-    return new Config().clientLocation("cloud-a/r1/z1").localCidr("127.0.1.0/24")
-        .locationRule("127.0.2.0/24", "cloud-b").policy(Policy.LOCAL_REPLICAS_FIRST)
+    return new Config()
+        .clientLocation("cloud-a/r1/z1")
+        .localCidr("127.0.1.0/24")
+        .locationRule("127.0.2.0/24", "cloud-b")
+        .policy(Policy.LOCAL_REPLICAS_FIRST)
         .breaker(1, 60_000);
   }
 
@@ -148,12 +153,17 @@ final class ClusterEnv {
   }
 
   /**
-   * Once a failover to node master has been observed: 200 writes (keys prefix + i) and 200 reads
-   * of a shard key holding value, none of which may fail; every write must reach master without
-   * a redirect. Returns the reads per node.
+   * Once a failover to node master has been observed: 200 writes (keys prefix + i) and 200 reads of
+   * a shard key holding value, none of which may fail; every write must reach master without a
+   * redirect. Returns the reads per node.
    */
-  Map<Integer, Long> commandsAfterFailover(int master, String prefix,
-      BiConsumer<String, String> set, UnaryOperator<String> get, String key, String value) {
+  Map<Integer, Long> commandsAfterFailover(
+      int master,
+      String prefix,
+      BiConsumer<String, String> set,
+      UnaryOperator<String> get,
+      String key,
+      String value) {
     resetStats();
     for (int n = 0; n < 200; n++) set.accept(prefix + n, "v" + n);
     for (int n = 0; n < 200; n++) assertEquals(value, get.apply(key), "read " + n);
@@ -189,8 +199,8 @@ final class ClusterEnv {
         List<?> r = (List<?>) range;
         if ((Long) r.get(0) <= slot && slot <= (Long) r.get(1)) {
           List<?> master = (List<?>) r.get(2);
-          return new HostAndPort(SafeEncoder.encode((byte[]) master.get(0)),
-              ((Long) master.get(1)).intValue());
+          return new HostAndPort(
+              SafeEncoder.encode((byte[]) master.get(0)), ((Long) master.get(1)).intValue());
         }
       }
     }
@@ -198,9 +208,9 @@ final class ClusterEnv {
   }
 
   /**
-   * Calls op until done says the client has seen the change, for at most 30 s; failed calls
-   * before that are tolerated (the client had not observed the failover yet). Returns how many
-   * calls failed.
+   * Calls op until done says the client has seen the change, for at most 30 s; failed calls before
+   * that are tolerated (the client had not observed the failover yet). Returns how many calls
+   * failed.
    */
   static int untilObserved(Runnable op, BooleanSupplier done) {
     long deadline = System.nanoTime() + 30_000_000_000L;

@@ -28,12 +28,15 @@ class JedisProviderTest {
     return cluster(env, out, 0);
   }
 
-  private static JedisCluster cluster(ClusterEnv env, CloudRouteClusterProvider[] out,
-      int readYourWritesMs) {
+  private static JedisCluster cluster(
+      ClusterEnv env, CloudRouteClusterProvider[] out, int readYourWritesMs) {
     try (Config c = ClusterEnv.cloudA()) {
-      CloudRouteClusterProvider p = new CloudRouteClusterProvider(env.seeds(),
-          DefaultJedisClientConfig.builder().socketTimeoutMillis(2000).build(), c)
-          .readYourWritesMs(readYourWritesMs);
+      CloudRouteClusterProvider p =
+          new CloudRouteClusterProvider(
+                  env.seeds(),
+                  DefaultJedisClientConfig.builder().socketTimeoutMillis(2000).build(),
+                  c)
+              .readYourWritesMs(readYourWritesMs);
       out[0] = p;
       return new JedisCluster(p, 5, Duration.ofSeconds(10));
     }
@@ -65,8 +68,8 @@ class JedisProviderTest {
       }
       assertEquals(300, written, sets.toString());
       // replicas served reads (READONLY was sent): shard 2's only local node is a replica
-      Candidate first = p[0].router().candidatesSlot(
-          Integer.parseInt(env.get("SHARD2_KEY_SLOT"))).get(0);
+      Candidate first =
+          p[0].router().candidatesSlot(Integer.parseInt(env.get("SHARD2_KEY_SLOT"))).get(0);
       assertTrue(gets.keySet().stream().anyMatch(n -> env.node(n).getPort() == first.port()));
     }
   }
@@ -79,20 +82,21 @@ class JedisProviderTest {
       String key = env.get("SHARD2_KEY");
       String value = env.get("SHARD2_VALUE");
       for (int i = 0; i < 20; i++) assertEquals(value, jc.get(key)); // pooled connections
-      Candidate local = p[0].router().candidatesSlot(
-          Integer.parseInt(env.get("SHARD2_KEY_SLOT"))).get(0);
+      Candidate local =
+          p[0].router().candidatesSlot(Integer.parseInt(env.get("SHARD2_KEY_SLOT"))).get(0);
       assertEquals("127.0.1.6", local.host()); // n6: shard 2's replica in cloud A
       env.kill(6);
       for (int i = 0; i < 200; i++) assertEquals(value, jc.get(key), "read " + i);
-      assertTrue(p[0].router().candidatesSlot(Integer.parseInt(env.get("SHARD2_KEY_SLOT")))
-          .stream().anyMatch(c -> c.host().equals("127.0.1.6") && c.down()));
+      assertTrue(
+          p[0].router().candidatesSlot(Integer.parseInt(env.get("SHARD2_KEY_SLOT"))).stream()
+              .anyMatch(c -> c.host().equals("127.0.1.6") && c.down()));
     }
   }
 
   /**
-   * Shard 1's master (n1, cloud A) hands over to its cloud-B replica n3: once the provider has
-   * seen it, writes go to n3 with no redirect, reads stay on the cloud-A nodes n1 and n2 (both
-   * replicas now), and no command fails.
+   * Shard 1's master (n1, cloud A) hands over to its cloud-B replica n3: once the provider has seen
+   * it, writes go to n3 with no redirect, reads stay on the cloud-A nodes n1 and n2 (both replicas
+   * now), and no command fails.
    */
   @Test
   void aFailoverIntoTheOtherCloudIsFollowed() {
@@ -107,23 +111,32 @@ class JedisProviderTest {
       assertEquals("127.0.2.3", env.node(3).getHost());
       env.failover(3);
       int[] i = {0};
-      int failed = ClusterEnv.untilObserved(() -> {
-        jc.set(tagged + i[0]++, "after");
-        assertEquals(value, jc.get(key));
-      }, () -> p[0].router().candidatesSlot(slot).stream()
-          .anyMatch(c -> c.role() == Role.MASTER && c.port() == env.node(3).getPort()));
+      int failed =
+          ClusterEnv.untilObserved(
+              () -> {
+                jc.set(tagged + i[0]++, "after");
+                assertEquals(value, jc.get(key));
+              },
+              () ->
+                  p[0].router().candidatesSlot(slot).stream()
+                      .anyMatch(c -> c.role() == Role.MASTER && c.port() == env.node(3).getPort()));
       Map<Integer, Long> gets = env.commandsAfterFailover(3, tagged, jc::set, jc::get, key, value);
-      assertTrue(Set.of(1, 2).containsAll(gets.keySet()), "reads off cloud A's n1 and n2: " + gets
-          + " (" + failed + " commands failed before the change was seen)");
+      assertTrue(
+          Set.of(1, 2).containsAll(gets.keySet()),
+          "reads off cloud A's n1 and n2: "
+              + gets
+              + " ("
+              + failed
+              + " commands failed before the change was seen)");
       assertEquals(200, gets.getOrDefault(1, 0L) + gets.getOrDefault(2, 0L), gets.toString());
     }
   }
 
   /**
-   * Read your writes, with n6 (shard 2's replica in cloud A, read first) not applying its
-   * master's stream (CLIENT PAUSE WRITE; it still answers reads): a single read after a write
-   * reads n6's old value, a pipeline's read after its write and a read within the provider's
-   * window read the master's.
+   * Read your writes, with n6 (shard 2's replica in cloud A, read first) not applying its master's
+   * stream (CLIENT PAUSE WRITE; it still answers reads): a single read after a write reads n6's old
+   * value, a pipeline's read after its write and a read within the provider's window read the
+   * master's.
    */
   @Test
   void pipelinesAndTheWindowReadTheirWrites() {
@@ -131,7 +144,8 @@ class JedisProviderTest {
     String tag = "{" + env.get("SHARD2_KEY") + "}:jedis-ryw:";
     CloudRouteClusterProvider[] p = new CloudRouteClusterProvider[1];
     CloudRouteClusterProvider[] q = new CloudRouteClusterProvider[1];
-    try (JedisCluster off = cluster(env, p); JedisCluster on = cluster(env, q, 3000);
+    try (JedisCluster off = cluster(env, p);
+        JedisCluster on = cluster(env, q, 3000);
         Jedis master = new Jedis(HostAndPort.from(env.get("SHARD2_MASTER")));
         Jedis replica = new Jedis(env.node(6))) {
       for (int i = 0; i < 50; i++) off.set(tag + i, "old");
