@@ -57,7 +57,10 @@ JAVA_ENUMS = {
     "cr_policy": ("Policy", "Which nodes serve reads, in which order."),
     "cr_tier": ("Tier", "How far a node is from the client: the first level at which their locations differ."),
     "cr_role": ("Role", "A node's role in its shard."),
-    "cr_reported_health": ("ReportedHealth", "A node's health as the server reported it (CLUSTER SHARDS; CLUSTER SLOTS gives ONLINE)."),
+    "cr_reported_health": (
+        "ReportedHealth",
+        "A node's health as the server reported it (CLUSTER SHARDS; CLUSTER SLOTS gives ONLINE).",
+    ),
     "cr_ring_algo": ("RingAlgo", "Which client's key placement a ring reproduces."),
     "cr_hash_algo": ("HashAlgo", "The hash of keys (and of Jedis ring points)."),
     "cr_ring_naming": ("RingNaming", "How a named Jedis shard names its virtual nodes."),
@@ -448,7 +451,8 @@ def gen_java_capi(
             out.append(f"    static final int {kind.upper()}_COUNT = {total};")
         for kind in ("u32", "u64", "str"):
             for f, i in lay[kind]:
-                out.append(f"    /** {kind}[{i}{'..' + str(i + f.count - 1) if f.count > 1 else ''}]: {ctype}.{f.name} */")
+                span = f"{i}..{i + f.count - 1}" if f.count > 1 else f"{i}"
+                out.append(f"    /** {kind}[{span}]: {ctype}.{f.name} */")
                 out.append(f"    static final int {f.name.upper()} = {i};")
         out.append("    /** The field names, as the C struct has them, by kind and index. */")
         for kind in ("u32", "u64", "str"):
@@ -565,7 +569,7 @@ def gen_jni(structs: Dict[str, Struct], enums: Dict[str, Enum]) -> str:
         "#include \"cloudroute.h\"",
         "",
     ]
-    for cls, ctype in JNI_OPTIONS.items():
+    for ctype in JNI_OPTIONS.values():
         lay = jni_layout(structs[ctype], enums)
         p = "CRJ_" + ctype[3:].upper()
         fn = "crj_" + ctype[3:]
@@ -573,7 +577,7 @@ def gen_jni(structs: Dict[str, Struct], enums: Dict[str, Enum]) -> str:
         n64 = sum(f.count for f, _ in lay["u64"])
         nstr = len(lay["str"])
         out += [f"#define {p}_U32 {n32}", f"#define {p}_U64 {n64}", f"#define {p}_STRS {nstr}", ""]
-        out.append(f"/* The field of each u32 and u64 entry (NULL: a double, not range-checked). */")
+        out.append("/* The field of each u32 and u64 entry (NULL: a double, not range-checked). */")
         names32 = [f.name for f, _ in lay["u32"] for _ in range(f.count)]
         out.append(f"static const char *const {fn}_u32_names[{p}_U32] = {{")
         out += [f'    "{n}",' for n in names32]

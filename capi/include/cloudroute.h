@@ -2002,7 +2002,7 @@ typedef struct cr_sharded_options {
   {                                                                                              \
     (uint32_t)sizeof(cr_sharded_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u, \
         3u, 50u, 15u, 10000u, NULL, NULL, NULL, 0u, 0, 1, NULL, NULL, NULL, NULL, NULL,          \
-        CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0                                                         \
+        CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0                                                    \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_sharded_options ends at hedge_percentile. */

@@ -29,15 +29,15 @@ cr_status cr_client_submit(cr_client *c, const cr_call_options *opts, cr_access 
     if (RawEnum(access) == CR_ACCESS_AUTO) {
       // As the blocking call classes it (the first such call of a client
       // learns the server's command table, on this thread).
-      cloudroute::Result<cloudroute::net::CommandRoute> route = c->client->PlanAuto(key_index, args);
+      cloudroute::Result<cloudroute::net::CommandRoute> route =
+          c->client->PlanAuto(key_index, args);
       if (!route.ok()) return Check(route.status());
       a = route->access;
       key_at = route->keys[0];
     }
     const std::string key = args[key_at];
     return Check(c->client->Submit(
-        a, key, std::move(args), call,
-        [done, ud](cloudroute::Result<net::ReplyPtr> r) {
+        a, key, std::move(args), call, [done, ud](cloudroute::Result<net::ReplyPtr> r) {
           cr_reply *reply = nullptr;
           // The callback owns the reply; a failure's text is this thread's
           // cr_last_error() while it runs.

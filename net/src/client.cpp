@@ -107,7 +107,8 @@ Result<CommandRoute> Client::PlanAuto(size_t key_index, const Args &args) {
 Result<ReplyPtr> Client::ExecuteAuto(size_t key_index, const Args &args, const CallOptions &call) {
   Result<CommandRoute> route = PlanAuto(key_index, args);
   if (!route.ok()) return route.status();
-  if (route->keys.size() == 1) return executor_.Execute(route->access, args[route->keys[0]], args, call);
+  if (route->keys.size() == 1)
+    return executor_.Execute(route->access, args[route->keys[0]], args, call);
   std::vector<std::string> keys;
   for (size_t i : route->keys) keys.push_back(args[i]);
   return ExecuteKeys(route->access, keys, args, call);

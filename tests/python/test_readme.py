@@ -10,7 +10,6 @@ import subprocess
 import sys
 from typing import Any, Dict
 
-import pytest
 from conftest import REPO, live
 
 _spec = importlib.util.spec_from_file_location("readme_snippets", REPO / "tests" / "readme" / "snippets.py")

@@ -59,7 +59,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[int, int]
                             "--save", "", "--appendonly", "no", "--dir", str(d),
                             "--dbfilename", f"{port}.rdb", "--pidfile", str(d / f"{port}.pid"),
                             "--logfile", str(d / f"{port}.log")], check=True, timeout=30)
-            assert wait_until(lambda: pings(port)), f"redis-server on {port} did not start"
+            assert wait_until(lambda p=port: pings(p)), f"redis-server on {port} did not start"
             pids[port] = int((d / f"{port}.pid").read_text())
         yield pids
     finally:

@@ -189,7 +189,8 @@ def check(snippets: Dict[str, Snippet], readme: str) -> None:
                    f"<artifactId>cloudroute</artifactId><version>{v}</version>"):
         if coords not in readme:
             fail(f"README.md lacks the coordinates {coords}")
-    for pom, artifact in (("bindings/java/pom.xml", "cloudroute"), ("bindings/java/clients/pom.xml", "cloudroute-clients")):
+    poms = (("bindings/java/pom.xml", "cloudroute"), ("bindings/java/clients/pom.xml", "cloudroute-clients"))
+    for pom, artifact in poms:
         text = (REPO / pom).read_text()
         if not re.search(rf"^  <groupId>io\.cloudroute</groupId>\n  <artifactId>{artifact}</artifactId>\n"
                          rf"(?:  <!--[^\n]*-->\n)?  <version>{re.escape(v)}</version>$", text, re.M):

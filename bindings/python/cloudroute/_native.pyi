@@ -2,7 +2,7 @@
 # Checked against the built module by `python -m mypy.stubtest cloudroute`.
 import sys
 from typing import Any, Callable, Dict, Final, Iterable, List, Optional, Tuple, Union, final
-from typing import Any, Dict, Final, Iterable, List, Optional, Tuple, Union, final, overload
+from typing import overload
 
 from _typeshed import ReadableBuffer, structseq
 

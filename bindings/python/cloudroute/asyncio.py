@@ -128,7 +128,12 @@ class Client:
     # -- single-key commands: no thread per call -----------------------------------
 
     def _submit(
-        self, access: int, key_index: int, args: Any, timeout: Optional[float], convert: Optional[Callable[[Any], Any]] = None
+        self,
+        access: int,
+        key_index: int,
+        args: Any,
+        timeout: Optional[float],
+        convert: Optional[Callable[[Any], Any]] = None,
     ) -> "asyncio.Future[Any]":
         sync = self.sync
         assert self._loop is not None
@@ -204,7 +209,7 @@ class Client:
     # -- multi-key commands and pipelines: the blocking call in the executor -----
 
     async def _in_executor(self, fn: Callable[..., Any], *args: Any) -> Any:
-        self.sync  # raises when not connected
+        _ = self.sync  # raises when not connected
         assert self._loop is not None
         return await self._loop.run_in_executor(None, functools.partial(fn, *args))
 
@@ -230,7 +235,9 @@ class Client:
         return Pipeline(self, self.sync.pipeline(transaction))
 
     def __repr__(self) -> str:
-        return "<cloudroute.asyncio.Client closed>" if self._sync is None else f"<cloudroute.asyncio.Client {self._sync!r}>"
+        if self._sync is None:
+            return "<cloudroute.asyncio.Client closed>"
+        return f"<cloudroute.asyncio.Client {self._sync!r}>"
 
 
 class Pipeline:

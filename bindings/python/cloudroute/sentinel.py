@@ -177,8 +177,8 @@ class SentinelClient(Closing, _native.SentinelClient):
     def _batch(self, kind: str, keys: Sequence[KeyT], values: Optional[Sequence[Arg]] = None) -> Tuple[List[Any], int]:
         results, count, error = self.batch(kind, keys, values)
         if error is not None:
-            setattr(error, "results", results)
-            setattr(error, "failed_keys", [k for k, r in zip(keys, results) if isinstance(r, Exception)])
+            error.results = results
+            error.failed_keys = [k for k, r in zip(keys, results) if isinstance(r, Exception)]
             raise error
         return results, count
 
@@ -190,7 +190,9 @@ class SentinelClient(Closing, _native.SentinelClient):
     def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:
         """MSET of every pair of mapping — one MSET per group, on its master: True."""
         if not isinstance(mapping, Mapping):
-            raise InvalidArgumentError(f"mset: mapping must be a mapping of keys to values, not {type(mapping).__name__}")
+            raise InvalidArgumentError(
+                f"mset: mapping must be a mapping of keys to values, not {type(mapping).__name__}"
+            )
         self._batch("MSET", list(mapping.keys()), list(mapping.values()))
         return True
 

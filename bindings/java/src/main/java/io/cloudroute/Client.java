@@ -13,20 +13,20 @@ import java.util.Set;
  * writes to the master; the topology is kept fresh by a background thread. Safe for any number of
  * threads. Keys and values are Strings (sent as UTF-8) or byte[]s.
  *
- * <p>Replies of {@link #command}: a bulk string is a {@code byte[]}, a status a {@code String},
- * an integer a {@code Long}, nil {@code null}, an array (or RESP3 set, or map as key, value, ...)
- * a {@code List<Object>}, an error element a {@link ReplyError}, RESP3 double / boolean / big
- * number a {@code Double} / {@code Boolean} / {@code BigInteger}. A top-level error reply throws
- * {@link CloudRouteException.ServerErrorException} with the server's text.
+ * <p>Replies of {@link #command}: a bulk string is a {@code byte[]}, a status a {@code String}, an
+ * integer a {@code Long}, nil {@code null}, an array (or RESP3 set, or map as key, value, ...) a
+ * {@code List<Object>}, an error element a {@link ReplyError}, RESP3 double / boolean / big number
+ * a {@code Double} / {@code Boolean} / {@code BigInteger}. A top-level error reply throws {@link
+ * CloudRouteException.ServerErrorException} with the server's text.
  *
- * <p>Beyond {@link #command}: typed everyday commands on String keys and values (strings,
- * expiry, hashes, lists, sets, sorted sets: {@link #hgetAll} gives a {@code Map<String,
- * String>}, {@link #zscore} a {@code Double} ...), {@link #pipeline()} (any commands in any slots
- * at once), {@link #scan} (every key of the cluster), {@link #eval} / {@link #fcall} (scripts
- * and functions routed by their keys, NOSCRIPT recovered), {@link #transaction} (MULTI / EXEC /
- * WATCH on a connection pinned to one slot's master) and node commands ({@link #onNode}, {@link
- * #onMasters}, {@link #onAllNodes}). Per-call timeouts: {@link CallOptions}. Closing the client
- * closes its open scans and transactions.
+ * <p>Beyond {@link #command}: typed everyday commands on String keys and values (strings, expiry,
+ * hashes, lists, sets, sorted sets: {@link #hgetAll} gives a {@code Map<String, String>}, {@link
+ * #zscore} a {@code Double} ...), {@link #pipeline()} (any commands in any slots at once), {@link
+ * #scan} (every key of the cluster), {@link #eval} / {@link #fcall} (scripts and functions routed
+ * by their keys, NOSCRIPT recovered), {@link #transaction} (MULTI / EXEC / WATCH on a connection
+ * pinned to one slot's master) and node commands ({@link #onNode}, {@link #onMasters}, {@link
+ * #onAllNodes}). Per-call timeouts: {@link CallOptions}. Closing the client closes its open scans
+ * and transactions.
  */
 public final class Client extends NativeResource {
   private final Router router;
@@ -47,12 +47,12 @@ public final class Client extends NativeResource {
   }
 
   /**
-   * Connects to the cluster through seeds; config (may be null) is copied into the client's
-   * router. Returns once the topology was read from a seed.
+   * Connects to the cluster through seeds; config (may be null) is copied into the client's router.
+   * Returns once the topology was read from a seed.
    *
    * <p>The client's log events go to the SLF4J logger {@code io.cloudroute} at the levels it has
-   * enabled now; with a config, clients made from it later share that routing (the config
-   * remembers it).
+   * enabled now; with a config, clients made from it later share that routing (the config remembers
+   * it).
    */
   public static Client connect(String seeds, Config config, ClientOptions options) {
     if (config == null) {
@@ -61,8 +61,9 @@ public final class Client extends NativeResource {
       }
     }
     int logLevel = NativeLog.minLevel();
-    return new Client(Config.copyInto(config, c -> create(c, seeds, options.u32, options.u64,
-        options.strings, logLevel)));
+    return new Client(
+        Config.copyInto(
+            config, c -> create(c, seeds, options.u32, options.u64, options.strings, logLevel)));
   }
 
   /** Any command on one key, routed by args[keyIndex] (1 for most commands: GET key ...). */
@@ -77,8 +78,8 @@ public final class Client extends NativeResource {
   }
 
   /**
-   * Any command on one key with call options (a timeout of its own: {@code
-   * command(new CallOptions().timeoutMs(5000), Access.WRITE, 1, "BLPOP", "q", "4")}).
+   * Any command on one key with call options (a timeout of its own: {@code command(new
+   * CallOptions().timeoutMs(5000), Access.WRITE, 1, "BLPOP", "q", "4")}).
    */
   public Object command(CallOptions options, Access access, int keyIndex, Object... args) {
     if (access == null) throw invalid("access is null");
@@ -101,9 +102,8 @@ public final class Client extends NativeResource {
   }
 
   /**
-   * Any keyed command, classed and placed as the server's command table says ({@link
-   * Access#AUTO}): {@code exec("HTTL", "h", "FIELDS", "1", "f")} is a read where the server flags
-   * it readonly.
+   * Any keyed command, classed and placed as the server's command table says ({@link Access#AUTO}):
+   * {@code exec("HTTL", "h", "FIELDS", "1", "f")} is a read where the server flags it readonly.
    */
   public Object exec(Object... args) {
     return command(Access.AUTO, 0, args);
@@ -228,8 +228,8 @@ public final class Client extends NativeResource {
   /** How many of keys exist (one EXISTS per key: they may be in any slots). */
   public long exists(String... keys) {
     if (keys == null || keys.length == 0) {
-      throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-          "EXISTS needs a key");
+      throw new CloudRouteException.InvalidArgumentException(
+          CloudRouteException.EINVAL, "EXISTS needs a key");
     }
     long n = 0;
     for (String k : keys) n += run(Command.exists(k));
@@ -329,10 +329,10 @@ public final class Client extends NativeResource {
   }
 
   /**
-   * BLPOP key timeoutS: the value popped, or null when none came within timeoutS seconds (0:
-   * wait forever, which needs {@link #command(CallOptions, Access, int, Object...)} with a call
-   * timeout longer than the wait, as any wait beyond the tier timeout does). The wait is not a
-   * node failure.
+   * BLPOP key timeoutS: the value popped, or null when none came within timeoutS seconds (0: wait
+   * forever, which needs {@link #command(CallOptions, Access, int, Object...)} with a call timeout
+   * longer than the wait, as any wait beyond the tier timeout does). The wait is not a node
+   * failure.
    */
   public String blpop(String key, double timeoutS) {
     return run(Command.blpop(key, timeoutS));
@@ -442,8 +442,8 @@ public final class Client extends NativeResource {
    * EVALSHA (EVALSHA_RO when readOnly) with call options (null: none): routed by the keys, which
    * must all hash to one slot (else CROSSSLOT before anything is sent); with no keys, any shard.
    */
-  public Object eval(CallOptions options, Script script, boolean readOnly, List<?> keys,
-      List<?> args) {
+  public Object eval(
+      CallOptions options, Script script, boolean readOnly, List<?> keys, List<?> args) {
     if (script == null) throw invalid("script is null");
     long s = script.acquire();
     try {
@@ -475,12 +475,12 @@ public final class Client extends NativeResource {
   }
 
   /** FCALL (FCALL_RO when readOnly) with call options (null: none), routed as eval. */
-  public Object fcall(CallOptions options, String function, boolean readOnly, List<?> keys,
-      List<?> args) {
+  public Object fcall(
+      CallOptions options, String function, boolean readOnly, List<?> keys, List<?> args) {
     long p = acquire();
     try {
-      return fcall0(p, timeout(options), function, readOnly, array(keys, "keys"),
-          array(args, "args"));
+      return fcall0(
+          p, timeout(options), function, readOnly, array(keys, "keys"), array(args, "args"));
     } finally {
       release();
     }
@@ -498,10 +498,9 @@ public final class Client extends NativeResource {
   }
 
   /**
-   * A keyless command on the node "host:port" (as the topology announces it): its reply.
-   * Nothing is redirected or retried. Throws for an error reply or a node that did not answer,
-   * and {@link CloudRouteException.InvalidArgumentException} (CR_ENOTFOUND) for a node the
-   * topology lacks.
+   * A keyless command on the node "host:port" (as the topology announces it): its reply. Nothing is
+   * redirected or retried. Throws for an error reply or a node that did not answer, and {@link
+   * CloudRouteException.InvalidArgumentException} (CR_ENOTFOUND) for a node the topology lacks.
    */
   public Object onNode(String node, Object... args) {
     return onNode(null, node, args);
@@ -555,7 +554,8 @@ public final class Client extends NativeResource {
     Map<String, Object> out = new LinkedHashMap<>();
     for (int i = 0; i + 2 < flat.length; i += 3) {
       int status = ((Long) flat[i + 1]).intValue();
-      out.put((String) flat[i],
+      out.put(
+          (String) flat[i],
           status == 0 ? flat[i + 2] : CloudRouteException.of(status, (String) flat[i + 2]));
     }
     return out;
@@ -611,10 +611,10 @@ public final class Client extends NativeResource {
   }
 
   /**
-   * The client's statistics as Prometheus text exposition (version 0.0.4): reads by tier
-   * ({@code cloudroute_reads_total{tier="other-cloud"}} over their sum is the share of reads
-   * that crossed clouds), writes, fallbacks, redirects, retries, timeouts, errors, refreshes,
-   * connections, and per node reads, writes, errors, up and a latency histogram.
+   * The client's statistics as Prometheus text exposition (version 0.0.4): reads by tier ({@code
+   * cloudroute_reads_total{tier="other-cloud"}} over their sum is the share of reads that crossed
+   * clouds), writes, fallbacks, redirects, retries, timeouts, errors, refreshes, connections, and
+   * per node reads, writes, errors, up and a latency histogram.
    */
   public String metricsText() {
     long p = acquire();
@@ -637,24 +637,24 @@ public final class Client extends NativeResource {
     }
   }
 
-  private static native long create(long config, String seeds, int[] u32, long[] u64,
-      String[] strings, int logLevel);
+  private static native long create(
+      long config, String seeds, int[] u32, long[] u64, String[] strings, int logLevel);
 
   static native Object command0(int kind, long h, int access, int keyIndex, Object[] args);
 
-  private static native Object commandOpts0(long h, int timeoutMs, int access, int keyIndex,
-      Object[] args);
+  private static native Object commandOpts0(
+      long h, int timeoutMs, int access, int keyIndex, Object[] args);
 
   private static native String metrics0(long h);
 
-  private static native Object[] nodes0(long h, int timeoutMs, int target, String node,
-      Object[] args);
+  private static native Object[] nodes0(
+      long h, int timeoutMs, int target, String node, Object[] args);
 
-  private static native Object eval0(long h, int timeoutMs, long script, boolean readOnly,
-      Object[] keys, Object[] args);
+  private static native Object eval0(
+      long h, int timeoutMs, long script, boolean readOnly, Object[] keys, Object[] args);
 
-  private static native Object fcall0(long h, int timeoutMs, String function, boolean readOnly,
-      Object[] keys, Object[] args);
+  private static native Object fcall0(
+      long h, int timeoutMs, String function, boolean readOnly, Object[] keys, Object[] args);
 
   private static native Object get0(long h, Object key);
 

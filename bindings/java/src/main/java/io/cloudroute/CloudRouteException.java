@@ -1,8 +1,8 @@
 package io.cloudroute;
 
 /**
- * A libcloudroute call failed. {@link #status()} is the C status code ({@code CR_E*}, negative;
- * the constants are {@link StatusCodes}'); the message is the library's ({@code cr_last_error()}).
+ * A libcloudroute call failed. {@link #status()} is the C status code ({@code CR_E*}, negative; the
+ * constants are {@link StatusCodes}'); the message is the library's ({@code cr_last_error()}).
  * Subclasses are the exception families of docs/errors.md, the same as Python's: each status's
  * family is named in cloudroute.h, and {@link #of} raises the family's class.
  */
@@ -28,8 +28,8 @@ public class CloudRouteException extends RuntimeException implements StatusCodes
 
   /**
    * The exception family of a status ("invalid_argument", "parse", "unavailable", "not_found",
-   * "connection", "server", "version", "internal"; "ok" for CR_OK): cloudroute.h names each.
-   * A code newer than this binding is "internal".
+   * "connection", "server", "version", "internal"; "ok" for CR_OK): cloudroute.h names each. A code
+   * newer than this binding is "internal".
    */
   public static String family(int status) {
     return status <= 0 && status >= CApi.LOWEST_STATUS ? CApi.STATUS_FAMILIES[-status] : "internal";

@@ -1,8 +1,8 @@
 package io.cloudroute;
 
 /**
- * An enum of the C API whose values the library names ("local", "prefer-replica", ...). The
- * enums are generated from cloudroute.h by scripts/gen_tables.py; this is their one lookup.
+ * An enum of the C API whose values the library names ("local", "prefer-replica", ...). The enums
+ * are generated from cloudroute.h by scripts/gen_tables.py; this is their one lookup.
  */
 public interface Labeled {
   /** The library's name for the value. */
@@ -14,7 +14,7 @@ public interface Labeled {
     for (E v : values) {
       if (v.label().equalsIgnoreCase(l)) return v;
     }
-    throw new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL,
-        "no " + type + " named '" + label + "'");
+    throw new CloudRouteException.InvalidArgumentException(
+        CloudRouteException.EINVAL, "no " + type + " named '" + label + "'");
   }
 }

@@ -3,8 +3,8 @@ package io.cloudroute;
 import java.util.List;
 
 /**
- * Shard groups kept current by Redis Sentinel: one group per Sentinel master name, keys placed by
- * a built {@link Ring} (ring shard i is group i). Reads go to the key's group's instances nearest
+ * Shard groups kept current by Redis Sentinel: one group per Sentinel master name, keys placed by a
+ * built {@link Ring} (ring shard i is group i). Reads go to the key's group's instances nearest
  * first, writes to its master. Safe for any number of threads. Replies as {@link Client#command}.
  */
 public final class SentinelClient extends NativeResource {
@@ -24,13 +24,15 @@ public final class SentinelClient extends NativeResource {
    * Connects through sentinels ("host:port[,host:port...]") for the masters names (group i is
    * names.get(i)); ring must be built with names.size() shards. config may be null.
    */
-  public static SentinelClient connect(String sentinels, List<String> names, Ring ring,
-      Config config, SentinelOptions options) {
+  public static SentinelClient connect(
+      String sentinels, List<String> names, Ring ring, Config config, SentinelOptions options) {
     String[] groupNames = names.toArray(new String[0]);
     long r = ring.acquire();
     try {
-      return new SentinelClient(Config.copyInto(config,
-          c -> create(c, options.u32, options.u64, options.strings, r, groupNames, sentinels)));
+      return new SentinelClient(
+          Config.copyInto(
+              config,
+              c -> create(c, options.u32, options.u64, options.strings, r, groupNames, sentinels)));
     } finally {
       ring.release();
     }
@@ -73,8 +75,14 @@ public final class SentinelClient extends NativeResource {
     return new SentinelStats(v);
   }
 
-  private static native long create(long config, int[] u32, long[] u64, String[] strings,
-      long ring, String[] names, String sentinels);
+  private static native long create(
+      long config,
+      int[] u32,
+      long[] u64,
+      String[] strings,
+      long ring,
+      String[] names,
+      String sentinels);
 
   private static native long groups0(long h);
 

@@ -87,8 +87,8 @@ class RouterTest {
       assertTrue(r.isSlotMigrating(100));
       r.setSlotMigrating(100, false);
       assertFalse(r.isSlotMigrating(100));
-      assertThrows(CloudRouteException.InvalidArgumentException.class,
-          () -> r.reportMoved(16384, "h", 1));
+      assertThrows(
+          CloudRouteException.InvalidArgumentException.class, () -> r.reportMoved(16384, "h", 1));
     }
   }
 
@@ -140,14 +140,15 @@ class RouterTest {
   @Test
   void noTopologyAndUncoveredSlots() {
     try (Router r = new Router(null)) {
-      CloudRouteException e = assertThrows(CloudRouteException.UnavailableException.class,
-          () -> r.routeRead("k"));
+      CloudRouteException e =
+          assertThrows(CloudRouteException.UnavailableException.class, () -> r.routeRead("k"));
       assertEquals(CloudRouteException.ENOTOPOLOGY, e.status());
       assertTrue(e.getMessage().length() > 0);
       try (Topology t = Topology.parseStatic("shard slots=0-100 master=10.0.0.1:6379\n")) {
         r.update(t);
       }
-      assertEquals(CloudRouteException.ESLOT_UNCOVERED,
+      assertEquals(
+          CloudRouteException.ESLOT_UNCOVERED,
           assertThrows(CloudRouteException.class, () -> r.routeRead("a")).status());
       List<Route> batch = r.routeReadBatch("a", "{a}");
       assertNull(batch.get(0));
@@ -160,8 +161,11 @@ class RouterTest {
       assertThrows(CloudRouteException.ParseException.class, () -> c.localCidr("10.0.0.0/99"));
       assertThrows(CloudRouteException.InvalidArgumentException.class, () -> c.breaker(0, 10));
       assertEquals(Policy.LOCAL, c.policy());
-      c.policy(Policy.NEAREST).weight("10.0.0.1:6379", 5).zone("z1", "aws/r/z1")
-          .nodeLocation("10.0.0.9:6379", "aws/r/z1").addressRemap("10.0.0.1:6379", "127.0.0.1:1");
+      c.policy(Policy.NEAREST)
+          .weight("10.0.0.1:6379", 5)
+          .zone("z1", "aws/r/z1")
+          .nodeLocation("10.0.0.9:6379", "aws/r/z1")
+          .addressRemap("10.0.0.1:6379", "127.0.0.1:1");
       assertEquals(Policy.NEAREST, c.policy());
     }
   }
@@ -179,15 +183,19 @@ class RouterTest {
       assertEquals("10.1.0.1", cands.get(0).host());
       assertEquals(Tier.LOCAL, cands.get(0).tier());
       for (Candidate x : cands) {
-        Tier want = x.host().equals("10.1.0.1") ? Tier.LOCAL
-            : x.host().equals("10.0.0.1") ? Tier.SAME_REGION : Tier.UNKNOWN;
+        Tier want =
+            x.host().equals("10.1.0.1")
+                ? Tier.LOCAL
+                : x.host().equals("10.0.0.1") ? Tier.SAME_REGION : Tier.UNKNOWN;
         assertEquals(want, x.tier(), x.host());
       }
-      assertTrue(r.explain("bar".getBytes(StandardCharsets.UTF_8))
-          .contains("server zone use1-az2 (the client zone)"));
+      assertTrue(
+          r.explain("bar".getBytes(StandardCharsets.UTF_8))
+              .contains("server zone use1-az2 (the client zone)"));
     }
     try (Config c = new Config()) {
-      assertEquals(CloudRouteException.EINVAL,
+      assertEquals(
+          CloudRouteException.EINVAL,
           assertThrows(CloudRouteException.class, () -> c.clientZone("")).status());
     }
   }

@@ -27,16 +27,17 @@ import org.junit.jupiter.api.Test;
 /**
  * The JVM binding agrees with cloudroute.h and with the Python binding: statuses and their
  * exception families, enum names and values, option layouts and defaults. CApi and the enums are
- * generated from the header (ctest tables.current holds them current); these tests hold the
- * library the JVM loads, the hand-written classes and Python's generated table to them.
+ * generated from the header (ctest tables.current holds them current); these tests hold the library
+ * the JVM loads, the hand-written classes and Python's generated table to them.
  */
 class TablesTest {
   private static final Path ROOT = Paths.get(System.getProperty("user.dir")).resolve("../..");
 
   /** The header's status comments: name -> [value, family]. */
   private static Map<String, String[]> headerStatuses() throws IOException {
-    String h = new String(Files.readAllBytes(ROOT.resolve("capi/include/cloudroute.h")),
-        StandardCharsets.UTF_8);
+    String h =
+        new String(
+            Files.readAllBytes(ROOT.resolve("capi/include/cloudroute.h")), StandardCharsets.UTF_8);
     String body = h.substring(h.indexOf("typedef enum cr_status {"), h.indexOf("} cr_status;"));
     Map<String, String[]> out = new HashMap<>();
     Matcher m = Pattern.compile("/\\* \\[(\\w+)\\][^*]*\\*/\\s*(CR_\\w+) = (-?\\d+)").matcher(body);
@@ -78,19 +79,22 @@ class TablesTest {
       assertEquals(s, e.status());
       assertEquals("m", e.getMessage());
     }
-    assertInstanceOf(CloudRouteException.NotFoundException.class,
+    assertInstanceOf(
+        CloudRouteException.NotFoundException.class,
         CloudRouteException.of(CloudRouteException.ENOTFOUND, ""));
-    assertEquals("CR_ENOTFOUND", CloudRouteException.of(CloudRouteException.ENOTFOUND, "")
-        .getMessage());
+    assertEquals(
+        "CR_ENOTFOUND", CloudRouteException.of(CloudRouteException.ENOTFOUND, "").getMessage());
   }
 
   /** Python's generated table (bindings/python/cloudroute/_ctables.py): status -> family. */
   @Test
   void pythonHasTheSameFamilyForEveryStatus() throws IOException {
-    String py = new String(Files.readAllBytes(ROOT.resolve(
-        "bindings/python/cloudroute/_ctables.py")), StandardCharsets.UTF_8);
-    String block = py.substring(py.indexOf("STATUS_FAMILIES"), py.indexOf("}", py.indexOf(
-        "STATUS_FAMILIES")));
+    String py =
+        new String(
+            Files.readAllBytes(ROOT.resolve("bindings/python/cloudroute/_ctables.py")),
+            StandardCharsets.UTF_8);
+    String block =
+        py.substring(py.indexOf("STATUS_FAMILIES"), py.indexOf("}", py.indexOf("STATUS_FAMILIES")));
     Matcher m = Pattern.compile("(-?\\d+): \"(\\w+)\"").matcher(block);
     int n = 0;
     while (m.find()) {
@@ -103,8 +107,9 @@ class TablesTest {
   @Test
   void theLibraryRaisesNotFoundForAnUnknownShard() {
     try (Topology t = Topology.parseStatic(Vectors.STATIC)) {
-      CloudRouteException e = assertThrows(CloudRouteException.NotFoundException.class,
-          () -> t.shardId(t.shardCount()));
+      CloudRouteException e =
+          assertThrows(
+              CloudRouteException.NotFoundException.class, () -> t.shardId(t.shardCount()));
       assertEquals(CloudRouteException.ENOTFOUND, e.status());
       assertEquals("not_found", e.family());
     }
@@ -138,13 +143,14 @@ class TablesTest {
         c.policy(p);
       }
     }
-    assertThrows(CloudRouteException.InvalidArgumentException.class,
+    assertThrows(
+        CloudRouteException.InvalidArgumentException.class,
         () -> Policy.fromLabel("no-such-policy"));
   }
 
   /** What the library's *_options_init wrote into the arrays is the header's *_INIT. */
-  private static void defaultsAreTheHeaders(int[] u32, long[] u64, String[] strings, int[] u32d,
-      long[] u64d, int strCount) {
+  private static void defaultsAreTheHeaders(
+      int[] u32, long[] u64, String[] strings, int[] u32d, long[] u64d, int strCount) {
     assertArrayEquals(u32d, u32);
     assertArrayEquals(u64d, u64);
     assertEquals(strCount, strings.length);
@@ -154,21 +160,33 @@ class TablesTest {
   @Test
   void optionDefaultsAreTheHeaders() {
     ClientOptions c = new ClientOptions();
-    defaultsAreTheHeaders(c.u32, c.u64, c.strings, CApi.ClientOptionsLayout.U32_DEFAULTS,
-        CApi.ClientOptionsLayout.U64_DEFAULTS, CApi.ClientOptionsLayout.STR_COUNT);
+    defaultsAreTheHeaders(
+        c.u32,
+        c.u64,
+        c.strings,
+        CApi.ClientOptionsLayout.U32_DEFAULTS,
+        CApi.ClientOptionsLayout.U64_DEFAULTS,
+        CApi.ClientOptionsLayout.STR_COUNT);
     assertEquals(1000, c.u32[CApi.ClientOptionsLayout.CONNECT_TIMEOUT_MS]);
     assertEquals(99.0, c.hedgePercentile());
     assertEquals(HedgeMode.OFF, c.hedgeMode());
     SentinelOptions s = new SentinelOptions();
-    defaultsAreTheHeaders(s.u32, s.u64, s.strings, CApi.SentinelOptionsLayout.U32_DEFAULTS,
-        CApi.SentinelOptionsLayout.U64_DEFAULTS, CApi.SentinelOptionsLayout.STR_COUNT);
+    defaultsAreTheHeaders(
+        s.u32,
+        s.u64,
+        s.strings,
+        CApi.SentinelOptionsLayout.U32_DEFAULTS,
+        CApi.SentinelOptionsLayout.U64_DEFAULTS,
+        CApi.SentinelOptionsLayout.STR_COUNT);
   }
 
   /** Python's generated defaults of cr_client_options agree with Java's, field by field. */
   @Test
   void pythonHasTheSameClientOptionDefaults() throws Exception {
-    String py = new String(Files.readAllBytes(ROOT.resolve(
-        "bindings/python/cloudroute/_ctables.py")), StandardCharsets.UTF_8);
+    String py =
+        new String(
+            Files.readAllBytes(ROOT.resolve("bindings/python/cloudroute/_ctables.py")),
+            StandardCharsets.UTF_8);
     int at = py.indexOf("\"cr_client_options\": {", py.indexOf("OPTION_DEFAULTS"));
     String block = py.substring(at, py.indexOf("},", at));
     int checked = 0;
@@ -181,8 +199,10 @@ class TablesTest {
       String[] values = m.group(1).replaceAll("[() ]", "").split(",");
       for (int k = 0; k < values.length; k++) {
         int kind = Arrays.asList(CApi.ClientOptionsLayout.U32_NAMES).indexOf(field);
-        long java = kind == index ? CApi.ClientOptionsLayout.U32_DEFAULTS[index + k]
-            : CApi.ClientOptionsLayout.U64_DEFAULTS[index + k];
+        long java =
+            kind == index
+                ? CApi.ClientOptionsLayout.U32_DEFAULTS[index + k]
+                : CApi.ClientOptionsLayout.U64_DEFAULTS[index + k];
         assertEquals(Long.parseLong(values[k]), java, field);
         checked++;
       }
