@@ -358,10 +358,10 @@ void InitClient(py::module_ &m) {
   m.add_object("ClientStats", py::handle(reinterpret_cast<PyObject *>(g_stats)));
   m.add_object("NodeStats", py::handle(reinterpret_cast<PyObject *>(g_node_stats)));
 
-  py::class_<Client>(m, "Client",
-                     "A live Redis Cluster client routing through libcloudroute (use\n"
-                     "cloudroute.Client). Safe to share between threads; every network call\n"
-                     "releases the GIL.")
+  NativeClass<Client>(m, "Client",
+                      "A live Redis Cluster client routing through libcloudroute (use\n"
+                      "cloudroute.Client). Safe to share between threads; every network call\n"
+                      "releases the GIL.")
       .def(py::init([](py::handle seeds, py::handle config, py::kwargs options) {
              const std::string s = CString(seeds, "seeds");
              // Events go to logging.getLogger("cloudroute"), through the

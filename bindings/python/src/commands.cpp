@@ -245,7 +245,7 @@ void InitClientCommands(py::module_ &m) {
   g_master = types.attr("Role").attr("MASTER");
   g_replica = types.attr("Role").attr("REPLICA");
 
-  py::class_<Scan>(m, "Scan", "A SCAN over every shard (from Client.scan).")
+  NativeClass<Scan>(m, "Scan", "A SCAN over every shard (from Client.scan).")
       .def(
           "next",
           [](Scan &self) -> py::object {
@@ -268,7 +268,7 @@ void InitClientCommands(py::module_ &m) {
       .def(
           "close", [](Scan &self) { self.Close("the scan"); }, "Frees the scan. Idempotent.");
 
-  py::class_<Script>(m, "Script", "A Lua script's body and SHA1, for Client.eval_script.")
+  NativeClass<Script>(m, "Script", "A Lua script's body and SHA1, for Client.eval_script.")
       .def(py::init([](py::handle body) {
              KeyArg b;
              if (!b.Set(body.ptr(), "body")) throw py::error_already_set();
@@ -281,7 +281,7 @@ void InitClientCommands(py::module_ &m) {
           "sha", [](const Script &self) { return std::string(cr_script_get_sha(self.s.get())); },
           "The SHA1 of the body: 40 lowercase hex digits.");
 
-  py::class_<Pinned>(m, "Pinned", "A connection pinned to one slot's master (from Client.pin).")
+  NativeClass<Pinned>(m, "Pinned", "A connection pinned to one slot's master (from Client.pin).")
       .def("command", &PinnedCommand, py::arg("key_indexes"), py::arg("args"),
            py::arg("timeout_ms") = py::none(),
            "One command on the pinned connection; args[i] for i in key_indexes are its keys.")

@@ -29,6 +29,33 @@ namespace py = pybind11;
 // finish in less time than releasing and re-taking the GIL costs.
 constexpr size_t kNoGilBatch = 2048;
 
+// ---- classes --------------------------------------------------------------
+
+// A Python object whose __init__ raised (a native factory that threw, a check
+// in a Python subclass before super().__init__()), or that only __new__ made,
+// has no C++ value, yet stays reachable (a traceback frame's `self`). Loading
+// `self` of such an object, pybind11 would allocate raw, uninitialized memory
+// for the value (through the type's operator_new: the lazy allocation that
+// old-style placement-new constructors needed, and nothing here uses), and the
+// method would read garbage handles and crash. Every native class is bound
+// with NativeClass, which makes that allocation raise TypeError ("<class> was
+// not initialized: ...") instead: the check sits on pybind11's path for a
+// missing value only, so a constructed object's calls cost nothing more.
+template <typename T>
+void *RefuseUninitialized(size_t) {
+  const py::detail::type_info *info = py::detail::get_type_info(typeid(T));
+  throw py::type_error(std::string(info->type->tp_name) +
+                       " was not initialized: its constructor raised (or only __new__ ran); "
+                       "make a new one");
+}
+
+template <typename T, typename... Extra>
+py::class_<T> NativeClass(py::handle scope, const char *name, const Extra &...extra) {
+  py::class_<T> cls(scope, name, extra...);
+  py::detail::get_type_info(typeid(T))->operator_new = &RefuseUninitialized<T>;
+  return cls;
+}
+
 // ---- errors ---------------------------------------------------------------
 
 // Loads the exception classes of cloudroute.errors (called once at import).

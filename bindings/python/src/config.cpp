@@ -22,7 +22,7 @@ py::object Set2(py::object self, Setter2 fn, py::handle a, const char *a_name, p
 }  // namespace
 
 void InitConfig(py::module_ &m) {
-  py::class_<Config>(m, "Config", "Locality, weights and router options: the cr_config builder.")
+  NativeClass<Config>(m, "Config", "Locality, weights and router options: the cr_config builder.")
       .def(py::init<>())
       .def(
           "set_client_location",

@@ -95,7 +95,7 @@ py::list LocateMany(const Ring &self, py::handle keys) {
 }  // namespace
 
 void InitRing(py::module_ &m) {
-  py::class_<Ring>(m, "Ring", "A built, immutable consistent-hashing ring (use cloudroute.Ring).")
+  NativeClass<Ring>(m, "Ring", "A built, immutable consistent-hashing ring (use cloudroute.Ring).")
       .def(py::init(&MakeRing), py::arg("shards"), py::arg("algo"), py::arg("hash"),
            py::arg("naming"), py::arg("key_tags"))
       .def(

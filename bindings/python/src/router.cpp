@@ -93,10 +93,10 @@ py::list RouteReads(Router &self, py::handle keys) {
 }  // namespace
 
 void InitRouter(py::module_ &m) {
-  py::class_<Snapshot>(m, "Snapshot",
-                       "The router's state at one moment: routing on it needs no\n"
-                       "synchronisation at all (take one per batch). Immutable; stays valid\n"
-                       "after the router swaps topologies or is freed.")
+  NativeClass<Snapshot>(m, "Snapshot",
+                        "The router's state at one moment: routing on it needs no\n"
+                        "synchronisation at all (take one per batch). Immutable; stays valid\n"
+                        "after the router swaps topologies or is freed.")
       .def_property_readonly(
           "generation", [](const Snapshot &self) { return cr_snapshot_get_generation(self.s); },
           "Increases with every topology the router installs.")
@@ -121,9 +121,9 @@ void InitRouter(py::module_ &m) {
           },
           "The Topology the snapshot was built from.");
 
-  py::class_<Router>(m, "Router",
-                     "Thread-safe routing of keys to nodes: the master for a write, an ordered,\n"
-                     "locality-aware candidate list for a read. Share one Router between threads.")
+  NativeClass<Router>(m, "Router",
+                      "Thread-safe routing of keys to nodes: the master for a write, an ordered,\n"
+                      "locality-aware candidate list for a read. Share one Router between threads.")
       .def(py::init([](py::handle config, py::handle topology) {
              auto router = std::make_unique<Router>();
              Check(cr_router_new(&router->r, ConfigOrNull(config)));

@@ -256,7 +256,7 @@ void InitSentinelClient(py::module_ &m) {
   if (g_sentinel_stats == nullptr) throw py::error_already_set();
   m.add_object("SentinelStats", py::handle(reinterpret_cast<PyObject *>(g_sentinel_stats)));
 
-  py::class_<SentinelClient>(
+  NativeClass<SentinelClient>(
       m, "SentinelClient",
       "A client for Sentinel-managed shard groups (use cloudroute.SentinelClient): a Ring\n"
       "places each key on a group, writes go to its master, reads to its instances\n"

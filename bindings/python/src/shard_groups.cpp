@@ -35,7 +35,7 @@ py::object RouteKey(ShardGroups &self, RouteFn fn, py::handle key) {
 }  // namespace
 
 void InitShardGroups(py::module_ &m) {
-  py::class_<ShardGroups>(
+  NativeClass<ShardGroups>(
       m, "ShardGroups",
       "Client-side sharding over Sentinel-managed groups: a ring places each key on a\n"
       "group (ring shard i is group i); writes go to the group's master, reads to a\n"

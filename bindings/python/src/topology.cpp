@@ -109,9 +109,9 @@ std::string ShardId(const Topology &self, size_t shard) {
 }  // namespace
 
 void InitTopology(py::module_ &m) {
-  py::class_<Topology>(m, "Topology",
-                       "An immutable snapshot of shards and nodes, from parse_cluster_slots(),\n"
-                       "parse_cluster_shards() or parse_static(). Safe to share between threads.")
+  NativeClass<Topology>(m, "Topology",
+                        "An immutable snapshot of shards and nodes, from parse_cluster_slots(),\n"
+                        "parse_cluster_shards() or parse_static(). Safe to share between threads.")
       .def_property_readonly(
           "shard_count", [](const Topology &self) { return cr_topology_get_shard_count(self.t); },
           "Number of shards.")
