@@ -38,6 +38,10 @@ CASES = {
         "cloudroute.SentinelClient",
         "cloudroute.SentinelClient('127.0.0.1:1', 12345, None)",
     ),
+    "ShardedClient": (
+        "cloudroute.ShardedClient",
+        "cloudroute.ShardedClient(['127.0.0.1:1'], 12345)",
+    ),
     "Script": (N + "Script", f"{N}Script.__new__({N}Script)"),
     "Pinned": (N + "Pinned", f"{N}Pinned.__new__({N}Pinned)"),
     "Scan": (N + "Scan", f"{N}Scan.__new__({N}Scan)"),

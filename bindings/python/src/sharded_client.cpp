@@ -229,7 +229,7 @@ void SetServers(const ShardedClient &self, py::handle servers) {
 }  // namespace
 
 void InitShardedClient(py::module_ &m) {
-  py::class_<ShardedClient>(
+  NativeClass<ShardedClient>(
       m, "ShardedClient",
       "A client for pre-sharded standalone servers (use cloudroute.ShardedClient): a Ring\n"
       "places each key on a shard, writes go to its master, reads to its instances\n"
