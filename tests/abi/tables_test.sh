@@ -31,16 +31,15 @@ expect_stale() { # what, sed expression on the header, expected exit code
   echo "ok: $1: $(head -1 "$tmp/err")"
 }
 expect_stale "a changed default" 's/(uint32_t)sizeof(cr_client_options), 1000u,/(uint32_t)sizeof(cr_client_options), 1500u,/' 1
-expect_stale "a renamed enum member" 's/CR_HEDGE_OFF = 0/CR_HEDGE_NEVER = 0/; s/CR_HEDGE_OFF,/CR_HEDGE_NEVER,/g' 1
+expect_stale "a renamed enum member" 's/CR_HEDGE_MODE_OFF = 0/CR_HEDGE_MODE_NEVER = 0/; s/CR_HEDGE_MODE_OFF,/CR_HEDGE_MODE_NEVER,/g' 1
 expect_stale "a status without a family" 's/^  CR_EVERSION = -15$/  CR_EVERSION = -15,\n  CR_ENEW = -16/' 2
 
-# The generator writes what --check asks for: regenerated, the copy is current.
+# The generator writes what --check asks for: a header changed under the
+# tables, regenerated, is current again.
 copy
-sed -i 's/CR_HEDGE_OFF/CR_HEDGE_MODE_OFF/g; s/CR_HEDGE_FIXED/CR_HEDGE_MODE_FIXED/g; s/CR_HEDGE_ADAPTIVE/CR_HEDGE_MODE_ADAPTIVE/g' \
+sed -i 's/(uint32_t)sizeof(cr_client_options), 1000u,/(uint32_t)sizeof(cr_client_options), 1500u,/' \
   "$tmp/tree/capi/include/cloudroute.h"
 python3 "$gen" --root "$tmp/tree" >/dev/null
 python3 "$gen" --check --root "$tmp/tree"
-cmp "$root/bindings/java/src/main/java/io/cloudroute/HedgeMode.java" \
-  "$tmp/tree/bindings/java/src/main/java/io/cloudroute/HedgeMode.java"
-echo "ok: CR_HEDGE_* renamed CR_HEDGE_MODE_*: the same Java enum"
+echo "ok: regenerated after a change, the tables are current"
 echo "tables: 1 passed, 0 failed"
