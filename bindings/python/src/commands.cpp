@@ -22,18 +22,6 @@ py::object g_master, g_replica;  // cloudroute.Role members
 
 uint32_t TimeoutMs(py::handle v) { return v.is_none() ? 0u : U32(v, "timeout_ms"); }
 
-// The exception a failed status would raise, as an object (not raised).
-py::object StatusException(cr_status st, const std::string &message) {
-  SetStatusError(st, message);
-  PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
-  PyErr_Fetch(&type, &value, &tb);
-  PyErr_NormalizeException(&type, &value, &tb);
-  Py_XDECREF(type);
-  Py_XDECREF(tb);
-  if (value == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(value);
-}
-
 // Something (a Scan, a Pinned) used by one thread at a time that owns a C
 // handle and a reference to the client's (a cr_client's or a
 // cr_sharded_client's), made in this process.
