@@ -1,5 +1,5 @@
-# Sourced by the benchmarks that run against a live 3x3 cluster
-# (bench/client_bench.sh, bench/hedge_bench.sh), after `set -euo pipefail`.
+# Sourced by the benchmarks that run against live servers (bench/client_bench.sh,
+# bench/hedge_bench.sh, bench/*_batch_bench.sh), after `set -euo pipefail`.
 #
 #   bench_build NAME TARGET   a Release tree with the benchmarks
 #                             ($CR_BENCH_BUILD, default build-NAME at the
@@ -9,6 +9,9 @@
 #                             on PORT..PORT+8, bus ports +10000; exports its
 #                             cluster.env; stopped and removed on exit
 #   bench_load TEXT           the "== load" line every run starts with
+#   bench_batch_table FILE    the medians over runs of the BATCH_BENCH lines
+#                             in FILE (bench/batch_bench.cc and its peers):
+#                             per op, the batch against every other mode
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 HARNESS="$SRC/scripts/redis-harness.sh"
 
@@ -33,4 +36,30 @@ bench_cluster() {
 
 bench_load() {
   echo "== load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs; redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'); $*"
+}
+
+bench_batch_table() {
+  python3 - "$1" <<'PY'
+import statistics, sys
+runs, modes = {}, []
+for line in open(sys.argv[1]):
+    if not line.startswith("BATCH_BENCH"):
+        continue
+    f = dict(kv.split("=", 1) for kv in line.split()[1:])
+    runs.setdefault((f["op"], f["mode"]), []).append(f)
+    if f["mode"] != "batch" and f["mode"] not in modes:
+        modes.append(f["mode"])
+med = lambda rs, k: statistics.median(float(r[k]) for r in rs) / 1000
+print(f"{'op':7} {'batch p50':>10} {'p99':>7}" + "".join(f" {m + ' p50':>20} {'p99':>7} {'ratio p50':>9}" for m in modes))
+for op in ("mset", "mget", "exists", "del"):
+    b = runs.get((op, "batch"), [])
+    if not b:
+        continue
+    row = f"{op:7} {med(b, 'p50_us'):10.3f} {med(b, 'p99_us'):7.3f}"
+    for m in modes:
+        o = runs.get((op, m), [])
+        row += (f" {med(o, 'p50_us'):20.3f} {med(o, 'p99_us'):7.3f} {med(o, 'p50_us') / med(b, 'p50_us'):8.1f}x"
+                if o else f" {'-':>20} {'-':>7} {'-':>9}")
+    print(row)
+PY
 }

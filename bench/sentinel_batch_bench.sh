@@ -2,7 +2,7 @@
 # The seed's batch of 100 keys on Sentinel shard groups: MSET / MGET /
 # EXISTS / DEL of 100 family keys as one batch call (one command per group,
 # both groups at once) against the same commands issued one by one, in the
-# same process and run (bench/sentinel_batch_bench.cc). Starts its own
+# same process and run (bench/batch_bench.cc --sentinels). Starts its own
 # Sentinel setup with scripts/redis-harness.sh (data nodes 8844-8849,
 # sentinels 8854-8856: tests/PORTS.md), stops it when done (also on failure),
 # every step under a timeout. Not part of ctest. Run it under the servers' lock:
@@ -16,7 +16,7 @@ ITER="${CR_BENCH_ITERATIONS:-300}"
 REPS="${CR_BENCH_REPS:-3}"
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
-bench_build sentinel-batch-bench cloudroute_sentinel_batch_bench
+bench_build batch-bench cloudroute_batch_bench
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/cr-sentinel-batch-bench.XXXXXX")"
 trap '"$HARNESS" stop "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
 timeout 120 "$HARNESS" sentinel "$DIR" "${BASE_PORT:-8844}" >/dev/null
@@ -30,21 +30,5 @@ for rep in $(seq 1 "$REPS"); do
     tee -a "$LINES" | sed "s/^/run $rep  /"
 done
 
-echo "== medians over $REPS runs (ms per 100 keys)"
-python3 - "$LINES" <<'PY'
-import statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    if not line.startswith("BATCH_BENCH"):
-        continue
-    f = dict(kv.split("=", 1) for kv in line.split()[1:])
-    runs.setdefault((f["op"], f["mode"]), []).append(f)
-print(f"{'op':7} {'batch p50':>10} {'p99':>7} {'1-by-1 p50':>11} {'p99':>7} {'ratio p50':>9}")
-for op in ("mset", "mget", "exists", "del"):
-    b, o = runs.get((op, "batch"), []), runs.get((op, "one_by_one"), [])
-    if not b or not o:
-        continue
-    med = lambda rs, k: statistics.median(float(r[k]) for r in rs) / 1000
-    print(f"{op:7} {med(b, 'p50_us'):10.3f} {med(b, 'p99_us'):7.3f} {med(o, 'p50_us'):11.3f} "
-          f"{med(o, 'p99_us'):7.3f} {med(o, 'p50_us') / med(b, 'p50_us'):8.1f}x")
-PY
+echo "== medians over $REPS runs (ms per 100 keys; ratio: the mode's p50 / the batch's p50)"
+bench_batch_table "$LINES"

@@ -24,7 +24,7 @@ The live examples connect to 127.0.1.1:7001, the first node of
 first node in its place, and nothing else is changed (seed()).
 
   snippets.py check README                           the markers, mirrors, install names
-  snippets.py run-offline README LIBDIR CLI           c-route and cli-offline
+  snippets.py run-offline README LIBDIR CLI           c-route, cli-offline and cli-reshard
   snippets.py run-live README LIBDIR CLI ENV_FILE    c-live and cli-live (a harness cluster.env)
 (LIBDIR: where libcloudroute.so is; CLI: the cloudroute tool.)
 """
@@ -259,6 +259,10 @@ def main() -> None:
             if "127.0.1." not in out:
                 fail(f"cli-offline printed no cloud-A node:\n{out}")
             print("ok: cli-offline")
+            (out, _), = run_cli(snippets["cli-reshard"], cli, SEED_HOST, SEED_PORT)
+            if not re.search(r"^shards: 2 -> 3$", out, re.M) or "cache-a -> cache-c" not in out:
+                fail(f"cli-reshard printed no share of keys that move to the new shard:\n{out}")
+            print("ok: cli-reshard")
         elif what == "run-live":
             host, port = first_seed(pathlib.Path(sys.argv[5]))
             c = snippets["c-live"]
