@@ -82,8 +82,6 @@ py::list RunPipeline(cr_pipeline *raw, py::handle commands) {
   return ResultList(replies, statuses);
 }
 
-}  // namespace
-
 py::object StatusException(cr_status status, const std::string &message) {
   SetStatusError(status, message);
   py::error_already_set e;  // takes the exception just set
