@@ -88,6 +88,9 @@ struct cr_node_replies {
 
 // A pipeline of any live client's engine (cr_client, cr_sharded_client).
 struct cr_pipeline {
+  // A cluster client's: CR_ACCESS_AUTO classes by its command table.
+  explicit cr_pipeline(cloudroute::net::Client *client) : p(client) {}
+  // A client of shard groups'.
   cr_pipeline(cloudroute::net::TopologySource *topo, cloudroute::net::CommandExecutor *exec)
       : p(topo, exec) {}
   cloudroute::net::Pipeline p;

@@ -162,12 +162,20 @@ cr_status ScanNew(cr_scan **out, H *c, const cr_scan_options *opts, const char *
   return CR_OK;
 }
 
+// A pipeline of the cluster client (its command table classes
+// CR_ACCESS_AUTO), or of a client of shard groups.
+inline cr_pipeline *NewPipeline(net::Client *c) { return new cr_pipeline(c); }
+template <typename C>
+cr_pipeline *NewPipeline(C *c) {
+  return new cr_pipeline(&c->topology(), &c->executor());
+}
+
 template <typename H>
 cr_status PipelineNew(cr_pipeline **out, H *c, const char *fn) {
   if (cr_status s = NotNull(out, fn, "out"); s != CR_OK) return s;
   *out = nullptr;
   if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-  *out = new cr_pipeline(&c->client->topology(), &c->client->executor());
+  *out = NewPipeline(c->client.get());
   return CR_OK;
 }
 
