@@ -177,8 +177,9 @@ class SentinelClient(Closing, _native.SentinelClient):
     def _batch(self, kind: str, keys: Sequence[KeyT], values: Optional[Sequence[Arg]] = None) -> Tuple[List[Any], int]:
         results, count, error = self.batch(kind, keys, values)
         if error is not None:
-            error.results = results
-            error.failed_keys = [k for k, r in zip(keys, results) if isinstance(r, Exception)]
+            failed: Any = error  # the attributes are set on this instance only
+            failed.results = results
+            failed.failed_keys = [k for k, r in zip(keys, results) if isinstance(r, Exception)]
             raise error
         return results, count
 
