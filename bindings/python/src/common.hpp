@@ -107,6 +107,49 @@ void RaiseSignalError(cr_status st);
 
 void InitProcess();  // from the module's init: the fork handler, the main thread
 
+// ---- a client of shard groups ---------------------------------------------
+
+// A C client a Python object owns (cr_sentinel_client, cr_sharded_client):
+// freed by the last reference, never in a forked child (see "fork"); Name
+// ("the Sentinel client") is what errors call it. Acquire() refuses a closed
+// or inherited client; Released(f) runs f(T *) without the GIL, holding a
+// reference, and raises a signal handler's exception (see "signals").
+template <class T, void (*Free)(T *), const char *Name>
+struct OwnedClient {
+  struct Handle {
+    T *c = nullptr;
+    const uint64_t generation = ForkGeneration();
+    Handle() = default;
+    Handle(const Handle &) = delete;
+    Handle &operator=(const Handle &) = delete;
+    bool forked() const { return generation != ForkGeneration(); }
+    ~Handle() {
+      if (!forked()) Free(c);  // else the parent's: leaked on purpose
+    }
+  };
+  std::shared_ptr<Handle> h;  // read and reset with the GIL held only
+
+  std::shared_ptr<Handle> Acquire() const {
+    if (!h) ThrowInvalid(std::string(Name) + " is closed");
+    if (h->forked()) ThrowForked(Name);
+    return h;
+  }
+
+  template <class F>
+  cr_status Released(F f) const {
+    std::shared_ptr<Handle> ref = Acquire();
+    GiveWayToSignals();
+    cr_status st;
+    {
+      py::gil_scoped_release nogil;
+      st = f(ref->c);
+      ref.reset();  // the last reference (after close()) frees here, without the GIL
+    }
+    RaiseSignalError(st);
+    return st;
+  }
+};
+
 // Whether the interpreter is shutting down (no Python call may be made from
 // a library thread then).
 bool Finalizing();

@@ -23,42 +23,10 @@ namespace crpy {
 
 namespace {
 
-struct SentinelHandle {
-  cr_sentinel_client *c = nullptr;
-  const uint64_t generation = ForkGeneration();  // see common.hpp, "fork"
-  SentinelHandle() = default;
-  SentinelHandle(const SentinelHandle &) = delete;
-  SentinelHandle &operator=(const SentinelHandle &) = delete;
-  bool forked() const { return generation != ForkGeneration(); }
-  ~SentinelHandle() {
-    if (!forked()) cr_sentinel_client_free(c);  // else the parent's: leaked on purpose
-  }
-};
-
-struct SentinelClient {
-  std::shared_ptr<SentinelHandle> h;  // read and reset with the GIL held only
-
-  std::shared_ptr<SentinelHandle> Acquire() const {
-    if (!h) ThrowInvalid("the Sentinel client is closed");
-    if (h->forked()) ThrowForked("the Sentinel client");
-    return h;
-  }
-
-  // Runs f(cr_sentinel_client *) without the GIL, holding a reference.
-  template <class F>
-  cr_status Released(F f) const {
-    std::shared_ptr<SentinelHandle> ref = Acquire();
-    GiveWayToSignals();
-    cr_status st;
-    {
-      py::gil_scoped_release nogil;
-      st = f(ref->c);
-      ref.reset();  // the last reference (after close()) frees here, without the GIL
-    }
-    RaiseSignalError(st);  // common.hpp, "signals"
-    return st;
-  }
-};
+constexpr char kSentinelClientName[] = "the Sentinel client";
+using SentinelClient =
+    OwnedClient<cr_sentinel_client, cr_sentinel_client_free, kSentinelClientName>;
+using SentinelHandle = SentinelClient::Handle;
 
 // The keyword options, stored where cr_sentinel_client_new reads them.
 struct SentinelOptions {

@@ -21,42 +21,9 @@ namespace crpy {
 
 namespace {
 
-struct ShardedHandle {
-  cr_sharded_client *c = nullptr;
-  const uint64_t generation = ForkGeneration();  // see common.hpp, "fork"
-  ShardedHandle() = default;
-  ShardedHandle(const ShardedHandle &) = delete;
-  ShardedHandle &operator=(const ShardedHandle &) = delete;
-  bool forked() const { return generation != ForkGeneration(); }
-  ~ShardedHandle() {
-    if (!forked()) cr_sharded_client_free(c);  // else the parent's: leaked on purpose
-  }
-};
-
-struct ShardedClient {
-  std::shared_ptr<ShardedHandle> h;  // read and reset with the GIL held only
-
-  std::shared_ptr<ShardedHandle> Acquire() const {
-    if (!h) ThrowInvalid("the sharded client is closed");
-    if (h->forked()) ThrowForked("the sharded client");
-    return h;
-  }
-
-  // Runs f(cr_sharded_client *) without the GIL, holding a reference.
-  template <class F>
-  cr_status Released(F f) const {
-    std::shared_ptr<ShardedHandle> ref = Acquire();
-    GiveWayToSignals();
-    cr_status st;
-    {
-      py::gil_scoped_release nogil;
-      st = f(ref->c);
-      ref.reset();  // the last reference (after close()) frees here, without the GIL
-    }
-    RaiseSignalError(st);  // common.hpp, "signals"
-    return st;
-  }
-};
+constexpr char kShardedClientName[] = "the sharded client";
+using ShardedClient = OwnedClient<cr_sharded_client, cr_sharded_client_free, kShardedClientName>;
+using ShardedHandle = ShardedClient::Handle;
 
 // The keyword options, stored where cr_sharded_client_new reads them.
 struct ShardedOptions {
