@@ -42,8 +42,8 @@ struct AsyncCalls::Call {
   Done done;
 };
 
-AsyncCalls::AsyncCalls(ClientContext *ctx, NodePools *pools, CommandExecutor *executor)
-    : ctx_(ctx), pools_(pools), executor_(executor) {}
+AsyncCalls::AsyncCalls(ClientContext *ctx, CommandExecutor *executor)
+    : ctx_(ctx), executor_(executor) {}
 
 AsyncCalls::~AsyncCalls() { Close(); }
 

@@ -18,7 +18,7 @@ Client::Client(Router *router, std::vector<Seed> seeds, ClientOptions opts)
                return observer_.OnConnect(host, port, conn, timeout_ms);
              }),
       executor_(&ctx_, &pools_),
-      async_(&ctx_, &pools_, &executor_) {
+      async_(&ctx_, &executor_) {
   observer_.SetPools(&pools_);
 }
 

@@ -288,7 +288,8 @@ TEST(Sharded, CommandsAndHostileInput) {
   // set_servers refuses a count mismatch and bad entries, changing nothing.
   const char *one[] = {"127.0.0.1:1"};
   EXPECT_EQ(cr_sharded_client_set_servers(cl.c, one, 1), CR_EINVAL);
-  const char *bad2[] = {Addr(a).c_str(), "nope"};
+  const std::string first = Addr(a);
+  const char *bad2[] = {first.c_str(), "nope"};
   EXPECT_EQ(cr_sharded_client_set_servers(cl.c, bad2, 2), CR_EINVAL);
 
   // Multi-key commands: keys on both shards.

@@ -60,7 +60,7 @@ class AsyncCalls {
   using Done = std::function<void(Result<ReplyPtr>)>;
   static constexpr size_t kMaxWorkers = 4;
 
-  AsyncCalls(ClientContext *ctx, NodePools *pools, CommandExecutor *executor);
+  AsyncCalls(ClientContext *ctx, CommandExecutor *executor);
   ~AsyncCalls();  // Close()
   AsyncCalls(const AsyncCalls &) = delete;
   AsyncCalls &operator=(const AsyncCalls &) = delete;
@@ -89,7 +89,6 @@ class AsyncCalls {
   static int Interrupted(void *self);
 
   ClientContext *const ctx_;
-  NodePools *const pools_;
   CommandExecutor *const executor_;
   mutable std::mutex mu_;
   std::condition_variable cv_;  // outstanding_ down, queue_ or tasks_ grown, closing_
