@@ -29,7 +29,7 @@ cr_status cloudroute::capi::ReadCallOptions(net::CallOptions *out, const cr_call
 }
 
 cr_status cloudroute::capi::CheckNodesCall(cr_node_replies **out, const void *c,
-                                           const cr_call_options *opts, cr_target target,
+                                           const cr_call_options *opts, const cr_target &target,
                                            const char *node, size_t argc, const void *const *argv,
                                            const size_t *argvlen, net::CallOptions *call,
                                            const char *fn) {

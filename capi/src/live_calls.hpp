@@ -19,7 +19,7 @@ namespace capi {
 // Any command on one key, with call options (opts may be NULL); CR_ACCESS_AUTO
 // is refused (the cluster client alone learns a command table).
 template <typename H>
-cr_status CommandCall(cr_reply **out, H *c, const cr_call_options *opts, cr_access access,
+cr_status CommandCall(cr_reply **out, H *c, const cr_call_options *opts, const cr_access &access,
                       size_t key_index, size_t argc, const void *const *argv, const size_t *argvlen,
                       const char *fn) {
   if (cr_status s = CheckCommand(out, c, RawEnum(access), key_index, argc, argv, argvlen, fn);
@@ -126,15 +126,16 @@ cr_status FcallCall(cr_reply **out, H *c, const cr_call_options *opts, const cha
 // The checks of a node-targeted command (target, node, argv, opts); *call
 // gets the call options.
 cr_status CheckNodesCall(cr_node_replies **out, const void *c, const cr_call_options *opts,
-                         cr_target target, const char *node, size_t argc, const void *const *argv,
-                         const size_t *argvlen, net::CallOptions *call, const char *fn);
+                         const cr_target &target, const char *node, size_t argc,
+                         const void *const *argv, const size_t *argvlen, net::CallOptions *call,
+                         const char *fn);
 // The nodes' answers as a cr_node_replies (*out); a failed r is recorded.
 cr_status NodeRepliesOut(cr_node_replies **out, Result<std::vector<net::NodeReply>> r);
 
 template <typename H>
-cr_status NodesCall(cr_node_replies **out, H *c, const cr_call_options *opts, cr_target target,
-                    const char *node, size_t argc, const void *const *argv, const size_t *argvlen,
-                    const char *fn) {
+cr_status NodesCall(cr_node_replies **out, H *c, const cr_call_options *opts,
+                    const cr_target &target, const char *node, size_t argc, const void *const *argv,
+                    const size_t *argvlen, const char *fn) {
   net::CallOptions call;
   if (cr_status s = CheckNodesCall(out, c, opts, target, node, argc, argv, argvlen, &call, fn);
       s != CR_OK) {
