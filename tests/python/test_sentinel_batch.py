@@ -104,6 +104,7 @@ def test_hundred_keys_one_command_per_group(client: SentinelClient, sentinel: Di
     assert client.mget(keys[0], keys[1]) == [f"v:{keys[0]}".encode(), f"v:{keys[1]}".encode()]
     assert client.exists(*keys, "sb:absent") == 100
     assert client.delete(*keys, "sb:absent") == 100
+    synced(client)  # exists and mget are reads: the local replica answers
     assert client.exists(*keys) == 0
     assert client.mget(keys[:3]) == [None, None, None]
 
@@ -111,6 +112,7 @@ def test_hundred_keys_one_command_per_group(client: SentinelClient, sentinel: Di
 def test_binary_get_set_and_expire(client: SentinelClient) -> None:
     key, value = b"sb:\x00bin\xff", b"\x00\xfe\xff v"
     assert client.set(key, value) is True
+    synced(client)  # get is a read: the local replica answers
     assert client.get(key) == value
     assert client.mset({key: value + b"2", b"sb:\x01": b"\x00"}) is True
     assert client.execute_command("GET", key) == value + b"2"
