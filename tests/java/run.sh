@@ -2,7 +2,7 @@
 # tests/java/run.sh — the JVM binding's tests (bindings/java, bindings/clojure,
 # bindings/java/clients): JUnit 5 and clojure.test through Maven, against two-cloud
 # clusters and a Sentinel setup started by scripts/redis-harness.sh (ports:
-# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609; bus ports +10000), the
+# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609, 8961-8989; bus ports +10000), the
 # binding's JUnit tests under -Xcheck:jni, failing on any JNI warning. Servers
 # run under the global lock /tmp/cr-servers.lock and are stopped on exit.
 #
@@ -10,7 +10,10 @@
 # Environment: CR_JAVA_PORT (cluster base port, default 7701),
 # CR_JAVA_SENTINEL_PORT (default 7721), CR_JAVA_KILL_PORT (the cluster whose
 # replica a test kills, default 7741), CR_JAVA_FAILOVER_PORT (the cluster whose
-# shards the adapters' tests fail over into the other cloud, default 8601), JEDIS_VERSION / LETTUCE_VERSION (the client
+# shards the adapters' tests fail over into the other cloud, default 8601),
+# CR_JAVA_SHARDED_PORT (the first of the standalone servers the pre-sharded
+# client's JUnit and Clojure tests start themselves, 127.0.0.1, default 8961;
+# they use 8961-8989), JEDIS_VERSION / LETTUCE_VERSION (the client
 # versions the adapters are tested with; defaults in bindings/java/clients/pom.xml),
 # CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis test, default
 # 7.5.3; "" for none), MVN (default mvn).
@@ -47,6 +50,7 @@ export CR_JAVA_CLUSTER_ENV="$dir/cluster/cluster.env"
 export CR_JAVA_SENTINEL_ENV="$dir/sentinel/sentinel.env"
 export CR_JAVA_KILL_ENV="$dir/kill/cluster.env"
 export CR_JAVA_FAILOVER_ENV="$dir/failover/cluster.env"
+export CR_JAVA_SHARDED_PORT="${CR_JAVA_SHARDED_PORT:-8961}"
 versions=()
 [[ -n "${JEDIS_VERSION:-}" ]] && versions+=("-Djedis.version=$JEDIS_VERSION")
 [[ -n "${LETTUCE_VERSION:-}" ]] && versions+=("-Dlettuce.version=$LETTUCE_VERSION")

@@ -12,7 +12,7 @@
 
 /* ---- options ---- */
 
-static int fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
+int crj_fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
   for (int i = 0; i < n; ++i) out[i] = NULL;
   for (int i = 0; i < n; ++i) {
     jstring s = (jstring)(*env)->GetObjectArrayElement(env, strs, i);
@@ -26,8 +26,8 @@ static int fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n) {
 /* A Java int or long option is refused when negative (it would reach C as a
  * huge unsigned value), with the Python binding's message; the C library
  * judges every other range. A NULL name (a double's bits) is not checked. */
-static int options_unsigned(JNIEnv *env, const jint *u, const char *const *u_names, int nu,
-                            const jlong *w, const char *const *w_names, int nw) {
+int crj_options_unsigned(JNIEnv *env, const jint *u, const char *const *u_names, int nu,
+                         const jlong *w, const char *const *w_names, int nw) {
   for (int i = 0; i < nu; ++i) {
     if (!crj_unsigned(env, u[i], u_names[i])) return 0;
   }
@@ -44,8 +44,8 @@ static int options_unsigned(JNIEnv *env, const jint *u, const char *const *u_nam
 
 /* Reads a Java options object's arrays (the layout of jni_options.h); 0 with
  * an exception pending when one is missing or too short. */
-static int options_take(JNIEnv *env, jintArray u32, jint *u, int nu, jlongArray u64, jlong *w,
-                        int nw) {
+int crj_options_take(JNIEnv *env, jintArray u32, jint *u, int nu, jlongArray u64, jlong *w,
+                     int nw) {
   if (!crj_need(env, u32, "u32") || !crj_need(env, u64, "u64")) return 0;
   (*env)->GetIntArrayRegion(env, u32, 0, nu, u);
   (*env)->GetLongArrayRegion(env, u64, 0, nw, w);
@@ -71,16 +71,17 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls
   cr_client_options_init(&o, sizeof o);
   jint u[CRJ_CLIENT_OPTIONS_U32];
   jlong w[CRJ_CLIENT_OPTIONS_U64];
-  if (!options_take(env, u32, u, CRJ_CLIENT_OPTIONS_U32, u64, w, CRJ_CLIENT_OPTIONS_U64) ||
-      !options_unsigned(env, u, crj_client_options_u32_names, CRJ_CLIENT_OPTIONS_U32, w,
-                        crj_client_options_u64_names, CRJ_CLIENT_OPTIONS_U64))
+  if (!crj_options_take(env, u32, u, CRJ_CLIENT_OPTIONS_U32, u64, w, CRJ_CLIENT_OPTIONS_U64) ||
+      !crj_options_unsigned(env, u, crj_client_options_u32_names, CRJ_CLIENT_OPTIONS_U32, w,
+                            crj_client_options_u64_names, CRJ_CLIENT_OPTIONS_U64))
     return 0;
   crj_client_options_set(&o, u, w);
   char *s[CRJ_CLIENT_OPTIONS_STRS] = {NULL};
   char *seed_text = NULL;
   cr_client *c = NULL;
   cr_status st = CR_OK;
-  if (fill_strings(env, strs, s, CRJ_CLIENT_OPTIONS_STRS) && crj_cstring(env, seeds, &seed_text) &&
+  if (crj_fill_strings(env, strs, s, CRJ_CLIENT_OPTIONS_STRS) &&
+      crj_cstring(env, seeds, &seed_text) &&
       crj_log_route(env, (cr_config *)CRJ_PTR(cfg), log_level)) {
     crj_client_options_set_strings(&o, s);
     st = cr_client_new(&c, (const cr_config *)CRJ_PTR(cfg), &o, seed_text);
@@ -340,9 +341,9 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jc
   jint u[CRJ_SENTINEL_OPTIONS_U32];
   jlong w[CRJ_SENTINEL_OPTIONS_U64];
   if (!crj_need(env, names, "names") ||
-      !options_take(env, u32, u, CRJ_SENTINEL_OPTIONS_U32, u64, w, CRJ_SENTINEL_OPTIONS_U64) ||
-      !options_unsigned(env, u, crj_sentinel_options_u32_names, CRJ_SENTINEL_OPTIONS_U32, w,
-                        crj_sentinel_options_u64_names, CRJ_SENTINEL_OPTIONS_U64))
+      !crj_options_take(env, u32, u, CRJ_SENTINEL_OPTIONS_U32, u64, w, CRJ_SENTINEL_OPTIONS_U64) ||
+      !crj_options_unsigned(env, u, crj_sentinel_options_u32_names, CRJ_SENTINEL_OPTIONS_U32, w,
+                            crj_sentinel_options_u64_names, CRJ_SENTINEL_OPTIONS_U64))
     return 0;
   crj_sentinel_options_set(&o, u, w);
   char *s[CRJ_SENTINEL_OPTIONS_STRS] = {NULL};
@@ -350,7 +351,7 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jc
   char **group_names = calloc((size_t)n + 1, sizeof(char *));
   char *sentinel_text = NULL;
   cr_sentinel_client *c = NULL;
-  int ok = group_names != NULL && fill_strings(env, strs, s, CRJ_SENTINEL_OPTIONS_STRS) &&
+  int ok = group_names != NULL && crj_fill_strings(env, strs, s, CRJ_SENTINEL_OPTIONS_STRS) &&
            crj_cstring(env, sentinels, &sentinel_text);
   for (jsize i = 0; ok && i < n; ++i) {
     jstring name = (jstring)(*env)->GetObjectArrayElement(env, names, i);

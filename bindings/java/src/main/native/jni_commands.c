@@ -91,12 +91,13 @@ static jobjectArray pipeline_results(JNIEnv *env, cr_reply **replies, const cr_s
   return (*env)->ExceptionCheck(env) ? NULL : out;
 }
 
-/* Runs n commands at once on client h: argv[i] (an Object[]), access[i],
- * key_index[i] (< 0: the node hosts[i]:ports[i]). Returns the results in
- * order, statuses[i] receiving each one's status. */
+/* Runs n commands at once on client h (kind 0: a cr_client, 1: a
+ * cr_sharded_client): argv[i] (an Object[]), access[i], key_index[i] (< 0:
+ * the node hosts[i]:ports[i]). Returns the results in order, statuses[i]
+ * receiving each one's status. */
 JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Pipeline_execute0(
-    JNIEnv *env, jclass cls, jlong h, jintArray access, jintArray key_index, jobjectArray hosts,
-    jintArray ports, jobjectArray argv, jintArray statuses) {
+    JNIEnv *env, jclass cls, jint kind, jlong h, jintArray access, jintArray key_index,
+    jobjectArray hosts, jintArray ports, jobjectArray argv, jintArray statuses) {
   if (!crj_need(env, argv, "commands")) return NULL;
   jsize n = (*env)->GetArrayLength(env, argv);
   if (!long_enough(env, access, n, "access") || !long_enough(env, key_index, n, "key indexes") ||
@@ -118,7 +119,8 @@ JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Pipeline_execute0(
   (*env)->GetIntArrayRegion(env, access, 0, n, ints);
   (*env)->GetIntArrayRegion(env, key_index, 0, n, ints + n);
   (*env)->GetIntArrayRegion(env, ports, 0, n, ints + 2 * n);
-  cr_status s = cr_pipeline_new(&p, CLIENT(h));
+  cr_status s = kind == 0 ? cr_pipeline_new(&p, CLIENT(h))
+                          : cr_sharded_pipeline_new(&p, (cr_sharded_client *)CRJ_PTR(h));
   if (s != CR_OK) {
     crj_throw(env, s);
     goto done;

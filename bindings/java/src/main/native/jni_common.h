@@ -96,6 +96,15 @@ typedef struct crj_packed {
 int crj_packed_open(JNIEnv *env, crj_packed *p, jbyteArray data, jintArray ends, jint n);
 void crj_packed_close(JNIEnv *env, crj_packed *p);
 
+/* Options objects of the live clients (jni_client.c): the n strings of strs
+ * copied to out (free each); the u32 / u64 arrays read into u and w; every
+ * u32 entry and every named u64 entry refused when negative (it would reach C
+ * as a huge unsigned value). Each returns 0 with an exception pending. */
+int crj_fill_strings(JNIEnv *env, jobjectArray strs, char **out, int n);
+int crj_options_take(JNIEnv *env, jintArray u32, jint *u, int nu, jlongArray u64, jlong *w, int nw);
+int crj_options_unsigned(JNIEnv *env, const jint *u, const char *const *u_names, int nu,
+                         const jlong *w, const char *const *w_names, int nw);
+
 /* Log events of clients into SLF4J (jni_log.c). crj_log_init, from
  * JNI_OnLoad, returns 0 when io.cloudroute.NativeLog is missing;
  * crj_log_route sends the events of clients made from cfg at or above

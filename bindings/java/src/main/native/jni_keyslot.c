@@ -40,6 +40,9 @@ JNIEXPORT void JNICALL Java_io_cloudroute_NativeResource_free(JNIEnv *env, jclas
     case 10:
       cr_pinned_free((cr_pinned *)p);
       break;
+    case 11:
+      cr_sharded_client_free((cr_sharded_client *)p);
+      break;
     default:
       break;
   }

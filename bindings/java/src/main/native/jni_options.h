@@ -223,5 +223,87 @@ static inline void crj_sentinel_options_set_strings(cr_sentinel_options *o, char
   o->tls_server_name = s[9];
 }
 
+#define CRJ_SHARDED_OPTIONS_U32 19
+#define CRJ_SHARDED_OPTIONS_U64 1
+#define CRJ_SHARDED_OPTIONS_STRS 8
+
+/* The field of each u32 and u64 entry (NULL: a double, not range-checked). */
+static const char *const crj_sharded_options_u32_names[CRJ_SHARDED_OPTIONS_U32] = {
+    "connect_timeout_ms",
+    "command_timeout_ms",
+    "command_timeout_ms",
+    "command_timeout_ms",
+    "command_timeout_ms",
+    "command_timeout_ms",
+    "pool_size",
+    "pool_idle_ms",
+    "max_retries",
+    "retry_backoff_ms",
+    "tcp_keepalive_s",
+    "tcp_user_timeout_ms",
+    "db",
+    "tls",
+    "tls_verify",
+    "hedge_mode",
+    "hedge_delay_ms",
+    "hedge_min_delay_ms",
+    "hedge_budget_percent",
+};
+static const char *const crj_sharded_options_u64_names[CRJ_SHARDED_OPTIONS_U64 > 0 ? CRJ_SHARDED_OPTIONS_U64 : 1] = {
+    NULL,
+};
+
+static inline void crj_sharded_options_get(const cr_sharded_options *o, jint *u, jlong *w) {
+  u[0] = (jint)o->connect_timeout_ms;
+  for (int k = 0; k < 5; ++k) u[1 + k] = (jint)o->command_timeout_ms[k];
+  u[6] = (jint)o->pool_size;
+  u[7] = (jint)o->pool_idle_ms;
+  u[8] = (jint)o->max_retries;
+  u[9] = (jint)o->retry_backoff_ms;
+  u[10] = (jint)o->tcp_keepalive_s;
+  u[11] = (jint)o->tcp_user_timeout_ms;
+  u[12] = (jint)o->db;
+  u[13] = (jint)o->tls;
+  u[14] = (jint)o->tls_verify;
+  u[15] = (jint)o->hedge_mode;
+  u[16] = (jint)o->hedge_delay_ms;
+  u[17] = (jint)o->hedge_min_delay_ms;
+  u[18] = (jint)o->hedge_budget_percent;
+  memcpy(&w[0], &o->hedge_percentile, sizeof w[0]);
+}
+
+/* Sets every field but the strings (their owner sets them). An enum's
+ * value out of range is the library's to refuse. */
+static inline void crj_sharded_options_set(cr_sharded_options *o, const jint *u, const jlong *w) {
+  o->connect_timeout_ms = (uint32_t)u[0];
+  for (int k = 0; k < 5; ++k) o->command_timeout_ms[k] = (uint32_t)u[1 + k];
+  o->pool_size = (uint32_t)u[6];
+  o->pool_idle_ms = (uint32_t)u[7];
+  o->max_retries = (uint32_t)u[8];
+  o->retry_backoff_ms = (uint32_t)u[9];
+  o->tcp_keepalive_s = (uint32_t)u[10];
+  o->tcp_user_timeout_ms = (uint32_t)u[11];
+  o->db = (uint32_t)u[12];
+  o->tls = (int)u[13];
+  o->tls_verify = (int)u[14];
+  o->hedge_mode = (cr_hedge_mode)u[15];
+  o->hedge_delay_ms = (uint32_t)u[16];
+  o->hedge_min_delay_ms = (uint32_t)u[17];
+  o->hedge_budget_percent = (uint32_t)u[18];
+  memcpy(&o->hedge_percentile, &w[0], sizeof o->hedge_percentile);
+}
+
+/* Points the string fields at s[0 .. CRJ_SHARDED_OPTIONS_STRS - 1] (borrowed). */
+static inline void crj_sharded_options_set_strings(cr_sharded_options *o, char *const *s) {
+  o->username = s[0];
+  o->password = s[1];
+  o->client_name = s[2];
+  o->tls_ca_file = s[3];
+  o->tls_ca_dir = s[4];
+  o->tls_cert_file = s[5];
+  o->tls_key_file = s[6];
+  o->tls_server_name = s[7];
+}
+
 #endif /* CRJ_JNI_OPTIONS_H */
 /* clang-format on */

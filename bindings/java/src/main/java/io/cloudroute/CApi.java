@@ -362,4 +362,99 @@ final class CApi {
     static final int[] U32_DEFAULTS = {1000, 500, 1000, 1000, 2000, 2000, 1000, 5000, 8, 60000, 5, 50, 15, 10000, 0, 3, 1000, 0, 1, 0, 20, 2, 10};
     static final long[] U64_DEFAULTS = {Double.doubleToRawLongBits(99.0)};
   }
+
+  /** Where ShardedOptions keeps each field of cr_sharded_options (jni_options.h reads the same). */
+  static final class ShardedOptionsLayout {
+    private ShardedOptionsLayout() {}
+
+    static final int U32_COUNT = 19;
+    static final int U64_COUNT = 1;
+    static final int STR_COUNT = 8;
+    /** u32[0]: cr_sharded_options.connect_timeout_ms */
+    static final int CONNECT_TIMEOUT_MS = 0;
+    /** u32[1..5]: cr_sharded_options.command_timeout_ms */
+    static final int COMMAND_TIMEOUT_MS = 1;
+    /** u32[6]: cr_sharded_options.pool_size */
+    static final int POOL_SIZE = 6;
+    /** u32[7]: cr_sharded_options.pool_idle_ms */
+    static final int POOL_IDLE_MS = 7;
+    /** u32[8]: cr_sharded_options.max_retries */
+    static final int MAX_RETRIES = 8;
+    /** u32[9]: cr_sharded_options.retry_backoff_ms */
+    static final int RETRY_BACKOFF_MS = 9;
+    /** u32[10]: cr_sharded_options.tcp_keepalive_s */
+    static final int TCP_KEEPALIVE_S = 10;
+    /** u32[11]: cr_sharded_options.tcp_user_timeout_ms */
+    static final int TCP_USER_TIMEOUT_MS = 11;
+    /** u32[12]: cr_sharded_options.db */
+    static final int DB = 12;
+    /** u32[13]: cr_sharded_options.tls */
+    static final int TLS = 13;
+    /** u32[14]: cr_sharded_options.tls_verify */
+    static final int TLS_VERIFY = 14;
+    /** u32[15]: cr_sharded_options.hedge_mode */
+    static final int HEDGE_MODE = 15;
+    /** u32[16]: cr_sharded_options.hedge_delay_ms */
+    static final int HEDGE_DELAY_MS = 16;
+    /** u32[17]: cr_sharded_options.hedge_min_delay_ms */
+    static final int HEDGE_MIN_DELAY_MS = 17;
+    /** u32[18]: cr_sharded_options.hedge_budget_percent */
+    static final int HEDGE_BUDGET_PERCENT = 18;
+    /** u64[0]: cr_sharded_options.hedge_percentile */
+    static final int HEDGE_PERCENTILE = 0;
+    /** str[0]: cr_sharded_options.username */
+    static final int USERNAME = 0;
+    /** str[1]: cr_sharded_options.password */
+    static final int PASSWORD = 1;
+    /** str[2]: cr_sharded_options.client_name */
+    static final int CLIENT_NAME = 2;
+    /** str[3]: cr_sharded_options.tls_ca_file */
+    static final int TLS_CA_FILE = 3;
+    /** str[4]: cr_sharded_options.tls_ca_dir */
+    static final int TLS_CA_DIR = 4;
+    /** str[5]: cr_sharded_options.tls_cert_file */
+    static final int TLS_CERT_FILE = 5;
+    /** str[6]: cr_sharded_options.tls_key_file */
+    static final int TLS_KEY_FILE = 6;
+    /** str[7]: cr_sharded_options.tls_server_name */
+    static final int TLS_SERVER_NAME = 7;
+    /** The field names, as the C struct has them, by kind and index. */
+    static final String[] U32_NAMES = {
+      "connect_timeout_ms",
+      "command_timeout_ms",
+      "command_timeout_ms",
+      "command_timeout_ms",
+      "command_timeout_ms",
+      "command_timeout_ms",
+      "pool_size",
+      "pool_idle_ms",
+      "max_retries",
+      "retry_backoff_ms",
+      "tcp_keepalive_s",
+      "tcp_user_timeout_ms",
+      "db",
+      "tls",
+      "tls_verify",
+      "hedge_mode",
+      "hedge_delay_ms",
+      "hedge_min_delay_ms",
+      "hedge_budget_percent",
+    };
+    static final String[] U64_NAMES = {
+      "hedge_percentile",
+    };
+    static final String[] STR_NAMES = {
+      "username",
+      "password",
+      "client_name",
+      "tls_ca_file",
+      "tls_ca_dir",
+      "tls_cert_file",
+      "tls_key_file",
+      "tls_server_name",
+    };
+    /** The header's defaults of the u32 and u64 fields (a double as its bits). */
+    static final int[] U32_DEFAULTS = {1000, 500, 1000, 1000, 2000, 2000, 8, 60000, 3, 50, 15, 10000, 0, 0, 1, 0, 20, 2, 10};
+    static final long[] U64_DEFAULTS = {Double.doubleToRawLongBits(99.0)};
+  }
 }

@@ -568,16 +568,16 @@ public final class Client extends NativeResource {
     return replies.values().iterator().next();
   }
 
-  private static int timeout(CallOptions options) {
+  static int timeout(CallOptions options) {
     return options == null ? 0 : options.timeoutMs;
   }
 
-  private static Object[] array(List<?> list, String what) {
+  static Object[] array(List<?> list, String what) {
     if (list == null) throw invalid(what + " is null");
     return list.toArray();
   }
 
-  private static CloudRouteException invalid(String message) {
+  static CloudRouteException invalid(String message) {
     return new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL, message);
   }
 

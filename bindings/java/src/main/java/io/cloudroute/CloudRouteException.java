@@ -1,5 +1,8 @@
 package io.cloudroute;
 
+import java.util.Collections;
+import java.util.List;
+
 /**
  * A libcloudroute call failed. {@link #status()} is the C status code ({@code CR_E*}, negative; the
  * constants are {@link StatusCodes}'); the message is the library's ({@code cr_last_error()}).
@@ -11,9 +14,38 @@ public class CloudRouteException extends RuntimeException implements StatusCodes
 
   private final int status;
 
+  // Set on the exception of a batch call whose keys partly failed (not serialized).
+  private transient List<Object> failedKeys;
+  private transient List<Object> results;
+
   public CloudRouteException(int status, String message) {
     super(message == null || message.isEmpty() ? statusName(status) : message);
     this.status = status;
+  }
+
+  /**
+   * The keys of a batch call (the Sentinel client's mget, mset, del, exists) that failed, in call
+   * order; empty for any other call. The batch's other keys succeeded: a batch is not a
+   * transaction.
+   */
+  public List<Object> failedKeys() {
+    return failedKeys == null ? Collections.emptyList() : failedKeys;
+  }
+
+  /**
+   * A batch call's result per key, in call order: the value (mget) or null (the others) for a key
+   * that succeeded, the CloudRouteException of its group's failure in a failed key's place; empty
+   * for any other call.
+   */
+  public List<Object> results() {
+    return results == null ? Collections.emptyList() : results;
+  }
+
+  /** Sets what a failed batch reports (the Sentinel client's batches). */
+  CloudRouteException withBatch(List<Object> failedKeys, List<Object> results) {
+    this.failedKeys = Collections.unmodifiableList(failedKeys);
+    this.results = Collections.unmodifiableList(results);
+    return this;
   }
 
   /** The C status code (CR_EINVAL = -1 ...). */

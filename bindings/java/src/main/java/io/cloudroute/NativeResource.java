@@ -38,6 +38,7 @@ abstract class NativeResource implements AutoCloseable {
   static final int KIND_SCAN = 8;
   static final int KIND_SCRIPT = 9;
   static final int KIND_PINNED = 10;
+  static final int KIND_SHARDED = 11;
 
   static {
     NativeLoader.load();

@@ -39,7 +39,9 @@ import java.util.function.Function;
  * Java until execute(), which empties it; a pipeline holds no native resource.
  */
 public final class Pipeline {
-  private final Client client;
+  // A Client (kind 0) or a ShardedClient (kind 1: commands placed by their key's shard).
+  private final NativeResource client;
+  private final int kind;
   // One entry per queued command.
   private final List<Object[]> args = new ArrayList<>();
   private final IntList access = new IntList();
@@ -52,7 +54,12 @@ public final class Pipeline {
   private final List<Function<List<Object>, Object>> combines = new ArrayList<>();
 
   Pipeline(Client client) {
+    this(client, 0);
+  }
+
+  Pipeline(NativeResource client, int kind) {
     this.client = client;
+    this.kind = kind;
   }
 
   /** Queued calls (a multi-key call counts once). */
@@ -352,7 +359,7 @@ public final class Pipeline {
     Object[] replies;
     long p = client.acquire();
     try {
-      replies = execute0(p, acc, keys, nodeHosts, nodePorts, argv, statuses);
+      replies = execute0(kind, p, acc, keys, nodeHosts, nodePorts, argv, statuses);
     } finally {
       client.release();
     }
@@ -394,11 +401,12 @@ public final class Pipeline {
   }
 
   /**
-   * Runs argv[i] for i < n on client h (access[i]; keyIndex[i], or the node hosts[i]:ports[i] when
-   * it is -1): each result in place, its status in statuses[i] (a failed command's place holds its
-   * message).
+   * Runs argv[i] for i < n on client h (kind 0: a Client, 1: a ShardedClient; access[i];
+   * keyIndex[i], or the node hosts[i]:ports[i] when it is -1): each result in place, its status in
+   * statuses[i] (a failed command's place holds its message).
    */
   private static native Object[] execute0(
+      int kind,
       long h,
       int[] access,
       int[] keyIndex,

@@ -1,11 +1,16 @@
 package io.cloudroute;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Shard groups kept current by Redis Sentinel: one group per Sentinel master name, keys placed by a
  * built {@link Ring} (ring shard i is group i). Reads go to the key's group's instances nearest
- * first, writes to its master. Safe for any number of threads. Replies as {@link Client#command}.
+ * first, writes to its master. The batches ({@link #mget}, {@link #mset}, {@link #del}, {@link
+ * #exists}) send one command per group, every group at once, and say which keys failed. Safe for
+ * any number of threads. Replies as {@link Client#command}.
  */
 public final class SentinelClient extends NativeResource {
   private final ShardGroups groups;
@@ -48,6 +53,136 @@ public final class SentinelClient extends NativeResource {
     }
   }
 
+  /** A read command whose key is its first argument: {@code read("HGET", "h", "f")}. */
+  public Object read(Object... args) {
+    return command(Access.READ, 1, args);
+  }
+
+  /** A write command whose key is its first argument: {@code write("HSET", "h", "f", "v")}. */
+  public Object write(Object... args) {
+    return command(Access.WRITE, 1, args);
+  }
+
+  /** GET (a read: the group's instances nearest first); null when the key does not exist. */
+  public byte[] get(byte[] key) {
+    return (byte[]) command(Access.READ, 1, "GET", key);
+  }
+
+  /** GET of a String key, the value decoded as UTF-8; null when the key does not exist. */
+  public String get(String key) {
+    byte[] v = get(key == null ? null : key.getBytes(StandardCharsets.UTF_8));
+    return v == null ? null : new String(v, StandardCharsets.UTF_8);
+  }
+
+  /** SET key value on the key's group's master (key and value: String or byte[]). */
+  public void set(Object key, Object value) {
+    command(Access.WRITE, 1, "SET", key, value);
+  }
+
+  /** PEXPIRE key (seconds x 1000): true when the time to live was set, false without the key. */
+  public boolean expire(Object key, long seconds) {
+    if (seconds <= 0 || seconds > Long.MAX_VALUE / 1000) {
+      throw Client.invalid("expire: seconds must be in 1 .. " + Long.MAX_VALUE / 1000);
+    }
+    long p = acquire();
+    try {
+      return expire0(p, key, seconds * 1000);
+    } finally {
+      release();
+    }
+  }
+
+  // ---- batches: one command per group, every group at once ---------------------------------
+  //
+  // A batch is not a transaction: each group's command succeeds or fails on its own. When keys
+  // failed, the call throws the exception of the first failed key's status (its message names
+  // every failed group, its keys' positions and its error), whose failedKeys() and results()
+  // say which keys failed and give every key's result; the other keys' writes stand.
+
+  /**
+   * MGET: each key's value or null, in key order — one MGET per group (the groups' instances
+   * nearest first).
+   *
+   * @throws CloudRouteException when a group failed: {@link CloudRouteException#results()} holds
+   *     the other keys' values, the failed keys' exceptions in their places
+   */
+  public List<byte[]> mget(Object... keys) {
+    List<Object> results = batch(OP_MGET, keys, null).results;
+    List<byte[]> out = new ArrayList<>(results.size());
+    for (Object v : results) out.add((byte[]) v);
+    return out;
+  }
+
+  /** MSET of every pair — one MSET per group, on its master. Throws as {@link #mget}. */
+  public void mset(Map<?, ?> pairs) {
+    if (pairs == null) throw Client.invalid("pairs is null");
+    Object[] keys = new Object[pairs.size()];
+    Object[] values = new Object[pairs.size()];
+    int i = 0;
+    for (Map.Entry<?, ?> e : pairs.entrySet()) {
+      keys[i] = e.getKey();
+      values[i++] = e.getValue();
+    }
+    batch(OP_MSET, keys, values);
+  }
+
+  /** DEL — one DEL per group: how many of keys existed. Throws as {@link #mget}. */
+  public long del(Object... keys) {
+    return batch(OP_DEL, keys, null).count;
+  }
+
+  /** How many of keys exist (a key given twice counts twice) — one EXISTS per group. */
+  public long exists(Object... keys) {
+    return batch(OP_EXISTS, keys, null).count;
+  }
+
+  private static final int OP_MGET = 0;
+  private static final int OP_DEL = 1;
+  private static final int OP_MSET = 2;
+  private static final int OP_EXISTS = 3;
+
+  /** A batch's per-key results and its count (DEL, EXISTS). */
+  private static final class Batch {
+    final List<Object> results;
+    final long count;
+
+    Batch(List<Object> results, long count) {
+      this.results = results;
+      this.count = count;
+    }
+  }
+
+  private Batch batch(int op, Object[] keys, Object[] values) {
+    int n = keys == null ? 0 : keys.length;
+    int[] statuses = new int[n];
+    long[] count = new long[1];
+    String[] message = new String[1];
+    Object[] replies;
+    long p = acquire();
+    try {
+      replies = batch0(p, op, keys, values, statuses, count, message);
+    } finally {
+      release();
+    }
+    List<Object> results = new ArrayList<>(n);
+    List<Object> failedKeys = new ArrayList<>();
+    int first = 0;
+    for (int i = 0; i < n; i++) {
+      if (statuses[i] == 0) {
+        results.add(replies[i]);
+        continue;
+      }
+      if (first == 0) first = statuses[i];
+      failedKeys.add(keys[i]);
+      String why = op == OP_MGET ? (String) replies[i] : message[0];
+      results.add(CloudRouteException.of(statuses[i], why));
+    }
+    if (first != 0) {
+      throw CloudRouteException.of(first, message[0]).withBatch(failedKeys, results);
+    }
+    return new Batch(results, count[0]);
+  }
+
   /** Asks the sentinels about every group now. */
   public void refresh() {
     long p = acquire();
@@ -85,6 +220,17 @@ public final class SentinelClient extends NativeResource {
       String sentinels);
 
   private static native long groups0(long h);
+
+  private static native Object[] batch0(
+      long h,
+      int op,
+      Object[] keys,
+      Object[] values,
+      int[] statuses,
+      long[] count,
+      String[] message);
+
+  private static native boolean expire0(long h, Object key, long ms);
 
   private static native void stats0(long h, long[] out);
 }

@@ -13,7 +13,7 @@ import redis.clients.jedis.util.JedisClusterCRC16;
 import redis.clients.jedis.util.ShardInfo;
 import redis.clients.jedis.util.Sharded;
 
-/** The real Jedis 3.9.0 (Maven Central, test scope) and libcloudroute give the same answers. */
+/** The real Jedis 3.10.0 (Maven Central, test scope) and libcloudroute give the same answers. */
 class JedisCompatTest {
   private static final int KEYS = 4000;
 
