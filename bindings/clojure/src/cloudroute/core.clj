@@ -10,13 +10,17 @@
   The live client: typed commands (fetch, store!, hgetall, zadd! ...), pipeline (a vector of
   command vectors in, a vector of results out), scan (a reducible of every key), eval-script
   and fcall, transaction (WATCH/MULTI/EXEC pinned to one slot), on-node / on-masters /
-  on-all-nodes. Its failures are ex-info with the status as data (:cloudroute/status,
-  :cloudroute/code, :cloudroute/kind); the routing functions throw the Java
-  CloudRouteException itself."
+  on-all-nodes. The pre-sharded client (sharded-client: ShardedJedis's servers and ring) and
+  the Sentinel client (sentinel-client) take the same command, fetch, store!, mget, mset!,
+  del!, exists and expire! (and, pre-sharded, pipeline and eval-script). Failures are ex-info
+  with the status as data (:cloudroute/status, :cloudroute/code, :cloudroute/kind; a Sentinel
+  batch adds :cloudroute/failed-keys and :cloudroute/results); the routing functions throw
+  the Java CloudRouteException itself."
   (:import (io.cloudroute Access CallOptions Candidate Client ClientOptions ClientStats CloudRoute
                           CloudRouteException Config HashAlgo HedgeMode NodeInfo
                           NodeStats Pipeline Policy Ring Ring$Builder RingAlgo RingNaming Route Router
-                          Scan ScanOptions Script ShardGroups Tier Topology Topology$Format
+                          Scan ScanOptions Script SentinelClient SentinelOptions ShardGroups
+                          ShardedClient ShardedOptions Tier Topology Topology$Format
                           Transaction)
            (java.nio.charset StandardCharsets)))
 
@@ -208,8 +212,14 @@
         (.shard b ^String (some-> s name) (int 1))))
     (.build b)))
 
-(defn locate "The 0-based shard index of key k on ring." ^long [^Ring ring k]
-  (if (string? k) (.locate ring ^String k) (.locate ring ^bytes k)))
+(declare client-groups)
+
+(defn locate
+  "The 0-based shard index of key k on a ring, or on the ring of a sharded or Sentinel client."
+  ^long [ring k]
+  (if (instance? Ring ring)
+    (if (string? k) (.locate ^Ring ring ^String k) (.locate ^Ring ring ^bytes k))
+    (.locate ^ShardGroups (client-groups ring) k)))
 
 ;; ---------------------------------------------------------------- live cluster client
 
@@ -226,7 +236,20 @@
                       "internal" :error
                       (keyword (.replace (.family e) "_" "-")))})
 
-(defn- ex [^CloudRouteException e] (ex-info (.getMessage e) (status-data e) e))
+(declare utf8)
+
+(defn- ex
+  "A CloudRouteException as ex-info. A batch whose keys partly failed (the Sentinel client's
+  mget, mset!, del!, exists) adds :cloudroute/failed-keys (as given, in call order) and
+  :cloudroute/results (per key: the value (mget, a String) or nil, a failed key's ex-info)."
+  [^CloudRouteException e]
+  (ex-info (.getMessage e)
+           (cond-> (status-data e)
+             (seq (.failedKeys e))
+             (assoc :cloudroute/failed-keys (vec (.failedKeys e))
+                    :cloudroute/results (mapv #(if (instance? CloudRouteException %) (ex %) (utf8 %))
+                                              (.results e))))
+           e))
 
 (defmacro ^:private checked
   "body, a CloudRouteException rethrown as ex-info with its status as data (the Java exception
@@ -252,6 +275,17 @@
 (def ^:private tiers {:local Tier/LOCAL :same-region Tier/SAME_REGION :same-cloud Tier/SAME_CLOUD
                       :other-cloud Tier/OTHER_CLOUD :unknown Tier/UNKNOWN})
 
+(defn- tier-timeouts!
+  "Applies :command-timeout-ms (ms, or {:local 200 :other-cloud 1000 ...}) with set-all and
+  set-tier."
+  [ms set-all set-tier]
+  (if (map? ms)
+    (doseq [[t v] ms]
+      (set-tier (or (tiers t) (throw (IllegalArgumentException. (str "cloudroute: no tier " (pr-str t)))))
+                (int v)))
+    (when ms (set-all (int ms)))))
+
+
 (defn- client-options
   "ClientOptions from the option map of `client` (every key optional)."
   ^ClientOptions [{:keys [connect-timeout-ms command-timeout-ms pool-size pool-idle-ms
@@ -270,12 +304,8 @@
     (when hedge-budget-percent (.hedgeBudgetPercent o (int hedge-budget-percent)))
     (when hedge-percentile (.hedgePercentile o (double hedge-percentile)))
     (when connect-timeout-ms (.connectTimeoutMs o (int connect-timeout-ms)))
-    (if (map? command-timeout-ms)
-      (doseq [[t ms] command-timeout-ms]
-        (.commandTimeoutMs o ^Tier (or (tiers t) (throw (IllegalArgumentException.
-                                                         (str "cloudroute: no tier " (pr-str t)))))
-                           (int ms)))
-      (when command-timeout-ms (.commandTimeoutMs o (int command-timeout-ms))))
+    (tier-timeouts! command-timeout-ms #(.commandTimeoutMs o (int %))
+                    #(.commandTimeoutMs o ^Tier %1 (int %2)))
     (when pool-size (.poolSize o (int pool-size)))
     (when pool-idle-ms (.poolIdleMs o (int pool-idle-ms)))
     (when refresh-interval-ms (.refreshIntervalMs o (int refresh-interval-ms)))
@@ -327,6 +357,18 @@
       (Client/connect seeds nil (client-options opts))
       (with-config [c cfg] (Client/connect seeds c (client-options opts)))))))
 
+(defmacro ^:private on-client
+  "body with sym bound to the client c, hinted as the class it is among classes (the clients
+  the call exists on: Client, ShardedClient, SentinelClient); another value is refused."
+  [[sym c classes] & body]
+  (let [v (gensym "client")]
+    `(let [~v ~c]
+       (cond
+         ~@(mapcat (fn [cls] [`(instance? ~cls ~v) `(let [~(with-meta sym {:tag cls}) ~v] ~@body)])
+                   classes)
+         :else (throw (IllegalArgumentException.
+                       (str "cloudroute: not one of " '~classes ": " (pr-str (type ~v)))))))))
+
 (defn- string-keys [m] (into {} (for [[k v] m] [(name k) v])))
 (defn- utf8 [v] (if (bytes? v) (String. ^bytes v StandardCharsets/UTF_8) v))
 (defn- access ^Access [a] (case a :read Access/READ :auto Access/AUTO Access/WRITE))
@@ -338,45 +380,58 @@
   argument after the command name. :auto lets the server's command table decide whether it is
   a read and which argument is its key: (command c :auto \"EVAL_RO\" \"...\" \"1\" \"k\").
   Bulk strings come back as byte arrays."
-  [^Client c access & args]
-  (checked (.command c (case access :write Access/WRITE :auto Access/AUTO Access/READ)
-                     (int (if (= access :auto) 0 1)) (object-array args))))
+  [c access & args]
+  (checked (on-client [c c [Client ShardedClient SentinelClient]]
+             (.command c (case access :write Access/WRITE :auto Access/AUTO Access/READ)
+                       (int (if (= access :auto) 0 1)) (object-array args)))))
 
 (defn command-opts
   "Any command with options {:access :read|:write|:auto (default :write) :key-index n
   :timeout-ms n} (:key-index defaults to 1, to 0 with :auto: the server's key specs find it):
   (command-opts c {:access :write :timeout-ms 5000} [\"BLPOP\" \"q\" \"4\"]). :timeout-ms
   replaces the node's tier timeout for this call (its passing is not a node failure)."
-  [^Client c {:keys [key-index] :as opts} args]
-  (checked (.command c (call-options opts) (access (:access opts :write))
-                     (int (or key-index (if (= (:access opts) :auto) 0 1)))
-                     (object-array args))))
+  [c {:keys [key-index] :as opts} args]
+  (checked (on-client [c c [Client ShardedClient]]
+             (.command c (call-options opts) (access (:access opts :write))
+                       (int (or key-index (if (= (:access opts) :auto) 0 1)))
+                       (object-array args)))))
 
 (defn fetch
   "GET of key k; the value as a String (UTF-8), nil when none."
-  [^Client c k]
-  (checked (utf8 (.command c Access/READ (int 1) (object-array ["GET" k])))))
+  [c k]
+  (utf8 (command c :read "GET" k)))
 
 (defn store!
   "SET k v, with a time to live in ms when ttl-ms is given."
-  ([^Client c k v] (checked (.set c k v)))
-  ([^Client c k v ttl-ms] (checked (.set c k v (long ttl-ms)))))
+  ([c k v] (checked (on-client [c c [Client ShardedClient SentinelClient]] (.set c k v))))
+  ([c k v ttl-ms]
+   (checked (on-client [c c [Client ShardedClient SentinelClient]] (.set c k v (long ttl-ms))))))
 
-(defn mget "MGET of keys in any slots: values as Strings (nil when none)." [^Client c ks]
-  (checked (mapv utf8 (.mget c (object-array ks)))))
+(defn mget
+  "MGET of keys in any slots (shards, groups): values as Strings (nil when none)."
+  [c ks]
+  (checked (on-client [c c [Client ShardedClient SentinelClient]]
+             (mapv utf8 (.mget c (object-array ks))))))
 
-(defn mset! "MSET of a map of keys to values, in any slots." [^Client c m]
-  (checked (.mset c ^java.util.Map m)))
+(defn mset! "MSET of a map of keys to values, in any slots (shards, groups)." [c m]
+  (checked (on-client [c c [Client ShardedClient SentinelClient]] (.mset c ^java.util.Map m))))
 
-(defn del! "DEL of keys in any slots; how many existed." [^Client c ks]
-  (checked (.del c (object-array ks))))
+(defn del! "DEL of keys in any slots (shards, groups); how many existed." [c ks]
+  (checked (on-client [c c [Client ShardedClient SentinelClient]] (.del c (object-array ks)))))
 
 ;; Typed commands on String keys and values (Client's): Clojure collections back.
 (defn incr! "INCRBY k by (1): the new value." ([^Client c k] (incr! c k 1))
   ([^Client c ^String k by] (checked (.incrBy c k (long by)))))
-(defn exists "How many of keys exist (in any slots)." [^Client c ks]
-  (checked (.exists c ^"[Ljava.lang.String;" (into-array String ks))))
-(defn expire! "EXPIRE k seconds: true when set." [^Client c ^String k s] (checked (.expire c k (long s))))
+(defn exists "How many of keys exist (in any slots, shards, groups)." [c ks]
+  (checked
+   (if (instance? Client c)
+     (.exists ^Client c ^"[Ljava.lang.String;" (into-array String ks))
+     (on-client [c c [ShardedClient SentinelClient]] (.exists c (object-array ks))))))
+(defn expire! "EXPIRE k seconds: true when set." [c k s]
+  (checked
+   (if (instance? Client c)
+     (.expire ^Client c ^String k (long s))
+     (on-client [c c [ShardedClient SentinelClient]] (.expire c k (long s))))))
 (defn ttl "TTL k: seconds left, -1 without a timeout, -2 when missing." [^Client c ^String k]
   (checked (.ttl c k)))
 (defn hget [^Client c ^String k ^String f] (checked (.hget c k f)))
@@ -453,9 +508,9 @@
     [:zrange k start stop] [:read \"CMD\" k arg ...] [:write \"CMD\" k arg ...]
     [:node :read \"host:port\" \"PING\"]
   (pipeline c [[:set \"k\" \"v\"] [:get \"k\"]]) => [true \"v\"]"
-  [^Client c cmds]
+  [c cmds]
   (checked
-   (let [p (.pipeline c)]
+   (let [^Pipeline p (on-client [c c [Client ShardedClient]] (.pipeline c))]
      (doseq [cmd cmds] (queue! p cmd))
      (mapv clojure-value (.execute p)))))
 
@@ -491,8 +546,9 @@
   "EVALSHA of script with keys (one slot) and args; opts {:read-only true (EVALSHA_RO, a
   replica may serve it) :timeout-ms n}. A node that lost the script gets it again."
   ([c s keys args] (eval-script c s keys args {}))
-  ([^Client c ^Script s keys args {:keys [read-only] :as opts}]
-   (checked (.eval c (call-options opts) s (boolean read-only) (vec keys) (vec args)))))
+  ([c ^Script s keys args {:keys [read-only] :as opts}]
+   (checked (on-client [c c [Client ShardedClient]]
+              (.eval c (call-options opts) s (boolean read-only) (vec keys) (vec args))))))
 
 (defn fcall
   "FCALL function with keys (one slot) and args; opts {:read-only true (FCALL_RO) :timeout-ms n}."
@@ -578,3 +634,119 @@
       (when ring (.setRing g ^Ring ring))
       g
       (catch Throwable e (.close g) (throw e)))))
+
+;; ---------------------------------------------------------------- pre-sharded and Sentinel clients
+
+(defn- sharded-options
+  "ShardedOptions from the option map of `sharded-client` (every key optional)."
+  ^ShardedOptions [{:keys [connect-timeout-ms command-timeout-ms pool-size pool-idle-ms max-retries
+                           retry-backoff-ms tcp-keepalive-s tcp-user-timeout-ms username password
+                           client-name db tls tls-verify tls-ca-file tls-ca-dir tls-cert-file
+                           tls-key-file tls-server-name hedge-mode hedge-delay-ms
+                           hedge-min-delay-ms hedge-budget-percent hedge-percentile]}]
+  (let [o (ShardedOptions.)]
+    (when connect-timeout-ms (.connectTimeoutMs o (int connect-timeout-ms)))
+    (tier-timeouts! command-timeout-ms #(.commandTimeoutMs o (int %))
+                    #(.commandTimeoutMs o ^Tier %1 (int %2)))
+    (when pool-size (.poolSize o (int pool-size)))
+    (when pool-idle-ms (.poolIdleMs o (int pool-idle-ms)))
+    (when max-retries (.maxRetries o (int max-retries)))
+    (when retry-backoff-ms (.retryBackoffMs o (int retry-backoff-ms)))
+    (when tcp-keepalive-s (.tcpKeepaliveS o (int tcp-keepalive-s)))
+    (when tcp-user-timeout-ms (.tcpUserTimeoutMs o (int tcp-user-timeout-ms)))
+    (when (or username password) (.auth o username password))
+    (when client-name (.clientName o client-name))
+    (when db (.db o (int db)))
+    (when (some? tls) (.tls o (boolean tls) (if (some? tls-verify) (boolean tls-verify) true)))
+    (when (or tls-ca-file tls-ca-dir) (.tlsCa o tls-ca-file tls-ca-dir))
+    (when (or tls-cert-file tls-key-file) (.tlsClientCert o tls-cert-file tls-key-file))
+    (when tls-server-name (.tlsServerName o tls-server-name))
+    (when hedge-mode (.hedgeMode o (cloudroute.core/hedge-mode hedge-mode)))
+    (when hedge-delay-ms (.hedgeDelayMs o (int hedge-delay-ms)))
+    (when hedge-min-delay-ms (.hedgeMinDelayMs o (int hedge-min-delay-ms)))
+    (when hedge-budget-percent (.hedgeBudgetPercent o (int hedge-budget-percent)))
+    (when hedge-percentile (.hedgePercentile o (double hedge-percentile)))
+    o))
+
+(defn- servers-list
+  "servers as ShardedClient takes them: \"host:port\" or a vector [master replica ...] each."
+  [servers]
+  (mapv #(if (sequential? %) (vec %) %) servers))
+
+(defmacro ^:private with-ring
+  "Binds sym to (ring r) when r is a map (closed afterwards: the client keeps its own
+  reference), or to r itself."
+  [[sym r] & body]
+  `(let [r# ~r
+         ~sym (if (map? r#) (ring r#) r#)]
+     (try ~@body (finally (when-not (identical? r# ~sym) (.close ~(with-meta sym {:tag `Ring})))))))
+
+(defn sharded-client
+  "A client for pre-sharded standalone servers, the migration path of Jedis 3's ShardedJedis:
+  (servers i) serves ring shard i — \"host:port\", or [\"master:port\" \"replica:port\" ...].
+  ring is a Ring or a ring map (see `ring`; ShardedJedis's placement is
+  {:algo :murmur :shards [{:name \"cache-a\" :weight 1} ...]}, the names and weights of its
+  JedisShardInfos). cfg (a map or Config; nil for none) gives locality, weights and breaker
+  settings. opts, all optional: :connect-timeout-ms :command-timeout-ms (ms, or
+  {:local 200 ...}) :pool-size :pool-idle-ms :max-retries :retry-backoff-ms :tcp-keepalive-s
+  :tcp-user-timeout-ms :username :password :client-name :db :tls :tls-verify :tls-ca-file
+  :tls-ca-dir :tls-cert-file :tls-key-file :tls-server-name :hedge-mode :hedge-delay-ms
+  :hedge-min-delay-ms :hedge-budget-percent :hedge-percentile. Nothing is dialed here.
+    (with-open [c (sharded-client [\"10.0.0.1:6379\" \"10.0.0.2:6379\"]
+                                  {:algo :murmur :shards [\"cache-a\" \"cache-b\"]})]
+      (store! c \"user:1\" \"alice\"))"
+  (^ShardedClient [servers r] (sharded-client servers r nil {}))
+  (^ShardedClient [servers r cfg opts]
+   (checked
+    (with-ring [rg r]
+      (if (nil? cfg)
+        (ShardedClient. (servers-list servers) rg nil (sharded-options opts))
+        (with-config [c cfg]
+          (ShardedClient. (servers-list servers) rg c (sharded-options opts))))))))
+
+(defn set-servers!
+  "New addresses for every shard of a sharded client (same count and shapes): no key moves."
+  [^ShardedClient c servers]
+  (checked (.setServers c (servers-list servers))))
+
+(defn- sentinel-options
+  "SentinelOptions from the option map of `sentinel-client` (every key optional)."
+  ^SentinelOptions [{:keys [connect-timeout-ms command-timeout-ms sentinel-timeout-ms
+                            reask-interval-ms pool-size max-retries retry-backoff-ms username
+                            password sentinel-username sentinel-password client-name db]}]
+  (let [o (SentinelOptions.)]
+    (when connect-timeout-ms (.connectTimeoutMs o (int connect-timeout-ms)))
+    (when command-timeout-ms (.commandTimeoutMs o (int command-timeout-ms)))
+    (when sentinel-timeout-ms (.sentinelTimeoutMs o (int sentinel-timeout-ms)))
+    (when reask-interval-ms (.reaskIntervalMs o (int reask-interval-ms)))
+    (when pool-size (.poolSize o (int pool-size)))
+    (when max-retries (.maxRetries o (int max-retries)))
+    (when retry-backoff-ms (.retryBackoffMs o (int retry-backoff-ms)))
+    (when (or username password) (.auth o username password))
+    (when (or sentinel-username sentinel-password) (.sentinelAuth o sentinel-username sentinel-password))
+    (when client-name (.clientName o client-name))
+    (when db (.db o (int db)))
+    o))
+
+(defn sentinel-client
+  "A client for the Sentinel masters names (group i is (names i)), asked through sentinels
+  (\"host:port,...\"); ring (a Ring or a ring map with (count names) shards) places the keys.
+  cfg as for `client`; opts, all optional: :connect-timeout-ms :command-timeout-ms
+  :sentinel-timeout-ms :reask-interval-ms :pool-size :max-retries :retry-backoff-ms :username
+  :password :sentinel-username :sentinel-password :client-name :db. Its batches (mget, mset!,
+  del!, exists) send one command per group, every group at once; when a group fails they
+  throw ex-info with :cloudroute/failed-keys and :cloudroute/results (the other keys' writes
+  stand: a batch is not a transaction)."
+  (^SentinelClient [sentinels names r] (sentinel-client sentinels names r nil {}))
+  (^SentinelClient [^String sentinels names r cfg opts]
+   (checked
+    (with-ring [rg r]
+      (if (nil? cfg)
+        (SentinelClient/connect sentinels (vec names) rg nil (sentinel-options opts))
+        (with-config [c cfg]
+          (SentinelClient/connect sentinels (vec names) rg c (sentinel-options opts))))))))
+
+(defn client-groups
+  "The shard-group table of a sharded or Sentinel client (borrowed: valid while it is open)."
+  ^ShardGroups [c]
+  (on-client [c c [ShardedClient SentinelClient]] (.groups c)))

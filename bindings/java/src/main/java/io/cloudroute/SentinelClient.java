@@ -79,6 +79,13 @@ public final class SentinelClient extends NativeResource {
     command(Access.WRITE, 1, "SET", key, value);
   }
 
+  /** SET key value PX ttlMs on the key's group's master (ttlMs 0: no expiry). */
+  public void set(Object key, Object value, long ttlMs) {
+    if (ttlMs < 0) throw Client.invalid("negative time to live");
+    if (ttlMs == 0) set(key, value);
+    else command(Access.WRITE, 1, "SET", key, value, "PX", Long.toString(ttlMs));
+  }
+
   /** PEXPIRE key (seconds x 1000): true when the time to live was set, false without the key. */
   public boolean expire(Object key, long seconds) {
     if (seconds <= 0 || seconds > Long.MAX_VALUE / 1000) {

@@ -6,7 +6,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.JedisShardInfo;
+import redis.clients.jedis.ShardedJedis;
 
 /**
  * The README's Java examples, line for line (tests/readme/snippets.py fails when the README and
@@ -56,5 +59,39 @@ class ReadmeExamplesTest {
       }
     });
     assertEquals("alice [true, bob, {}]\n", out);
+  }
+
+  @Test
+  void javaShardedJedisBeforeAndAfter() {
+    Standalone.basePort(); // the README's servers 8967-8968 are in the JVM stage's range
+    try (Standalone servers = Standalone.start(8967, 8968)) {
+      String out = printed(() -> {
+        // README snippet java-shardedjedis-before
+        // Before: Jedis 3
+        List<JedisShardInfo> shards = List.of(new JedisShardInfo("127.0.0.1", 8967, "cache-a"),
+            new JedisShardInfo("127.0.0.1", 8968, "cache-b"));
+        try (ShardedJedis jedis = new ShardedJedis(shards)) {
+          jedis.set("user:1", "alice");
+        }
+        // README snippet java-shardedjedis-after
+        // After: libcloudroute, the same shards (ShardedJedis's MurmurHash ring)
+        try (Ring ring = Ring.builder().hash(HashAlgo.MURMUR).shard("cache-a", 1).shard("cache-b", 1).build();
+            ShardedClient client = new ShardedClient(List.of("127.0.0.1:8967", "127.0.0.1:8968"), ring)) {
+          System.out.println(client.get("user:1")); // alice: found where ShardedJedis put it
+          client.mset(Map.of("user:2", "bob", "user:3", "carol")); // one MSET per shard, both at once
+          System.out.println(client.exists("user:1", "user:2", "user:3")); // 3
+        }
+      });
+      assertEquals("alice\n3\n", out);
+      // The keys are on both servers, as ShardedJedis would place them.
+      try (ShardedJedis jedis =
+          new ShardedJedis(
+              List.of(
+                  new JedisShardInfo("127.0.0.1", 8967, "cache-a"),
+                  new JedisShardInfo("127.0.0.1", 8968, "cache-b")))) {
+        assertEquals("bob", jedis.get("user:2"));
+        assertEquals("carol", jedis.get("user:3"));
+      }
+    }
   }
 }
