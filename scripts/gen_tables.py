@@ -598,6 +598,18 @@ def gen_jni(structs: Dict[str, Struct], enums: Dict[str, Enum]) -> str:
         out.append(f"static inline void {fn}_set({ctype} *o, const jint *u, const jlong *w) {{")
         out += _jni_copy(lay, to_java=False)
         out += ["}", ""]
+        out.append(f"/* What {ctype}_init writes, into a Java options object's u32 and u64")
+        out.append(" * arrays (its native defaults()). */")
+        out.append(f"static inline void {fn}_defaults(JNIEnv *env, jintArray u32, jlongArray u64) {{")
+        out.append(f"  {ctype} o;")
+        out.append(f"  {ctype}_init(&o, sizeof o);")
+        out.append(f"  jint u[{p}_U32];")
+        out.append(f"  jlong w[{p}_U64 > 0 ? {p}_U64 : 1];")
+        out.append(f"  {fn}_get(&o, u, w);")
+        out.append(f"  (*env)->SetIntArrayRegion(env, u32, 0, {p}_U32, u);")
+        out.append(f"  (*env)->SetLongArrayRegion(env, u64, 0, {p}_U64, w);")
+        out.append("}")
+        out.append("")
         out.append(f"/* Points the string fields at s[0 .. {p}_STRS - 1] (borrowed). */")
         out.append(f"static inline void {fn}_set_strings({ctype} *o, char *const *s) {{")
         for f, i in lay["str"]:

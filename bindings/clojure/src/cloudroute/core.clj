@@ -12,7 +12,8 @@
   and fcall, transaction (WATCH/MULTI/EXEC pinned to one slot), on-node / on-masters /
   on-all-nodes. The pre-sharded client (sharded-client: ShardedJedis's servers and ring) and
   the Sentinel client (sentinel-client) take the same command, fetch, store!, mget, mset!,
-  del!, exists and expire! (and, pre-sharded, pipeline and eval-script). Failures are ex-info
+  del!, exists and expire! (and, pre-sharded, pipeline, scan, eval-script, the node commands
+  and the statistics). Failures are ex-info
   with the status as data (:cloudroute/status, :cloudroute/code, :cloudroute/kind; a Sentinel
   batch adds :cloudroute/failed-keys and :cloudroute/results); the routing functions throw
   the Java CloudRouteException itself."
@@ -522,15 +523,16 @@
   done, early or not. opts: {:match \"user:*\" :count 100 :type \"hash\" :timeout-ms n}.
   (into #{} (scan c {:match \"user:*\"}))"
   ([c] (scan c {}))
-  ([^Client c {:keys [match count type timeout-ms]}]
+  ([c {:keys [match count type timeout-ms]}]
    (reify clojure.lang.IReduceInit
      (reduce [_ f init]
        (checked
-        (with-open [^Scan s (.scan c (cond-> (ScanOptions.)
-                                       match (.match ^String match)
-                                       count (.count (int count))
-                                       type (.type ^String type)
-                                       timeout-ms (.timeoutMs (int timeout-ms))))]
+        (with-open [^Scan s (let [o (cond-> (ScanOptions.)
+                                      match (.match ^String match)
+                                      count (.count (int count))
+                                      type (.type ^String type)
+                                      timeout-ms (.timeoutMs (int timeout-ms)))]
+                              (on-client [c c [Client ShardedClient]] (.scan c o)))]
           (loop [acc init]
             (if (.hasNext s)
               (let [acc (f acc (String. ^bytes (.next s) StandardCharsets/UTF_8))]
@@ -576,18 +578,20 @@
 
 (defn on-node
   "A keyless command on the node \"host:port\": its reply (thrown on failure)."
-  [^Client c ^String node & args]
-  (checked (.onNode c node (object-array args))))
+  [c ^String node & args]
+  (checked (on-client [c c [Client ShardedClient]] (.onNode c node (object-array args)))))
 
 (defn on-masters
   "A keyless command on every master: {\"host:port\" reply}, a failure as ex-info in place."
-  [^Client c & args]
-  (checked (into {} (for [[a v] (.onMasters c (object-array args))] [a (in-place v)]))))
+  [c & args]
+  (checked (into {} (for [[a v] (on-client [c c [Client ShardedClient]] (.onMasters c (object-array args)))]
+                      [a (in-place v)]))))
 
 (defn on-all-nodes
   "As on-masters, on every master and replica."
-  [^Client c & args]
-  (checked (into {} (for [[a v] (.onAllNodes c (object-array args))] [a (in-place v)]))))
+  [c & args]
+  (checked (into {} (for [[a v] (on-client [c c [Client ShardedClient]] (.onAllNodes c (object-array args)))]
+                      [a (in-place v)]))))
 
 (defn dbsize "DBSIZE summed over the masters." [^Client c] (checked (.dbSize c)))
 
@@ -599,8 +603,8 @@
 
 (defn stats
   "The client's counters as a map (:reads-by-tier keyed by tier keyword)."
-  [^Client c]
-  (let [^ClientStats s (.stats c)]
+  [c]
+  (let [^ClientStats s (on-client [c c [Client ShardedClient]] (.stats c))]
     {:reads (.reads s) :writes (.writes s) :fallbacks (.fallbacks s) :moved (.moved s)
      :ask (.ask s) :retries (.retries s) :conn-errors (.connErrors s) :timeouts (.timeouts s)
      :server-errors (.serverErrors s) :refreshes (.refreshes s)
@@ -609,11 +613,11 @@
      :poisoned (.poisoned s)
      :reads-by-tier (into {} (for [^Tier t (Tier/values)] [(kw t) (.readsByTier s t)]))}))
 
-(defn node-stats "Per-node statistics as maps." [^Client c]
+(defn node-stats "Per-node statistics as maps." [c]
   (mapv (fn [^NodeStats n]
           {:address (.address n) :host (.host n) :port (.port n) :reads (.reads n)
            :writes (.writes n) :errors (.errors n) :latency-us (.latencyUs n)})
-        (.nodeStats c)))
+        (on-client [c c [Client ShardedClient]] (.nodeStats c))))
 
 ;; ---------------------------------------------------------------- shard groups
 

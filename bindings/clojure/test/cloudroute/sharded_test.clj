@@ -82,6 +82,11 @@
               (is (= "x" (cr/fetch c "clj:s")))
               (is (= "OK" (cr/command c :write "SET" "clj:t" "y")))
               (is (= [true "p" 1] (cr/pipeline c [[:set "clj:p" "p"] [:get "clj:p"] [:del "clj:p"]])))
+              (is (= (set ks) (into #{} (cr/scan c {:match "clj:[0-9]*"}))))
+              (is (= [(addr a) (addr b)] (keys (cr/on-masters c "PING"))))
+              (is (= "PONG" (cr/on-node c (addr a) "PING")))
+              (is (pos? (:writes (cr/stats c))))
+              (is (= 2 (count (cr/node-stats c))))
               (with-open [s (cr/script "return redis.call('GET', KEYS[1])")]
                 (is (= "vclj:5" (String. ^bytes (cr/eval-script c s ["clj:5"] []) "UTF-8")))))
             (testing "failures are ex-info with the status as data"

@@ -9,6 +9,7 @@
 
 #define CLIENT(h) ((cr_client *)CRJ_PTR(h))
 #define SENTINEL(h) ((cr_sentinel_client *)CRJ_PTR(h))
+#define SHARDED(h) ((cr_sharded_client *)CRJ_PTR(h))
 
 /* ---- options ---- */
 
@@ -54,13 +55,7 @@ int crj_options_take(JNIEnv *env, jintArray u32, jint *u, int nu, jlongArray u64
 
 JNIEXPORT void JNICALL Java_io_cloudroute_ClientOptions_defaults(JNIEnv *env, jclass cls,
                                                                  jintArray u32, jlongArray u64) {
-  cr_client_options o;
-  cr_client_options_init(&o, sizeof o);
-  jint u[CRJ_CLIENT_OPTIONS_U32];
-  jlong w[CRJ_CLIENT_OPTIONS_U64];
-  crj_client_options_get(&o, u, w);
-  (*env)->SetIntArrayRegion(env, u32, 0, CRJ_CLIENT_OPTIONS_U32, u);
-  (*env)->SetLongArrayRegion(env, u64, 0, CRJ_CLIENT_OPTIONS_U64, w);
+  crj_client_options_defaults(env, u32, u64);
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_create(JNIEnv *env, jclass cls, jlong cfg,
@@ -126,11 +121,19 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_commandOpts0(JNIEnv *env, jc
   return crj_reply_result(env, st, reply);
 }
 
-/* cr_client_get_metrics_text as a String, growing the buffer while the text
- * grows between the size query and the copy. */
-JNIEXPORT jstring JNICALL Java_io_cloudroute_Client_metrics0(JNIEnv *env, jclass cls, jlong h) {
+/* kind 0: cr_client_get_metrics_text, 1: cr_sharded_client_get_metrics_text. */
+static cr_status metrics_text(jint kind, jlong h, char *buf, size_t cap, size_t *needed) {
+  return kind == 0 ? cr_client_get_metrics_text(buf, cap, needed, CLIENT(h))
+                   : cr_sharded_client_get_metrics_text(buf, cap, needed, SHARDED(h));
+}
+
+/* The metrics text of client h (kind 0: a cluster client, 1: a sharded
+ * client) as a String, growing the buffer while the text grows between the
+ * size query and the copy. */
+JNIEXPORT jstring JNICALL Java_io_cloudroute_Client_metrics0(JNIEnv *env, jclass cls, jint kind,
+                                                             jlong h) {
   size_t needed = 0;
-  cr_status st = cr_client_get_metrics_text(NULL, 0, &needed, CLIENT(h));
+  cr_status st = metrics_text(kind, h, NULL, 0, &needed);
   char *buf = NULL;
   while (st == CR_EBUFS) {
     char *grown = realloc(buf, needed);
@@ -140,7 +143,7 @@ JNIEXPORT jstring JNICALL Java_io_cloudroute_Client_metrics0(JNIEnv *env, jclass
       return NULL;
     }
     buf = grown;
-    st = cr_client_get_metrics_text(buf, needed, &needed, CLIENT(h));
+    st = metrics_text(kind, h, buf, needed, &needed);
   }
   jstring out = NULL;
   if (st != CR_OK) {
@@ -229,10 +232,12 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Client_router0(JNIEnv *env, jclass cl
 
 #define CLIENT_STATS 21 /* ClientStats.FIELDS */
 
-JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls, jlong h,
+/* kind 0: a cluster client, 1: a sharded client (the same cr_client_stats). */
+JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls, jint kind, jlong h,
                                                         jlongArray out) {
   cr_client_stats s = CR_CLIENT_STATS_INIT;
-  cr_status st = cr_client_get_stats(&s, CLIENT(h));
+  cr_status st =
+      kind == 0 ? cr_client_get_stats(&s, CLIENT(h)) : cr_sharded_client_get_stats(&s, SHARDED(h));
   if (st != CR_OK) {
     crj_throw(env, st);
     return;
@@ -261,10 +266,12 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls,
 
 #define NODE_STATS 9
 
-/* Per node: handle, port, reads, writes, errors, connections, latency_us,
- * open, idle in values; the host names in hosts[], copied here while the
- * library still holds them (a refresh may reclaim a node once this returns). */
-JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, jclass cls, jlong h,
+/* Per node of client h (kind 0: a cluster client, 1: a sharded client):
+ * handle, port, reads, writes, errors, connections, latency_us, open, idle
+ * in values; the host names in hosts[], copied here while the library still
+ * holds them (a refresh may reclaim a node once this returns). */
+JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, jclass cls,
+                                                                  jint kind, jlong h,
                                                                   jobjectArray hosts_out) {
   size_t cap = 16, needed = 0;
   cr_client_node_stats *s = NULL;
@@ -277,7 +284,8 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, j
       return NULL;
     }
     s[0] = (cr_client_node_stats)CR_CLIENT_NODE_STATS_INIT;
-    st = cr_client_get_node_stats(s, cap, &needed, CLIENT(h));
+    st = kind == 0 ? cr_client_get_node_stats(s, cap, &needed, CLIENT(h))
+                   : cr_sharded_client_get_node_stats(s, cap, &needed, SHARDED(h));
     if (st != CR_EBUFS) break;
     cap = needed;
   }
@@ -322,13 +330,7 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, j
 
 JNIEXPORT void JNICALL Java_io_cloudroute_SentinelOptions_defaults(JNIEnv *env, jclass cls,
                                                                    jintArray u32, jlongArray u64) {
-  cr_sentinel_options o;
-  cr_sentinel_options_init(&o, sizeof o);
-  jint u[CRJ_SENTINEL_OPTIONS_U32];
-  jlong w[CRJ_SENTINEL_OPTIONS_U64];
-  crj_sentinel_options_get(&o, u, w);
-  (*env)->SetIntArrayRegion(env, u32, 0, CRJ_SENTINEL_OPTIONS_U32, u);
-  (*env)->SetLongArrayRegion(env, u64, 0, CRJ_SENTINEL_OPTIONS_U64, w);
+  crj_sentinel_options_defaults(env, u32, u64);
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_SentinelClient_create(JNIEnv *env, jclass cls, jlong cfg,

@@ -10,6 +10,7 @@
 #include "jni_reply.h"
 
 #define CLIENT(h) ((cr_client *)CRJ_PTR(h))
+#define SHARDED(h) ((cr_sharded_client *)CRJ_PTR(h))
 
 /* Call options of a timeout the Java side checked is not negative. */
 static cr_call_options call_options(jint timeout_ms) {
@@ -119,8 +120,8 @@ JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Pipeline_execute0(
   (*env)->GetIntArrayRegion(env, access, 0, n, ints);
   (*env)->GetIntArrayRegion(env, key_index, 0, n, ints + n);
   (*env)->GetIntArrayRegion(env, ports, 0, n, ints + 2 * n);
-  cr_status s = kind == 0 ? cr_pipeline_new(&p, CLIENT(h))
-                          : cr_sharded_pipeline_new(&p, (cr_sharded_client *)CRJ_PTR(h));
+  cr_status s =
+      kind == 0 ? cr_pipeline_new(&p, CLIENT(h)) : cr_sharded_pipeline_new(&p, SHARDED(h));
   if (s != CR_OK) {
     crj_throw(env, s);
     goto done;
@@ -158,11 +159,13 @@ done:
 /* ---- node-targeted commands ---- */
 
 /* A command on the nodes of target (cr_target; node "host:port" for
- * CR_TARGET_NODE): 3 entries per node — its address, its status (a Long),
- * its reply or (failed) its message. */
-JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Client_nodes0(JNIEnv *env, jclass cls, jlong h,
-                                                                jint timeout_ms, jint target,
-                                                                jstring node, jobjectArray argv) {
+ * CR_TARGET_NODE) of client h (kind 0: a cluster client, 1: a sharded
+ * client): 3 entries per node — its address, its status (a Long), its reply
+ * or (failed) its message. */
+JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Client_nodes0(JNIEnv *env, jclass cls, jint kind,
+                                                                jlong h, jint timeout_ms,
+                                                                jint target, jstring node,
+                                                                jobjectArray argv) {
   crj_args a;
   char *name = NULL;
   if (!crj_need(env, argv, "args") || !crj_args_take(env, &a, argv)) return NULL;
@@ -172,8 +175,10 @@ JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Client_nodes0(JNIEnv *env, jcl
   }
   cr_call_options o = call_options(timeout_ms);
   cr_node_replies *r = NULL;
-  cr_status st =
-      cr_client_command_nodes(&r, CLIENT(h), &o, (cr_target)target, name, a.n, a.ptrs, a.lens);
+  cr_status st = kind == 0 ? cr_client_command_nodes(&r, CLIENT(h), &o, (cr_target)target, name,
+                                                     a.n, a.ptrs, a.lens)
+                           : cr_sharded_client_command_nodes(&r, SHARDED(h), &o, (cr_target)target,
+                                                             name, a.n, a.ptrs, a.lens);
   crj_args_free(&a);
   free(name);
   if (st != CR_OK) {
@@ -272,7 +277,8 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_Client_fcall0(JNIEnv *env, jclass c
 
 /* ---- SCAN ---- */
 
-JNIEXPORT jlong JNICALL Java_io_cloudroute_Scan_create0(JNIEnv *env, jclass cls, jlong h,
+/* A scan of client h (kind 0: a cluster client, 1: a sharded client). */
+JNIEXPORT jlong JNICALL Java_io_cloudroute_Scan_create0(JNIEnv *env, jclass cls, jint kind, jlong h,
                                                         jobject match, jint count, jstring type,
                                                         jint timeout_ms) {
   if (!crj_unsigned(env, count, "count") || !crj_unsigned(env, timeout_ms, "timeout_ms")) return 0;
@@ -291,7 +297,8 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_Scan_create0(JNIEnv *env, jclass cls,
   o.type = t;
   o.timeout_ms = (uint32_t)timeout_ms;
   cr_scan *s = NULL;
-  cr_status st = cr_scan_new(&s, CLIENT(h), &o);
+  cr_status st =
+      kind == 0 ? cr_scan_new(&s, CLIENT(h), &o) : cr_sharded_scan_new(&s, SHARDED(h), &o);
   if (match != NULL) crj_bytes_release(env, &m);
   free(t);
   if (st != CR_OK) crj_throw(env, st);

@@ -115,6 +115,18 @@ static inline void crj_client_options_set(cr_client_options *o, const jint *u, c
   memcpy(&o->hedge_percentile, &w[3], sizeof o->hedge_percentile);
 }
 
+/* What cr_client_options_init writes, into a Java options object's u32 and u64
+ * arrays (its native defaults()). */
+static inline void crj_client_options_defaults(JNIEnv *env, jintArray u32, jlongArray u64) {
+  cr_client_options o;
+  cr_client_options_init(&o, sizeof o);
+  jint u[CRJ_CLIENT_OPTIONS_U32];
+  jlong w[CRJ_CLIENT_OPTIONS_U64 > 0 ? CRJ_CLIENT_OPTIONS_U64 : 1];
+  crj_client_options_get(&o, u, w);
+  (*env)->SetIntArrayRegion(env, u32, 0, CRJ_CLIENT_OPTIONS_U32, u);
+  (*env)->SetLongArrayRegion(env, u64, 0, CRJ_CLIENT_OPTIONS_U64, w);
+}
+
 /* Points the string fields at s[0 .. CRJ_CLIENT_OPTIONS_STRS - 1] (borrowed). */
 static inline void crj_client_options_set_strings(cr_client_options *o, char *const *s) {
   o->username = s[0];
@@ -209,6 +221,18 @@ static inline void crj_sentinel_options_set(cr_sentinel_options *o, const jint *
   memcpy(&o->hedge_percentile, &w[0], sizeof o->hedge_percentile);
 }
 
+/* What cr_sentinel_options_init writes, into a Java options object's u32 and u64
+ * arrays (its native defaults()). */
+static inline void crj_sentinel_options_defaults(JNIEnv *env, jintArray u32, jlongArray u64) {
+  cr_sentinel_options o;
+  cr_sentinel_options_init(&o, sizeof o);
+  jint u[CRJ_SENTINEL_OPTIONS_U32];
+  jlong w[CRJ_SENTINEL_OPTIONS_U64 > 0 ? CRJ_SENTINEL_OPTIONS_U64 : 1];
+  crj_sentinel_options_get(&o, u, w);
+  (*env)->SetIntArrayRegion(env, u32, 0, CRJ_SENTINEL_OPTIONS_U32, u);
+  (*env)->SetLongArrayRegion(env, u64, 0, CRJ_SENTINEL_OPTIONS_U64, w);
+}
+
 /* Points the string fields at s[0 .. CRJ_SENTINEL_OPTIONS_STRS - 1] (borrowed). */
 static inline void crj_sentinel_options_set_strings(cr_sentinel_options *o, char *const *s) {
   o->username = s[0];
@@ -291,6 +315,18 @@ static inline void crj_sharded_options_set(cr_sharded_options *o, const jint *u,
   o->hedge_min_delay_ms = (uint32_t)u[17];
   o->hedge_budget_percent = (uint32_t)u[18];
   memcpy(&o->hedge_percentile, &w[0], sizeof o->hedge_percentile);
+}
+
+/* What cr_sharded_options_init writes, into a Java options object's u32 and u64
+ * arrays (its native defaults()). */
+static inline void crj_sharded_options_defaults(JNIEnv *env, jintArray u32, jlongArray u64) {
+  cr_sharded_options o;
+  cr_sharded_options_init(&o, sizeof o);
+  jint u[CRJ_SHARDED_OPTIONS_U32];
+  jlong w[CRJ_SHARDED_OPTIONS_U64 > 0 ? CRJ_SHARDED_OPTIONS_U64 : 1];
+  crj_sharded_options_get(&o, u, w);
+  (*env)->SetIntArrayRegion(env, u32, 0, CRJ_SHARDED_OPTIONS_U32, u);
+  (*env)->SetLongArrayRegion(env, u64, 0, CRJ_SHARDED_OPTIONS_U64, w);
 }
 
 /* Points the string fields at s[0 .. CRJ_SHARDED_OPTIONS_STRS - 1] (borrowed). */

@@ -84,13 +84,7 @@ static jobject boxed_long(JNIEnv *env, int64_t v) {
 
 JNIEXPORT void JNICALL Java_io_cloudroute_ShardedOptions_defaults(JNIEnv *env, jclass cls,
                                                                   jintArray u32, jlongArray u64) {
-  cr_sharded_options o;
-  cr_sharded_options_init(&o, sizeof o);
-  jint u[CRJ_SHARDED_OPTIONS_U32];
-  jlong w[CRJ_SHARDED_OPTIONS_U64];
-  crj_sharded_options_get(&o, u, w);
-  (*env)->SetIntArrayRegion(env, u32, 0, CRJ_SHARDED_OPTIONS_U32, u);
-  (*env)->SetLongArrayRegion(env, u64, 0, CRJ_SHARDED_OPTIONS_U64, w);
+  crj_sharded_options_defaults(env, u32, u64);
 }
 
 JNIEXPORT jlong JNICALL Java_io_cloudroute_ShardedClient_create(JNIEnv *env, jclass cls, jlong cfg,

@@ -28,7 +28,7 @@ import java.util.Set;
  * #onAllNodes}). Per-call timeouts: {@link CallOptions}. Closing the client closes its open scans
  * and transactions.
  */
-public final class Client extends NativeResource {
+public final class Client extends NativeResource implements KeyCommands {
   private final Router router;
 
   private Client(long ptr) {
@@ -160,16 +160,10 @@ public final class Client extends NativeResource {
 
   /** MSET of key/value pairs in any slots (not atomic across slots). */
   public void mset(Map<?, ?> pairs) {
-    Object[] keys = new Object[pairs.size()];
-    Object[] values = new Object[pairs.size()];
-    int i = 0;
-    for (Map.Entry<?, ?> e : pairs.entrySet()) {
-      keys[i] = e.getKey();
-      values[i++] = e.getValue();
-    }
+    Pairs kv = new Pairs(pairs);
     long p = acquire();
     try {
-      multi0(p, 2, keys, values);
+      multi0(p, 2, kv.keys, kv.values);
     } finally {
       release();
     }
@@ -420,12 +414,12 @@ public final class Client extends NativeResource {
    */
   public Iterable<String> scan(String match) {
     ScanOptions o = new ScanOptions().match(match);
-    return () -> Scan.open(this, o, b -> new String(b, StandardCharsets.UTF_8));
+    return () -> Scan.open(this, 0, o, b -> new String(b, StandardCharsets.UTF_8));
   }
 
   /** A SCAN with MATCH, COUNT, TYPE and a timeout ({@link Scan}: close it, or exhaust it). */
   public Scan<byte[]> scan(ScanOptions options) {
-    return Scan.open(this, options, b -> b);
+    return Scan.open(this, 0, options, b -> b);
   }
 
   /** EVALSHA of script with keys (all in one slot) and args, NOSCRIPT recovered (see Script). */
@@ -544,12 +538,21 @@ public final class Client extends NativeResource {
   }
 
   private Map<String, Object> nodes(CallOptions options, int target, String node, Object[] args) {
+    return nodes(this, 0, options, target, node, args);
+  }
+
+  /**
+   * A keyless command on client c's nodes (kind 0: a Client, 1: a ShardedClient; target 0: node, 1:
+   * every master, 2: every node): "host:port" -> reply, a failure in place.
+   */
+  static Map<String, Object> nodes(
+      NativeResource c, int kind, CallOptions options, int target, String node, Object[] args) {
     Object[] flat;
-    long p = acquire();
+    long p = c.acquire();
     try {
-      flat = nodes0(p, timeout(options), target, node, args);
+      flat = nodes0(kind, p, timeout(options), target, node, args);
     } finally {
-      release();
+      c.release();
     }
     Map<String, Object> out = new LinkedHashMap<>();
     for (int i = 0; i + 2 < flat.length; i += 3) {
@@ -561,7 +564,7 @@ public final class Client extends NativeResource {
     return out;
   }
 
-  private static Object firstOrThrow(Map<String, Object> replies) {
+  static Object firstOrThrow(Map<String, Object> replies) {
     for (Object v : replies.values()) {
       if (v instanceof CloudRouteException) throw (CloudRouteException) v;
     }
@@ -600,12 +603,17 @@ public final class Client extends NativeResource {
   }
 
   public ClientStats stats() {
+    return stats(this, 0);
+  }
+
+  /** The counters of client c (kind 0: a Client, 1: a ShardedClient). */
+  static ClientStats stats(NativeResource c, int kind) {
     long[] v = new long[ClientStats.FIELDS];
-    long p = acquire();
+    long p = c.acquire();
     try {
-      stats0(p, v);
+      stats0(kind, p, v);
     } finally {
-      release();
+      c.release();
     }
     return new ClientStats(v);
   }
@@ -617,23 +625,31 @@ public final class Client extends NativeResource {
    * per node reads, writes, errors, up and a latency histogram.
    */
   public String metricsText() {
-    long p = acquire();
+    return metricsText(this, 0);
+  }
+
+  static String metricsText(NativeResource c, int kind) {
+    long p = c.acquire();
     try {
-      return metrics0(p);
+      return metrics0(kind, p);
     } finally {
-      release();
+      c.release();
     }
   }
 
   /** Statistics of every node the client has talked to. */
   public List<NodeStats> nodeStats() {
-    long p = acquire();
+    return nodeStats(this, 0);
+  }
+
+  static List<NodeStats> nodeStats(NativeResource c, int kind) {
+    long p = c.acquire();
     try {
       String[][] names = new String[1][];
-      long[] values = nodeStats0(p, names);
+      long[] values = nodeStats0(kind, p, names);
       return NodeStats.unpack(values, names[0]);
     } finally {
-      release();
+      c.release();
     }
   }
 
@@ -645,10 +661,10 @@ public final class Client extends NativeResource {
   private static native Object commandOpts0(
       long h, int timeoutMs, int access, int keyIndex, Object[] args);
 
-  private static native String metrics0(long h);
+  private static native String metrics0(int kind, long h);
 
   private static native Object[] nodes0(
-      long h, int timeoutMs, int target, String node, Object[] args);
+      int kind, long h, int timeoutMs, int target, String node, Object[] args);
 
   private static native Object eval0(
       long h, int timeoutMs, long script, boolean readOnly, Object[] keys, Object[] args);
@@ -666,8 +682,8 @@ public final class Client extends NativeResource {
 
   private static native long router0(long h);
 
-  private static native void stats0(long h, long[] out);
+  private static native void stats0(int kind, long h, long[] out);
 
   /** Values per node (see NodeStats); names[0] gets the hosts, copied during the call. */
-  private static native long[] nodeStats0(long h, String[][] names);
+  private static native long[] nodeStats0(int kind, long h, String[][] names);
 }

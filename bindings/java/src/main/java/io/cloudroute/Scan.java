@@ -19,25 +19,27 @@ import java.util.function.Function;
  * @param <T> the key type: {@code byte[]}, or {@code String} (decoded as UTF-8)
  */
 public final class Scan<T> extends NativeResource implements Iterator<T> {
-  private final Client client;
+  private final NativeResource client;
   private final Function<byte[], T> decode;
   private Iterator<?> batch = Collections.emptyIterator();
   private boolean done;
 
-  Scan(Client client, long ptr, Function<byte[], T> decode) {
+  Scan(NativeResource client, long ptr, Function<byte[], T> decode) {
     super(ptr, KIND_SCAN, client);
     this.client = client;
     this.decode = decode;
   }
 
-  static <T> Scan<T> open(Client client, ScanOptions o, Function<byte[], T> decode) {
+  /** A scan of client (kind 0: a Client, 1: a ShardedClient: every shard in ring order). */
+  static <T> Scan<T> open(
+      NativeResource client, int kind, ScanOptions o, Function<byte[], T> decode) {
     if (o == null) {
       throw new CloudRouteException.InvalidArgumentException(
           CloudRouteException.EINVAL, "scan options are null");
     }
     long c = client.acquire();
     try {
-      return new Scan<>(client, create0(c, o.match, o.count, o.type, o.timeoutMs), decode);
+      return new Scan<>(client, create0(kind, c, o.match, o.count, o.type, o.timeoutMs), decode);
     } finally {
       client.release();
     }
@@ -88,7 +90,7 @@ public final class Scan<T> extends NativeResource implements Iterator<T> {
   }
 
   private static native long create0(
-      long client, Object match, int count, String type, int timeoutMs);
+      int kind, long client, Object match, int count, String type, int timeoutMs);
 
   private static native Object next0(long scan);
 

@@ -1,6 +1,5 @@
 package io.cloudroute;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,9 +9,11 @@ import java.util.Map;
  * built {@link Ring} (ring shard i is group i). Reads go to the key's group's instances nearest
  * first, writes to its master. The batches ({@link #mget}, {@link #mset}, {@link #del}, {@link
  * #exists}) send one command per group, every group at once, and say which keys failed. Safe for
- * any number of threads. Replies as {@link Client#command}.
+ * any number of threads. Replies as {@link Client#command}; {@code read}, {@code write}, {@code
+ * get} and {@code set} (reads on the group's instances nearest first, writes on its master) are
+ * {@link KeyCommands}'.
  */
-public final class SentinelClient extends NativeResource {
+public final class SentinelClient extends NativeResource implements KeyCommands {
   private final ShardGroups groups;
 
   private SentinelClient(long ptr) {
@@ -44,46 +45,15 @@ public final class SentinelClient extends NativeResource {
   }
 
   /** Any command on one key, placed by args[keyIndex]. */
+  @Override
   public Object command(Access access, int keyIndex, Object... args) {
+    if (access == null) throw Client.invalid("access is null");
     long p = acquire();
     try {
       return Client.command0(1, p, access.ordinal(), keyIndex, args);
     } finally {
       release();
     }
-  }
-
-  /** A read command whose key is its first argument: {@code read("HGET", "h", "f")}. */
-  public Object read(Object... args) {
-    return command(Access.READ, 1, args);
-  }
-
-  /** A write command whose key is its first argument: {@code write("HSET", "h", "f", "v")}. */
-  public Object write(Object... args) {
-    return command(Access.WRITE, 1, args);
-  }
-
-  /** GET (a read: the group's instances nearest first); null when the key does not exist. */
-  public byte[] get(byte[] key) {
-    return (byte[]) command(Access.READ, 1, "GET", key);
-  }
-
-  /** GET of a String key, the value decoded as UTF-8; null when the key does not exist. */
-  public String get(String key) {
-    byte[] v = get(key == null ? null : key.getBytes(StandardCharsets.UTF_8));
-    return v == null ? null : new String(v, StandardCharsets.UTF_8);
-  }
-
-  /** SET key value on the key's group's master (key and value: String or byte[]). */
-  public void set(Object key, Object value) {
-    command(Access.WRITE, 1, "SET", key, value);
-  }
-
-  /** SET key value PX ttlMs on the key's group's master (ttlMs 0: no expiry). */
-  public void set(Object key, Object value, long ttlMs) {
-    if (ttlMs < 0) throw Client.invalid("negative time to live");
-    if (ttlMs == 0) set(key, value);
-    else command(Access.WRITE, 1, "SET", key, value, "PX", Long.toString(ttlMs));
   }
 
   /** PEXPIRE key (seconds x 1000): true when the time to live was set, false without the key. */
@@ -122,15 +92,8 @@ public final class SentinelClient extends NativeResource {
 
   /** MSET of every pair — one MSET per group, on its master. Throws as {@link #mget}. */
   public void mset(Map<?, ?> pairs) {
-    if (pairs == null) throw Client.invalid("pairs is null");
-    Object[] keys = new Object[pairs.size()];
-    Object[] values = new Object[pairs.size()];
-    int i = 0;
-    for (Map.Entry<?, ?> e : pairs.entrySet()) {
-      keys[i] = e.getKey();
-      values[i++] = e.getValue();
-    }
-    batch(OP_MSET, keys, values);
+    Pairs p = new Pairs(pairs);
+    batch(OP_MSET, p.keys, p.values);
   }
 
   /** DEL — one DEL per group: how many of keys existed. Throws as {@link #mget}. */

@@ -28,11 +28,12 @@ import java.util.Map;
  * first (a shard whose master died keeps serving reads from its replicas), writes to its master
  * (never re-sent once they may have arrived), multi-key calls send one command per shard with every
  * shard at once. Nothing is dialed by the constructor: a server that is down is found by the first
- * command to it. Replies of {@link #command} are those of {@link Client#command}.
+ * command to it. Replies of {@link #command} are those of {@link Client#command}; {@code read},
+ * {@code write}, {@code get} and {@code set} are {@link KeyCommands}'.
  *
  * <p>Safe for any number of threads ({@link #setServers} included); close it when done.
  */
-public final class ShardedClient extends NativeResource {
+public final class ShardedClient extends NativeResource implements KeyCommands {
   private final ShardGroups groups;
 
   /** A client with the library's defaults, no locality config. */
@@ -126,6 +127,7 @@ public final class ShardedClient extends NativeResource {
   // ---- one key ------------------------------------------------------------------------------
 
   /** Any command on one key, placed by args[keyIndex] (1 for most commands: GET key ...). */
+  @Override
   public Object command(Access access, int keyIndex, Object... args) {
     return command(null, access, keyIndex, args);
   }
@@ -139,39 +141,6 @@ public final class ShardedClient extends NativeResource {
     } finally {
       release();
     }
-  }
-
-  /** A read command whose key is its first argument: {@code read("HGET", "h", "f")}. */
-  public Object read(Object... args) {
-    return command(Access.READ, 1, args);
-  }
-
-  /** A write command whose key is its first argument: {@code write("HSET", "h", "f", "v")}. */
-  public Object write(Object... args) {
-    return command(Access.WRITE, 1, args);
-  }
-
-  /** GET; null when the key does not exist. */
-  public byte[] get(byte[] key) {
-    return (byte[]) command(Access.READ, 1, "GET", key);
-  }
-
-  /** GET of a String key, the value decoded as UTF-8; null when the key does not exist. */
-  public String get(String key) {
-    byte[] v = (byte[]) command(Access.READ, 1, "GET", key);
-    return v == null ? null : new String(v, StandardCharsets.UTF_8);
-  }
-
-  /** SET key value (key and value: String or byte[]). */
-  public void set(Object key, Object value) {
-    command(Access.WRITE, 1, "SET", key, value);
-  }
-
-  /** SET key value PX ttlMs (ttlMs 0: no expiry). */
-  public void set(Object key, Object value, long ttlMs) {
-    if (ttlMs < 0) throw Client.invalid("negative time to live");
-    if (ttlMs == 0) set(key, value);
-    else command(Access.WRITE, 1, "SET", key, value, "PX", Long.toString(ttlMs));
   }
 
   /** EXPIRE key seconds: true when the timeout was set, false when the key does not exist. */
@@ -192,15 +161,8 @@ public final class ShardedClient extends NativeResource {
 
   /** MSET of key/value pairs on any shards (not atomic across shards). */
   public void mset(Map<?, ?> pairs) {
-    if (pairs == null) throw Client.invalid("pairs is null");
-    Object[] keys = new Object[pairs.size()];
-    Object[] values = new Object[pairs.size()];
-    int i = 0;
-    for (Map.Entry<?, ?> e : pairs.entrySet()) {
-      keys[i] = e.getKey();
-      values[i++] = e.getValue();
-    }
-    multi(2, keys, values);
+    Pairs p = new Pairs(pairs);
+    multi(2, p.keys, p.values);
   }
 
   /** DEL of keys on any shards; returns how many existed. */
@@ -263,6 +225,71 @@ public final class ShardedClient extends NativeResource {
     } finally {
       script.release();
     }
+  }
+
+  // ---- every shard --------------------------------------------------------------------------
+
+  /**
+   * Every key of every shard matching pattern (null: every key), decoded as UTF-8, shards in ring
+   * order. Each {@code iterator()} is a new {@link Scan} (closed once exhausted; close it when
+   * leaving a loop early).
+   */
+  public Iterable<String> scan(String match) {
+    ScanOptions o = new ScanOptions().match(match);
+    return () -> Scan.open(this, 1, o, b -> new String(b, StandardCharsets.UTF_8));
+  }
+
+  /** A SCAN of every shard with MATCH, COUNT, TYPE and a timeout (close it, or exhaust it). */
+  public Scan<byte[]> scan(ScanOptions options) {
+    return Scan.open(this, 1, options, b -> b);
+  }
+
+  /** A keyless command (PING, INFO, DBSIZE ...) on the instance "host:port": its reply. */
+  public Object onNode(String node, Object... args) {
+    return onNode(null, node, args);
+  }
+
+  public Object onNode(CallOptions options, String node, Object... args) {
+    if (node == null) throw Client.invalid("node is null");
+    return Client.firstOrThrow(Client.nodes(this, 1, options, 0, node, args));
+  }
+
+  /**
+   * A keyless command on every shard's master at once: {@code "host:port" -> reply} in ring order,
+   * a server that failed holding its {@link CloudRouteException} in place.
+   */
+  public Map<String, Object> onMasters(Object... args) {
+    return onMasters(null, args);
+  }
+
+  public Map<String, Object> onMasters(CallOptions options, Object... args) {
+    return Client.nodes(this, 1, options, 1, null, args);
+  }
+
+  /** As onMasters, on every instance (each master followed by its replicas). */
+  public Map<String, Object> onAllNodes(Object... args) {
+    return onAllNodes(null, args);
+  }
+
+  public Map<String, Object> onAllNodes(CallOptions options, Object... args) {
+    return Client.nodes(this, 1, options, 2, null, args);
+  }
+
+  // ---- statistics ---------------------------------------------------------------------------
+
+  /** Counters since the client was created (moved, ask and refreshes stay 0 on a ring). */
+  public ClientStats stats() {
+    return Client.stats(this, 1);
+  }
+
+  /** The statistics as Prometheus text (the cluster client's metric names). */
+  public String metricsText() {
+    return Client.metricsText(this, 1);
+  }
+
+  /** Per-instance statistics of every server the client has talked to. */
+  public List<NodeStats> nodeStats() {
+    return Client.nodeStats(this, 1);
   }
 
   // ---- placement ----------------------------------------------------------------------------

@@ -63,20 +63,20 @@ class ReadmeExamplesTest {
 
   @Test
   void javaShardedJedisBeforeAndAfter() {
-    Standalone.basePort(); // the README's servers 8967-8968 are in the JVM stage's range
-    try (Standalone servers = Standalone.start(8967, 8968)) {
+    Standalone.basePort(); // the README's servers 8968-8969 are in the JVM stage's range
+    try (Standalone servers = Standalone.start(8968, 8969)) {
       String out = printed(() -> {
         // README snippet java-shardedjedis-before
         // Before: Jedis 3
-        List<JedisShardInfo> shards = List.of(new JedisShardInfo("127.0.0.1", 8967, "cache-a"),
-            new JedisShardInfo("127.0.0.1", 8968, "cache-b"));
+        List<JedisShardInfo> shards = List.of(new JedisShardInfo("127.0.0.1", 8968, "cache-a"),
+            new JedisShardInfo("127.0.0.1", 8969, "cache-b"));
         try (ShardedJedis jedis = new ShardedJedis(shards)) {
           jedis.set("user:1", "alice");
         }
         // README snippet java-shardedjedis-after
         // After: libcloudroute, the same shards (ShardedJedis's MurmurHash ring)
         try (Ring ring = Ring.builder().hash(HashAlgo.MURMUR).shard("cache-a", 1).shard("cache-b", 1).build();
-            ShardedClient client = new ShardedClient(List.of("127.0.0.1:8967", "127.0.0.1:8968"), ring)) {
+            ShardedClient client = new ShardedClient(List.of("127.0.0.1:8968", "127.0.0.1:8969"), ring)) {
           System.out.println(client.get("user:1")); // alice: found where ShardedJedis put it
           client.mset(Map.of("user:2", "bob", "user:3", "carol")); // one MSET per shard, both at once
           System.out.println(client.exists("user:1", "user:2", "user:3")); // 3
@@ -87,8 +87,8 @@ class ReadmeExamplesTest {
       try (ShardedJedis jedis =
           new ShardedJedis(
               List.of(
-                  new JedisShardInfo("127.0.0.1", 8967, "cache-a"),
-                  new JedisShardInfo("127.0.0.1", 8968, "cache-b")))) {
+                  new JedisShardInfo("127.0.0.1", 8968, "cache-a"),
+                  new JedisShardInfo("127.0.0.1", 8969, "cache-b")))) {
         assertEquals("bob", jedis.get("user:2"));
         assertEquals("carol", jedis.get("user:3"));
       }

@@ -187,6 +187,74 @@ class ShardedClientTest {
   }
 
   @Test
+  void scanNodeCommandsAndStatsCoverEveryShard() {
+    Scan<byte[]> open;
+    try (Ring ring = Ring.builder().shard("cache-a", 1).shard("cache-b", 1).build();
+        ShardedClient c = new ShardedClient(addresses(base, 2), ring)) {
+      List<String> ks = keys("s:", 50);
+      Map<String, String> pairs = new LinkedHashMap<>();
+      for (String k : ks) pairs.put(k, "v");
+      c.mset(pairs);
+      c.set("other", "x");
+      Set<String> seen = new HashSet<>();
+      for (String k : c.scan("s:*")) assertTrue(seen.add(k), "seen once: " + k);
+      assertEquals(new HashSet<>(ks), seen);
+      open = c.scan(new ScanOptions().count(5));
+      assertTrue(open.hasNext());
+      Map<String, Object> sizes = c.onMasters("DBSIZE");
+      assertEquals(addresses(base, 2), new ArrayList<>(sizes.keySet()));
+      long total = 0;
+      for (Object n : sizes.values()) total += (Long) n;
+      assertEquals(51, total);
+      assertEquals(sizes.keySet(), c.onAllNodes("DBSIZE").keySet());
+      assertEquals("PONG", c.onNode(Standalone.addr(base + 1), "PING"));
+      assertThrows(InvalidArgumentException.class, () -> c.onNode((String) null, "PING"));
+      ClientStats stats = c.stats();
+      assertTrue(stats.writes >= 2 && stats.reads >= 1, stats.toString());
+      assertTrue(c.metricsText().contains(Standalone.addr(base)), c.metricsText());
+      List<NodeStats> nodes = c.nodeStats();
+      assertEquals(2, nodes.size());
+    }
+    // Closing the client closed its open scan.
+    assertThrows(IllegalStateException.class, open::hasNext);
+  }
+
+  @Test
+  void aShardWhoseMasterDiedIsReadFromItsReplica() {
+    int master = base + 5;
+    int replica = base + 6;
+    servers.add(master);
+    servers.add(replica);
+    try (Jedis r = Standalone.node(replica)) {
+      r.slaveof(Standalone.HOST, master);
+      try (Ring ring = Ring.builder().shard("cache-a", 1).shard("cache-b", 1).build();
+          ShardedClient c =
+              new ShardedClient(
+                  List.of(
+                      List.of(Standalone.addr(base)),
+                      List.of(Standalone.addr(master), Standalone.addr(replica))),
+                  ring,
+                  null,
+                  new ShardedOptions().connectTimeoutMs(500).commandTimeoutMs(1000))) {
+        List<String> ks = keys("r:", 40);
+        for (String k : ks) c.set(k, "v" + k);
+        try (Jedis m = Standalone.node(master)) {
+          m.incr("r:sync");
+          Poll.until(() -> m.waitReplicas(1, 1000) == 1, Duration.ofSeconds(20), "replica synced");
+        }
+        servers.kill(master);
+        for (String k : ks) assertEquals("v" + k, c.get(k), k);
+        String onB = null;
+        for (String k : ks) if (c.locate(k) == 1) onB = k;
+        String k = onB;
+        assertThrows(CloudRouteException.class, () -> c.set(k, "no master"));
+      }
+    } finally {
+      servers.kill(replica);
+    }
+  }
+
+  @Test
   void aKilledServersKeysFailNamingItOthersAreServed() {
     int dead = base + 4;
     servers.add(dead);
