@@ -1891,7 +1891,8 @@ CR_API cr_status cr_sentinel_client_get_metrics_text(char *buf, size_t cap, size
 typedef void (*cr_completion_fn)(void *ud, cr_status status, cr_reply *reply);
 
 /* Submits a command on one key, as cr_client_command_opts (opts may be
- * NULL; opts->timeout_ms bounds each attempt as it does there: once it
+ * NULL; opts->timeout_ms bounds each attempt as it does there, counted
+ * from the submit, time queued behind other requests included: once it
  * passes the call completes with CR_ETIMEOUT, its reply is dropped when it
  * comes and the connection serves on). done(ud, ...) runs once, later, on
  * the engine thread, a worker thread of the client, or (completion queue)

@@ -157,8 +157,8 @@ cr_status Keys(std::vector<std::string> *out, const void *const *ptrs, const siz
 // A caller's (pointer, length) as a string; "" for NULL.
 std::string Str(const void *p, size_t len);
 
-// The checks of cr_client_command and cr_sentinel_client_command: out,
-// access (up to CR_ACCESS_AUTO: the Sentinel client refuses that itself),
+// The checks of every single-key command call: out, access (up to
+// CR_ACCESS_AUTO: CommandCall refuses that for the shard-group clients),
 // argc/key_index and argv. *out is cleared first.
 cr_status CheckCommand(cr_reply **out, const void *client, int access, size_t key_index,
                        size_t argc, const void *const *argv, const size_t *argvlen, const char *fn);

@@ -1,8 +1,11 @@
-// Internal to capi/: the calls the cluster client (cr_client) and the
-// pre-sharded client (cr_sharded_client) share, written once over the
-// handle: H is a handle whose `client` is a net::Client or a
-// net::ShardedClient (both have the engine's MGet, MSet, Del, ExecuteKeys,
-// EvalScript, ExecuteOnNodes and stats()).
+// Internal to capi/: the calls the cluster client (cr_client), the
+// pre-sharded client (cr_sharded_client) and the Sentinel client
+// (cr_sentinel_client) share, written once over the handle: H is a handle
+// whose `client` is a net::Client, net::ShardedClient or
+// net::SentinelClient (each template names what it needs of it: Execute for
+// CommandCall; the engine's MGet, MSet, Del, ExecuteKeys, EvalScript,
+// ExecuteOnNodes and stats() for the rest, which the Sentinel client runs
+// as its group batches instead).
 #pragma once
 
 #include <memory>
@@ -17,7 +20,8 @@ namespace cloudroute {
 namespace capi {
 
 // Any command on one key, with call options (opts may be NULL); CR_ACCESS_AUTO
-// is refused (the cluster client alone learns a command table).
+// is refused (the cluster client alone learns a command table; it runs
+// cr_client_command's own path).
 template <typename H>
 cr_status CommandCall(cr_reply **out, H *c, const cr_call_options *opts, const cr_access &access,
                       size_t key_index, size_t argc, const void *const *argv, const size_t *argvlen,

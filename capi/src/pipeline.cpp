@@ -32,20 +32,21 @@ std::vector<std::string_view> Views(size_t argc, const void *const *argv, const 
   return v;
 }
 
-// CR_ACCESS_AUTO: as the server's command table classes argv.
-// REQUIRES: not CR_ACCESS_AUTO on a pipeline of shard groups (AutoRefused).
-net::Access AccessOf(cr_pipeline *p, cr_access access, const std::vector<std::string_view> &argv) {
-  if (RawEnum(access) == CR_ACCESS_AUTO) return p->p.client()->Classify(argv).access;
-  return RawEnum(access) == CR_ACCESS_READ ? net::Access::kRead : net::Access::kWrite;
-}
-
-// CR_ACCESS_AUTO on a pipeline of shard groups: only a cluster client learns
-// a command table.
-cr_status AutoRefused(const cr_pipeline *p, cr_access access, const char *fn) {
-  if (RawEnum(access) != CR_ACCESS_AUTO || p->p.client() != nullptr) return CR_OK;
-  return Fail(CR_EINVAL, std::string(fn) +
-                             ": CR_ACCESS_AUTO is for a cluster client's pipeline; give "
-                             "CR_ACCESS_READ or CR_ACCESS_WRITE");
+// The access of argv as given, or (CR_ACCESS_AUTO) as the server's command
+// table classes it; a pipeline of shard groups refuses CR_ACCESS_AUTO.
+cr_status AccessOf(net::Access *out, const cr_pipeline *p, cr_access access,
+                   const std::vector<std::string_view> &argv, const char *fn) {
+  if (RawEnum(access) != CR_ACCESS_AUTO) {
+    *out = RawEnum(access) == CR_ACCESS_READ ? net::Access::kRead : net::Access::kWrite;
+    return CR_OK;
+  }
+  cloudroute::Result<net::CommandRoute> route = p->p.Classify(argv);
+  if (!route.ok()) {
+    return Fail(cloudroute::Status(route.status().code(),
+                                   std::string(fn) + ": " + route.status().message()));
+  }
+  *out = route->access;
+  return CR_OK;
 }
 
 }  // namespace
@@ -71,8 +72,9 @@ cr_status cr_pipeline_add(cr_pipeline *p, cr_access access, size_t key_index, si
     if (RawEnum(access) == CR_ACCESS_AUTO) {
       return Check(p->p.AddAuto(key_index, Views(argc, argv, argvlen)));
     }
+    net::Access a = net::Access::kWrite;
     std::vector<std::string_view> views = Views(argc, argv, argvlen);
-    const net::Access a = AccessOf(p, access, views);
+    if (cr_status s = AccessOf(&a, p, access, views, fn); s != CR_OK) return s;
     p->p.Add(a, key_index, std::move(views));
     return CR_OK;
   });
@@ -83,10 +85,10 @@ cr_status cr_pipeline_add_node(cr_pipeline *p, cr_access access, const char *hos
   return Guard([&]() -> cr_status {
     static const char fn[] = "cr_pipeline_add_node";
     if (cr_status s = CheckAdd(p, access, argc, argv, argvlen, fn); s != CR_OK) return s;
-    if (cr_status s = AutoRefused(p, access, fn); s != CR_OK) return s;
     if (cr_status s = NotNull(host, fn, "host"); s != CR_OK) return s;
+    net::Access a = net::Access::kWrite;
     std::vector<std::string_view> views = Views(argc, argv, argvlen);
-    const net::Access a = AccessOf(p, access, views);
+    if (cr_status s = AccessOf(&a, p, access, views, fn); s != CR_OK) return s;
     return Check(p->p.AddForNode(a, host, port, std::move(views)));
   });
 }

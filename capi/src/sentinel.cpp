@@ -8,6 +8,7 @@
 #include "cloudroute/net/key_batch.hpp"
 #include "cloudroute/net/sentinel.hpp"
 #include "live.hpp"
+#include "live_calls.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
@@ -118,22 +119,9 @@ void cr_sentinel_client_free(cr_sentinel_client *c) { FreeLive(c); }
 cr_status cr_sentinel_client_command(cr_reply **out, cr_sentinel_client *c, cr_access access,
                                      size_t key_index, size_t argc, const void *const *argv,
                                      const size_t *argvlen) {
-  return Guard([&]() -> cr_status {
-    if (cr_status s = CheckCommand(out, c, RawEnum(access), key_index, argc, argv, argvlen,
-                                   "cr_sentinel_client_command");
-        s != CR_OK) {
-      return s;
-    }
-    if (RawEnum(access) == CR_ACCESS_AUTO) {
-      return Fail(CR_EINVAL,
-                  "cr_sentinel_client_command: CR_ACCESS_AUTO is for the cluster client; give "
-                  "CR_ACCESS_READ or CR_ACCESS_WRITE");
-    }
-    net::Args args = ArgsFrom(argv, argvlen, argc);
-    const std::string key = args[key_index];
-    const net::Access a =
-        RawEnum(access) == CR_ACCESS_WRITE ? net::Access::kWrite : net::Access::kRead;
-    return ReplyOut(out, c->client->Execute(a, key, args));
+  return Guard([&] {
+    return CommandCall(out, c, nullptr, access, key_index, argc, argv, argvlen,
+                       "cr_sentinel_client_command");
   });
 }
 

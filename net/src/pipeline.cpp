@@ -20,6 +20,15 @@ void Pipeline::Add(Access access, size_t key_index, std::vector<std::string_view
   j.argv = std::move(argv);
 }
 
+Result<CommandRoute> Pipeline::Classify(const std::vector<std::string_view> &argv) const {
+  if (client_ == nullptr) {
+    return Error(Code::kInvalid,
+                 "the server's command table (CR_ACCESS_AUTO) is for a cluster client's "
+                 "pipeline: give read or write");
+  }
+  return client_->Classify(argv);
+}
+
 Status Pipeline::AddAuto(size_t key_index, std::vector<std::string_view> argv) {
   // A state change (SSUBSCRIBE …) is queued as it is: Execute refuses it in
   // its place, as for Add, whatever the table says of its keys.
@@ -28,12 +37,9 @@ Status Pipeline::AddAuto(size_t key_index, std::vector<std::string_view> argv) {
     Add(Access::kWrite, at, std::move(argv));
     return Status::Ok();
   }
-  if (client_ == nullptr) {
-    return Error(Code::kInvalid,
-                 "the server's command table (CR_ACCESS_AUTO) is for a cluster client's "
-                 "pipeline: give read or write and the key's index");
-  }
-  CommandRoute route = client_->Classify(argv);
+  Result<CommandRoute> classed = Classify(argv);
+  if (!classed.ok()) return classed.status();
+  CommandRoute route = std::move(*classed);
   if (key_index > 0) route.keys = {key_index};
   if (route.keys.empty()) {
     return Error(Code::kInvalid, std::string(argv[0].substr(0, 64)) +

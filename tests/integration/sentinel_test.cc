@@ -199,6 +199,11 @@ TEST_F(SentinelLive, AsksTheSentinelsAndServesReadsAndWrites) {
   EXPECT_EQ(cr_sentinel_client_command(&r, f.c, CR_ACCESS_READ, 0, 0, argv, lens), CR_EINVAL);
   EXPECT_EQ(cr_sentinel_client_command(&r, f.c, (cr_access)7, 1, 2, argv, lens), CR_EINVAL);
   EXPECT_EQ(cr_sentinel_client_command(&r, f.c, CR_ACCESS_READ, 1, 2, NULL, lens), CR_EINVAL);
+  EXPECT_EQ(cr_sentinel_client_command(&r, f.c, CR_ACCESS_AUTO, 1, 2, argv, lens), CR_EINVAL);
+  EXPECT_NE(std::string(cr_last_error()).find("CR_ACCESS_AUTO is for the cluster client"),
+            std::string::npos)
+      << cr_last_error();
+  EXPECT_EQ(r, nullptr);
   cr_sentinel_stats small = CR_SENTINEL_STATS_INIT;
   small.struct_size = 4;
   EXPECT_EQ(cr_sentinel_client_get_stats(&small, f.c), CR_EINVAL);

@@ -344,6 +344,24 @@ TEST(Sharded, CommandsAndHostileInput) {
     EXPECT_EQ(std::string(s, len), values[i]);
     cr_reply_free(replies[i]);
   }
+  // CR_ACCESS_AUTO needs a cluster client's command table: refused with
+  // CR_EINVAL on every path of the pre-sharded client, nothing queued.
+  {
+    const void *argv[] = {"GET", keys[0].data()};
+    const size_t lens[] = {3, keys[0].size()};
+    EXPECT_EQ(cr_sharded_client_command(&r, cl.c, nullptr, CR_ACCESS_AUTO, 1, 2, argv, lens),
+              CR_EINVAL);
+    EXPECT_NE(std::string(cr_last_error()).find("CR_ACCESS_AUTO"), std::string::npos);
+    EXPECT_EQ(cr_pipeline_add(p, CR_ACCESS_AUTO, 0, 2, argv, lens), CR_EINVAL);
+    EXPECT_NE(std::string(cr_last_error()).find("CR_ACCESS_AUTO"), std::string::npos);
+    EXPECT_EQ(
+        cr_pipeline_add_node(p, CR_ACCESS_AUTO, kHost, static_cast<uint16_t>(a), 2, argv, lens),
+        CR_EINVAL);
+    EXPECT_NE(std::string(cr_last_error()).find("cr_pipeline_add_node: the server's command table"),
+              std::string::npos)
+        << cr_last_error();
+    EXPECT_EQ(cr_pipeline_get_count(p), 0u);
+  }
   cr_pipeline_free(p);
 
   // SCAN over every shard finds each key once.

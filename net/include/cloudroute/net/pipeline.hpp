@@ -40,8 +40,8 @@ class Pipeline {
   // Client::ExecuteAuto (key_index > 0: routed by argv[key_index]).
   // A command that would change the connection's state is queued and
   // refused in its place, as with Add.
-  // Errors: kInvalid for a command with no key (AddForNode it), and on a
-  // pipeline of shard groups (only a cluster client learns a command table).
+  // Errors: kInvalid for a command with no key (AddForNode it), and as
+  // Classify.
   // REQUIRES: key_index < argv.size(); as Add.
   Status AddAuto(size_t key_index, std::vector<std::string_view> argv);
   // A command for the node host:port only (keyless commands: PING, INFO,
@@ -51,9 +51,13 @@ class Pipeline {
   Status AddForNode(Access access, const std::string &host, uint16_t port,
                     std::vector<std::string_view> argv);
 
+  // How the server's command table classes argv (CR_ACCESS_AUTO): its
+  // access and key positions, as Client::Classify.
+  // Errors: kInvalid on a pipeline of shard groups (only a cluster client
+  // learns a command table).
+  Result<CommandRoute> Classify(const std::vector<std::string_view> &argv) const;
+
   size_t size() const { return jobs_.size(); }
-  // The cluster client it was made for; null for shard groups.
-  Client *client() const { return client_; }
   // Runs every queued command; results in queue order (each Job's reply or
   // status). The queue is empty afterwards.
   std::vector<Job> Execute();
