@@ -1,12 +1,44 @@
 // C API: asynchronous calls of the live client (net/async_calls.hpp).
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "cloudroute/net/key_batch.hpp"
 #include "commands.hpp"
 #include "live.hpp"
 
 using namespace cloudroute::capi;  // NOLINT: the C API's own vocabulary
 namespace net = cloudroute::net;
+
+namespace {
+
+// A call's completion as the C callback sees it: the callback owns the
+// reply; a failure's text is this thread's cr_last_error() while it runs.
+net::AsyncCalls::Done Completion(cr_completion_fn done, void *ud) {
+  return [done, ud](cloudroute::Result<net::ReplyPtr> r) {
+    cr_reply *reply = nullptr;
+    const cr_status st = Guard([&] { return ReplyOut(&reply, std::move(r)); });
+    done(ud, st, reply);
+  };
+}
+
+// The multi-key submits: keys (and, for kMSet, values) copied, then handed
+// to the client's asynchronous fan-out.
+cr_status SubmitMulti(cr_client *c, net::KeyBatchKind kind, const void *const *keys,
+                      const size_t *key_lens, const void *const *values, const size_t *value_lens,
+                      size_t n, cr_completion_fn done, void *ud, const char *fn) {
+  if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+  if (done == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": done is NULL");
+  std::vector<std::string> k, v;
+  if (cr_status s = Keys(&k, keys, key_lens, n, fn, "keys"); s != CR_OK) return s;
+  if (kind == net::KeyBatchKind::kMSet) {
+    if (cr_status s = Keys(&v, values, value_lens, n, fn, "values"); s != CR_OK) return s;
+  }
+  return Check(c->client->SubmitMulti(kind, std::move(k), std::move(v), Completion(done, ud)));
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -36,14 +68,40 @@ cr_status cr_client_submit(cr_client *c, const cr_call_options *opts, cr_access 
       key_at = route->keys[0];
     }
     const std::string key = args[key_at];
-    return Check(c->client->Submit(
-        a, key, std::move(args), call, [done, ud](cloudroute::Result<net::ReplyPtr> r) {
-          cr_reply *reply = nullptr;
-          // The callback owns the reply; a failure's text is this thread's
-          // cr_last_error() while it runs.
-          const cr_status st = Guard([&] { return ReplyOut(&reply, std::move(r)); });
-          done(ud, st, reply);
-        }));
+    return Check(c->client->Submit(a, key, std::move(args), call, Completion(done, ud)));
+  });
+}
+
+cr_status cr_client_submit_mget(cr_client *c, const void *const *keys, const size_t *lens, size_t n,
+                                cr_completion_fn done, void *ud) {
+  return Guard([&] {
+    return SubmitMulti(c, net::KeyBatchKind::kMGet, keys, lens, nullptr, nullptr, n, done, ud,
+                       "cr_client_submit_mget");
+  });
+}
+
+cr_status cr_client_submit_mset(cr_client *c, const void *const *keys, const size_t *key_lens,
+                                const void *const *values, const size_t *value_lens, size_t n,
+                                cr_completion_fn done, void *ud) {
+  return Guard([&] {
+    return SubmitMulti(c, net::KeyBatchKind::kMSet, keys, key_lens, values, value_lens, n, done, ud,
+                       "cr_client_submit_mset");
+  });
+}
+
+cr_status cr_client_submit_del(cr_client *c, const void *const *keys, const size_t *lens, size_t n,
+                               cr_completion_fn done, void *ud) {
+  return Guard([&] {
+    return SubmitMulti(c, net::KeyBatchKind::kDel, keys, lens, nullptr, nullptr, n, done, ud,
+                       "cr_client_submit_del");
+  });
+}
+
+cr_status cr_client_submit_exists(cr_client *c, const void *const *keys, const size_t *lens,
+                                  size_t n, cr_completion_fn done, void *ud) {
+  return Guard([&] {
+    return SubmitMulti(c, net::KeyBatchKind::kExists, keys, lens, nullptr, nullptr, n, done, ud,
+                       "cr_client_submit_exists");
   });
 }
 

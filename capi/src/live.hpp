@@ -199,6 +199,13 @@ void ResultsOut(cr_reply **replies, cr_status *statuses, size_t n, ReplyAt reply
   }
 }
 
+// A pipeline's results (cr_pipeline_execute's, cr_pipeline_submit's):
+// ResultsOut of the jobs, then CR_OK, or the first failed job's status
+// recorded with Fail() (fn, its position and its message).
+// REQUIRES: replies (and statuses when not NULL) hold jobs.size().
+cr_status JobResultsOut(cr_reply **replies, cr_status *statuses, const std::vector<net::Job> &jobs,
+                        const char *fn);
+
 // *out gets the converted reply on success; a failed r is recorded with
 // Fail() and its status returned. REQUIRES: out != NULL.
 cr_status ReplyOut(cr_reply **out, Result<net::ReplyPtr> r);
