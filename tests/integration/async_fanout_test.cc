@@ -15,7 +15,6 @@
 //
 // CR_TEST_CLUSTER_ENV names the cluster.env.
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <signal.h>
 
 #include <atomic>
@@ -26,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "async_kit.hpp"
 #include "cloudroute.h"
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
@@ -138,30 +138,15 @@ bool AllDone(const std::vector<std::unique_ptr<Fan>> &fans) {
   return true;
 }
 
-// Runs the client's completions until every call completed (queue: through
-// the fd) or 30 s passed.
+// Runs the client's completions until every call completed or 30 s passed.
 bool Finish(cr_client *cl, const std::vector<std::unique_ptr<Fan>> &fans, int queue_fd) {
-  return crtest::PollUntil(30000, [&] {
-    if (queue_fd >= 0) {
-      pollfd p{queue_fd, POLLIN, 0};
-      if (poll(&p, 1, 5) > 0) {
-        EXPECT_EQ(cr_client_run_completions(nullptr, cl, 0), CR_OK);
-      }
-    }
-    return AllDone(fans);
-  });
+  return crtest::RunCompletionsUntil(cl, queue_fd, 30000, [&] { return AllDone(fans); });
 }
 
 class AsyncFanOut : public crtest::ClusterTest {
  protected:
   cr_client *NewClient(cr_policy policy, uint32_t command_timeout_ms = 0) {
-    cr_client_options o = crtest::FaultOptions();
-    o.client_name = "cr-async-fanout";
-    if (command_timeout_ms > 0) {
-      for (uint32_t &t : o.command_timeout_ms) t = command_timeout_ms;
-    }
-    cr_router *router = nullptr;
-    return crtest::NewCloudAClient(env_["SEEDS"], policy, 1000, o, &router);
+    return crtest::NewAsyncClient(env_["SEEDS"], policy, "cr-async-fanout", command_timeout_ms);
   }
 
   // Every key stored with its value (a blocking MSET).
