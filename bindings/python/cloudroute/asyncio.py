@@ -16,15 +16,18 @@ Routing, retries, redirects and errors are those of :class:`cloudroute.Client`
 connection per node — ``shared_connections`` if set —, the rare retry on one of
 its few worker threads).
 
-Where the C library has no asynchronous form yet — ``mget``, ``mset``,
-``delete`` (multi-key fan-out) and pipelines — the blocking call runs in the
-loop's default executor (``loop.run_in_executor``): one pool thread per such
-call in flight, the GIL released while it waits.
+Multi-key calls (``mget``, ``mset``, ``delete``, ``exists`` of keys in any
+slots) and pipelines (``await p.execute()``) are submitted the same way
+(``cr_client_submit_mget`` …, ``cr_pipeline_submit``): every node's share is
+one request on its shared connection, all in flight at once, completed through
+the same queue — no executor thread either. They route, retry and fail as
+:meth:`cloudroute.Client.mget` and :meth:`cloudroute.Pipeline.execute` do.
 
-Cancelling a coroutine that awaits a command does not touch its connection:
-the request stays on the wire and its reply is read and dropped when it
-comes (every request on a shared connection is closed by a marker, so the
-connection stays in step); a write may still be applied.
+Cancelling a coroutine that awaits a command, a multi-key call or a pipeline
+does not touch its connections: the requests stay on the wire and their
+replies are read and dropped when they come (every request on a shared
+connection is closed by a marker, so the connection stays in step); a write
+may still be applied.
 
 Closing (``close()`` or leaving ``async with``) runs every call still in
 flight to completion with :class:`cloudroute.ConnectionError` ("cancelled:
@@ -41,7 +44,8 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Type,
 
 from .client import AUTO, READ, WRITE, Arg, Client as _SyncClient, Expiry, KeyT, Seeds, _set_args
 from .commands import _timeout_ms
-from .pipeline import Pipeline as _SyncPipeline
+from . import _native
+from .pipeline import Pipeline as _SyncPipeline, _results
 
 __all__ = ["Client", "Pipeline"]
 
@@ -189,9 +193,11 @@ class Client:
     incrby = incr
 
     async def exists(self, *names: KeyT) -> int:
-        """How many of names exist (one EXISTS per key, all in flight at once)."""
-        replies = await asyncio.gather(*(self._submit(READ, 1, ("EXISTS", n), None) for n in names))
-        return sum(int(r) for r in replies)
+        """How many of names exist, in any slots (a name given twice counts twice)."""
+        if not names:
+            return 0
+        result: int = await self._submit_multi("exists", names, ())
+        return result
 
     async def hget(self, name: KeyT, key: Arg) -> Optional[bytes]:
         """HGET name key."""
@@ -206,27 +212,40 @@ class Client:
         it = iter(reply)
         return dict(zip(it, it))
 
-    # -- multi-key commands and pipelines: the blocking call in the executor -----
+    # -- multi-key commands and pipelines: submitted too ----------------------------
 
-    async def _in_executor(self, fn: Callable[..., Any], *args: Any) -> Any:
-        _ = self.sync  # raises when not connected
+    def _submit_multi(self, kind: str, keys: Iterable[KeyT], values: Iterable[Arg]) -> "asyncio.Future[Any]":
+        sync = self.sync
         assert self._loop is not None
-        return await self._loop.run_in_executor(None, functools.partial(fn, *args))
+        fut: asyncio.Future[Any] = self._loop.create_future()
+        sync.submit_multi(kind, keys, values, _resolver(fut, None))
+        return fut
 
     async def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:
-        """MGET of keys in any slots, as :meth:`cloudroute.Client.mget` (in the
-        default executor: the C library has no asynchronous fan-out yet)."""
-        result: List[Optional[bytes]] = await self._in_executor(self.sync.mget, keys, *args)
+        """MGET of keys in any slots, as :meth:`cloudroute.Client.mget` (``mget([k1,
+        k2])`` or ``mget(k1, k2)``): values in key order, None for a missing key."""
+        if isinstance(keys, (str, bytes, bytearray, memoryview)):
+            names: Iterable[KeyT] = (keys, *args)
+        else:
+            names = (*keys, *args)
+        names = tuple(names)
+        if not names:
+            return []
+        result: List[Optional[bytes]] = await self._submit_multi("mget", names, ())
         return result
 
     async def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:
-        """MSET of a mapping in any slots (in the default executor)."""
-        result: bool = await self._in_executor(self.sync.mset, mapping)
-        return result
+        """MSET of a mapping in any slots (not atomic across slots). True."""
+        items = list(mapping.items())
+        if items:
+            await self._submit_multi("mset", [k for k, _ in items], [v for _, v in items])
+        return True
 
     async def delete(self, *names: KeyT) -> int:
-        """DEL of keys in any slots: how many existed (in the default executor)."""
-        result: int = await self._in_executor(self.sync.delete, *names)
+        """DEL of keys in any slots: how many existed."""
+        if not names:
+            return 0
+        result: int = await self._submit_multi("delete", names, ())
         return result
 
     def pipeline(self, transaction: Optional[bool] = None) -> "Pipeline":
@@ -242,8 +261,8 @@ class Client:
 
 class Pipeline:
     """Commands queued as on :class:`cloudroute.Pipeline` (``p.get(k).set(k2, v)``);
-    ``await p.execute()`` runs them in the default executor (the C library has
-    no asynchronous pipeline yet). Usable as ``async with c.pipeline() as p``."""
+    ``await p.execute()`` submits them (``cr_pipeline_submit``: no thread per
+    call) and gives their results. Usable as ``async with c.pipeline() as p``."""
 
     def __init__(self, client: Client, pipe: _SyncPipeline) -> None:
         self._client = client
@@ -263,9 +282,16 @@ class Pipeline:
 
     async def execute(self, raise_on_error: bool = True) -> List[Any]:
         """Sends every queued command; their results in order (as
-        :meth:`cloudroute.Pipeline.execute`)."""
-        result: List[Any] = await self._client._in_executor(self._pipe.execute, raise_on_error)
-        return result
+        :meth:`cloudroute.Pipeline.execute`). The queue is empty afterwards."""
+        sync = self._client.sync
+        loop = self._client._loop
+        assert loop is not None
+        commands, calls = self._pipe._take()
+        if not commands:
+            return []
+        fut: asyncio.Future[Any] = loop.create_future()
+        _native.submit_pipeline(sync, commands, _resolver(fut, None))
+        return _results(commands, calls, await fut, raise_on_error)
 
     def reset(self) -> None:
         self._pipe.reset()

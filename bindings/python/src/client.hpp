@@ -102,4 +102,8 @@ py::list NodeRepliesList(cr_status st, cr_node_replies *raw);
 // exception object (not raised) in its place.
 py::list RunPipeline(cr_pipeline *p, py::handle commands);
 
+// Turns c's completion queue on (idempotent): before anything is submitted,
+// since a callback on the engine thread would wait there for the GIL.
+void QueueOn(cr_client *c);
+
 }  // namespace crpy
