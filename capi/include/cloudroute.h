@@ -1982,6 +1982,24 @@ typedef void (*cr_pipeline_completion_fn)(void *ud, cr_status status, size_t n,
  * flight on one client. */
 CR_API cr_status cr_pipeline_submit(cr_pipeline *p, cr_pipeline_completion_fn done, void *ud);
 
+/* The Sentinel client's asynchronous single-key calls, as cr_client_submit,
+ * cr_client_completion_fd and cr_client_run_completions (the same threads,
+ * callback rules and completion queue; opts as there), with the routing,
+ * retries and errors of cr_sentinel_client_command (a write its group's
+ * master did not execute re-asks the sentinels on a worker and is tried
+ * again).
+ * CR_ACCESS_AUTO is refused (CR_EINVAL), as for the blocking call.
+ * cr_sentinel_client_free with calls in flight runs every callback not yet
+ * run once, cancelled, before it returns, as cr_client_free does. The
+ * Sentinel batches (cr_sentinel_client_mget …) have no asynchronous form. */
+CR_API cr_status cr_sentinel_client_submit(cr_sentinel_client *c, const cr_call_options *opts,
+                                           cr_access access, size_t key_index, size_t argc,
+                                           const void *const *argv, const size_t *argvlen,
+                                           cr_completion_fn done, void *ud);
+CR_API cr_status cr_sentinel_client_completion_fd(int *out_fd, cr_sentinel_client *c);
+CR_API cr_status cr_sentinel_client_run_completions(size_t *out_ran, cr_sentinel_client *c,
+                                                    size_t max);
+
 /* cr_client_free with calls in flight: every callback not yet run runs
  * exactly once before free returns, with CR_ECONN and a message starting
  * "cancelled:" (a write already sent may have run) — on the engine thread,
