@@ -250,3 +250,47 @@ def test_cancelled_fan_outs_leave_the_connections_in_step(env: Dict[str, str]) -
             assert c.sync.stats().poisoned == 0
 
     asyncio.run(run())
+
+
+@pytest.fixture(scope="module")
+def sentinel_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]]:
+    # A Sentinel setup of its own: data nodes 9020-9025, sentinels 9030-9032.
+    with harness("sentinel", tmp_path_factory, 9020) as e:
+        yield e
+
+
+def test_sentinel_client_calls_each_get_their_own_reply_without_a_thread_per_call(
+    sentinel_env: Dict[str, str],
+) -> None:
+    env = sentinel_env
+    names = env["SENTINEL_MASTER_NAMES"].split(",")
+
+    async def run() -> None:
+        c = cra.SentinelClient(
+            env["SENTINELS"],
+            names,
+            cloudroute.Ring.jedis(names),
+            cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]]),
+            command_timeout_ms=3000,
+        )
+        async with c:
+            keys = [f"aio:sc:{i}" for i in range(300)]
+            sets, extra = await peak_threads(asyncio.gather(*(c.set(k, f"v-{k}") for k in keys)))
+            assert sets == [True] * len(keys)
+            # The masters' answers (a replica may lag the writes just made).
+            got = await asyncio.gather(*(c.execute_command("GET", k) for k in keys))
+            assert got == [f"v-{k}".encode() for k in keys]
+            assert extra <= 8, extra
+            assert await c.incr("aio:sc:n", 3) == 3
+            with pytest.raises(cloudroute.ResponseError):
+                await c.execute_command("INCR", keys[0])  # no integer
+            # Closed with calls in flight: each completes once, cancelled.
+            waits = [
+                asyncio.ensure_future(c.execute_command("BLPOP", f"aio:sc:never:{i}", 0, timeout=30)) for i in range(10)
+            ]
+            await asyncio.sleep(0.2)
+        for r in await asyncio.gather(*waits, return_exceptions=True):
+            assert isinstance(r, cloudroute.ConnectionError) and "cancelled" in str(r), r
+        assert c.closed
+
+    asyncio.run(run())
