@@ -1924,6 +1924,83 @@ CR_API cr_status cr_client_completion_fd(int *out_fd, cr_client *c);
  * thread, not from a callback. */
 CR_API cr_status cr_client_run_completions(size_t *out_ran, cr_client *c, size_t max);
 
+/* Multi-key calls submitted without waiting: MGET, MSET, DEL and EXISTS of
+ * n >= 1 keys in any slots, as cr_client_cmd_mget / _mset / _del (split by
+ * slot, one command per slot, every node's share in flight at once; the
+ * same routing, retries and errors: a read whose node fails moves on to its
+ * next candidate, a write that may have reached its node is not re-sent and
+ * says so). The keys and values are copied before the call returns. Each
+ * node's share is one request on its shared connections, written and read
+ * by the engine thread; when every share answered without a redirect or a
+ * retry the engine thread completes the call, else (a node failed, MOVED /
+ * ASK, TRYAGAIN …, hedging on) one of the client's at most 4 worker threads
+ * runs the rest of the blocking call's rounds and completes it. done(ud,
+ * ...) runs once, as for cr_client_submit, with: mget, an ARRAY of n
+ * elements in key order (STRING or NIL); mset, a STATUS "OK"; del, an
+ * INTEGER (how many existed); exists, an INTEGER (how many exist, a key
+ * named twice counting twice). A failed slot fails the call with its
+ * status (the first failed slot's; some slots of an MSET or DEL may have
+ * been written). Errors (done will not run): CR_EINVAL (NULL c, keys, lens
+ * or done, n 0, the client being freed), CR_ENOMEM. Thread-safety: any
+ * thread, a callback too. */
+CR_API cr_status cr_client_submit_mget(cr_client *c, const void *const *keys, const size_t *lens,
+                                       size_t n, cr_completion_fn done, void *ud);
+CR_API cr_status cr_client_submit_mset(cr_client *c, const void *const *keys,
+                                       const size_t *key_lens, const void *const *values,
+                                       const size_t *value_lens, size_t n, cr_completion_fn done,
+                                       void *ud);
+CR_API cr_status cr_client_submit_del(cr_client *c, const void *const *keys, const size_t *lens,
+                                      size_t n, cr_completion_fn done, void *ud);
+CR_API cr_status cr_client_submit_exists(cr_client *c, const void *const *keys, const size_t *lens,
+                                         size_t n, cr_completion_fn done, void *ud);
+
+/* A submitted pipeline's completion: n results in queue order, as
+ * cr_pipeline_execute gives them — replies[i] command i's reply or a
+ * CR_REPLY_TYPE_ERROR reply with its error's message (a new reference
+ * each: free every one with cr_reply_free; they may be kept), statuses[i]
+ * its status. status is CR_OK when every command succeeded, else the first
+ * failed command's status, cr_last_error() naming its position and message
+ * on the callback's thread until it returns. The arrays themselves are the
+ * library's: valid until the callback returns. */
+typedef void (*cr_pipeline_completion_fn)(void *ud, cr_status status, size_t n,
+                                          cr_reply *const *replies, const cr_status *statuses);
+
+/* Runs every queued command of p without waiting, as cr_pipeline_execute
+ * (the same routing, redirects, retries and errors), and empties the queue:
+ * the commands' arguments are copied before the call returns, so the
+ * buffers cr_pipeline_add borrowed may be reused then, and p may be queued
+ * again, submitted again or freed at once. The first round is one request
+ * per node on its shared connections (as for cr_client_submit_mget); what
+ * it cannot settle runs on a worker. done(ud, ...) runs once, as for
+ * cr_client_submit (the engine thread, a worker, or the completion queue;
+ * never inside this call); cr_client_free with the pipeline in flight runs
+ * it with every command failed CR_ECONN "cancelled: …". Errors (done will
+ * not run): CR_EINVAL — NULL p or done, an empty queue, a pipeline of a
+ * cr_sharded_client (only the cluster client submits): the queue is kept;
+ * the client being freed: the queue is emptied, nothing sent —, CR_ENOMEM.
+ * Thread-safety: p as for
+ * cr_pipeline_execute (one thread at a time); several pipelines may be in
+ * flight on one client. */
+CR_API cr_status cr_pipeline_submit(cr_pipeline *p, cr_pipeline_completion_fn done, void *ud);
+
+/* The Sentinel client's asynchronous single-key calls, as cr_client_submit,
+ * cr_client_completion_fd and cr_client_run_completions (the same threads,
+ * callback rules and completion queue; opts as there), with the routing,
+ * retries and errors of cr_sentinel_client_command (a write its group's
+ * master did not execute re-asks the sentinels on a worker and is tried
+ * again).
+ * CR_ACCESS_AUTO is refused (CR_EINVAL), as for the blocking call.
+ * cr_sentinel_client_free with calls in flight runs every callback not yet
+ * run once, cancelled, before it returns, as cr_client_free does. The
+ * Sentinel batches (cr_sentinel_client_mget …) have no asynchronous form. */
+CR_API cr_status cr_sentinel_client_submit(cr_sentinel_client *c, const cr_call_options *opts,
+                                           cr_access access, size_t key_index, size_t argc,
+                                           const void *const *argv, const size_t *argvlen,
+                                           cr_completion_fn done, void *ud);
+CR_API cr_status cr_sentinel_client_completion_fd(int *out_fd, cr_sentinel_client *c);
+CR_API cr_status cr_sentinel_client_run_completions(size_t *out_ran, cr_sentinel_client *c,
+                                                    size_t max);
+
 /* cr_client_free with calls in flight: every callback not yet run runs
  * exactly once before free returns, with CR_ECONN and a message starting
  * "cancelled:" (a write already sent may have run) — on the engine thread,

@@ -16,6 +16,7 @@
 #include "cloudroute/net/connection.hpp"
 #include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/reply.hpp"
+#include "cloudroute/net/sentinel.hpp"
 #include "cloudroute/net/tls.hpp"
 #include "hedge.hpp"
 
@@ -118,11 +119,11 @@ cr_status TextOut(char *buf, size_t cap, size_t *needed, const std::string &text
 // for) the free happens on a thread of its own once the handler has
 // returned; with no thread to be had the client is leaked rather than
 // joined from inside itself.
-// Whether this thread runs one of the client's completion callbacks (only
-// the cluster client has them).
+// Whether this thread runs one of the client's completion callbacks (the
+// cluster and the Sentinel clients have them).
 template <typename C>
 bool InCompletion(const C &client) {
-  if constexpr (std::is_same_v<C, net::Client>) {
+  if constexpr (std::is_same_v<C, net::Client> || std::is_same_v<C, net::SentinelClient>) {
     return client.InCompletion();
   } else {
     return false;
@@ -198,6 +199,13 @@ void ResultsOut(cr_reply **replies, cr_status *statuses, size_t n, ReplyAt reply
     if (replies != nullptr) replies[i] = out[i].release();
   }
 }
+
+// A pipeline's results (cr_pipeline_execute's, cr_pipeline_submit's):
+// ResultsOut of the jobs, then CR_OK, or the first failed job's status
+// recorded with Fail() (fn, its position and its message).
+// REQUIRES: replies (and statuses when not NULL) hold jobs.size().
+cr_status JobResultsOut(cr_reply **replies, cr_status *statuses, const std::vector<net::Job> &jobs,
+                        const char *fn);
 
 // *out gets the converted reply on success; a failed r is recorded with
 // Fail() and its status returned. REQUIRES: out != NULL.

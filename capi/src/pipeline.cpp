@@ -108,19 +108,7 @@ cr_status cr_pipeline_execute(cr_reply **replies, cr_status *statuses, size_t ca
     const size_t n = p->p.size();
     *needed = n;
     if (cap < n) return TooSmall(n, cap, fn, "replies");
-    std::vector<net::Job> jobs = p->p.Execute();
-    ResultsOut(
-        replies, statuses, n, [&](size_t i) { return jobs[i].reply.get(); },
-        [&](size_t i) -> const cloudroute::Status & { return jobs[i].status; });
-    for (size_t i = 0; i < n; ++i) {
-      const cloudroute::Status &st = jobs[i].status;
-      if (!st.ok()) {
-        return Fail(static_cast<cr_status>(st.code()),
-                    std::string(fn) + ": command " + std::to_string(i) + " of " +
-                        std::to_string(n) + " failed: " + st.message());
-      }
-    }
-    return CR_OK;
+    return JobResultsOut(replies, statuses, p->p.Execute(), fn);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -16,6 +17,7 @@
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/interrupt.hpp"
+#include "cloudroute/net/key_batch.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -33,6 +35,17 @@ Status Cancelled() {
 
 }  // namespace
 
+// A fan-out's state (SubmitJobs): its jobs, the FanOut on them, and its
+// first round's legs until they are absorbed.
+struct AsyncCalls::Fan {
+  std::vector<Job> jobs;
+  std::unique_ptr<FanOut> run;
+  bool exchanged = false;     // the first round went out as requests
+  FanOut::Requests requests;  // those requests, until absorbed
+  std::atomic<size_t> left{0};
+  JobsDone done;
+};
+
 struct AsyncCalls::Call {
   Access access = Access::kRead;
   uint16_t slot = 0;
@@ -40,6 +53,7 @@ struct AsyncCalls::Call {
   CallOptions call;
   CommandExecutor::FirstAttempt plan;
   Done done;
+  std::unique_ptr<Fan> fan;  // a fan-out: the rest is unused
 };
 
 AsyncCalls::AsyncCalls(ClientContext *ctx, CommandExecutor *executor)
@@ -93,6 +107,100 @@ Status AsyncCalls::Submit(Access access, std::string_view key, Args args, const 
   }
   c->plan.link->Submit(std::move(r));
   return Status::Ok();
+}
+
+Status AsyncCalls::SubmitJobs(std::vector<Job> jobs, JobsDone done) {
+  if (jobs.empty()) return Error(Code::kInvalid, "no command to submit");
+  CommandExecutor::RefuseStateChanges(&jobs);
+  auto c = std::make_shared<Call>();
+  c->fan = std::make_unique<Fan>();
+  Fan &f = *c->fan;
+  f.jobs = std::move(jobs);
+  f.done = std::move(done);
+  f.run = executor_->FanOutFor(&f.jobs);
+  f.exchanged = f.run->Begin(&f.requests);
+  // Submitted from a copy: the engine thread may absorb (and drop) f's
+  // requests as soon as the last one is submitted.
+  const FanOut::Requests legs = f.requests;
+  f.left.store(legs.size());
+  for (const auto &leg : legs) {
+    leg.second->done = [this, c](LinkRequest &) {
+      if (c->fan->left.fetch_sub(1) == 1) LegsSettled(c);
+    };
+  }
+  {
+    // Counted and listed at once, so that Close() abandons every leg it
+    // waits for.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) {
+      f.requests.clear();  // their done holds c
+      return Error(Code::kInvalid, "the client is closing: nothing was sent");
+    }
+    ++outstanding_;
+    for (const auto &leg : legs) in_flight_.emplace(c.get(), leg);
+  }
+  if (!f.exchanged) {
+    ToWorker(c, nullptr);
+    return Status::Ok();
+  }
+  // Every node's share goes out before any reply is read: all in flight.
+  for (const auto &leg : legs) leg.first->Submit(leg.second);
+  return Status::Ok();
+}
+
+Status AsyncCalls::SubmitMulti(KeyBatchKind kind, std::vector<std::string> keys,
+                               std::vector<std::string> values, Done done) {
+  auto batches = std::make_shared<std::vector<Batch>>();
+  const bool with_values = kind == KeyBatchKind::kMSet || !values.empty();
+  if (Status s = executor_->SplitMulti(kind, keys, with_values ? &values : nullptr, batches.get());
+      !s.ok()) {
+    return s;
+  }
+  // The jobs view the batches, which the completion keeps.
+  std::vector<Job> jobs = JobsFor(*batches, KeyBatchAccess(kind));
+  const size_t key_count = keys.size();
+  return SubmitJobs(std::move(jobs), [this, kind, batches, key_count,
+                                      done = std::move(done)](std::vector<Job> &settled) {
+    done(executor_->MultiResult(kind, *batches, &settled, key_count));
+  });
+}
+
+void AsyncCalls::LegsSettled(const CallPtr &c) {
+  bool closing = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_.erase(c.get());
+    closing = closing_;
+  }
+  Fan &f = *c->fan;
+  if (closing) {
+    Deliver(c, Cancelled());
+    return;
+  }
+  if (FanOut::Conclusive(f.requests)) {
+    // Every leg answered, nothing to follow: settled here, as the blocking
+    // fan-out would (nothing of it logs, sleeps or re-routes).
+    f.run->Absorb(f.requests);
+    f.requests.clear();
+    if (f.run->Ended()) {
+      Deliver(c, ReplyPtr());
+      return;
+    }
+  }
+  ToWorker(c, nullptr);
+}
+
+void AsyncCalls::RunFan(Call &c) {
+  Fan &f = *c.fan;
+  if (!f.exchanged) {
+    f.run->Continue();  // planned, not sent (hedging on, no engine thread)
+    return;
+  }
+  if (!f.requests.empty()) {
+    f.run->Absorb(f.requests);
+    f.requests.clear();
+  }
+  f.run->Resume();
 }
 
 void AsyncCalls::FirstSettled(const CallPtr &c, LinkRequest &r) {
@@ -188,7 +296,10 @@ void AsyncCalls::Work() {
       Deliver(task.first, Cancelled());
     } else {
       Call &c = *task.first;
-      if (task.second == nullptr) {
+      if (c.fan != nullptr) {
+        RunFan(c);
+        Deliver(task.first, ReplyPtr());
+      } else if (task.second == nullptr) {
         Deliver(task.first, executor_->ExecuteSlot(c.access, c.slot, c.args, c.call));
       } else {
         Deliver(task.first,
@@ -222,7 +333,19 @@ void AsyncCalls::Deliver(const CallPtr &c, Result<ReplyPtr> result) {
 void AsyncCalls::Run(const CallPtr &c, Result<ReplyPtr> result) {
   const AsyncCalls *outer = t_completing;
   t_completing = this;
-  c->done(std::move(result));
+  if (c->fan != nullptr) {
+    std::vector<Job> &jobs = c->fan->jobs;
+    if (!result.ok()) {  // cancelled: every job says so
+      for (Job &j : jobs) {
+        j.reply.reset();
+        j.status = result.status();
+      }
+    }
+    c->fan->done(jobs);
+    c->fan->requests.clear();  // their done holds c: not kept past the call
+  } else {
+    c->done(std::move(result));
+  }
   t_completing = outer;
   std::lock_guard<std::mutex> lock(mu_);
   --outstanding_;

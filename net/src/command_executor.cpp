@@ -14,6 +14,7 @@
 #include "cloudroute/net/errors.hpp"
 #include "cloudroute/net/fan_out.hpp"
 #include "cloudroute/net/interrupt.hpp"
+#include "cloudroute/net/key_batch.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -454,68 +455,95 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
   }
 }
 
-namespace {
-
-// Runs one job per batch; the first failed job's status, if any.
-Status RunBatches(ClientContext *ctx, NodePools *pools, const std::vector<Batch> &batches,
-                  Access access, std::vector<Job> *jobs) {
-  *jobs = JobsFor(batches, access);
-  FanOut(ctx, pools, jobs).Run();
-  for (const Job &j : *jobs) {
-    if (!j.status.ok()) return j.status;
+Status CommandExecutor::SplitMulti(KeyBatchKind kind, const std::vector<std::string> &keys,
+                                   const std::vector<std::string> *values,
+                                   std::vector<Batch> *batches) const {
+  const std::string cmd = KeyBatchCommand(kind);
+  if (keys.empty()) return Error(Code::kInvalid, cmd + " needs at least one key");
+  if ((kind == KeyBatchKind::kMSet) != (values != nullptr) ||
+      (values != nullptr && values->size() != keys.size())) {
+    return Error(Code::kInvalid, values == nullptr || kind == KeyBatchKind::kMSet
+                                     ? cmd + " needs as many values as keys, and at least one"
+                                     : cmd + " takes no values");
   }
+  *batches = SplitBySlot(*ctx_->topo, keys, cmd, values);
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<ReplyPtr> CommandExecutor::MGet(const std::vector<std::string> &keys) {
-  if (keys.empty()) return Error(Code::kInvalid, "MGET needs at least one key");
-  std::vector<Batch> batches = SplitBySlot(*ctx_->topo, keys, "MGET", nullptr);
-  std::vector<Job> jobs;
-  Status s = RunBatches(ctx_, pools_, batches, Access::kRead, &jobs);
-  if (!s.ok()) return s;
+Result<ReplyPtr> CommandExecutor::MultiResult(KeyBatchKind kind, const std::vector<Batch> &batches,
+                                              std::vector<Job> *jobs, size_t key_count) const {
+  for (const Job &j : *jobs) {
+    if (!j.status.ok()) return j.status;
+  }
   auto out = std::make_unique<Reply>();
-  out->type = RespType::kArray;
-  out->elements.resize(keys.size());
-  for (size_t i = 0; i < batches.size(); ++i) {
-    const Batch &b = batches[i];
-    Reply &r = *jobs[i].reply;
-    if (r.type != RespType::kArray || r.elements.size() != b.idx.size()) {
-      return Error(Code::kParse,
-                   "MGET reply for " + ctx_->topo->Where(b.slot) + " has the wrong shape");
-    }
-    for (size_t j = 0; j < b.idx.size(); ++j) out->elements[b.idx[j]] = std::move(r.elements[j]);
+  switch (kind) {
+    case KeyBatchKind::kMGet:
+      out->type = RespType::kArray;
+      out->elements.resize(key_count);
+      for (size_t i = 0; i < batches.size(); ++i) {
+        const Batch &b = batches[i];
+        Reply &r = *(*jobs)[i].reply;
+        if (r.type != RespType::kArray || r.elements.size() != b.idx.size()) {
+          return Error(Code::kParse,
+                       "MGET reply for " + ctx_->topo->Where(b.slot) + " has the wrong shape");
+        }
+        for (size_t j = 0; j < b.idx.size(); ++j) {
+          out->elements[b.idx[j]] = std::move(r.elements[j]);
+        }
+      }
+      break;
+    case KeyBatchKind::kMSet:
+      out->type = RespType::kSimpleString;
+      out->str = "OK";
+      break;
+    case KeyBatchKind::kDel:
+    case KeyBatchKind::kExists:
+      out->type = RespType::kInteger;
+      for (const Job &j : *jobs) out->integer += j.reply->integer;
+      break;
   }
   return out;
 }
 
+Result<ReplyPtr> CommandExecutor::Multi(KeyBatchKind kind, const std::vector<std::string> &keys,
+                                        const std::vector<std::string> *values) {
+  std::vector<Batch> batches;
+  if (Status s = SplitMulti(kind, keys, values, &batches); !s.ok()) return s;
+  std::vector<Job> jobs = JobsFor(batches, KeyBatchAccess(kind));
+  FanOut(ctx_, pools_, &jobs).Run();
+  return MultiResult(kind, batches, &jobs, keys.size());
+}
+
+Result<ReplyPtr> CommandExecutor::MGet(const std::vector<std::string> &keys) {
+  return Multi(KeyBatchKind::kMGet, keys, nullptr);
+}
+
 Status CommandExecutor::MSet(const std::vector<std::string> &keys,
                              const std::vector<std::string> &values) {
-  if (keys.empty() || keys.size() != values.size()) {
-    return Error(Code::kInvalid, "MSET needs as many values as keys, and at least one");
-  }
-  std::vector<Batch> batches = SplitBySlot(*ctx_->topo, keys, "MSET", &values);
-  std::vector<Job> jobs;
-  return RunBatches(ctx_, pools_, batches, Access::kWrite, &jobs);
+  Result<ReplyPtr> r = Multi(KeyBatchKind::kMSet, keys, &values);
+  return r.ok() ? Status::Ok() : r.status();
 }
 
-Result<int64_t> CommandExecutor::Count(const std::string &cmd, Access access,
-                                       const std::vector<std::string> &keys) {
-  if (keys.empty()) return Error(Code::kInvalid, cmd + " needs at least one key");
-  std::vector<Batch> batches = SplitBySlot(*ctx_->topo, keys, cmd, nullptr);
-  std::vector<Job> jobs;
-  Status s = RunBatches(ctx_, pools_, batches, access, &jobs);
-  if (!s.ok()) return s;
-  int64_t n = 0;
-  for (const Job &j : jobs) n += j.reply->integer;
-  return n;
+Result<int64_t> CommandExecutor::Del(const std::vector<std::string> &keys) {
+  Result<ReplyPtr> r = Multi(KeyBatchKind::kDel, keys, nullptr);
+  if (!r.ok()) return r.status();
+  return (*r)->integer;
 }
 
-void CommandExecutor::Run(std::vector<Job> *jobs) {
+Result<int64_t> CommandExecutor::Exists(const std::vector<std::string> &keys) {
+  Result<ReplyPtr> r = Multi(KeyBatchKind::kExists, keys, nullptr);
+  if (!r.ok()) return r.status();
+  return (*r)->integer;
+}
+
+void CommandExecutor::RefuseStateChanges(std::vector<Job> *jobs) {
   for (Job &j : *jobs) {
     if (j.status.ok()) j.status = RefuseStateChange(j.argv, ConnectionUse::kShared);
   }
+}
+
+void CommandExecutor::Run(std::vector<Job> *jobs) {
+  RefuseStateChanges(jobs);
   FanOut(ctx_, pools_, jobs).Run();
 }
 

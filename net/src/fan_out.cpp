@@ -110,8 +110,12 @@ void FanOut::NoteWrites() {
 
 void FanOut::Run() {
   MarkReadsAfterWrites();
+  Plan();
+  Continue();
+}
+
+void FanOut::Continue() {
   for (;;) {
-    Plan();
     // No leg and no write waiting to be tried again (AskAgain): every job settled.
     if (legs_.empty() && backoff_retries_ == 0) {
       NoteWrites();
@@ -127,13 +131,38 @@ void FanOut::Run() {
         for (Leg &leg : legs_) Receive(&leg);
       }
     }
-    if (backoff_retries_ > 0) {
-      const uint32_t ms = BackoffMs(backoff_retries_ - 1, ctx_->opts.retry_base_ms,
-                                    ctx_->opts.retry_cap_ms, ctx_->topo->registry().NextRandom());
-      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-      backoff_retries_ = 0;
-    }
+    Backoff();
+    Plan();
   }
+}
+
+void FanOut::Backoff() {
+  if (backoff_retries_ == 0) return;
+  const uint32_t ms = BackoffMs(backoff_retries_ - 1, ctx_->opts.retry_base_ms,
+                                ctx_->opts.retry_cap_ms, ctx_->topo->registry().NextRandom());
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  backoff_retries_ = 0;
+}
+
+bool FanOut::Begin(Requests *out) {
+  MarkReadsAfterWrites();
+  Plan();
+  return !legs_.empty() && BuildRequests(/*for_async=*/true, out);
+}
+
+void FanOut::Resume() {
+  Backoff();
+  Plan();
+  Continue();
+}
+
+bool FanOut::Ended() {
+  if (backoff_retries_ > 0 ||
+      !std::all_of(jobs_->begin(), jobs_->end(), [](const Job &j) { return j.done(); })) {
+    return false;
+  }
+  NoteWrites();
+  return true;
 }
 
 void FanOut::Plan() {
@@ -510,20 +539,17 @@ std::string LegMismatch(const Entries &entries, const std::vector<ReplyPtr> &rep
 
 }  // namespace
 
-bool FanOut::Exchange() {
+bool FanOut::BuildRequests(bool for_async, Requests *out) {
   // Hedged legs read their sockets themselves (Collect): with hedging on,
   // the pooled path serves every round.
-  if (ctx_->opts.pool.shared == 0 || ctx_->opts.hedge.mode != HedgeMode::kOff) return false;
-  std::vector<std::shared_ptr<NodeLink>> links;
-  for (Leg &leg : legs_) {
-    leg.pool = &pools_->For(leg.node);
-    links.push_back(pools_->LinkFor(leg.node));
-    if (links.back() == nullptr) return false;  // no engine thread: the pooled path
+  if ((ctx_->opts.pool.shared == 0 && !for_async) || ctx_->opts.hedge.mode != HedgeMode::kOff) {
+    return false;
   }
-  std::vector<std::pair<NodeLink *, LinkRequestPtr>> requests;
-  auto waiter = std::make_shared<LinkWaiter>(legs_.size());
-  for (size_t i = 0; i < legs_.size(); ++i) {
-    Leg &leg = legs_[i];
+  Requests requests;
+  for (Leg &leg : legs_) {
+    std::shared_ptr<NodeLink> link = pools_->LinkFor(leg.node, for_async);
+    if (link == nullptr) return false;  // no engine thread: the pooled path
+    leg.pool = &pools_->For(leg.node);
     auto r = std::make_shared<LinkRequest>();
     for (const Entry &e : leg.entries) {
       if (e.asking) r->wire.append(kAsking, sizeof kAsking - 1);
@@ -532,18 +558,35 @@ bool FanOut::Exchange() {
     r->expected = leg.replies;
     leg.t0 = SteadyNowNs();
     r->deadline_ns = DeadlineAfter(ctx_->TimeoutFor(leg.tier), leg.t0);
-    // The leg's entries outlive the request's check: the wait below returns
-    // only once every request is settled.
+    // The leg's entries outlive the request's check: the requests are
+    // settled before the legs are planned again (Absorb).
     const std::vector<Entry> *entries = &leg.entries;
     r->check = [entries](const std::vector<ReplyPtr> &replies) {
       return LegMismatch(*entries, replies);
     };
-    LinkWaiter::Attach(waiter, r.get());
-    requests.emplace_back(links[i].get(), r);
+    requests.emplace_back(std::move(link), std::move(r));
+  }
+  *out = std::move(requests);
+  return true;
+}
+
+bool FanOut::Exchange() {
+  Requests requests;
+  if (!BuildRequests(/*for_async=*/false, &requests)) return false;
+  std::vector<std::pair<NodeLink *, LinkRequestPtr>> waited;
+  auto waiter = std::make_shared<LinkWaiter>(requests.size());
+  for (auto &lr : requests) {
+    LinkWaiter::Attach(waiter, lr.second.get());
+    waited.emplace_back(lr.first.get(), lr.second);
   }
   // Every node's share goes out before any reply is read: all in flight.
   for (auto &lr : requests) lr.first->Submit(lr.second);
-  waiter->Wait(requests);
+  waiter->Wait(waited);
+  Absorb(requests);
+  return true;
+}
+
+void FanOut::Absorb(const Requests &requests) {
   for (size_t i = 0; i < legs_.size(); ++i) {
     Leg &leg = legs_[i];
     LinkRequest &r = *requests[i].second;
@@ -552,6 +595,24 @@ bool FanOut::Exchange() {
     Status s = r.status;
     SettleArrived(&leg, &s);
     Conclude(&leg, s, r.sent, r.done_ns);
+  }
+}
+
+bool FanOut::Conclusive(const Requests &requests) {
+  for (const auto &lr : requests) {
+    const LinkRequest &r = *lr.second;
+    if (!r.status.ok()) return false;
+    for (const ReplyPtr &reply : r.replies) {
+      if (!reply->is_error()) continue;
+      const std::string prefix = ErrorPrefix(*reply);
+      // An ordinary error reply is a command's result; READONLY may be a
+      // write its demoted master did not execute (AskAgain), LOADING a
+      // read's next candidate or a write's retry (judged as a write's: the
+      // worker's business either way).
+      if (prefix == "READONLY" || ErrorKind(prefix, Access::kWrite) != OutcomeKind::kServerError) {
+        return false;
+      }
+    }
   }
   return true;
 }

@@ -78,9 +78,8 @@ KeyBatchResult RunKeyBatch(CommandExecutor *executor, const TopologySource &topo
                                             std::to_string(values->size()) + " values");
     return out;
   }
-  const bool read = kind == KeyBatchKind::kMGet || kind == KeyBatchKind::kExists;
   std::vector<Batch> batches = SplitBySlot(topo, keys, cmd, values);
-  std::vector<Job> jobs = JobsFor(batches, read ? Access::kRead : Access::kWrite);
+  std::vector<Job> jobs = JobsFor(batches, KeyBatchAccess(kind));
   executor->Run(&jobs);
 
   out.status.resize(keys.size());

@@ -72,27 +72,31 @@ Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access) {
     return o;
   }
   const std::string prefix = ErrorPrefix(*reply);
-  if (prefix == "MOVED" || prefix == "ASK") {
+  o.kind = ErrorKind(prefix, access);
+  if (o.kind == OutcomeKind::kMoved || o.kind == OutcomeKind::kAsk) {
     Status s = ParseRedirect(reply->str, node->host, &o.slot, &o.host, &o.port);
-    if (s.ok()) {
-      o.kind = prefix == "MOVED" ? OutcomeKind::kMoved : OutcomeKind::kAsk;
-    } else {
+    if (!s.ok()) {
       // Never dialed, never returned as the server's text: a protocol error
       // naming the node, the target escaped (see outcome.hpp).
       o.kind = OutcomeKind::kNodeFailed;
       o.status = Error(Code::kParse, node->address + ": " + s.message());
     }
-  } else if (prefix == "TRYAGAIN" || prefix == "CLUSTERDOWN") {
-    o.kind = OutcomeKind::kRetry;
   } else if (prefix == "LOADING" || prefix == "MASTERDOWN") {
-    // A replica that cannot serve yet: a read moves on, a write waits.
-    o.kind = access == Access::kRead ? OutcomeKind::kNodeFailed : OutcomeKind::kRetry;
     o.status = Error(kServerError, node->address + ": " + reply->str);
-  } else {
-    o.kind = OutcomeKind::kServerError;
   }
   o.reply = std::move(reply);
   return o;
+}
+
+OutcomeKind ErrorKind(const std::string &prefix, Access access) {
+  if (prefix == "MOVED") return OutcomeKind::kMoved;
+  if (prefix == "ASK") return OutcomeKind::kAsk;
+  if (prefix == "TRYAGAIN" || prefix == "CLUSTERDOWN") return OutcomeKind::kRetry;
+  if (prefix == "LOADING" || prefix == "MASTERDOWN") {
+    // A replica that cannot serve yet: a read moves on, a write waits.
+    return access == Access::kRead ? OutcomeKind::kNodeFailed : OutcomeKind::kRetry;
+  }
+  return OutcomeKind::kServerError;
 }
 
 }  // namespace net

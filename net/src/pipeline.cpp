@@ -72,9 +72,16 @@ Status Pipeline::AddForNode(Access access, const std::string &host, uint16_t por
 }
 
 std::vector<Job> Pipeline::Execute() {
+  NodePins pins;
+  std::vector<Job> jobs = Take(&pins);
+  exec_->Run(&jobs);
+  return jobs;
+}
+
+std::vector<Job> Pipeline::Take(NodePins *pins) {
   std::vector<Job> jobs = std::move(jobs_);
   jobs_.clear();
-  exec_->Run(&jobs);
+  *pins = std::move(pins_);
   pins_.Clear();
   return jobs;
 }

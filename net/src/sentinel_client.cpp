@@ -67,6 +67,7 @@ Result<std::unique_ptr<SentinelClient>> SentinelClient::Create(ShardGroups *grou
 }
 
 SentinelClient::~SentinelClient() {
+  async_.Close();  // every call in flight completes (cancelled) while the engine is whole
   prober_.reset();
   ctx_.refresher.store(nullptr, std::memory_order_release);
   refresher_.reset();

@@ -11,7 +11,6 @@
 //
 // CR_TEST_CLUSTER_ENV names the cluster.env.
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <signal.h>
 
 #include <atomic>
@@ -23,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "async_kit.hpp"
 #include "cloudroute.h"
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
@@ -71,31 +71,16 @@ bool AllDone(const std::vector<Call> &calls) {
   return true;
 }
 
-// Runs the client's completions until every call completed (queue: through
-// the fd) or 20 s passed.
+// Runs the client's completions until every call completed or 20 s passed.
 bool Finish(cr_client *cl, const std::vector<Call> &calls, int queue_fd) {
-  return crtest::PollUntil(20000, [&] {
-    if (queue_fd >= 0) {
-      pollfd p{queue_fd, POLLIN, 0};
-      if (poll(&p, 1, 5) > 0) {
-        EXPECT_EQ(cr_client_run_completions(nullptr, cl, 0), CR_OK);
-      }
-    }
-    return AllDone(calls);
-  });
+  return crtest::RunCompletionsUntil(cl, queue_fd, 20000, [&] { return AllDone(calls); });
 }
 
 class Async : public crtest::ClusterTest {
  protected:
   // command_timeout_ms: each tier's; 0 keeps the fault tests' short one.
   cr_client *NewClient(cr_policy policy, uint32_t command_timeout_ms = 0) {
-    cr_client_options o = crtest::FaultOptions();
-    o.client_name = "cr-async";
-    if (command_timeout_ms > 0) {
-      for (uint32_t &t : o.command_timeout_ms) t = command_timeout_ms;
-    }
-    cr_router *router = nullptr;
-    return crtest::NewCloudAClient(env_["SEEDS"], policy, 1000, o, &router);
+    return crtest::NewAsyncClient(env_["SEEDS"], policy, "cr-async", command_timeout_ms);
   }
 };
 

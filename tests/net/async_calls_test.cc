@@ -6,10 +6,15 @@
 // runs once with its own reply); a call's own timeout leaves the shared
 // connection in sync; cr_client_free with calls in flight runs every
 // callback once, cancelled, before it returns; the completion queue runs
-// callbacks on the thread that asks, woken through its fd.
+// callbacks on the thread that asks, woken through its fd. The same for
+// fan-outs (cr_client_submit_mget, cr_pipeline_submit): A drops its
+// connection with their legs in flight — the MGETs and the pipelines' reads
+// are answered by B, each its own, the pipelines' writes say they may have
+// run.
 #include <gtest/gtest.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -25,7 +30,8 @@ namespace {
 
 using fake::Bulk;
 
-// A node: GET k answers k, SET +OK, PING its argument — unless hold is set,
+// A node: GET k answers k, MGET each key, SET +OK, PING its argument —
+// unless hold is set,
 // when data commands get no answer (nor does anything after them on that
 // connection) until hold is cleared and the next bytes arrive.
 class Node {
@@ -47,10 +53,13 @@ class Node {
     int data = 0;
     for (const auto &argv : fake::Commands(req, &used)) {
       const std::string cmd = argv.empty() ? "" : argv[0];
-      if (cmd == "GET" || cmd == "SET") ++data;
+      if (cmd == "GET" || cmd == "SET" || cmd == "MGET") ++data;
       if (hold && data > 0) continue;
       if (cmd == "GET") {
         out += Bulk(argv.size() > 1 ? argv[1] : "");
+      } else if (cmd == "MGET") {  // each key's value is the key
+        out += "*" + std::to_string(argv.size() - 1) + "\r\n";
+        for (size_t i = 1; i < argv.size(); ++i) out += Bulk(argv[i]);
       } else {
         out += fake::ClusterNode(slots_)("*" + std::to_string(argv.size()) + "\r\n" + [&] {
           std::string s;
@@ -180,6 +189,155 @@ TEST(AsyncCalls, ADroppedConnectionRetriesReadsAndReportsWritesEachToItsOwnCallb
   EXPECT_EQ(again.status, CR_OK) << again.error;
   cr_client_free(c);
   for (const Done &d : reads) EXPECT_EQ(d.calls.load(), 1);
+}
+
+// A fan-out's completion: an MGET's values, or a pipeline's results.
+struct FanDone {
+  std::vector<std::string> keys;
+  std::atomic<int> calls{0};
+  cr_status status = CR_OK;
+  std::string error;
+  std::vector<std::string> values;
+  std::vector<cr_status> statuses;
+};
+
+void RecordMGet(void *ud, cr_status status, cr_reply *reply) {
+  auto *d = static_cast<FanDone *>(ud);
+  d->status = status;
+  if (status == CR_OK) {
+    for (size_t i = 0; i < cr_reply_get_count(reply); ++i) {
+      size_t len = 0;
+      const char *v = cr_reply_get_string(cr_reply_get_element(reply, i), &len);
+      d->values.emplace_back(v == nullptr ? "" : v, len);
+    }
+    cr_reply_free(reply);
+  } else {
+    d->error = cr_last_error();
+  }
+  d->calls.fetch_add(1);
+}
+
+void RecordPipeline(void *ud, cr_status status, size_t n, cr_reply *const *replies,
+                    const cr_status *statuses) {
+  auto *d = static_cast<FanDone *>(ud);
+  d->status = status;
+  if (status != CR_OK) d->error = cr_last_error();
+  for (size_t i = 0; i < n; ++i) {
+    size_t len = 0;
+    const char *v = cr_reply_get_string(replies[i], &len);
+    d->values.emplace_back(v == nullptr ? "" : v, len);
+    d->statuses.push_back(statuses[i]);
+    cr_reply_free(replies[i]);
+  }
+  d->calls.fetch_add(1);
+}
+
+TEST(AsyncCalls, ADroppedConnectionMidFanOutRetriesReadsAndReportsWritesToTheirOwnCallers) {
+  Pair p;
+  cr_client *c = p.Client();
+  ASSERT_NE(c, nullptr);
+  p.a.hold = true;
+  // 8 MGETs of 5 keys each (one MGET per slot on the wire), and 4 pipelines
+  // of GET, SET, GET: every command sits on A's shared connection.
+  std::vector<FanDone> mgets(8), pipes(4);
+  int commands = 0;
+  for (size_t i = 0; i < mgets.size(); ++i) {
+    std::vector<const void *> ptrs;
+    std::vector<size_t> lens;
+    std::vector<uint16_t> slots;
+    for (size_t j = 0; j < 5; ++j) {
+      mgets[i].keys.push_back("m" + std::to_string(i) + "-" + std::to_string(j));
+    }
+    for (const std::string &k : mgets[i].keys) {
+      ptrs.push_back(k.data());
+      lens.push_back(k.size());
+      const uint16_t slot = cr_keyslot(k.data(), k.size());
+      if (std::find(slots.begin(), slots.end(), slot) == slots.end()) slots.push_back(slot);
+    }
+    commands += static_cast<int>(slots.size());
+    ASSERT_EQ(
+        cr_client_submit_mget(c, ptrs.data(), lens.data(), ptrs.size(), &RecordMGet, &mgets[i]),
+        CR_OK)
+        << cr_last_error();
+  }
+  for (size_t i = 0; i < pipes.size(); ++i) {
+    FanDone &d = pipes[i];
+    d.keys = {"pr" + std::to_string(i), "pw" + std::to_string(i), "pq" + std::to_string(i)};
+    cr_pipeline *pl = nullptr;
+    ASSERT_EQ(cr_pipeline_new(&pl, c), CR_OK);
+    const void *get1[] = {"GET", d.keys[0].data()};
+    const size_t get1_lens[] = {3, d.keys[0].size()};
+    const void *set[] = {"SET", d.keys[1].data(), "v"};
+    const size_t set_lens[] = {3, d.keys[1].size(), 1};
+    const void *get2[] = {"GET", d.keys[2].data()};
+    const size_t get2_lens[] = {3, d.keys[2].size()};
+    ASSERT_EQ(cr_pipeline_add(pl, CR_ACCESS_READ, 1, 2, get1, get1_lens), CR_OK);
+    ASSERT_EQ(cr_pipeline_add(pl, CR_ACCESS_WRITE, 1, 3, set, set_lens), CR_OK);
+    ASSERT_EQ(cr_pipeline_add(pl, CR_ACCESS_READ, 1, 2, get2, get2_lens), CR_OK);
+    ASSERT_EQ(cr_pipeline_submit(pl, &RecordPipeline, &d), CR_OK) << cr_last_error();
+    cr_pipeline_free(pl);  // the submit copied the commands
+    commands += 3;
+  }
+  ASSERT_TRUE(
+      crtest::WaitUntil([&] { return p.a.held.load() == commands; }, std::chrono::seconds(10)))
+      << p.a.held.load() << " of " << commands;
+  EXPECT_EQ(mgets[0].calls.load(), 0);
+  p.a.hold = false;
+  ASSERT_GE(p.a.Drop(), 1);
+  ASSERT_TRUE(crtest::WaitUntil(
+      [&] {
+        for (const FanDone &d : mgets) {
+          if (d.calls.load() == 0) return false;
+        }
+        for (const FanDone &d : pipes) {
+          if (d.calls.load() == 0) return false;
+        }
+        return true;
+      },
+      std::chrono::seconds(10)));
+  for (const FanDone &d : mgets) {
+    EXPECT_EQ(d.calls.load(), 1);
+    ASSERT_EQ(d.status, CR_OK) << d.error;
+    EXPECT_EQ(d.values, d.keys);  // its own values, from the replica
+  }
+  for (const FanDone &d : pipes) {
+    EXPECT_EQ(d.calls.load(), 1);
+    EXPECT_EQ(d.status, CR_ECONN) << d.error;
+    ASSERT_EQ(d.statuses.size(), 3u);
+    EXPECT_EQ(d.statuses[0], CR_OK);
+    EXPECT_EQ(d.values[0], d.keys[0]);
+    EXPECT_EQ(d.statuses[1], CR_ECONN);
+    EXPECT_NE(d.values[1].find("may have reached the server and was not re-sent"),
+              std::string::npos)
+        << d.values[1];
+    EXPECT_NE(d.error.find("command 1 of 3"), std::string::npos) << d.error;
+    EXPECT_EQ(d.statuses[2], CR_OK);
+    EXPECT_EQ(d.values[2], d.keys[2]);
+  }
+  cr_client_free(c);
+  for (const FanDone &d : mgets) EXPECT_EQ(d.calls.load(), 1);
+}
+
+TEST(AsyncCalls, FreeWithFanOutsInFlightRunsEveryCallbackOnceCancelled) {
+  Pair p;
+  p.a.hold = true;
+  p.b.hold = true;
+  cr_client *c = p.Client();
+  ASSERT_NE(c, nullptr);
+  std::vector<FanDone> ds(10);
+  for (size_t i = 0; i < ds.size(); ++i) {
+    ds[i].keys = {"f" + std::to_string(i) + "a", "f" + std::to_string(i) + "b"};
+    const void *ptrs[] = {ds[i].keys[0].data(), ds[i].keys[1].data()};
+    const size_t lens[] = {ds[i].keys[0].size(), ds[i].keys[1].size()};
+    ASSERT_EQ(cr_client_submit_mget(c, ptrs, lens, 2, &RecordMGet, &ds[i]), CR_OK);
+  }
+  ASSERT_TRUE(crtest::WaitUntil([&] { return p.a.held.load() >= 10; }, std::chrono::seconds(10)));
+  cr_client_free(c);
+  for (const FanDone &d : ds) {
+    EXPECT_EQ(d.calls.load(), 1);
+    EXPECT_EQ(d.status, CR_ECONN);
+    EXPECT_EQ(d.error.rfind("cancelled:", 0), 0u) << d.error;
+  }
 }
 
 TEST(AsyncCalls, ACallsOwnTimeoutLeavesTheSharedConnectionInSync) {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import Dict, Iterator, List
+from typing import Any, Awaitable, Dict, Iterator, List, Tuple, TypeVar
 
 import pytest
 from conftest import harness, live
@@ -20,6 +20,8 @@ import cloudroute
 import cloudroute.asyncio as cra
 
 pytestmark = live
+
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +38,25 @@ def client(env: Dict[str, str], **options: object) -> cra.Client:
 def threads() -> int:
     """The process's threads (native ones too)."""
     return len(os.listdir("/proc/self/task"))
+
+
+async def peak_threads(work: "Awaitable[T]") -> "Tuple[T, int]":
+    """work's result, and how many threads beyond those before it the process
+    had at its peak while work ran (sampled every millisecond)."""
+    before = threads()
+    peak = before
+
+    async def watch() -> None:
+        nonlocal peak
+        while True:
+            peak = max(peak, threads())
+            await asyncio.sleep(0.001)
+
+    w = asyncio.ensure_future(watch())
+    try:
+        return await work, peak - before
+    finally:
+        w.cancel()
 
 
 def shard_keys(env: Dict[str, str], shard: int, n: int, prefix: str) -> List[str]:
@@ -58,21 +79,10 @@ def test_a_thousand_concurrent_gets_each_get_their_own_value(env: Dict[str, str]
         async with client(env) as c:
             keys = [f"aio:{i}" for i in range(1000)]
             assert all(await asyncio.gather(*(c.set(k, f"v-{k}") for k in keys)))
-            before = threads()
-            peak = before
-
-            async def watch() -> None:
-                nonlocal peak
-                while True:
-                    peak = max(peak, threads())
-                    await asyncio.sleep(0.001)
-
-            w = asyncio.ensure_future(watch())
-            values = await asyncio.gather(*(c.get(k) for k in keys))
-            w.cancel()
+            values, extra = await peak_threads(asyncio.gather(*(c.get(k) for k in keys)))
             assert values == [f"v-{k}".encode() for k in keys]
             # No thread per call: at most the library's few workers appear.
-            assert peak - before <= 8, (before, peak)
+            assert extra <= 8, extra
 
     asyncio.run(run())
 
@@ -171,5 +181,116 @@ def test_close_with_calls_in_flight_cancels_each_once(env: Dict[str, str]) -> No
         assert c.closed
         with pytest.raises(cloudroute.InvalidArgumentError):
             await c.get("aio:s")
+
+    asyncio.run(run())
+
+
+def test_concurrent_mgets_and_pipelines_each_get_their_own_replies_without_a_thread_per_call(
+    env: Dict[str, str],
+) -> None:
+    async def run() -> None:
+        async with client(env) as c:
+            keys = [f"aio:fan:{i}" for i in range(600)]
+            assert await c.mset({k: f"v-{k}" for k in keys}) is True
+            # Call i asks 30 keys of every shard, a window of its own.
+            asks = [[keys[(i * 7 + j * 19) % len(keys)] for j in range(30)] for i in range(400)]
+
+            async def pipe(i: int) -> List[Any]:
+                p = c.pipeline()
+                for j in range(10):
+                    p.set(f"aio:fan:p{i}:{j}", f"p{i}-{j}").get(f"aio:fan:p{i}:{j}")
+                return await p.execute()
+
+            # Every MGET and pipeline in flight at once.
+            mgets = asyncio.gather(*(c.mget(a) for a in asks))
+            pipes = asyncio.gather(*(pipe(i) for i in range(100)))
+            (got, piped), extra = await peak_threads(asyncio.gather(mgets, pipes))
+            for a, values in zip(asks, got):
+                assert values == [f"v-{k}".encode() for k in a]
+            for i, results in enumerate(piped):
+                assert results == [r for j in range(10) for r in (True, f"p{i}-{j}".encode())]
+            assert await c.exists(*keys[:50], keys[0], "aio:fan:missing") == 51
+            assert await c.delete(*keys[:20]) == 20
+            assert await c.mget(keys[:2]) == [None, None]
+            # No thread per call: at most the library's few workers appear.
+            assert extra <= 8, extra
+
+    asyncio.run(run())
+
+
+def test_cancelled_fan_outs_leave_the_connections_in_step(env: Dict[str, str]) -> None:
+    async def run() -> None:
+        async with client(env, shared_connections=1) as c:
+            keys = [f"aio:fancancel:{i}" for i in range(300)]
+            await c.mset({k: k for k in keys})
+            asks = [keys[i : i + 40] for i in range(0, 260, 13)]
+
+            async def pipe(a: List[str]) -> List[Any]:
+                p = c.pipeline()
+                for k in a:
+                    p.get(k)
+                return await p.execute()
+
+            for _ in range(5):
+                tasks = [asyncio.ensure_future(c.mget(a)) for a in asks]
+                tasks += [asyncio.ensure_future(pipe(a)) for a in asks]
+                await asyncio.sleep(0)  # every fan-out submitted, replies on their way
+                for t in tasks[::2]:
+                    t.cancel()
+                done = await asyncio.gather(*tasks, return_exceptions=True)
+                for i, v in enumerate(done):
+                    want = [k.encode() for k in asks[i % len(asks)]]
+                    if i % 2 == 0:
+                        assert isinstance(v, asyncio.CancelledError) or v == want, v
+                    else:
+                        assert v == want, v
+                # The cancelled ones' replies were dropped: each next call
+                # still gets its own.
+                assert await asyncio.gather(*(c.mget(a) for a in asks)) == [[k.encode() for k in a] for a in asks]
+            assert c.sync.stats().poisoned == 0
+
+    asyncio.run(run())
+
+
+@pytest.fixture(scope="module")
+def sentinel_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]]:
+    # A Sentinel setup of its own: data nodes 9020-9025, sentinels 9030-9032.
+    with harness("sentinel", tmp_path_factory, 9020) as e:
+        yield e
+
+
+def test_sentinel_client_calls_each_get_their_own_reply_without_a_thread_per_call(
+    sentinel_env: Dict[str, str],
+) -> None:
+    env = sentinel_env
+    names = env["SENTINEL_MASTER_NAMES"].split(",")
+
+    async def run() -> None:
+        c = cra.SentinelClient(
+            env["SENTINELS"],
+            names,
+            cloudroute.Ring.jedis(names),
+            cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]]),
+            command_timeout_ms=3000,
+        )
+        async with c:
+            keys = [f"aio:sc:{i}" for i in range(300)]
+            sets, extra = await peak_threads(asyncio.gather(*(c.set(k, f"v-{k}") for k in keys)))
+            assert sets == [True] * len(keys)
+            # The masters' answers (a replica may lag the writes just made).
+            got = await asyncio.gather(*(c.execute_command("GET", k) for k in keys))
+            assert got == [f"v-{k}".encode() for k in keys]
+            assert extra <= 8, extra
+            assert await c.incr("aio:sc:n", 3) == 3
+            with pytest.raises(cloudroute.ResponseError):
+                await c.execute_command("INCR", keys[0])  # no integer
+            # Closed with calls in flight: each completes once, cancelled.
+            waits = [
+                asyncio.ensure_future(c.execute_command("BLPOP", f"aio:sc:never:{i}", 0, timeout=30)) for i in range(10)
+            ]
+            await asyncio.sleep(0.2)
+        for r in await asyncio.gather(*waits, return_exceptions=True):
+            assert isinstance(r, cloudroute.ConnectionError) and "cancelled" in str(r), r
+        assert c.closed
 
     asyncio.run(run())

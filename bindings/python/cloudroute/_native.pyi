@@ -315,6 +315,13 @@ class Client:
         timeout_ms: int,
         callback: Callable[[Optional[BaseException], Any], None],
     ) -> None: ...
+    def submit_multi(
+        self,
+        kind: str,
+        keys: Iterable[_Arg],
+        values: Iterable[_Arg],
+        callback: Callable[[Optional[BaseException], Any], None],
+    ) -> None: ...
     def run_completions(self, max: int = 0) -> int: ...
     def command_opts(
         self, access: int, key_index: int, args: Iterable[_Arg], timeout_ms: Optional[int] = None
@@ -433,6 +440,16 @@ class SentinelClient:
     @property
     def closed(self) -> bool: ...
     def close(self) -> None: ...
+    def completion_fd(self) -> int: ...
+    def submit(
+        self,
+        access: int,
+        key_index: int,
+        args: Iterable[_Arg],
+        timeout_ms: int,
+        callback: Callable[[Optional[BaseException], Any], None],
+    ) -> None: ...
+    def run_completions(self, max: int = 0) -> int: ...
 
 class ShardedClient:
     def __init__(self, servers: Iterable[str], ring: Ring, config: Optional[Config] = None, **options: Any) -> None: ...
@@ -472,6 +489,12 @@ class ShardedClient:
     def close(self) -> None: ...
 
 _PipelineTarget = Union[int, Tuple[str, int]]
+
+def submit_pipeline(
+    client: Client,
+    commands: Iterable[Tuple[int, _PipelineTarget, Iterable[_Arg]]],
+    callback: Callable[[Optional[BaseException], Optional[List[Any]]], None],
+) -> None: ...
 
 @overload
 def execute_pipeline(client: Client, commands: Iterable[Tuple[int, _PipelineTarget, Iterable[_Arg]]]) -> List[Any]: ...

@@ -1,4 +1,5 @@
-"""cloudroute.asyncio: the live Redis Cluster client as coroutines.
+"""cloudroute.asyncio: the live Redis Cluster client (and the Sentinel client's
+single-key commands) as coroutines.
 
 >>> import cloudroute.asyncio
 >>> async def main():
@@ -16,15 +17,22 @@ Routing, retries, redirects and errors are those of :class:`cloudroute.Client`
 connection per node — ``shared_connections`` if set —, the rare retry on one of
 its few worker threads).
 
-Where the C library has no asynchronous form yet — ``mget``, ``mset``,
-``delete`` (multi-key fan-out) and pipelines — the blocking call runs in the
-loop's default executor (``loop.run_in_executor``): one pool thread per such
-call in flight, the GIL released while it waits.
+Multi-key calls (``mget``, ``mset``, ``delete``, ``exists`` of keys in any
+slots) and pipelines (``await p.execute()``) are submitted the same way
+(``cr_client_submit_mget`` …, ``cr_pipeline_submit``): every node's share is
+one request on its shared connection, all in flight at once, completed through
+the same queue — no executor thread either. They route, retry and fail as
+:meth:`cloudroute.Client.mget` and :meth:`cloudroute.Pipeline.execute` do.
 
-Cancelling a coroutine that awaits a command does not touch its connection:
-the request stays on the wire and its reply is read and dropped when it
-comes (every request on a shared connection is closed by a marker, so the
-connection stays in step); a write may still be applied.
+``SentinelClient`` is the same face for :class:`cloudroute.SentinelClient`
+(``cr_sentinel_client_submit``): its single-key commands are submitted; its
+batches have no asynchronous form yet.
+
+Cancelling a coroutine that awaits a command, a multi-key call or a pipeline
+does not touch its connections: the requests stay on the wire and their
+replies are read and dropped when they come (every request on a shared
+connection is closed by a marker, so the connection stays in step); a write
+may still be applied.
 
 Closing (``close()`` or leaving ``async with``) runs every call still in
 flight to completion with :class:`cloudroute.ConnectionError` ("cancelled:
@@ -37,13 +45,15 @@ from __future__ import annotations
 import asyncio
 import functools
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Type, Union
+from typing import Any, Callable, Dict, Generic, Iterable, List, Mapping, Optional, Protocol, Type, TypeVar, Union
 
 from .client import AUTO, READ, WRITE, Arg, Client as _SyncClient, Expiry, KeyT, Seeds, _set_args
 from .commands import _timeout_ms
-from .pipeline import Pipeline as _SyncPipeline
+from . import _native
+from .pipeline import Pipeline as _SyncPipeline, _results
+from .sentinel import SentinelClient as _SyncSentinelClient
 
-__all__ = ["Client", "Pipeline"]
+__all__ = ["Client", "Pipeline", "SentinelClient"]
 
 
 def _resolver(fut: "asyncio.Future[Any]", convert: Optional[Callable[[Any], Any]]) -> Callable[[Any, Any], None]:
@@ -58,30 +68,38 @@ def _resolver(fut: "asyncio.Future[Any]", convert: Optional[Callable[[Any], Any]
     return done
 
 
-class Client:
-    """The asyncio face of :class:`cloudroute.Client`: the same ``seeds``,
-    ``config`` and keyword options (``shared_connections``, timeouts, TLS,
-    hedging ...). ``async with Client(...) as c`` connects (discovery runs in
-    the default executor) and closes on exit; ``await c.connect()`` and
-    ``c.close()`` do the same by hand."""
+class _Queue(Protocol):
+    """What the asyncio faces need of a blocking client: its completion queue."""
 
-    def __init__(self, seeds: Seeds, config: Any = None, **options: Any) -> None:
-        self._seeds = seeds
-        self._config = config
-        self._options = options
-        self._sync: Optional[_SyncClient] = None
+    def completion_fd(self) -> int: ...
+    def submit(
+        self, access: int, key_index: int, args: Any, timeout_ms: int, callback: Callable[[Any, Any], None]
+    ) -> None: ...
+    def run_completions(self, max: int = 0) -> int: ...
+    def close(self) -> None: ...
+
+
+S = TypeVar("S", bound=_Queue)
+A = TypeVar("A", bound="_AsyncClient[Any]")
+
+
+class _AsyncClient(Generic[S]):
+    """What the asyncio faces share: the blocking client made off the loop, its
+    completion queue watched by the loop, single-key commands submitted."""
+
+    def __init__(self, make: Callable[[], S]) -> None:
+        self._make = make
+        self._sync: Optional[S] = None
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._fd = -1
 
-    async def connect(self) -> "Client":
-        """Reads the topology from a seed (off the loop) and starts watching the
-        completion queue. Idempotent."""
+    async def connect(self: A) -> A:
+        """Makes the blocking client (off the loop: it reads the topology) and
+        starts watching the completion queue. Idempotent."""
         if self._sync is not None:
             return self
         loop = asyncio.get_running_loop()
-        sync = await loop.run_in_executor(
-            None, functools.partial(_SyncClient, self._seeds, self._config, **self._options)
-        )
+        sync = await loop.run_in_executor(None, self._make)
         self._sync, self._loop = sync, loop
         self._fd = sync.completion_fd()
         loop.add_reader(self._fd, self._run_completions)
@@ -92,9 +110,8 @@ class Client:
             self._sync.run_completions(0)
 
     @property
-    def sync(self) -> _SyncClient:
-        """The blocking :class:`cloudroute.Client` underneath (stats, metrics_text,
-        node_stats, scan_iter ...)."""
+    def sync(self) -> S:
+        """The blocking client underneath (stats, metrics_text, node_stats ...)."""
         if self._sync is None:
             from .errors import InvalidArgumentError
 
@@ -113,7 +130,7 @@ class Client:
         # The completions still queued run now, on this thread, cancelled.
         sync.close()
 
-    async def __aenter__(self) -> "Client":
+    async def __aenter__(self: A) -> A:
         return await self.connect()
 
     async def __aexit__(
@@ -141,21 +158,6 @@ class Client:
         ms = _timeout_ms(timeout)
         sync.submit(access, key_index, args, 0 if ms is None else ms, _resolver(fut, convert))
         return fut
-
-    async def execute_command(
-        self,
-        *args: Arg,
-        read: Optional[bool] = None,
-        key_index: Optional[int] = None,
-        timeout: Optional[float] = None,
-    ) -> Any:
-        """Any keyed command, as :meth:`cloudroute.Client.execute_command`: by
-        default the server's command table classes it and finds its keys;
-        ``read=True`` / ``read=False`` decide instead (the key at
-        ``key_index``, default 1); ``timeout`` in seconds."""
-        access = AUTO if read is None else READ if read else WRITE
-        index = key_index if key_index is not None else 0 if read is None else 1
-        return await self._submit(access, index, args, timeout)
 
     async def get(self, name: KeyT) -> Optional[bytes]:
         """GET name: bytes, or None."""
@@ -188,11 +190,6 @@ class Client:
 
     incrby = incr
 
-    async def exists(self, *names: KeyT) -> int:
-        """How many of names exist (one EXISTS per key, all in flight at once)."""
-        replies = await asyncio.gather(*(self._submit(READ, 1, ("EXISTS", n), None) for n in names))
-        return sum(int(r) for r in replies)
-
     async def hget(self, name: KeyT, key: Arg) -> Optional[bytes]:
         """HGET name key."""
         result: Optional[bytes] = await self._submit(READ, 1, ("HGET", name, key), None)
@@ -206,27 +203,73 @@ class Client:
         it = iter(reply)
         return dict(zip(it, it))
 
-    # -- multi-key commands and pipelines: the blocking call in the executor -----
 
-    async def _in_executor(self, fn: Callable[..., Any], *args: Any) -> Any:
-        _ = self.sync  # raises when not connected
+class Client(_AsyncClient[_SyncClient]):
+    """The asyncio face of :class:`cloudroute.Client`: the same ``seeds``,
+    ``config`` and keyword options (``shared_connections``, timeouts, TLS,
+    hedging ...). ``async with Client(...) as c`` connects (discovery runs in
+    the default executor) and closes on exit; ``await c.connect()`` and
+    ``c.close()`` do the same by hand."""
+
+    def __init__(self, seeds: Seeds, config: Any = None, **options: Any) -> None:
+        super().__init__(functools.partial(_SyncClient, seeds, config, **options))
+
+    async def execute_command(
+        self,
+        *args: Arg,
+        read: Optional[bool] = None,
+        key_index: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> Any:
+        """Any keyed command, as :meth:`cloudroute.Client.execute_command`: by
+        default the server's command table classes it and finds its keys;
+        ``read=True`` / ``read=False`` decide instead (the key at
+        ``key_index``, default 1); ``timeout`` in seconds."""
+        access = AUTO if read is None else READ if read else WRITE
+        index = key_index if key_index is not None else 0 if read is None else 1
+        return await self._submit(access, index, args, timeout)
+
+    async def exists(self, *names: KeyT) -> int:
+        """How many of names exist, in any slots (a name given twice counts twice)."""
+        if not names:
+            return 0
+        result: int = await self._submit_multi("exists", names, ())
+        return result
+
+    # -- multi-key commands and pipelines: submitted too ----------------------------
+
+    def _submit_multi(self, kind: str, keys: Iterable[KeyT], values: Iterable[Arg]) -> "asyncio.Future[Any]":
+        sync = self.sync
         assert self._loop is not None
-        return await self._loop.run_in_executor(None, functools.partial(fn, *args))
+        fut: asyncio.Future[Any] = self._loop.create_future()
+        sync.submit_multi(kind, keys, values, _resolver(fut, None))
+        return fut
 
     async def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:
-        """MGET of keys in any slots, as :meth:`cloudroute.Client.mget` (in the
-        default executor: the C library has no asynchronous fan-out yet)."""
-        result: List[Optional[bytes]] = await self._in_executor(self.sync.mget, keys, *args)
+        """MGET of keys in any slots, as :meth:`cloudroute.Client.mget` (``mget([k1,
+        k2])`` or ``mget(k1, k2)``): values in key order, None for a missing key."""
+        if isinstance(keys, (str, bytes, bytearray, memoryview)):
+            names: Iterable[KeyT] = (keys, *args)
+        else:
+            names = (*keys, *args)
+        names = tuple(names)
+        if not names:
+            return []
+        result: List[Optional[bytes]] = await self._submit_multi("mget", names, ())
         return result
 
     async def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:
-        """MSET of a mapping in any slots (in the default executor)."""
-        result: bool = await self._in_executor(self.sync.mset, mapping)
-        return result
+        """MSET of a mapping in any slots (not atomic across slots). True."""
+        items = list(mapping.items())
+        if items:
+            await self._submit_multi("mset", [k for k, _ in items], [v for _, v in items])
+        return True
 
     async def delete(self, *names: KeyT) -> int:
-        """DEL of keys in any slots: how many existed (in the default executor)."""
-        result: int = await self._in_executor(self.sync.delete, *names)
+        """DEL of keys in any slots: how many existed."""
+        if not names:
+            return 0
+        result: int = await self._submit_multi("delete", names, ())
         return result
 
     def pipeline(self, transaction: Optional[bool] = None) -> "Pipeline":
@@ -242,8 +285,8 @@ class Client:
 
 class Pipeline:
     """Commands queued as on :class:`cloudroute.Pipeline` (``p.get(k).set(k2, v)``);
-    ``await p.execute()`` runs them in the default executor (the C library has
-    no asynchronous pipeline yet). Usable as ``async with c.pipeline() as p``."""
+    ``await p.execute()`` submits them (``cr_pipeline_submit``: no thread per
+    call) and gives their results. Usable as ``async with c.pipeline() as p``."""
 
     def __init__(self, client: Client, pipe: _SyncPipeline) -> None:
         self._client = client
@@ -263,9 +306,16 @@ class Pipeline:
 
     async def execute(self, raise_on_error: bool = True) -> List[Any]:
         """Sends every queued command; their results in order (as
-        :meth:`cloudroute.Pipeline.execute`)."""
-        result: List[Any] = await self._client._in_executor(self._pipe.execute, raise_on_error)
-        return result
+        :meth:`cloudroute.Pipeline.execute`). The queue is empty afterwards."""
+        sync = self._client.sync
+        loop = self._client._loop
+        assert loop is not None
+        commands, calls = self._pipe._take()
+        if not commands:
+            return []
+        fut: asyncio.Future[Any] = loop.create_future()
+        _native.submit_pipeline(sync, commands, _resolver(fut, None))
+        return _results(commands, calls, await fut, raise_on_error)
 
     def reset(self) -> None:
         self._pipe.reset()
@@ -280,3 +330,32 @@ class Pipeline:
         self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
     ) -> None:
         self.reset()
+
+
+class SentinelClient(_AsyncClient[_SyncSentinelClient]):
+    """The asyncio face of :class:`cloudroute.SentinelClient`: the same
+    ``sentinels``, ``names``, ``ring``, ``config`` and keyword options;
+    ``async with SentinelClient(...) as c`` (the sentinels are asked in the
+    default executor). Single-key commands are submitted
+    (``cr_sentinel_client_submit``: no thread per call; a write whose group's
+    master did not execute it re-asks the sentinels and is tried again, as the
+    blocking call does). The batches (mget, mset, delete, exists) have no
+    asynchronous form yet: use ``c.sync`` in an executor for them."""
+
+    def __init__(
+        self, sentinels: Seeds, names: Iterable[str], ring: _native.Ring, config: Any = None, **options: Any
+    ) -> None:
+        super().__init__(functools.partial(_SyncSentinelClient, sentinels, list(names), ring, config, **options))
+
+    async def execute_command(
+        self, *args: Arg, read: bool = False, key_index: int = 1, timeout: Optional[float] = None
+    ) -> Any:
+        """Any single-key command, as :meth:`cloudroute.SentinelClient.execute_command`:
+        ``read=True`` lets a replica of the key's group serve it; the default sends
+        it to the group's master; ``timeout`` in seconds."""
+        return await self._submit(READ if read else WRITE, key_index, args, timeout)
+
+    def __repr__(self) -> str:
+        if self._sync is None:
+            return "<cloudroute.asyncio.SentinelClient closed>"
+        return f"<cloudroute.asyncio.SentinelClient {self._sync!r}>"

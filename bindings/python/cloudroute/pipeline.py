@@ -95,6 +95,30 @@ def _pairs(replies: List[Any]) -> List[Tuple[Any, float]]:
     return [(m, float(s)) for m, s in zip(it, it)]
 
 
+
+def _results(
+    commands: List[Tuple[int, _Target, Tuple[Any, ...]]],
+    calls: List[Tuple[int, _Combine]],
+    replies: List[Any],
+    raise_on_error: bool,
+) -> List[Any]:
+    """Each queued call's result made of its commands' replies (a failed
+    command's place holds its exception); with raise_on_error the first
+    failure is raised, naming its call."""
+    results: List[Any] = []
+    at = 0
+    for count, combine in calls:
+        part = replies[at : at + count]
+        error = next((r for r in part if isinstance(r, Exception)), None)
+        if error is not None and raise_on_error:
+            failed = commands[at + part.index(error)][2]
+            text = " ".join(str(a) for a in failed)
+            error.args = (f"Command # {len(results) + 1} ({text}) of pipeline caused error: {error}",)
+            raise error
+        results.append(error if error is not None else combine(part))
+        at += count
+    return results
+
 class Pipeline:
     """Commands queued for one :class:`cloudroute.Client`, run by :meth:`execute`.
 
@@ -278,24 +302,17 @@ class Pipeline:
         command's place holds its exception object. The queue is empty
         afterwards either way.
         """
-        commands, calls = self._commands, self._calls
-        self.reset()
+        commands, calls = self._take()
         if not commands:
             return []
-        replies = _native.execute_pipeline(self._client, commands)
-        results: List[Any] = []
-        at = 0
-        for count, combine in calls:
-            part = replies[at : at + count]
-            error = next((r for r in part if isinstance(r, Exception)), None)
-            if error is not None and raise_on_error:
-                failed = commands[at + part.index(error)][2]
-                text = " ".join(str(a) for a in failed)
-                error.args = (f"Command # {len(results) + 1} ({text}) of pipeline caused error: {error}",)
-                raise error
-            results.append(error if error is not None else combine(part))
-            at += count
-        return results
+        return _results(commands, calls, _native.execute_pipeline(self._client, commands), raise_on_error)
+
+    def _take(self) -> Tuple[List[Tuple[int, _Target, Tuple[Any, ...]]], List[Tuple[int, _Combine]]]:
+        # The queued commands and calls (the asyncio pipeline submits them);
+        # the queue is empty afterwards.
+        commands, calls = self._commands, self._calls
+        self.reset()
+        return commands, calls
 
     def reset(self) -> None:
         """Empties the queue without sending it."""

@@ -102,4 +102,67 @@ py::list NodeRepliesList(cr_status st, cr_node_replies *raw);
 // exception object (not raised) in its place.
 py::list RunPipeline(cr_pipeline *p, py::handle commands);
 
+// Turns c's completion queue on (idempotent): before anything is submitted,
+// since a callback on the engine thread would wait there for the GIL.
+void QueueOn(cr_client *c);
+
+// A submitted call's completion (cr_completion_fn): ud is a heap
+// py::object, called (with the GIL) as callback(error, value) — error None
+// and the reply's value, or the exception and None — and freed.
+void CompleteCall(void *ud, cr_status status, cr_reply *raw);
+
+// completion_fd, submit and run_completions on cls, a client class whose
+// handle has a completion queue (the cluster and the Sentinel clients):
+// fd, submit and run are its cr_*_completion_fd, cr_*_submit and
+// cr_*_run_completions. The queue is on before the first submit (a
+// callback on the engine thread would wait there for the GIL), so every
+// callback runs in run_completions, with the GIL, on the caller's thread
+// — or, cancelled, when the client is freed.
+template <typename Cls, typename Handle>
+void DefCompletionQueue(Cls &cls, cr_status (*fd)(int *, Handle *),
+                        cr_status (*submit)(Handle *, const cr_call_options *, cr_access, size_t,
+                                            size_t, const void *const *, const size_t *,
+                                            cr_completion_fn, void *),
+                        cr_status (*run)(size_t *, Handle *, size_t)) {
+  using Self = typename Cls::type;
+  cls.def(
+         "completion_fd",
+         [fd](const Self &self) {
+           int out = -1;
+           Check(fd(&out, self.Acquire()->c));
+           return out;
+         },
+         "Turns the completion queue on and returns its fd (readable while completions\n"
+         "wait; owned by the client). Call it before the first submit.")
+      .def(
+          "submit",
+          [fd, submit](const Self &self, py::handle access, py::handle key_index, py::handle args,
+                       uint32_t timeout_ms, py::object callback) {
+            const CommandCall call(access, key_index, args);
+            auto h = self.Acquire();
+            int queue = -1;
+            Check(fd(&queue, h->c));
+            cr_call_options o = CR_CALL_OPTIONS_INIT;
+            o.timeout_ms = timeout_ms;
+            auto ud = std::make_unique<py::object>(std::move(callback));
+            // Not blocking (the first attempt is handed to the engine
+            // thread): the GIL is kept.
+            Check(submit(h->c, &o, call.access, call.key_index, call.argv.size(), call.argv.ptrs(),
+                         call.argv.lens(), &CompleteCall, ud.get()));
+            (void)ud.release();  // CompleteCall owns it now
+          },
+          py::arg("access"), py::arg("key_index"), py::arg("args"), py::arg("timeout_ms"),
+          py::arg("callback"),
+          "Submits a command on one key (as command); callback(error, value) runs once, in\n"
+          "run_completions (or, cancelled, when the client is freed).")
+      .def(
+          "run_completions",
+          [run](const Self &self, size_t max) {
+            size_t ran = 0;
+            Check(run(&ran, self.Acquire()->c, max));
+            return ran;
+          },
+          py::arg("max") = 0, "Runs up to max ready completions (0: all): how many ran.");
+}
+
 }  // namespace crpy

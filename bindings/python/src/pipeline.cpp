@@ -54,21 +54,70 @@ py::list ExecutePipeline(const Client &self, py::handle commands) {
   return RunPipeline(raw, commands);
 }
 
-}  // namespace
-
-py::list RunPipeline(cr_pipeline *raw, py::handle commands) {
-  PipelinePtr p(raw, cr_pipeline_free);
+// Queues every command on p; *argv keeps their arguments (the C pipeline
+// borrows them until it runs, or until its submit returns). How many.
+size_t QueueAll(cr_pipeline *p, py::handle commands, std::deque<Args> *argv) {
   const py::tuple cmds = py::reinterpret_steal<py::tuple>([&] {
     PyObject *t = PySequence_Tuple(commands.ptr());
     if (t == nullptr) throw py::error_already_set();
     return t;
   }());
-  const size_t n = cmds.size();
-  std::deque<Args> argv;  // stable addresses: the C pipeline borrows them
-  for (size_t i = 0; i < n; ++i) {
-    argv.emplace_back();
-    Queue(p.get(), cmds[i], &argv.back());
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    argv->emplace_back();  // stable addresses: a deque
+    Queue(p, cmds[i], &argv->back());
   }
+  return cmds.size();
+}
+
+// A submitted pipeline's completion (cr_pipeline_completion_fn), run with
+// the GIL taken: callback(None, results) as execute_pipeline's list, or
+// callback(exception, None) when no result could be made.
+void PipelineDone(void *ud, cr_status status, size_t n, cr_reply *const *replies,
+                  const cr_status *statuses) {
+  std::vector<cr_reply *> owned(replies, replies + n);
+  const std::vector<cr_status> codes(statuses, statuses + n);
+  py::gil_scoped_acquire gil;
+  std::unique_ptr<py::object> callback(static_cast<py::object *>(ud));
+  if (Finalizing()) {
+    (void)callback.release();  // the interpreter is going: leak, never touch it
+    for (cr_reply *r : owned) cr_reply_free(r);
+    return;
+  }
+  try {
+    if (n > 0 && owned[0] == nullptr) {
+      (*callback)(StatusException(status, cr_last_error()), py::none());
+    } else {
+      (*callback)(py::none(), ResultList(owned, codes));
+    }
+  } catch (py::error_already_set &e) {
+    e.restore();
+    PyErr_WriteUnraisable(callback->ptr());
+  }
+}
+
+// Queues the commands on a new pipeline of client and submits it: callback
+// runs once, in the client's run_completions (or, cancelled, when it is
+// freed). The pipeline copies the commands: it is freed on return.
+void SubmitPipeline(const Client &self, py::handle commands, py::object callback) {
+  std::shared_ptr<ClientHandle> h = self.Acquire();
+  QueueOn(h->c);
+  cr_pipeline *raw = nullptr;
+  Check(cr_pipeline_new(&raw, h->c));
+  PipelinePtr p(raw, cr_pipeline_free);
+  std::deque<Args> argv;
+  QueueAll(p.get(), commands, &argv);
+  auto ud = std::make_unique<py::object>(std::move(callback));
+  // Not blocking (the legs are handed to the engine thread): the GIL is kept.
+  Check(cr_pipeline_submit(p.get(), &PipelineDone, ud.get()));
+  (void)ud.release();  // PipelineDone owns it now
+}
+
+}  // namespace
+
+py::list RunPipeline(cr_pipeline *raw, py::handle commands) {
+  PipelinePtr p(raw, cr_pipeline_free);
+  std::deque<Args> argv;
+  const size_t n = QueueAll(p.get(), commands, &argv);
   std::vector<cr_reply *> replies(n, nullptr);
   std::vector<cr_status> statuses(n, CR_OK);
   size_t needed = 0;
@@ -111,6 +160,11 @@ void InitPipeline(py::module_ &m) {
         "Runs commands — (access, key_index or (host, port), args) tuples — at once on\n"
         "client: grouped per node, every node in flight together. A list in order; a\n"
         "failed command's place holds its exception object (not raised).");
+  m.def("submit_pipeline", &SubmitPipeline, py::arg("client"), py::arg("commands"),
+        py::arg("callback"),
+        "Submits commands as execute_pipeline runs them, without waiting: callback(error,\n"
+        "results) runs once, in the client's run_completions (results as\n"
+        "execute_pipeline's list; or, cancelled, when the client is freed).");
 }
 
 }  // namespace crpy

@@ -224,82 +224,87 @@ void InitSentinelClient(py::module_ &m) {
   if (g_sentinel_stats == nullptr) throw py::error_already_set();
   m.add_object("SentinelStats", py::handle(reinterpret_cast<PyObject *>(g_sentinel_stats)));
 
-  NativeClass<SentinelClient>(
-      m, "SentinelClient",
-      "A client for Sentinel-managed shard groups (use cloudroute.SentinelClient): a Ring\n"
-      "places each key on a group, writes go to its master, reads to its instances\n"
-      "nearest first. Safe to share between threads; every network call releases the GIL.")
-      .def(py::init(&New), py::arg("sentinels"), py::arg("names"), py::arg("ring"),
-           py::arg("config") = py::none(),
-           "Asks the sentinels ('host:port[,host:port...]') about the masters names[i]\n"
-           "(group i = ring shard i; the ring's shard count must equal len(names)) and\n"
-           "returns once every group's master and replicas are known. config (a Config:\n"
-           "locality, weights, breaker) is copied. Keyword options are the fields of\n"
-           "cr_sentinel_options (connect_timeout_ms, command_timeout_ms, sentinel_timeout_ms,\n"
-           "reask_interval_ms, pool_size, ..., sentinel_username, sentinel_password, tls, ...,\n"
-           "hedge_mode, ...).")
-      .def("command", &Command, py::arg("access"), py::arg("key_index"), py::arg("args"),
-           "Any command on one key: access 0 = read, 1 = write; args[key_index] places it.")
-      .def("batch", &Batch, py::arg("kind"), py::arg("keys"), py::arg("values") = py::none(),
-           "MGET, MSET, DEL or EXISTS over many keys: one command per group, every group at\n"
-           "once. (results, count, error): a result per key (a failed key's exception object\n"
-           "in its place), DEL's / EXISTS's count, the call's exception or None (not raised).")
-      .def(
-          "expire_ms",
-          [](const SentinelClient &self, py::handle key, py::handle ttl_ms) {
-            Args k;
-            k.Set(py::make_tuple(key), "key");
-            const auto ms = static_cast<uint64_t>(BoundedInt(ttl_ms, "ttl_ms", 1, INT64_MAX));
-            int set = 0;
-            Check(self.Released([&](cr_sentinel_client *c) {
-              return cr_sentinel_client_expire(&set, c, k.ptrs()[0], k.lens()[0], ms);
-            }));
-            return set != 0;
-          },
-          py::arg("key"), py::arg("ttl_ms"),
-          "PEXPIRE key ttl_ms on the key's group's master: True when set, False when the key\n"
-          "does not exist.")
-      .def(
-          "refresh",
-          [](const SentinelClient &self) {
-            Check(
-                self.Released([](cr_sentinel_client *c) { return cr_sentinel_client_refresh(c); }));
-          },
-          "Ask the sentinels about every group now (the watching thread also does).")
-      .def("stats", &Stats, "Counters since the client was created (SentinelStats).")
-      .def(
-          "metrics_text",
-          [](const SentinelClient &self) {
-            std::string text;
-            Check(self.Released([&text](cr_sentinel_client *c) {
-              return TextOf(&text, [c](char *buf, size_t cap, size_t *needed) {
-                return cr_sentinel_client_get_metrics_text(buf, cap, needed, c);
-              });
-            }));
-            return text;
-          },
-          "The client's statistics as Prometheus text exposition, as Client.metrics_text.")
-      .def_property_readonly(
-          "groups",
-          [](const SentinelClient &self) {
-            std::shared_ptr<SentinelHandle> h = self.Acquire();
-            cr_shard_groups *g = cr_sentinel_client_get_groups(h->c);
-            return BorrowedShardGroups(g, std::static_pointer_cast<void>(h));
-          },
-          "The client's ShardGroups (borrowed: it keeps the client's handle alive), for\n"
-          "locate / route_read / route_write / read_order and health feedback. Leave its\n"
-          "masters and replicas to the client.")
-      .def_property_readonly("closed", [](const SentinelClient &self) { return !self.h; })
-      .def(
-          "close",
-          [](SentinelClient &self) {
-            std::shared_ptr<SentinelHandle> h = std::move(self.h);
-            self.h.reset();
-            py::gil_scoped_release nogil;  // joins the watching thread
-            h.reset();
-          },
-          "Stops the watching thread and closes every connection once no call is running\n"
-          "(and no borrowed ShardGroups is alive). Idempotent.");
+  auto cls =
+      NativeClass<SentinelClient>(
+          m, "SentinelClient",
+          "A client for Sentinel-managed shard groups (use cloudroute.SentinelClient): a Ring\n"
+          "places each key on a group, writes go to its master, reads to its instances\n"
+          "nearest first. Safe to share between threads; every network call releases the GIL.")
+          .def(
+              py::init(&New), py::arg("sentinels"), py::arg("names"), py::arg("ring"),
+              py::arg("config") = py::none(),
+              "Asks the sentinels ('host:port[,host:port...]') about the masters names[i]\n"
+              "(group i = ring shard i; the ring's shard count must equal len(names)) and\n"
+              "returns once every group's master and replicas are known. config (a Config:\n"
+              "locality, weights, breaker) is copied. Keyword options are the fields of\n"
+              "cr_sentinel_options (connect_timeout_ms, command_timeout_ms, sentinel_timeout_ms,\n"
+              "reask_interval_ms, pool_size, ..., sentinel_username, sentinel_password, tls, ...,\n"
+              "hedge_mode, ...).")
+          .def("command", &Command, py::arg("access"), py::arg("key_index"), py::arg("args"),
+               "Any command on one key: access 0 = read, 1 = write; args[key_index] places it.")
+          .def("batch", &Batch, py::arg("kind"), py::arg("keys"), py::arg("values") = py::none(),
+               "MGET, MSET, DEL or EXISTS over many keys: one command per group, every group at\n"
+               "once. (results, count, error): a result per key (a failed key's exception object\n"
+               "in its place), DEL's / EXISTS's count, the call's exception or None (not raised).")
+          .def(
+              "expire_ms",
+              [](const SentinelClient &self, py::handle key, py::handle ttl_ms) {
+                Args k;
+                k.Set(py::make_tuple(key), "key");
+                const auto ms = static_cast<uint64_t>(BoundedInt(ttl_ms, "ttl_ms", 1, INT64_MAX));
+                int set = 0;
+                Check(self.Released([&](cr_sentinel_client *c) {
+                  return cr_sentinel_client_expire(&set, c, k.ptrs()[0], k.lens()[0], ms);
+                }));
+                return set != 0;
+              },
+              py::arg("key"), py::arg("ttl_ms"),
+              "PEXPIRE key ttl_ms on the key's group's master: True when set, False when the key\n"
+              "does not exist.")
+          .def(
+              "refresh",
+              [](const SentinelClient &self) {
+                Check(self.Released(
+                    [](cr_sentinel_client *c) { return cr_sentinel_client_refresh(c); }));
+              },
+              "Ask the sentinels about every group now (the watching thread also does).")
+          .def("stats", &Stats, "Counters since the client was created (SentinelStats).")
+          .def(
+              "metrics_text",
+              [](const SentinelClient &self) {
+                std::string text;
+                Check(self.Released([&text](cr_sentinel_client *c) {
+                  return TextOf(&text, [c](char *buf, size_t cap, size_t *needed) {
+                    return cr_sentinel_client_get_metrics_text(buf, cap, needed, c);
+                  });
+                }));
+                return text;
+              },
+              "The client's statistics as Prometheus text exposition, as Client.metrics_text.")
+          .def_property_readonly(
+              "groups",
+              [](const SentinelClient &self) {
+                std::shared_ptr<SentinelHandle> h = self.Acquire();
+                cr_shard_groups *g = cr_sentinel_client_get_groups(h->c);
+                return BorrowedShardGroups(g, std::static_pointer_cast<void>(h));
+              },
+              "The client's ShardGroups (borrowed: it keeps the client's handle alive), for\n"
+              "locate / route_read / route_write / read_order and health feedback. Leave its\n"
+              "masters and replicas to the client.")
+          .def_property_readonly("closed", [](const SentinelClient &self) { return !self.h; })
+          .def(
+              "close",
+              [](SentinelClient &self) {
+                std::shared_ptr<SentinelHandle> h = std::move(self.h);
+                self.h.reset();
+                py::gil_scoped_release nogil;  // joins the watching thread
+                h.reset();
+              },
+              "Stops the watching thread and closes every connection once no call is running\n"
+              "(and no borrowed ShardGroups is alive). Idempotent.");
+  // Asynchronous single-key calls (cloudroute.asyncio.SentinelClient).
+  DefCompletionQueue(cls, &cr_sentinel_client_completion_fd, &cr_sentinel_client_submit,
+                     &cr_sentinel_client_run_completions);
 }
 
 }  // namespace crpy

@@ -31,6 +31,21 @@
 // queued completions, on the closing thread. Submit() after Close() began
 // is refused.
 //
+// Fan-outs (SubmitJobs: a pipeline's commands; SubmitMulti: MGET, MSET,
+// DEL, EXISTS over many places) run on FanOut (fan_out.hpp) in steps: the
+// first round is planned on the submitting thread and every node's leg is
+// one request on its shared connections, all in flight at once; when the
+// last leg settles, the engine thread settles the legs and completes the
+// call if that was conclusive (every leg answered, no redirect, retry,
+// LOADING or READONLY among the replies: FanOut::Conclusive) and no job is
+// left open. Everything else — a leg that failed (its reads go to their
+// next candidates, its writes that may have been sent say so), a redirect,
+// a retry and its backoff, a hedged fan-out (hedging on: the whole run) —
+// goes to a worker, which runs the blocking fan-out's rounds from there
+// (FanOut::Absorb, Resume, Continue). So a fan-out routes, retries and
+// fails exactly as the blocking call does. Close() abandons the legs in
+// flight and completes the call cancelled, as for a single call.
+//
 // Thread-safety: safe for concurrent use; Close() once, from a thread that
 // is none of the above (not from a `done`).
 #pragma once
@@ -49,6 +64,7 @@
 #include <vector>
 
 #include "cloudroute/net/command_executor.hpp"
+#include "cloudroute/net/fan_out.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -68,6 +84,19 @@ class AsyncCalls {
   // OK: done will run. An error (a command no shared connection may carry,
   // the client closing): done never runs.
   Status Submit(Access access, std::string_view key, Args args, const CallOptions &call, Done done);
+  // Runs once with the jobs, each with its reply or its status (once
+  // Close() began, every job's status says "cancelled").
+  using JobsDone = std::function<void(std::vector<Job> &jobs)>;
+  // Any jobs at once, as CommandExecutor::Run (a command that would change
+  // a connection's state fails in its place).
+  // REQUIRES: jobs non-empty; what their argv view stays valid until done
+  // returns (done may own it). Errors (done never runs): the client closing.
+  Status SubmitJobs(std::vector<Job> jobs, JobsDone done);
+  // A multi-key call (key_batch.hpp's kinds; values for kMSet only):
+  // done gets CommandExecutor::MultiResult. Errors (done never runs): as
+  // SplitMulti, and the client closing.
+  Status SubmitMulti(KeyBatchKind kind, std::vector<std::string> keys,
+                     std::vector<std::string> values, Done done);
   // Turns the completion queue on (for calls completing from now on) and
   // returns its eventfd (owned here; readable while completions wait).
   Result<int> CompletionFd();
@@ -80,7 +109,10 @@ class AsyncCalls {
 
  private:
   struct Call;
+  struct Fan;
   using CallPtr = std::shared_ptr<Call>;
+  void LegsSettled(const CallPtr &call);  // engine thread: a fan-out's last leg settled
+  void RunFan(Call &call);                // worker: the rest of a fan-out, blocking
   void FirstSettled(const CallPtr &call, LinkRequest &r);              // engine thread
   void ToWorker(const CallPtr &call, std::function<Outcome()> first);  // any thread
   void Deliver(const CallPtr &call, Result<ReplyPtr> result);          // any thread
@@ -94,8 +126,9 @@ class AsyncCalls {
   std::condition_variable cv_;  // outstanding_ down, queue_ or tasks_ grown, closing_
   bool closing_ = false;
   size_t outstanding_ = 0;  // accepted calls whose done has not returned
-  // First attempts on the engine thread, to abandon on Close().
-  std::unordered_map<Call *, std::pair<std::shared_ptr<NodeLink>, LinkRequestPtr>> in_flight_;
+  // First attempts (a fan-out's: one per leg) on the engine thread, to
+  // abandon on Close().
+  std::unordered_multimap<Call *, std::pair<std::shared_ptr<NodeLink>, LinkRequestPtr>> in_flight_;
   // Workers and their tasks.
   std::deque<std::pair<CallPtr, std::function<Outcome()>>> tasks_;
   std::vector<std::thread> workers_;

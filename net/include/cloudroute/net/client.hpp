@@ -135,6 +135,15 @@ class Client {
                 AsyncCalls::Done done) {
     return async_.Submit(access, key, std::move(args), call, std::move(done));
   }
+  // Asynchronous fan-outs (async_calls.hpp): a pipeline's jobs, and the
+  // multi-key calls; done runs as Submit's.
+  Status SubmitJobs(std::vector<Job> jobs, AsyncCalls::JobsDone done) {
+    return async_.SubmitJobs(std::move(jobs), std::move(done));
+  }
+  Status SubmitMulti(KeyBatchKind kind, std::vector<std::string> keys,
+                     std::vector<std::string> values, AsyncCalls::Done done) {
+    return async_.SubmitMulti(kind, std::move(keys), std::move(values), std::move(done));
+  }
   Result<int> CompletionFd() { return async_.CompletionFd(); }
   size_t RunCompletions(size_t max) { return async_.RunCompletions(max); }
   // Whether this thread runs one of this client's completions now.

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,8 @@
 
 namespace cloudroute {
 namespace net {
+
+enum class KeyBatchKind : uint8_t;  // key_batch.hpp
 
 // What a node's reply means once it arrived (sent at t0_ns, read by
 // t1_ns): the node's success, its latency sample and, for an answer, the
@@ -85,22 +88,39 @@ class CommandExecutor {
   // Multi-key, split by slot and fanned out.
   Result<ReplyPtr> MGet(const std::vector<std::string> &keys);  // array in key order
   Status MSet(const std::vector<std::string> &keys, const std::vector<std::string> &values);
-  Result<int64_t> Del(const std::vector<std::string> &keys) {
-    return Count("DEL", Access::kWrite, keys);
-  }
+  Result<int64_t> Del(const std::vector<std::string> &keys);
   // How many of the keys exist (a key named twice counts twice, as EXISTS).
-  Result<int64_t> Exists(const std::vector<std::string> &keys) {
-    return Count("EXISTS", Access::kRead, keys);
-  }
+  Result<int64_t> Exists(const std::vector<std::string> &keys);
+
+  // A multi-key call in its two halves, for the blocking calls above and
+  // the asynchronous ones (async_calls.hpp): SplitMulti checks the keys
+  // (at least one; values, one per key, for kMSet only: else kInvalid) and
+  // splits them by place, a command per place (run as JobsFor(*batches,
+  // KeyBatchAccess(kind))); MultiResult makes the call's result of the
+  // jobs once run — the first failed place's status, else kMGet an array
+  // in key order, kMSet a +OK status, kDel / kExists the sum as an
+  // integer. Any thread.
+  Status SplitMulti(KeyBatchKind kind, const std::vector<std::string> &keys,
+                    const std::vector<std::string> *values, std::vector<Batch> *batches) const;
+  Result<ReplyPtr> MultiResult(KeyBatchKind kind, const std::vector<Batch> &batches,
+                               std::vector<Job> *jobs, size_t key_count) const;
 
   // Any commands at once (a pipeline): each job gets its reply or its
   // error in place (see fan_out.hpp).
   void Run(std::vector<Job> *jobs);
+  // What Run does before the fan-out: a command no shared connection may
+  // carry fails in its place (RefuseStateChange).
+  static void RefuseStateChanges(std::vector<Job> *jobs);
+  // The fan-out Run runs jobs on, for a caller that drives it in steps
+  // (async_calls.hpp). REQUIRES: jobs outlive it.
+  std::unique_ptr<FanOut> FanOutFor(std::vector<Job> *jobs) {
+    return std::make_unique<FanOut>(ctx_, pools_, jobs);
+  }
 
  private:
-  // cmd (answering an integer) per place, the answers summed.
-  Result<int64_t> Count(const std::string &cmd, Access access,
-                        const std::vector<std::string> &keys);
+  // SplitMulti, the fan-out and MultiResult, on this thread.
+  Result<ReplyPtr> Multi(KeyBatchKind kind, const std::vector<std::string> &keys,
+                         const std::vector<std::string> *values);
   // ExecuteSlot's routing loop; master_only: a read served by the master only.
   // first: the outcome of an asynchronous call's first attempt on
   // first_snap (Continue).

@@ -56,7 +56,8 @@
 // it aside: hedge.hpp). A leg that failed or timed out fails its reads that
 // the other leg has not answered, as above.
 //
-// Thread-safety: one FanOut per call, on the caller's thread.
+// Thread-safety: one FanOut per call, on one thread at a time (the
+// caller's; an asynchronous call hands it from thread to thread).
 #pragma once
 
 #include <cstdint>
@@ -121,6 +122,33 @@ class FanOut {
 
   // Every job gets its reply or its status, in place.
   void Run();
+
+  // Run() in steps, for an asynchronous call (async_calls.hpp) that must
+  // not wait for its first round: the same rounds and rules.
+  //   Begin()  on the caller's thread: the first round planned and, when
+  //            it can be one exchange on the nodes' shared connections
+  //            (legs to send, hedging off; with `for_async` links, made
+  //            even when PoolOptions::shared is 0), its requests built in
+  //            *out (no done set) — true; the caller submits them and
+  //            calls Absorb() once every one is settled. False: the round
+  //            is planned but not sent; Continue() runs it.
+  //   Absorb() the exchange's replies settled (SettleArrived, Conclude).
+  //            Conclusive(requests) says whether it may run on the engine
+  //            thread: every request answered, and no reply that needs
+  //            more than returning it (a redirect, a retry, LOADING,
+  //            READONLY) — nothing that logs, sleeps or re-routes.
+  //   Ended()  whether every job is settled with no backoff due; it then
+  //            notes the run's writes (read your writes), as Run() does
+  //            at its end. Any thread.
+  //   Resume() the rounds after an absorbed one, to the end (blocking).
+  //   Continue() the rounds from a planned one, to the end (blocking).
+  using Requests = std::vector<std::pair<std::shared_ptr<NodeLink>, LinkRequestPtr>>;
+  bool Begin(Requests *out);
+  void Absorb(const Requests &requests);
+  static bool Conclusive(const Requests &requests);
+  bool Ended();
+  void Resume();
+  void Continue();
 
  private:
   struct Entry {
@@ -199,6 +227,11 @@ class FanOut {
   // (shared_link.hpp): every leg submitted at once, each settled as it was
   // answered; false (nothing done) when they are off, or hedging is on.
   bool Exchange();
+  // The round's legs as requests on their nodes' shared connections (no
+  // done set); false (none built) when Exchange() would be.
+  bool BuildRequests(bool for_async, Requests *out);
+  // The backoff a TRYAGAIN / CLUSTERDOWN / AskAgain of the round asked for.
+  void Backoff();
   // What one reply means for its job.
   void Settle(Job *job, Leg *leg, ReplyPtr reply);
   // A write its place's master did not execute (none known, not dialed,

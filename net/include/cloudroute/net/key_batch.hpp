@@ -48,6 +48,11 @@ struct KeyBatchResult {
 
 // The name of a kind's command ("MGET", …).
 const char *KeyBatchCommand(KeyBatchKind kind);
+// Its commands' access: kMGet and kExists read, the others write.
+inline Access KeyBatchAccess(KeyBatchKind kind) {
+  return kind == KeyBatchKind::kMGet || kind == KeyBatchKind::kExists ? Access::kRead
+                                                                      : Access::kWrite;
+}
 
 // Runs the batch. values: kMSet only (one per key). An empty key list, or
 // values that do not pair with the keys, is kInvalid before anything is

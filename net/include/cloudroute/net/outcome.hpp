@@ -39,6 +39,10 @@ struct Outcome {
 // node: the node that answered (an empty or "?" host in a redirect means it).
 // REQUIRES: reply != nullptr
 Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access);
+// What an error reply's first word (ErrorPrefix) makes of it, as Classify
+// judges it (MOVED / ASK before their target is parsed): kServerError for
+// an error to return as it is.
+OutcomeKind ErrorKind(const std::string &prefix, Access access);
 
 // A node's failure named as the topology names the node: a remapped dial's
 // own message names the address dialed (a proxy, a NAT), which an operator

@@ -61,6 +61,11 @@ class Pipeline {
   // Runs every queued command; results in queue order (each Job's reply or
   // status). The queue is empty afterwards.
   std::vector<Job> Execute();
+  // The queued commands, for a caller that runs them itself (an
+  // asynchronous pipeline: AsyncCalls::SubmitJobs); *pins receives the
+  // nodes AddForNode named (keep it until they ran). The queue is empty
+  // afterwards.
+  std::vector<Job> Take(NodePins *pins);
   void Clear() {
     jobs_.clear();
     pins_.Clear();

@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "cloudroute/core/shard_group.hpp"
+#include "cloudroute/net/async_calls.hpp"
 #include "cloudroute/net/call_options.hpp"
 #include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/command_executor.hpp"
@@ -204,6 +205,18 @@ class SentinelClient {
   }
   Status Refresh() { return watcher_->AskAll(); }
 
+  // Asynchronous single-key commands, as Client::Submit (async_calls.hpp:
+  // the first attempt on the instance's shared connection, the rest —
+  // the next read candidate, a write its master did not execute re-asked
+  // and tried again — on a worker, by the same executor).
+  Status Submit(Access access, std::string_view key, Args args, const CallOptions &call,
+                AsyncCalls::Done done) {
+    return async_.Submit(access, key, std::move(args), call, std::move(done));
+  }
+  Result<int> CompletionFd() { return async_.CompletionFd(); }
+  size_t RunCompletions(size_t max) { return async_.RunCompletions(max); }
+  bool InCompletion() const { return async_.InCompletion(); }
+
   const SentinelCounters &counters() const { return counters_; }
   bool subscribed() const { return watcher_->subscribed(); }
   StatsValues stats() const { return ctx_.stats.Snapshot(); }
@@ -221,6 +234,7 @@ class SentinelClient {
   ClientContext ctx_;
   NodePools pools_;
   CommandExecutor executor_;
+  AsyncCalls async_{&ctx_, &executor_};  // closed first of all, in ~SentinelClient
   std::unique_ptr<RecoveryProber> prober_;
   std::unique_ptr<Refresher> refresher_;
 };
