@@ -32,6 +32,31 @@ def wait_until(pred: Callable[[], bool], timeout: float = 10.0, every: float = 0
     return True
 
 
+def replicated(master: str, replicas: int = 2, timeout_ms: int = 5000) -> int:
+    """Waits until `replicas` replicas of the master at "host:port" hold every write
+    it took so far; returns how many do (WAIT's answer). WAIT waits for its own
+    connection's writes only, so on a fresh connection it returns at once: one
+    write of a scratch key on that connection first (a key the master serves: a
+    cluster master answers MOVED for other slots) makes it wait for everything
+    before it, the replication stream being in order."""
+    import redis
+    import redis.exceptions
+
+    host, port = master.rsplit(":", 1)
+    with redis.Redis(host=host, port=int(port), socket_timeout=timeout_ms / 1000 + 10) as r:
+        for i in range(1000):
+            key = f"cr:replicated:{i}"
+            try:
+                r.set(key, "1")
+            except redis.exceptions.MovedError:
+                continue
+            try:
+                return int(r.wait(replicas, timeout_ms))
+            finally:
+                r.delete(key)
+    raise AssertionError(f"{master} took none of 1000 scratch keys")
+
+
 def load_vectors(name: str) -> Any:
     return json.loads((VECTORS / name).read_text(encoding="utf-8"))
 

@@ -19,7 +19,7 @@ import signal
 from typing import Dict, Iterator, List
 
 import pytest
-from conftest import harness, live
+from conftest import harness, live, replicated
 
 import cloudroute
 
@@ -63,9 +63,7 @@ def seed(env: Dict[str, str], shard: int, keys: List[str]) -> None:
     try:
         for k in keys:
             rc.set(k, k)
-        mh, mp = env[f"SHARD{shard}_MASTER"].split(":")
-        with redis.Redis(host=mh, port=int(mp), socket_timeout=10) as r:
-            assert r.wait(2, 5000) == 2
+        assert replicated(env[f"SHARD{shard}_MASTER"]) == 2
     finally:
         rc.close()
 

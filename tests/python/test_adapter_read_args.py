@@ -22,7 +22,7 @@ import asyncio
 from typing import Any, Callable, Dict, Iterator, List
 
 import pytest
-from conftest import live
+from conftest import live, replicated
 from test_adapter_faults import get_calls, reset, shard_keys
 
 import cloudroute
@@ -83,9 +83,7 @@ def keys(cluster: Dict[str, str]) -> Iterator[List[str]]:
         for k in ks:
             rc.set(k, k)
         for m in masters(env):
-            host, port = m.split(":")
-            with redis.Redis(host=host, port=int(port), socket_timeout=10) as r:
-                assert r.wait(2, 5000) == 2
+            assert replicated(m) == 2
         yield ks
         for k in ks:
             rc.delete(k)

@@ -13,7 +13,7 @@ import time
 from typing import Dict, Iterator, List
 
 import pytest
-from conftest import live, wait_until
+from conftest import live, replicated, wait_until
 
 import cloudroute
 from cloudroute import Client, Config, Tier
@@ -98,11 +98,7 @@ def test_reads_stay_local_and_stats(client: Client, cluster: Dict[str, str]) -> 
     keys = [f"local:{i}" for i in range(200)]
     client.mset({k: "x" for k in keys})
     for n in (1, 2, 3):  # replicas must hold the keys before they serve them
-        import redis
-
-        host, port = cluster[f"SHARD{n}_MASTER"].split(":")
-        with redis.Redis(host=host, port=int(port)) as r:
-            r.wait(2, 2000)
+        assert replicated(cluster[f"SHARD{n}_MASTER"]) == 2
     before = client.stats()
     for k in keys:
         assert client.get(k) == b"x"
@@ -229,6 +225,10 @@ def test_bad_input(client: Client, cluster: Dict[str, str]) -> None:
         client.set("k", "v", ex=1, px=1)
     with pytest.raises(TypeError):
         client.mget(["k", None])  # type: ignore[list-item]
+    with pytest.raises(cloudroute.InvalidArgumentError, match="mapping of keys to values, not list"):
+        client.mset([("k", "v")])  # type: ignore[arg-type]
+    with pytest.raises(cloudroute.InvalidArgumentError, match="mapping of keys to values"):
+        client.pipeline().mset([("k", "v")])  # type: ignore[arg-type]
     with pytest.raises(cloudroute.InvalidArgumentError):
         client.command(0, 1, ["GET"])
     with pytest.raises(cloudroute.InvalidArgumentError):

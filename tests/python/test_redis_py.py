@@ -11,7 +11,7 @@ import random
 from typing import Dict, Iterator, List
 
 import pytest
-from conftest import live
+from conftest import live, replicated
 
 import cloudroute
 
@@ -55,9 +55,7 @@ def seeded(cluster: Dict[str, str]) -> Iterator[None]:
         for k in KEYS:
             rc.set(k, k)
         for n in (1, 2, 3):  # replicas hold every key before they serve reads
-            mh, mp = cluster[f"SHARD{n}_MASTER"].split(":")
-            with redis.Redis(host=mh, port=int(mp)) as r:
-                assert r.wait(2, 5000) == 2
+            assert replicated(cluster[f"SHARD{n}_MASTER"]) == 2
         yield
         for k in KEYS:
             rc.delete(k)
@@ -131,9 +129,7 @@ def test_same_results_as_redis_py(cluster: Dict[str, str], seeded: None) -> None
 
 def redis_wait(cluster: Dict[str, str]) -> None:
     for n in (1, 2, 3):
-        mh, mp = cluster[f"SHARD{n}_MASTER"].split(":")
-        with redis.Redis(host=mh, port=int(mp)) as r:
-            r.wait(2, 5000)
+        assert replicated(cluster[f"SHARD{n}_MASTER"]) == 2
 
 
 def test_router_matches_redis_py_topology(cluster: Dict[str, str]) -> None:

@@ -18,7 +18,7 @@ import time
 from typing import Any, Callable, Dict, Iterator, List
 
 import pytest
-from conftest import harness, live
+from conftest import harness, live, replicated
 
 import cloudroute
 from cloudroute import Config, Ring, SentinelClient
@@ -85,9 +85,9 @@ def synced(c: SentinelClient) -> None:
     a failover moves it) hold its writes."""
     for key in hundred(c)[:2]:  # one key of each group
         w = c.route_write(key)
-        with node(f"{w.host}:{w.port}") as r:
-            # A demoted master rejoins as a replica with a full sync: polled, bounded.
-            assert wait_for(lambda: r.wait(2, 1000) == 2, 30), f"replicas of {w.host}:{w.port} behind"
+        master = f"{w.host}:{w.port}"
+        # A demoted master rejoins as a replica with a full sync: polled, bounded.
+        assert wait_for(lambda m=master: replicated(m, 2, 1000) == 2, 30), f"replicas of {master} behind"
 
 
 def test_hundred_keys_one_command_per_group(client: SentinelClient, sentinel: Dict[str, str]) -> None:

@@ -17,7 +17,7 @@ import time
 from typing import Dict, Iterator, List
 
 import pytest
-from conftest import harness, live, wait_until
+from conftest import harness, live, replicated, wait_until
 
 import cloudroute
 from cloudroute import Config, Ring, SentinelClient, Tier
@@ -63,8 +63,7 @@ def test_writes_go_to_each_groups_master(client: SentinelClient, sentinel: Dict[
     for k in KEYS:
         assert client.set(k, k) is True
     for g in (0, 1):
-        with node(sentinel[f"GROUP{g}_MASTER"]) as r:
-            assert r.wait(2, 5000) == 2
+        assert replicated(sentinel[f"GROUP{g}_MASTER"]) == 2
     seen = set()
     for k in KEYS:
         group = client.locate(k)
@@ -88,8 +87,7 @@ def test_reads_stay_in_cloud_a(client: SentinelClient, sentinel: Dict[str, str])
     for k in KEYS:
         client.set(k, k)
     for g in (0, 1):
-        with node(sentinel[f"GROUP{g}_MASTER"]) as r:
-            assert r.wait(2, 5000) == 2
+        assert replicated(sentinel[f"GROUP{g}_MASTER"]) == 2
     for a in data_nodes(sentinel):
         with node(a) as r:
             r.config_resetstat()
@@ -234,8 +232,7 @@ def test_stalled_then_killed_local_replica_costs_no_read(sentinel: Dict[str, str
         keys = [k for k in KEYS if c.locate(k) == 1]
         for k in keys:
             c.set(k, k)
-        with node(env["GROUP1_MASTER"]) as r:
-            assert r.wait(2, 5000) == 2
+        assert replicated(env["GROUP1_MASTER"]) == 2
         reader = Reader(c, keys)
         try:
             assert wait_until(lambda: reader.ok > 50, 10)
@@ -267,8 +264,7 @@ def test_failover_under_reads_and_writes(sentinel: Dict[str, str]) -> None:
         wkeys = [f"scw:{i}" for i in range(400) if c.locate(f"scw:{i}") == 0][:20]
         for k in keys:
             c.set(k, k)
-        with node(env["GROUP0_MASTER"]) as r:
-            assert r.wait(2, 5000) == 2
+        assert replicated(env["GROUP0_MASTER"]) == 2
         reader = Reader(c, keys)
         acked: Dict[str, str] = {}
         counts = {"acked": 0, "refused": 0}

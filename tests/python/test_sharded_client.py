@@ -94,6 +94,8 @@ def test_redis_py_shapes(servers: Dict[int, int]) -> None:
         p.set("p:1", "a").get("p:1").get(keys[1])
         assert p.execute() == [True, b"a", keys[1].upper().encode()]
         assert c.eval("return redis.call('GET', KEYS[1])", 1, keys[2]) == keys[2].upper().encode()
+        with pytest.raises(cloudroute.InvalidArgumentError, match="mapping of keys to values, not list"):
+            c.mset([("k", "v")])  # type: ignore[arg-type]
         with pytest.raises(cloudroute.InvalidArgumentError, match="different shards"):
             c.eval("return 1", len(keys), *keys)
         assert c.execute_on_nodes("DBSIZE") == {addr(8815): node(8815).dbsize(), addr(8816): node(8816).dbsize()}

@@ -81,6 +81,21 @@ def _ms(value: Expiry, what: str, unit_ms: int) -> int:
     return ms
 
 
+def _key_list(keys: Union[KeyT, Iterable[KeyT]], args: Sequence[KeyT]) -> List[KeyT]:
+    """redis-py's ``mget(keys, *args)``: a list of keys, or keys as arguments."""
+    if isinstance(keys, (str, bytes, bytearray, memoryview)):
+        return [keys, *args]
+    return [*keys, *args]
+
+
+def _mapping_pairs(mapping: Mapping[KeyT, Arg], fn: str) -> Tuple[List[KeyT], List[Arg]]:
+    """``mset(mapping)``'s keys and values, in the mapping's order;
+    InvalidArgumentError when it is not a mapping."""
+    if not isinstance(mapping, Mapping):
+        raise InvalidArgumentError(f"{fn}: mapping must be a mapping of keys to values, not {type(mapping).__name__}")
+    return list(mapping.keys()), list(mapping.values())
+
+
 def _set_args(
     name: KeyT,
     value: Arg,
@@ -287,17 +302,12 @@ class Client(Closing, ClientCommands):
     def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:  # type: ignore[override]
         """MGET of keys in any slots (split by slot, every node asked at once).
         Accepts ``mget([k1, k2])`` or ``mget(k1, k2)`` as redis-py does."""
-        if isinstance(keys, (str, bytes, bytearray, memoryview)):
-            keys = (keys, *args)
-        elif args:
-            keys = (*keys, *args)
-        result: List[Optional[bytes]] = super().mget(keys)
+        result: List[Optional[bytes]] = super().mget(_key_list(keys, args))
         return result
 
     def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:  # type: ignore[override]
         """MSET of a mapping in any slots (not atomic across slots). True."""
-        items = list(mapping.items())
-        super().mset([k for k, _ in items], [v for _, v in items])
+        super().mset(*_mapping_pairs(mapping, "mset"))
         return True
 
     def delete(self, *names: KeyT) -> int:  # type: ignore[override]

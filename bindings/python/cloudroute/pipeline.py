@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Type, Union
 
 from . import _native
-from .client import Arg, Expiry, KeyT, _set_args
+from .client import Arg, Expiry, KeyT, _key_list, _mapping_pairs, _set_args
 from .errors import InvalidArgumentError
 
 if TYPE_CHECKING:
@@ -211,12 +211,12 @@ class Pipeline:
 
     def mget(self, keys: Union[KeyT, Sequence[KeyT]], *args: KeyT) -> "Pipeline":
         """Values of keys in any slots, as one list (one GET per key)."""
-        names = [keys, *args] if isinstance(keys, (str, bytes, bytearray, memoryview)) else [*keys, *args]
-        return self._queue_each(_READ, [("GET", k) for k in names], _to_list)
+        return self._queue_each(_READ, [("GET", k) for k in _key_list(keys, args)], _to_list)
 
     def mset(self, mapping: Mapping[KeyT, Arg]) -> "Pipeline":
         """Keys in any slots set (one SET per key; not atomic). True."""
-        return self._queue_each(_WRITE, [("SET", k, v) for k, v in mapping.items()], _all_true)
+        names, values = _mapping_pairs(mapping, "mset")
+        return self._queue_each(_WRITE, [("SET", k, v) for k, v in zip(names, values)], _all_true)
 
     # -- keys ------------------------------------------------------------------
 

@@ -33,17 +33,10 @@ from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Unio
 from . import _native
 from ._lifecycle import Closing
 from ._native import Candidate, Route, SentinelStats
-from .client import READ, WRITE, Arg, Expiry, KeyT, Seeds, _ms, _seeds
+from .client import READ, WRITE, Arg, Expiry, KeyT, Seeds, _key_list, _mapping_pairs, _ms, _seeds
 from .errors import InvalidArgumentError
 
 __all__ = ["SentinelClient", "SentinelStats"]
-
-
-def _key_list(keys: Union[KeyT, Iterable[KeyT]], args: Sequence[KeyT]) -> List[KeyT]:
-    """redis-py's ``mget(keys, *args)``: a list of keys, or keys as arguments."""
-    if isinstance(keys, (str, bytes, bytearray, memoryview)):
-        return [keys, *args]
-    return [*keys, *args]
 
 
 class SentinelClient(Closing, _native.SentinelClient):
@@ -190,11 +183,7 @@ class SentinelClient(Closing, _native.SentinelClient):
 
     def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:
         """MSET of every pair of mapping — one MSET per group, on its master: True."""
-        if not isinstance(mapping, Mapping):
-            raise InvalidArgumentError(
-                f"mset: mapping must be a mapping of keys to values, not {type(mapping).__name__}"
-            )
-        self._batch("MSET", list(mapping.keys()), list(mapping.values()))
+        self._batch("MSET", *_mapping_pairs(mapping, "mset"))
         return True
 
     def delete(self, *names: KeyT) -> int:

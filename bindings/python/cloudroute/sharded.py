@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, 
 from . import _native
 from ._lifecycle import Closing
 from ._native import ClientStats
-from .client import READ, WRITE, Arg, Expiry, KeyT, _ms, _set_args
+from .client import READ, WRITE, Arg, Expiry, KeyT, _key_list, _mapping_pairs, _ms, _set_args
 from .commands import _TARGETS, _timeout_ms
 from .errors import InvalidArgumentError
 
@@ -127,17 +127,12 @@ class ShardedClient(Closing, _native.ShardedClient):
 
     def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:  # type: ignore[override]
         """MGET of keys on any shards (one MGET per shard, all at once), in key order."""
-        if isinstance(keys, (str, bytes, bytearray, memoryview)):
-            keys = (keys, *args)
-        elif args:
-            keys = (*keys, *args)
-        result: List[Optional[bytes]] = super().mget(keys)
+        result: List[Optional[bytes]] = super().mget(_key_list(keys, args))
         return result
 
     def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:  # type: ignore[override]
         """MSET of a mapping on any shards (not atomic across shards). True."""
-        items = list(mapping.items())
-        super().mset([k for k, _ in items], [v for _, v in items])
+        super().mset(*_mapping_pairs(mapping, "mset"))
         return True
 
     def delete(self, *names: KeyT) -> int:  # type: ignore[override]
