@@ -47,7 +47,19 @@ import functools
 from types import TracebackType
 from typing import Any, Callable, Dict, Generic, Iterable, List, Mapping, Optional, Protocol, Type, TypeVar, Union
 
-from .client import AUTO, READ, WRITE, Arg, Client as _SyncClient, Expiry, KeyT, Seeds, _set_args
+from .client import (
+    AUTO,
+    READ,
+    WRITE,
+    Arg,
+    Client as _SyncClient,
+    Expiry,
+    KeyT,
+    Seeds,
+    _key_list,
+    _mapping_pairs,
+    _set_args,
+)
 from .commands import _timeout_ms
 from . import _native
 from .pipeline import Pipeline as _SyncPipeline, _results
@@ -248,11 +260,7 @@ class Client(_AsyncClient[_SyncClient]):
     async def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:
         """MGET of keys in any slots, as :meth:`cloudroute.Client.mget` (``mget([k1,
         k2])`` or ``mget(k1, k2)``): values in key order, None for a missing key."""
-        if isinstance(keys, (str, bytes, bytearray, memoryview)):
-            names: Iterable[KeyT] = (keys, *args)
-        else:
-            names = (*keys, *args)
-        names = tuple(names)
+        names = _key_list(keys, args)
         if not names:
             return []
         result: List[Optional[bytes]] = await self._submit_multi("mget", names, ())
@@ -260,9 +268,9 @@ class Client(_AsyncClient[_SyncClient]):
 
     async def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:
         """MSET of a mapping in any slots (not atomic across slots). True."""
-        items = list(mapping.items())
-        if items:
-            await self._submit_multi("mset", [k for k, _ in items], [v for _, v in items])
+        names, values = _mapping_pairs(mapping, "mset")
+        if names:
+            await self._submit_multi("mset", names, values)
         return True
 
     async def delete(self, *names: KeyT) -> int:
