@@ -109,8 +109,9 @@ final class AsyncCall<T> implements Runnable {
    * The executor of clients given none ({@link ClientOptions#asyncExecutor}): one pool shared by
    * every client of the class loader, of 2 to 4 daemon threads named {@code cloudroute-async-N} (as
    * many as the JVM has processors within those bounds), idle threads ending after 30 s. Dedicated
-   * rather than {@code ForkJoinPool.commonPool()}, which parallel streams share and which a
-   * 1-processor JVM replaces by a thread per task.
+   * rather than CompletableFuture's default asynchronous pool ({@code ForkJoinPool.commonPool()}),
+   * which parallel streams share and which becomes a thread per task on a JVM with fewer than 3
+   * processors.
    */
   static Executor defaultExecutor() {
     return DefaultPool.POOL;
