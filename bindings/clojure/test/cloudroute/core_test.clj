@@ -219,9 +219,10 @@
                        (swap! handed-over conj (.getName (Thread/currentThread)))
                        (.execute pool r)))]
       (try
+        ;; reads on masters: they read what was just written
         (with-open [c (cr/client (env "SEEDS") {:local-cidrs ["127.0.1.0/24"]
                                                 :location-rules {"127.0.2.0/24" "cloud-b"}
-                                                :policy :local-replicas-first}
+                                                :policy :master}
                                  {:command-timeout-ms 2000 :async-executor executor})]
           (testing "futures are deref-able and each gets its own reply"
             (let [ks (map #(str "clj:async:" %) (range 200))]
