@@ -16,14 +16,21 @@
   and the statistics). Failures are ex-info
   with the status as data (:cloudroute/status, :cloudroute/code, :cloudroute/kind; a Sentinel
   batch adds :cloudroute/failed-keys and :cloudroute/results); the routing functions throw
-  the Java CloudRouteException itself."
+  the Java CloudRouteException itself.
+
+  Asynchronous calls (command-async, fetch-async, store-async!, incr-async! ...) return a
+  java.util.concurrent.CompletableFuture at once (deref-able: @f, (deref f ms nil)), with no
+  thread per call; it fails with the same ex-info (deref throws an ExecutionException whose
+  cause it is)."
   (:import (io.cloudroute Access CallOptions Candidate Client ClientOptions ClientStats CloudRoute
                           CloudRouteException Config HashAlgo HedgeMode NodeInfo
                           NodeStats Pipeline Policy Ring Ring$Builder RingAlgo RingNaming Route Router
                           Scan ScanOptions Script SentinelClient SentinelOptions ShardGroups
                           ShardedClient ShardedOptions Tier Topology Topology$Format
                           Transaction)
-           (java.nio.charset StandardCharsets)))
+           (java.nio.charset StandardCharsets)
+           (java.util.concurrent CompletableFuture CompletionException Executor)
+           (java.util.function BiFunction)))
 
 (set! *warn-on-reflection* true)
 
@@ -297,7 +304,7 @@
                           tls-cert-file tls-key-file tls-server-name replica-max-lag-bytes
                           replica-max-lag-s hedge-mode hedge-delay-ms hedge-min-delay-ms
                           hedge-budget-percent hedge-percentile read-your-writes-ms db
-                          shared-connections]}]
+                          shared-connections async-executor]}]
   (let [o (ClientOptions.)]
     (when hedge-mode (.hedgeMode o (cloudroute.core/hedge-mode hedge-mode)))
     (when hedge-delay-ms (.hedgeDelayMs o (int hedge-delay-ms)))
@@ -331,6 +338,7 @@
     (when read-your-writes-ms (.readYourWritesMs o (int read-your-writes-ms)))
     (when db (.db o (int db)))
     (when shared-connections (.sharedConnections o (int shared-connections)))
+    (when async-executor (.asyncExecutor o ^Executor async-executor))
     o))
 
 (defn client
@@ -347,7 +355,9 @@
     :hedge-budget-percent :hedge-percentile
     :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)
     :db (SELECT db on every connection; default 0)
-    :shared-connections (n connections per node shared by every thread; default 0: off).
+    :shared-connections (n connections per node shared by every thread; default 0: off)
+    :async-executor (a java.util.concurrent.Executor completing the asynchronous calls'
+      futures; default a small shared pool of daemon threads, never the library's engine thread).
   The calls on a client throw ex-info whose data holds the status
   ({:cloudroute/status :etimeout :cloudroute/code -13 :cloudroute/kind :connection}), the
   Java CloudRouteException as its cause."
@@ -462,6 +472,52 @@
   [^Client c ^String k start stop]
   (checked (mapv (fn [[m s]] [m s]) (.zrangeWithScores c k (long start) (long stop)))))
 (defn zscore [^Client c ^String k ^String m] (checked (.zscore c k m)))
+
+;; ---- asynchronous calls (Client's commandAsync ...; no thread per call)
+
+(defn- async
+  "The future of a Java asynchronous call, its value passed through convert and its
+  CloudRouteException turned into ex-info (the stage runs where the call completes: the
+  client's executor, never the library's engine thread)."
+  ^CompletableFuture [^CompletableFuture f convert]
+  (.handle f (reify BiFunction
+               (apply [_ v e]
+                 (if (nil? e)
+                   (convert v)
+                   (let [cause (if (instance? CompletionException e) (.getCause ^Throwable e) e)]
+                     (throw (CompletionException.
+                             ^Throwable (if (instance? CloudRouteException cause)
+                                          (ex cause)
+                                          cause)))))))))
+
+(defn command-async
+  "command without waiting: a CompletableFuture of the reply (bulk strings as byte arrays).
+  Bad arguments and a closed client throw at once; everything else fails the future."
+  [^Client c access & args]
+  (checked (async (.commandAsync c (case access :write Access/WRITE :auto Access/AUTO Access/READ)
+                                 (int (if (= access :auto) 0 1)) (object-array args))
+                  identity)))
+
+(defn fetch-async "fetch without waiting: a future of the String value (nil when none)."
+  [^Client c k]
+  (checked (async (.commandAsync c Access/READ (int 1) (object-array ["GET" k])) utf8)))
+
+(defn store-async!
+  "store! without waiting: a future of nil once SET k v (PX ttl-ms) was applied."
+  ([^Client c k v] (checked (async (.setAsync c k v) identity)))
+  ([^Client c k v ttl-ms] (checked (async (.setAsync c k v (long ttl-ms)) identity))))
+
+(defn incr-async! "INCRBY k by (1) without waiting: a future of the new value."
+  ([^Client c k] (incr-async! c k 1))
+  ([^Client c ^String k by] (checked (async (.incrByAsync c k (long by)) identity))))
+(defn del-async! "DEL of one key without waiting: a future of 1 or 0." [^Client c ^String k]
+  (checked (async (.delAsync c k) identity)))
+(defn exists-async "EXISTS of one key without waiting: a future of 1 or 0." [^Client c ^String k]
+  (checked (async (.existsAsync c k) identity)))
+(defn hget-async [^Client c ^String k ^String f] (checked (async (.hgetAsync c k f) identity)))
+(defn hset-async! "HSET k f v without waiting: a future of the fields added."
+  [^Client c ^String k ^String f ^String v]
+  (checked (async (.hsetAsync c k f v) identity)))
 
 ;; ---- pipelines
 

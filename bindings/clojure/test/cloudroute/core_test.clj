@@ -210,6 +210,52 @@
         (is (nil? (cr/blpop c "{cljq}q" 0.2)))))
     (println "live-client-surface: CR_JAVA_CLUSTER_ENV not set; skipped")))
 
+(deftest live-client-async
+  (if-let [env (harness-env)]
+    (let [handed-over (atom #{})
+          pool (java.util.concurrent.Executors/newFixedThreadPool 2)
+          executor (reify java.util.concurrent.Executor
+                     (execute [_ r]
+                       (swap! handed-over conj (.getName (Thread/currentThread)))
+                       (.execute pool r)))]
+      (try
+        ;; reads on masters: they read what was just written
+        (with-open [c (cr/client (env "SEEDS") {:local-cidrs ["127.0.1.0/24"]
+                                                :location-rules {"127.0.2.0/24" "cloud-b"}
+                                                :policy :master}
+                                 {:command-timeout-ms 2000 :async-executor executor})]
+          (testing "futures are deref-able and each gets its own reply"
+            (let [ks (map #(str "clj:async:" %) (range 200))]
+              (run! deref (doall (map #(cr/store-async! c %1 (str "v" %2)) ks (range))))
+              (is (= (map #(str "v" %) (range 200))
+                     (map deref (doall (map #(cr/fetch-async c %) ks)))))
+              (is (= (env "SHARD1_VALUE") (deref (cr/fetch-async c (env "SHARD1_KEY")) 10000 nil)))))
+          (testing "typed calls"
+            @(cr/del-async! c "clj:async:n")
+            (is (= 1 @(cr/incr-async! c "clj:async:n")))
+            (is (= 6 @(cr/incr-async! c "clj:async:n" 5)))
+            (is (= 1 @(cr/exists-async c "clj:async:n")))
+            (is (= 1 @(cr/hset-async! c "clj:async:h" "f" "v")))
+            (is (= "v" @(cr/hget-async c "clj:async:h" "f")))
+            (is (bytes? @(cr/command-async c :read "GET" "clj:async:n"))))
+          (testing "a server's error fails the future with ex-info holding the status"
+            (let [e (try @(cr/hset-async! c "clj:async:n" "f" "v") nil
+                         (catch java.util.concurrent.ExecutionException e (.getCause e)))]
+              (is (instance? clojure.lang.ExceptionInfo e))
+              (is (= {:cloudroute/status :eredis :cloudroute/code -14
+                      :cloudroute/kind :server-error}
+                     (ex-data e)))))
+          (testing "bad arguments throw at once, as ex-info"
+            (is (= :invalid-argument
+                   (:cloudroute/kind (ex-data (is (thrown? clojure.lang.ExceptionInfo
+                                                           (cr/command-async c :auto "PING"))))))))
+          (cr/del! c ["clj:async:n" "clj:async:h"]))
+        (testing "the library's threads only hand completions to the executor"
+          (is (seq @handed-over))
+          (is (= #{"cloudroute-native"} @handed-over)))
+        (finally (.shutdown pool))))
+    (println "live-client-async: CR_JAVA_CLUSTER_ENV not set; skipped")))
+
 (deftest client-options-map
   (testing "every option reaches ClientOptions; tiers by keyword"
     (let [o (#'cr/client-options {:hedge-mode :fixed :hedge-min-delay-ms 3

@@ -112,6 +112,15 @@ int crj_options_unsigned(JNIEnv *env, const jint *u, const char *const *u_names,
  * pending when the library refused. */
 int crj_log_init(JavaVM *vm, JNIEnv *env);
 int crj_log_route(JNIEnv *env, cr_config *cfg, jint min_level);
+/* The JNIEnv of the calling thread for a callback from the library (a log
+ * event, a completion): a thread the JVM does not know (the client's engine,
+ * worker or refresher thread) is attached once, as a daemon named
+ * "cloudroute-native", and detached when it ends. NULL when attaching fails
+ * (the JVM is shutting down). */
+JNIEnv *crj_thread_env(void);
+/* A new byte[] of the bytes of NUL-terminated s (text handed to Java as
+ * UTF-8, decoded there); NULL with an exception pending. */
+jbyteArray crj_utf8_bytes(JNIEnv *env, const char *s);
 
 #define CRJ_PTR(h) ((void *)(intptr_t)(h))
 #define CRJ_HANDLE(p) ((jlong)(intptr_t)(p))

@@ -4,7 +4,8 @@
  * The C callback runs on the thread of the event: a Java thread inside a
  * Client call, or the client's refresher thread. A thread the JVM does not
  * know is attached as a daemon (it never keeps the JVM alive) on its first
- * event and detached when it ends (a pthread key's destructor). Text goes to
+ * event and detached when it ends (a pthread key's destructor):
+ * crj_thread_env, which the asynchronous calls' completions use too. Text goes to
  * Java as UTF-8 bytes, decoded there: server error texts are not always valid
  * modified UTF-8. */
 #include <pthread.h>
@@ -34,9 +35,7 @@ int crj_log_init(JavaVM *vm, JNIEnv *env) {
   return g_native_log_log != NULL;
 }
 
-/* The JNIEnv of this thread, attaching it when the JVM does not know it;
- * NULL when that fails (the JVM is shutting down). */
-static JNIEnv *thread_env(void) {
+JNIEnv *crj_thread_env(void) {
   JNIEnv *env = NULL;
   jint got = (*g_vm)->GetEnv(g_vm, (void **)&env, JNI_VERSION_1_8);
   if (got == JNI_OK) return env;
@@ -47,7 +46,7 @@ static JNIEnv *thread_env(void) {
   return env;
 }
 
-static jbyteArray utf8_bytes(JNIEnv *env, const char *s) {
+jbyteArray crj_utf8_bytes(JNIEnv *env, const char *s) {
   jsize len = (jsize)strlen(s);
   jbyteArray a = (*env)->NewByteArray(env, len);
   if (a != NULL) (*env)->SetByteArrayRegion(env, a, 0, len, (const jbyte *)s);
@@ -63,7 +62,7 @@ static jobjectArray event_parts(JNIEnv *env, const char *message, const cr_log_f
     const char *s = i == 0       ? message
                     : i % 2 == 1 ? fields[(i - 1) / 2].key
                                  : fields[(i - 1) / 2].value;
-    jbyteArray b = utf8_bytes(env, s);
+    jbyteArray b = crj_utf8_bytes(env, s);
     if (b == NULL) return NULL;
     (*env)->SetObjectArrayElement(env, parts, (jsize)i, b);
     (*env)->DeleteLocalRef(env, b);
@@ -75,7 +74,7 @@ static jobjectArray event_parts(JNIEnv *env, const char *message, const cr_log_f
 static void to_slf4j(cr_log_level level, const char *message, const cr_log_field *fields, size_t n,
                      void *payload) {
   (void)payload;
-  JNIEnv *env = thread_env();
+  JNIEnv *env = crj_thread_env();
   if (env == NULL) return;
   /* An exception already pending on a Java caller's thread is set aside
    * and thrown again after the event. */

@@ -7,6 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 /**
  * A live Redis Cluster client: reads go to the key's read candidates in order (local ones first),
@@ -27,12 +30,29 @@ import java.util.Set;
  * pinned to one slot's master) and node commands ({@link #onNode}, {@link #onMasters}, {@link
  * #onAllNodes}). Per-call timeouts: {@link CallOptions}. Closing the client closes its open scans
  * and transactions.
+ *
+ * <p>Asynchronous calls ({@link #commandAsync}, {@link #getAsync}, {@link #setAsync} and typed ones
+ * such as {@link #incrAsync}) return a {@link CompletableFuture} at once, with no thread per call:
+ * the library sends the command on the engine thread's shared connections and completes it there
+ * (or on one of its few worker threads for a retry, a redirect or a blocking command). The future
+ * itself is completed on an {@link Executor} ({@link ClientOptions#asyncExecutor}; by default a
+ * small shared pool of daemon threads {@code cloudroute-async-N}), never on the engine thread, so
+ * the stages that depend on it may block. Replies, typed conversions, routing, retries and
+ * exception classes are the blocking calls'; the future fails with the exception the blocking call
+ * would throw. Bad arguments (null access or argument, a key index outside the arguments, a
+ * negative timeout, a command AUTO cannot place) and a closed client throw at once, before anything
+ * is sent. Cancelling a future drops its reply when it comes (the connection stays in step; a write
+ * may still be applied). Closing the client with calls in flight completes each of their futures
+ * once, exceptionally with {@link CloudRouteException.ConnectionException} whose message starts
+ * with "cancelled:" (a write already sent may have run).
  */
 public final class Client extends NativeResource implements KeyCommands {
   private final Router router;
+  private final Executor asyncExecutor; // null: AsyncCall's default pool
 
-  private Client(long ptr) {
+  private Client(long ptr, Executor asyncExecutor) {
     super(ptr, KIND_CLIENT);
+    this.asyncExecutor = asyncExecutor;
     long r = acquire();
     try {
       router = new Router(router0(r), this);
@@ -63,7 +83,8 @@ public final class Client extends NativeResource implements KeyCommands {
     int logLevel = NativeLog.minLevel();
     return new Client(
         Config.copyInto(
-            config, c -> create(c, seeds, options.u32, options.u64, options.strings, logLevel)));
+            config, c -> create(c, seeds, options.u32, options.u64, options.strings, logLevel)),
+        options.asyncExecutor);
   }
 
   /** Any command on one key, routed by args[keyIndex] (1 for most commands: GET key ...). */
@@ -398,6 +419,93 @@ public final class Client extends NativeResource implements KeyCommands {
   /** ZRANK: the member's rank from 0, null when it is missing. */
   public Long zrank(String key, String member) {
     return run(Command.zrank(key, member));
+  }
+
+  // ---- asynchronous calls (see the class comment; AsyncCall) -------------------------------
+
+  /**
+   * Any command on one key, routed by args[keyIndex] as {@link #command(Access, int, Object...)}
+   * ({@link Access#AUTO} included: a client's first AUTO call reads the server's command table
+   * before it returns), without waiting: the future gets its reply as command returns it.
+   */
+  public CompletableFuture<Object> commandAsync(Access access, int keyIndex, Object... args) {
+    return commandAsync(null, access, keyIndex, args);
+  }
+
+  /** commandAsync with call options (null: none): a timeout of its own, as command's. */
+  public CompletableFuture<Object> commandAsync(
+      CallOptions options, Access access, int keyIndex, Object... args) {
+    return submit(options, access, keyIndex, args, Function.identity());
+  }
+
+  /** GET without waiting; null when the key does not exist. */
+  public CompletableFuture<byte[]> getAsync(byte[] key) {
+    return submit(null, Access.READ, 1, new Object[] {"GET", key}, v -> (byte[]) v);
+  }
+
+  /** GET of a String key without waiting, the value decoded as UTF-8. */
+  public CompletableFuture<String> getAsync(String key) {
+    return submit(null, Access.READ, 1, new Object[] {"GET", key}, Command::text);
+  }
+
+  /** SET key value (String or byte[]) without waiting. */
+  public CompletableFuture<Void> setAsync(Object key, Object value) {
+    return submit(null, Access.WRITE, 1, new Object[] {"SET", key, value}, v -> null);
+  }
+
+  /** SET key value PX ttlMs without waiting (ttlMs 0: no expiry). */
+  public CompletableFuture<Void> setAsync(Object key, Object value, long ttlMs) {
+    if (ttlMs == 0) return setAsync(key, value);
+    if (ttlMs < 0) throw invalid("negative ttl");
+    Object[] args = {"SET", key, value, "PX", Long.toString(ttlMs)};
+    return submit(null, Access.WRITE, 1, args, v -> null);
+  }
+
+  public CompletableFuture<Long> incrAsync(String key) {
+    return runAsync(Command.incrBy(key, 1));
+  }
+
+  public CompletableFuture<Long> incrByAsync(String key, long by) {
+    return runAsync(Command.incrBy(key, by));
+  }
+
+  /** EXISTS of one key: 1 when it exists, else 0. */
+  public CompletableFuture<Long> existsAsync(String key) {
+    return runAsync(Command.exists(key));
+  }
+
+  /** DEL of one key: 1 when it existed, else 0. */
+  public CompletableFuture<Long> delAsync(String key) {
+    return runAsync(Command.del(key));
+  }
+
+  public CompletableFuture<String> hgetAsync(String key, String field) {
+    return runAsync(Command.hget(key, field));
+  }
+
+  /** HSET key field value: fields added. */
+  public CompletableFuture<Long> hsetAsync(String key, String field, String value) {
+    return runAsync(Command.hset(key, Collections.singletonMap(field, value)));
+  }
+
+  private <T> CompletableFuture<T> runAsync(Command<T> c) {
+    return submit(null, c.access, c.keyIndex, c.args, c::convert);
+  }
+
+  private <T> CompletableFuture<T> submit(
+      CallOptions options,
+      Access access,
+      int keyIndex,
+      Object[] args,
+      Function<Object, ? extends T> convert) {
+    if (access == null) throw invalid("access is null");
+    long p = acquire();
+    try {
+      return AsyncCall.submit(
+          this, p, asyncExecutor, timeout(options), access, keyIndex, args, convert);
+    } finally {
+      release();
+    }
   }
 
   // ---- pipelines, SCAN, scripts, transactions, node commands ------------------------------

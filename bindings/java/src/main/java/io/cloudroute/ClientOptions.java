@@ -1,6 +1,7 @@
 package io.cloudroute;
 
 import io.cloudroute.CApi.ClientOptionsLayout;
+import java.util.concurrent.Executor;
 
 /**
  * Options of the live cluster {@link Client}; defaults are the library's. Setters return this.
@@ -19,6 +20,7 @@ public final class ClientOptions {
   final int[] u32 = new int[ClientOptionsLayout.U32_COUNT];
   final long[] u64 = new long[ClientOptionsLayout.U64_COUNT];
   final String[] strings = new String[ClientOptionsLayout.STR_COUNT];
+  Executor asyncExecutor; // Java's own: not a field of cr_client_options
 
   public ClientOptions() {
     defaults(u32, u64);
@@ -221,6 +223,24 @@ public final class ClientOptions {
 
   public int sharedConnections() {
     return u32[ClientOptionsLayout.SHARED_CONNECTIONS];
+  }
+
+  /**
+   * Where the futures of the client's asynchronous calls ({@link Client#commandAsync} ...) are
+   * completed, and so where the stages that depend on them run (null, the default: one small pool
+   * of daemon threads {@code cloudroute-async-N} that every such client shares). Never the
+   * library's engine thread, unless executor runs tasks in the calling thread (e.g. {@code
+   * Runnable::run}): then the stages run there, must not block, and may not make the client's
+   * blocking calls (refused with CR_EINVAL). An executor that rejects a completion (shut down) has
+   * it run on the default pool.
+   */
+  public ClientOptions asyncExecutor(Executor executor) {
+    asyncExecutor = executor;
+    return this;
+  }
+
+  public Executor asyncExecutor() {
+    return asyncExecutor;
   }
 
   /** AUTH (ACL user may be null for the default user). The password is never logged. */

@@ -1,12 +1,14 @@
 package io.cloudroute;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisShardInfo;
 import redis.clients.jedis.ShardedJedis;
@@ -93,5 +95,20 @@ class ReadmeExamplesTest {
         assertEquals("carol", jedis.get("user:3"));
       }
     }
+  }
+
+  @Test
+  void javaAsync() {
+    final String SEEDS = Harness.require("CR_JAVA_CLUSTER_ENV").get("SEEDS").split(",")[0];
+    String out = printed(() -> {
+      // README snippet java-async
+      try (Config config = new Config().localCidr("127.0.1.0/24");
+          Client client = Client.connect(SEEDS, config)) {
+        CompletableFuture<Long> visits = client.incrAsync("visits:home"); // returns at once
+        visits.thenAccept(n -> System.out.println("visit " + n)) // once done, off the engine thread
+            .join();
+      }
+    });
+    assertTrue(out.matches("visit [1-9][0-9]*\n"), out);
   }
 }

@@ -1,0 +1,143 @@
+package io.cloudroute;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * One asynchronous call of a {@link Client} in flight ({@code cr_client_submit}), and the thread
+ * rules of every such call.
+ *
+ * <p>The library completes a call on its engine thread (or, for a retry, a redirect or a blocking
+ * command, on one of its few worker threads): threads the JVM does not know, attached once each as
+ * daemons named {@code cloudroute-native}. There the reply is converted to Java objects (as {@link
+ * Client#command}'s) and {@link #done} hands the call to its {@link Executor}; nothing else runs on
+ * the engine thread, since completing a {@link CompletableFuture} runs the stages that depend on it
+ * inline, and a user's stage there would hold up every connection of the client. The executor then
+ * converts the reply to its type and completes the future. A future cancelled (or completed) by its
+ * caller before its reply arrives drops the reply; the request stays on its connection, whose reply
+ * is read and discarded, so the connection stays in step (a write may still apply).
+ */
+final class AsyncCall<T> implements Runnable {
+  static {
+    NativeLoader.load();
+    init0();
+  }
+
+  final CompletableFuture<T> future = new CompletableFuture<>();
+  private final Function<Object, ? extends T> convert;
+  private final Executor executor;
+
+  /** Keeps the client reachable while the call is in flight (its Cleaner would cancel the call). */
+  @SuppressWarnings("unused")
+  private final Client client;
+
+  // Set by done() before the hand-over to the executor (which orders them before run()).
+  private int status;
+  private Object value;
+  private byte[] message;
+
+  private AsyncCall(Client client, Executor executor, Function<Object, ? extends T> convert) {
+    this.client = client;
+    this.executor = executor;
+    this.convert = convert;
+  }
+
+  /**
+   * Submits args (routed by args[keyIndex], access as {@link Client#command}) on client h, whose
+   * in-flight count the caller holds; the future completes on executor (null: the default one).
+   * Throws at once when the arguments or the library refuse the call (then no future exists).
+   */
+  static <T> CompletableFuture<T> submit(
+      Client client,
+      long h,
+      Executor executor,
+      int timeoutMs,
+      Access access,
+      int keyIndex,
+      Object[] args,
+      Function<Object, ? extends T> convert) {
+    AsyncCall<T> call =
+        new AsyncCall<>(client, executor == null ? defaultExecutor() : executor, convert);
+    submit0(h, timeoutMs, access.ordinal(), keyIndex, args, call);
+    return call.future;
+  }
+
+  /**
+   * The library's completion, on its engine or a worker thread: hands the call to its executor and
+   * returns. An executor that refuses (shut down, saturated) hands it to the default one instead.
+   */
+  static void done(Object call, int status, Object value, byte[] message) {
+    AsyncCall<?> c = (AsyncCall<?>) call;
+    c.status = status;
+    c.value = value;
+    c.message = message;
+    try {
+      c.executor.execute(c);
+    } catch (RejectedExecutionException e) {
+      defaultExecutor().execute(c);
+    }
+  }
+
+  /** On the executor: completes the future once (a future already done drops the reply). */
+  @Override
+  public void run() {
+    if (future.isDone()) return;
+    if (status != 0) {
+      String text = message == null ? "" : new String(message, StandardCharsets.UTF_8);
+      future.completeExceptionally(CloudRouteException.of(status, text));
+      return;
+    }
+    T v;
+    try {
+      v = convert.apply(value);
+    } catch (RuntimeException e) {
+      future.completeExceptionally(e);
+      return;
+    }
+    future.complete(v);
+  }
+
+  /**
+   * The executor of clients given none ({@link ClientOptions#asyncExecutor}): one pool shared by
+   * every client of the class loader, of 2 to 4 daemon threads named {@code cloudroute-async-N} (as
+   * many as the JVM has processors within those bounds), idle threads ending after 30 s. Dedicated
+   * rather than CompletableFuture's default asynchronous pool ({@code ForkJoinPool.commonPool()}),
+   * which parallel streams share and which becomes a thread per task on a JVM with fewer than 3
+   * processors.
+   */
+  static Executor defaultExecutor() {
+    return DefaultPool.POOL;
+  }
+
+  private static final class DefaultPool {
+    static final ThreadPoolExecutor POOL = create();
+
+    private static ThreadPoolExecutor create() {
+      int n = Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors()));
+      AtomicInteger count = new AtomicInteger();
+      ThreadFactory threads =
+          r -> {
+            Thread t = new Thread(r, "cloudroute-async-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+          };
+      ThreadPoolExecutor pool =
+          new ThreadPoolExecutor(n, n, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
+      pool.allowCoreThreadTimeOut(true);
+      return pool;
+    }
+  }
+
+  private static native void init0();
+
+  private static native void submit0(
+      long h, int timeoutMs, int access, int keyIndex, Object[] args, Object call);
+}

@@ -1,0 +1,380 @@
+package io.cloudroute;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.cloudroute.CloudRouteException.ConnectionException;
+import io.cloudroute.CloudRouteException.InvalidArgumentException;
+import io.cloudroute.CloudRouteException.ServerErrorException;
+import java.lang.ref.WeakReference;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The live client's asynchronous calls (CompletableFuture on cr_client_submit) against the
+ * harness's clusters (tests/java/run.sh, under -Xcheck:jni): one reply per future, the blocking
+ * calls' conversions and exceptions, the thread that completes a future, close and cancel with
+ * calls in flight, a stopped local replica.
+ */
+class AsyncClientTest {
+  private static Harness env;
+  private static Client client;
+
+  /** Reads on masters: for the tests that read what they just wrote (no replication lag). */
+  private static Client onMasters;
+
+  @BeforeAll
+  static void connect() {
+    env = Harness.require("CR_JAVA_CLUSTER_ENV");
+    client = connect(env, new ClientOptions().commandTimeoutMs(2000));
+    onMasters = connectOnMasters();
+  }
+
+  private static Client connectOnMasters() {
+    try (Config c = Harness.cloudA(Policy.MASTER)) {
+      return Client.connect(env.get("SEEDS"), c, new ClientOptions().commandTimeoutMs(2000));
+    }
+  }
+
+  @AfterAll
+  static void close() {
+    if (client != null) client.close();
+    if (onMasters != null) onMasters.close();
+  }
+
+  private static Client connect(Harness h, ClientOptions options) {
+    try (Config c = Harness.cloudA(Policy.LOCAL_REPLICAS_FIRST)) {
+      return Client.connect(h.get("SEEDS"), c, options);
+    }
+  }
+
+  /** Until a blocking read of each key (where the asynchronous one reads too) gives its value. */
+  private static void awaitReplicated(String prefix, int n, String valuePrefix) {
+    Poll.until(
+        () -> {
+          for (int i = 0; i < n; i++) {
+            if (!(valuePrefix + i).equals(client.get(prefix + i))) return false;
+          }
+          return true;
+        },
+        "the local replicas hold every value written");
+  }
+
+  private static <T> T await(CompletableFuture<T> f) throws Exception {
+    return f.get(10, TimeUnit.SECONDS);
+  }
+
+  /** The exception a future failed with (ExecutionException's cause). */
+  private static Throwable failure(CompletableFuture<?> f) throws Exception {
+    ExecutionException e = assertThrows(ExecutionException.class, () -> await(f));
+    return e.getCause();
+  }
+
+  @Test
+  void twoThousandCallsInFlightEachGetTheirOwnReply() throws Exception {
+    int n = 2000;
+    String prefix = "java:async:many:" + System.nanoTime() + ":";
+    List<CompletableFuture<Void>> sets = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) sets.add(client.setAsync(prefix + i, "value-" + i));
+    CompletableFuture.allOf(sets.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+    awaitReplicated(prefix, n, "value-");
+    // Three shapes at once: GET of a String key, of a byte[] key, and a command placed by AUTO.
+    List<CompletableFuture<?>> reads = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      String key = prefix + i;
+      switch (i % 3) {
+        case 0:
+          reads.add(client.getAsync(key));
+          break;
+        case 1:
+          reads.add(client.getAsync(key.getBytes(StandardCharsets.UTF_8)));
+          break;
+        default:
+          reads.add(client.commandAsync(Access.AUTO, 0, "GET", key));
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      Object v = reads.get(i).get(30, TimeUnit.SECONDS);
+      String text =
+          v instanceof byte[] ? new String((byte[]) v, StandardCharsets.UTF_8) : (String) v;
+      assertEquals("value-" + i, text, "future " + i);
+    }
+  }
+
+  @Test
+  void typedCallsConvertAndFailAsTheBlockingOnes() throws Exception {
+    Client client = onMasters; // reads what it just wrote
+    String k = "java:async:typed";
+    client.del(k, "java:async:typed:h");
+    assertEquals(1L, await(client.incrAsync(k)));
+    assertEquals(11L, await(client.incrByAsync(k, 10)));
+    assertEquals("11", await(client.getAsync(k)));
+    assertEquals(1L, await(client.existsAsync(k)));
+    assertEquals(1L, await(client.delAsync(k)));
+    assertEquals(0L, await(client.existsAsync(k)));
+    assertNull(await(client.getAsync(k)));
+    assertNull(await(client.getAsync(k.getBytes(StandardCharsets.UTF_8))));
+
+    String h = "java:async:typed:h";
+    assertEquals(1L, await(client.hsetAsync(h, "f", "v")));
+    assertEquals("v", await(client.hgetAsync(h, "f")));
+    assertNull(await(client.hgetAsync(h, "missing")));
+
+    byte[] binary = {0, 1, 2, (byte) 0xff, '\r', '\n'};
+    byte[] bk = "java:async:bin".getBytes(StandardCharsets.UTF_8);
+    await(client.setAsync(bk, binary));
+    assertArrayEquals(binary, await(client.getAsync(bk)));
+    assertArrayEquals(binary, (byte[]) await(client.commandAsync(Access.READ, 1, "GET", bk)));
+    await(client.setAsync(k, "x", 60_000));
+    assertTrue(client.pttl(k) > 0);
+
+    // A server's error: the blocking call's exception class and text, as the future's failure.
+    ServerErrorException blocking =
+        assertThrows(ServerErrorException.class, () -> client.hset(k, "f", "v"));
+    Throwable async = failure(client.hsetAsync(k, "f", "v"));
+    assertInstanceOf(ServerErrorException.class, async);
+    assertEquals(blocking.getMessage(), async.getMessage());
+    assertEquals(CloudRouteException.EREDIS, ((CloudRouteException) async).status());
+    client.del(k, h);
+  }
+
+  @Test
+  void badArgumentsThrowAtOnceAndNothingIsSent() {
+    assertThrows(InvalidArgumentException.class, () -> client.commandAsync(null, 1, "GET", "k"));
+    assertThrows(
+        InvalidArgumentException.class, () -> client.commandAsync(Access.READ, 2, "GET", "k"));
+    assertThrows(
+        InvalidArgumentException.class, () -> client.commandAsync(Access.READ, -1, "GET", "k"));
+    assertThrows(InvalidArgumentException.class, () -> client.commandAsync(Access.READ, 0));
+    assertThrows(InvalidArgumentException.class, () -> client.getAsync((String) null));
+    assertThrows(
+        InvalidArgumentException.class, () -> client.commandAsync(Access.WRITE, 1, "SET", "k", 4));
+    assertThrows(InvalidArgumentException.class, () -> client.incrAsync(null));
+    assertThrows(InvalidArgumentException.class, () -> client.setAsync("k", "v", -1));
+    // AUTO refuses what it cannot place on one key: keyless, or keys in several slots.
+    assertThrows(InvalidArgumentException.class, () -> client.commandAsync(Access.AUTO, 0, "PING"));
+    assertThrows(
+        InvalidArgumentException.class,
+        () -> client.commandAsync(Access.AUTO, 0, "MGET", "a", "b", "c", "d"));
+    Client closed = connect(env, new ClientOptions());
+    closed.close();
+    assertThrows(IllegalStateException.class, () -> closed.getAsync("k"));
+  }
+
+  @Test
+  void futuresCompleteOnTheExecutorNeverOnTheEngineThread() throws Exception {
+    // The default pool: a stage waiting on the future runs there. (Only the stage's own future is
+    // awaited: a thread in get() or join() on a future helps run its stages, as CompletableFuture
+    // does.)
+    String waitKey = "java:async:never-pushed:" + System.nanoTime();
+    CompletableFuture<Object> blpop = client.commandAsync(Access.WRITE, 1, "BLPOP", waitKey, "0.5");
+    CompletableFuture<Thread> ranOn = blpop.handle((v, e) -> Thread.currentThread());
+    assertTrue(await(ranOn).getName().startsWith("cloudroute-async-"), await(ranOn).getName());
+    assertNull(blpop.getNow("not done"));
+
+    // An executor of the caller's: the library's threads only hand the completions over.
+    Set<Thread> pool = ConcurrentHashMap.newKeySet();
+    Set<Thread> handedOverBy = ConcurrentHashMap.newKeySet();
+    Set<Thread> completedOn = ConcurrentHashMap.newKeySet();
+    ExecutorService threads =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "test-async");
+              pool.add(t);
+              return t;
+            });
+    try (Client c =
+        connect(
+            env,
+            new ClientOptions()
+                .asyncExecutor(
+                    r -> {
+                      handedOverBy.add(Thread.currentThread());
+                      threads.execute(
+                          () -> {
+                            completedOn.add(Thread.currentThread());
+                            r.run();
+                          });
+                    }))) {
+      List<CompletableFuture<String>> gets = new ArrayList<>();
+      for (int i = 0; i < 100; i++) gets.add(c.getAsync(env.get("SHARD" + (1 + i % 3) + "_KEY")));
+      for (int i = 0; i < 100; i++) {
+        assertEquals(env.get("SHARD" + (1 + i % 3) + "_VALUE"), await(gets.get(i)));
+      }
+      blpop = c.commandAsync(Access.WRITE, 1, "BLPOP", waitKey, "0.5");
+      ranOn = blpop.handle((v, e) -> Thread.currentThread());
+      assertTrue(pool.contains(await(ranOn)), await(ranOn).getName());
+      assertNull(blpop.getNow("not done"));
+    } finally {
+      threads.shutdown();
+    }
+    assertFalse(handedOverBy.isEmpty());
+    for (Thread t : handedOverBy) {
+      // The engine (GETs) and a worker (BLPOP): library threads the binding attached.
+      assertEquals("cloudroute-native", t.getName());
+      assertFalse(pool.contains(t));
+      assertNotEquals(Thread.currentThread(), t);
+    }
+    assertTrue(pool.containsAll(completedOn), completedOn.toString());
+  }
+
+  @Test
+  void aCancelledFutureDropsItsReplyAndTheConnectionStaysInStep() throws Exception {
+    int n = 300;
+    String prefix = "java:async:cancel:" + System.nanoTime() + ":";
+    List<CompletableFuture<Void>> sets = new ArrayList<>();
+    for (int i = 0; i < n; i++) sets.add(client.setAsync(prefix + i, "v" + i));
+    CompletableFuture.allOf(sets.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+    awaitReplicated(prefix, n, "v");
+    for (int round = 0; round < 2; round++) {
+      List<CompletableFuture<String>> gets = new ArrayList<>();
+      int cancelled = 0;
+      // The first round cancels every other one as soon as it is sent (before its reply, unless
+      // that came first); the second cancels none.
+      for (int i = 0; i < n; i++) {
+        gets.add(client.getAsync(prefix + i));
+        if (round == 0 && i % 2 == 0 && gets.get(i).cancel(true)) cancelled++;
+      }
+      for (int i = 0; i < n; i++) {
+        if (gets.get(i).isCancelled()) continue;
+        assertEquals("v" + i, await(gets.get(i)), "round " + round + ", future " + i);
+      }
+      if (round == 0) assertTrue(cancelled > 0, "no cancel came before its reply");
+    }
+  }
+
+  /**
+   * Close with calls in flight (4 BLPOPs held by workers, 500 GETs): each future completes once,
+   * the BLPOPs as "cancelled:" ConnectionExceptions; and no call's global reference outlives its
+   * completion, on any path (replies, an error, a refused submit, cancellation by the caller and by
+   * close): the client, which every call in flight references, becomes unreachable.
+   */
+  @Test
+  void closingWithCallsInFlightCompletesEachFutureOnceAndLeaksNothing() throws Exception {
+    WeakReference<Client> gone = closeWithCallsInFlight();
+    Poll.until(
+        () -> {
+          System.gc();
+          return gone.get() == null;
+        },
+        "a closed client whose calls all completed is collected (no global reference left)");
+  }
+
+  /** The calls and the close of the test above; returns the closed client, weakly held. */
+  private static WeakReference<Client> closeWithCallsInFlight() throws Exception {
+    Client c = connectOnMasters(); // reads what it just wrote
+    await(c.setAsync("java:async:close", "v"));
+    assertInstanceOf(ServerErrorException.class, failure(c.incrAsync("java:async:close")));
+    assertThrows(InvalidArgumentException.class, () -> c.commandAsync(Access.AUTO, 0, "PING"));
+    c.getAsync("java:async:close").cancel(true);
+
+    List<CompletableFuture<?>> blocked = new ArrayList<>();
+    List<CompletableFuture<?>> all = new ArrayList<>();
+    AtomicInteger completions = new AtomicInteger();
+    CallOptions longWait = new CallOptions().timeoutMs(30_000);
+    String never = "java:async:never:" + System.nanoTime() + ":";
+    for (int i = 0; i < 4; i++) {
+      blocked.add(c.commandAsync(longWait, Access.WRITE, 1, "BLPOP", never + i, "20"));
+    }
+    all.addAll(blocked);
+    for (int i = 0; i < 500; i++) all.add(c.getAsync("java:async:close"));
+    for (CompletableFuture<?> f : all) f.whenComplete((v, e) -> completions.incrementAndGet());
+    long start = System.nanoTime();
+    c.close();
+    Poll.until(() -> all.stream().allMatch(CompletableFuture::isDone), "every future completed");
+    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close waited the BLPOPs");
+    assertEquals(all.size(), completions.get());
+    for (CompletableFuture<?> f : blocked) {
+      Throwable e = failure(f);
+      assertInstanceOf(ConnectionException.class, e);
+      assertTrue(e.getMessage().startsWith("cancelled:"), e.getMessage());
+    }
+    for (CompletableFuture<?> f : all.subList(blocked.size(), all.size())) {
+      if (f.isCompletedExceptionally()) {
+        assertTrue(failure(f).getMessage().startsWith("cancelled:"), failure(f).getMessage());
+      } else {
+        assertEquals("v", await(f));
+      }
+    }
+    assertThrows(IllegalStateException.class, () -> c.getAsync("java:async:close"));
+    return new WeakReference<>(c);
+  }
+
+  /**
+   * Shard 2's cloud-A replica (n6 of the kill cluster, read first) stopped with SIGSTOP under 64
+   * asynchronous reads in flight: every read still gets its value (a timed-out attempt moves on to
+   * the next candidate). Resumed before the node timeout, so the cluster never fails it.
+   */
+  @Test
+  void aStoppedLocalReplicaCostsNoFailedAsyncRead() throws Exception {
+    Harness kill = Harness.require("CR_JAVA_KILL_ENV");
+    assertEquals("replica", kill.get("NODE6_ROLE"));
+    assertEquals("2", kill.get("NODE6_SHARD"));
+    String key = kill.get("SHARD2_KEY");
+    String value = kill.get("SHARD2_VALUE");
+    String pid = kill.get("NODE6_PID");
+    try (Client c = connect(kill, new ClientOptions().commandTimeoutMs(300))) {
+      int slot = Integer.parseInt(kill.get("SHARD2_KEY_SLOT"));
+      assertEquals(kill.get("NODE6_ADDR"), address(c.router().candidatesSlot(slot).get(0)));
+      int reads = 0;
+      for (int i = 0; i < 64; i++, reads++) assertEquals(value, await(c.getAsync(key)));
+      signal("-STOP", pid);
+      try {
+        long stopped = System.nanoTime();
+        while (System.nanoTime() - stopped < TimeUnit.MILLISECONDS.toNanos(1000)
+            && reads < 50_000) {
+          List<CompletableFuture<String>> wave = new ArrayList<>(64);
+          for (int i = 0; i < 64; i++) wave.add(c.getAsync(key));
+          for (CompletableFuture<String> f : wave) {
+            assertEquals(value, await(f), "read " + reads++ + " with n6 stopped");
+          }
+        }
+      } finally {
+        signal("-CONT", pid);
+      }
+      assertTrue(
+          c.router().candidatesSlot(slot).stream()
+              .anyMatch(x -> address(x).equals(kill.get("NODE6_ADDR")) && x.down()),
+          "n6 set aside after its timeouts");
+      Poll.until(
+          () -> {
+            try {
+              return "PONG".equals(c.onNode(kill.get("NODE6_ADDR"), "PING"));
+            } catch (CloudRouteException e) {
+              return false;
+            }
+          },
+          Duration.ofSeconds(10),
+          "n6 answers again once resumed");
+    }
+  }
+
+  private static String address(Candidate c) {
+    return c.host() + ":" + c.port();
+  }
+
+  private static void signal(String signal, String pid) throws Exception {
+    Process p = new ProcessBuilder("kill", signal, pid).inheritIO().start();
+    assertEquals(0, p.waitFor(), "kill " + signal + " " + pid);
+  }
+}
