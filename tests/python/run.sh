@@ -58,9 +58,10 @@ if (($# == 0)) && [[ ${CR_PY_REDIS_MAJORS:-} != none ]]; then
     tests/python/run_redis_py.sh "$wheel" "${majors[@]}"
 fi
 
-# redis-py's own cluster test suite, plain and through the adapters, compared
-# (tests/python/run_redis_py_suite.sh: its own cluster, about 3-4 minutes);
-# skipped when pytest was given arguments or with CR_PY_REDIS_SUITE=none.
+# redis-py's own cluster test suite through the adapters, compared with plain
+# redis-py's recorded outcomes (tests/python/run_redis_py_suite.sh: clusters of
+# its own); skipped when pytest was given arguments or with
+# CR_PY_REDIS_SUITE=none.
 if (($# == 0)) && [[ ${CR_PY_REDIS_SUITE:-} != none ]]; then
   echo "== python: redis-py's own cluster test suite against the adapters"
   tests/python/run_redis_py_suite.sh "$wheel"

@@ -1,38 +1,58 @@
 #!/usr/bin/env bash
 # redis-py's own cluster test suite (tests/test_cluster.py and
 # tests/test_asyncio/test_cluster.py of the redis sdist pinned in
-# bindings/python/requirements-redis-suite.txt, which ships tests/) run twice on
-# one harness cluster of its own: with plain redis-py, then with every
-# RedisCluster replaced by cloudroute's adapter (redis_py_suite/cloudroute_swap.py).
-# FAILS when the adapter fails a test that plain redis-py passes unless the
-# test is listed, with its reason, in redis_py_suite/expected-differences.txt
-# (redis_py_suite/compare.py). tests/python/run.sh calls it.
+# bindings/python/requirements-redis-suite.txt, which ships tests/) with every
+# RedisCluster replaced by cloudroute's adapter (redis_py_suite/cloudroute_swap.py),
+# judged against the same suite with plain redis-py (redis_py_suite/compare.py).
+# FAILS when a test plain redis-py passes does not pass under the adapter
+# unless the test is listed, with its reason, in
+# redis_py_suite/expected-differences.txt; when the adapter fails a test plain
+# redis-py's outcomes do not know; or when a test of those outcomes did not
+# run. tests/python/run.sh calls it.
 #
-#   tests/python/run_redis_py_suite.sh WHEEL          (after scripts/deps.sh)
-#   CR_PY_SUITE=sync|async|all (default all)          one half only
+# Plain redis-py's outcomes do not depend on this library: they are recorded
+# once per redis-py version and server, in
+# redis_py_suite/outcomes/redis-py-VERSION-SERVER-VERSION.txt (server: what
+# `${REDIS_SERVER:-redis-server} --version` names), and a run compares the
+# adapter's run with that record. Without a record for this redis-py and
+# server, plain redis-py runs too (on a cluster of its own, side by side) and
+# the adapter is compared with that run; the script says so.
+#
+#   tests/python/run_redis_py_suite.sh WHEEL           (after scripts/deps.sh)
+#   tests/python/run_redis_py_suite.sh --record WHEEL  plain redis-py only: write
+#                                                      the record (printing each
+#                                                      test whose outcome changed)
+#   CR_PY_SUITE=sync|async|all (default all)           one half only
 #
 # Offline: the sdist from .venv/redis-py-sdist/, the wheels from
 # .venv/wheelhouse/. Fresh virtualenv build/python/venv-redis-suite (the wheel,
 # redis, pytest and the suite's plugins; nothing of the repository on its path
 # but the plugin). Servers: a cluster per lane (scripts/redis-harness.sh
 # cluster; the sync half 8681-8689; async, plain redis-py 8701-8709, the
-# adapter 8931-8939; tests/PORTS.md), the three lanes side by side, each
-# cluster stopped when its lane ends; run under `flock /tmp/cr-servers.lock`
-# as run.sh is. Each test is bounded by the suite's own pytest-timeout (30 s).
-# Cost: four pytest runs of ~260 tests (sync 2-4 minutes each, async 4-7 on
-# the shared 2-core machine) in three lanes: the wall time of the longest
-# lane. run.sh skips it with CR_PY_REDIS_SUITE=none.
+# adapter 8931-8939; tests/PORTS.md), the lanes side by side, each cluster
+# stopped when its lane ends; run under `flock /tmp/cr-servers.lock` as run.sh
+# is. Each test is bounded by the suite's own pytest-timeout (30 s).
+# Cost with a record: two pytest runs of ~260 tests side by side (sync, async
+# through the adapter); without one, four, in three lanes. run.sh skips it
+# with CR_PY_REDIS_SUITE=none.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 tools=$root/.venv
 out=$root/build/python
-wheel=${1:?usage: $0 WHEEL}
+record=0
+[[ ${1:-} == --record ]] && { record=1; shift; }
+wheel=${1:?usage: $0 [--record] WHEEL}
 req=$root/bindings/python/requirements-redis-suite.txt
 suite_dir=$root/tests/python/redis_py_suite
 version=$(sed -n 's/^redis==//p' "$req")
 sdist=$tools/redis-py-sdist/redis-$version.tar.gz
 [[ -f $sdist ]] || { echo "redis-py suite: $sdist missing: run scripts/deps.sh" >&2; exit 1; }
+server_bin=${REDIS_SERVER:-redis-server}
+# "Redis server v=7.0.15 sha=…" -> redis-7.0.15 (Valkey: valkey-8.1.1)
+server=$("$server_bin" --version | sed -n 's/^\([A-Za-z]*\) server v=\([^ ]*\).*/\1-\2/p' | tr '[:upper:]' '[:lower:]')
+[[ -n $server ]] || { echo "redis-py suite: cannot tell the version of $server_bin" >&2; exit 1; }
+outcomes=$suite_dir/outcomes/redis-py-$version-$server.txt
 halves=(sync async)
 case ${CR_PY_SUITE:-all} in
   all) ;;
@@ -86,14 +106,32 @@ lane() {
   "$harness" stop "$cluster" >/dev/null 2>&1
 }
 
-# The lanes side by side: the sync half's two runs (2-4 minutes each) one
-# after the other, each async run (4-7 minutes) in a lane of its own — about
-# the wall time of the longest async run, with three pytest processes at once.
+# Which runs: with a record of plain redis-py on this redis-py and server,
+# the adapter only; --record, plain redis-py only; otherwise both.
+if ((record == 1)); then
+  modes=(redis-py)
+elif [[ -f $outcomes ]]; then
+  modes=(adapter)
+  echo "== redis-py $version suite: plain redis-py's outcomes on $server recorded in ${outcomes#"$root"/}"
+else
+  modes=(redis-py adapter)
+  echo "== redis-py $version suite: no record of plain redis-py's outcomes on $server" \
+    "(${outcomes#"$root"/}): plain redis-py runs too; tests/python/run_redis_py_suite.sh --record WHEEL makes it"
+fi
+# The lanes side by side: the sync half's runs (2-4 minutes each) one after
+# the other, each async run (4-7 minutes) in a lane of its own.
 lanes=()
 for h in "${halves[@]}"; do
   case $h in
-    sync) lanes+=("sync sync 8681 redis-py adapter") ;;
-    async) lanes+=("async-redis-py async 8701 redis-py" "async-adapter async 8931 adapter") ;;
+    sync) lanes+=("sync sync 8681 ${modes[*]}") ;;
+    async)
+      for m in "${modes[@]}"; do
+        case $m in
+          redis-py) lanes+=("async-redis-py async 8701 redis-py") ;;
+          adapter) lanes+=("async-adapter async 8931 adapter") ;;
+        esac
+      done
+      ;;
   esac
 done
 pids=() names=()
@@ -113,9 +151,25 @@ for i in "${!names[@]}"; do
   cat "$work/${names[$i]}.out"
 done
 ((status == 0)) || exit 1
+if ((record == 1)); then
+  mkdir -p "$(dirname "$outcomes")"
+  runs=()
+  for h in "${halves[@]}"; do runs+=("$work/$h-redis-py.xml"); done
+  plugins=$("$venv/bin/python" -m pip list --format=freeze 2>/dev/null | grep -E '^pytest' | paste -sd ' ')
+  echo "== redis-py $version suite: recording plain redis-py's outcomes on $server"
+  "$venv/bin/python" "$suite_dir/compare.py" record "$outcomes" \
+    "Plain redis-py $version's own cluster test suite on $server ($("$server_bin" --version | cut -d' ' -f1-3)), 9 nodes of
+scripts/redis-harness.sh: the outcome of every test. tests/python/run_redis_py_suite.sh judges the
+adapter's run against it instead of running plain redis-py each time.
+Made by: tests/python/run_redis_py_suite.sh --record WHEEL
+($("$venv/bin/python" --version), $plugins)." "${runs[@]}"
+  exit 0
+fi
 for h in "${halves[@]}"; do
+  baseline=$work/$h-redis-py.xml
+  [[ ${modes[0]} == adapter ]] && baseline=$outcomes
   echo "== redis-py $version suite, $h: the adapter against plain redis-py"
-  "$venv/bin/python" "$suite_dir/compare.py" "$suite_dir/expected-differences.txt" \
-    "$work/$h-redis-py.xml" "$work/$h-adapter.xml" || status=1
+  "$venv/bin/python" "$suite_dir/compare.py" check "$suite_dir/expected-differences.txt" \
+    "$baseline" "$work/$h-adapter.xml" || status=1
 done
 exit $status
