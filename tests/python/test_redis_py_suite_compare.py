@@ -118,3 +118,29 @@ def test_what_the_record_does_not_say_is_reported(tmp_path: pathlib.Path) -> Non
     broken_record.write_text("passd tests/test_cluster.py::TestRedisClusterObj::test_a\n", encoding="utf-8")
     rc, out = compare("check", expected, broken_record, fixed)
     assert rc != 0 and "not 'passed|failed|skipped TEST-ID'" in out
+
+
+def test_suspects_are_judged_again_by_plain_redis_pys_rerun(tmp_path: pathlib.Path) -> None:
+    record = tmp_path / "outcomes.txt"
+    assert compare("record", record, "h", junit(tmp_path / "plain.xml", PLAIN))[0] == 0
+    expected = expected_file(tmp_path, ["tests/test_cluster.py::TestRedisClusterObj::test_random  # a reason"])
+    adapter = junit(tmp_path / "adapter.xml", {**PLAIN, (SYNC, "test_a"): "failed", (SYNC, "test_b"): "failed",
+                                               (SYNC, "test_random"): "failed"})
+    suspects = tmp_path / "suspects.txt"
+    rc, out = compare("check", "--suspects", suspects, expected, record, adapter)
+    assert rc == 1, out
+    assert suspects.read_text(encoding="utf-8") == ("tests/test_cluster.py::TestRedisClusterObj::test_a\n"
+                                                    "tests/test_cluster.py::TestRedisClusterObj::test_b\n")
+    # Plain redis-py, run again, fails test_a too (a slow machine): only
+    # test_b is the adapter's.
+    rerun = junit(tmp_path / "rerun.xml", {(SYNC, "test_a"): "failed", (SYNC, "test_b"): "passed"})
+    rc, out = compare("check", "--suspects", suspects, expected, record, adapter, rerun)
+    assert rc == 1, out
+    assert "plain redis-py again just now: failed (recorded: passed; not the adapter's doing): " \
+           "tests/test_cluster.py::TestRedisClusterObj::test_a" in out
+    assert "NEW difference (failed under the adapter): tests/test_cluster.py::TestRedisClusterObj::test_b" in out
+    assert suspects.read_text(encoding="utf-8") == "tests/test_cluster.py::TestRedisClusterObj::test_b\n"
+    rerun = junit(tmp_path / "rerun2.xml", {(SYNC, "test_a"): "failed", (SYNC, "test_b"): "error"})
+    rc, out = compare("check", "--suspects", suspects, expected, record, adapter, rerun)
+    assert rc == 0, out
+    assert suspects.read_text(encoding="utf-8") == ""

@@ -1,7 +1,7 @@
 """redis-py's cluster test suite through cloudroute's adapter
 (cloudroute_swap.py), judged against the same suite with plain redis-py.
 
-    python compare.py check EXPECTED BASELINE ADAPTER.xml
+    python compare.py check [--suspects FILE] EXPECTED BASELINE ADAPTER.xml [RECHECK.xml]
     python compare.py record OUTCOMES HEADER PLAIN.xml...
 
 ``check`` exits 1 when a test plain redis-py passes does not pass under the
@@ -14,7 +14,10 @@ adapter's run did not run. BASELINE is the JUnit XML of plain redis-py's run
 ``outcome test-id`` line per test. Printed, not failing: listed tests that
 passed under the adapter this time (most listed tests depend on which node a
 random or round-robin choice picked) and tests plain redis-py fails that pass
-under the adapter.
+under the adapter. RECHECK.xml: plain redis-py run again on some tests just
+now; its outcomes replace BASELINE's for those tests (each change printed).
+--suspects FILE: write there the tests that fail the run by the first rule
+(one id a line; empty when none), for such a rerun.
 
 ``record`` writes OUTCOMES from plain redis-py's runs: HEADER (``#`` comment
 lines) and every test of the PLAIN.xml files with its outcome, keeping the
@@ -27,7 +30,7 @@ from __future__ import annotations
 import os
 import sys
 import xml.etree.ElementTree as ET
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 OUTCOMES = ("passed", "failed", "skipped")
 
@@ -94,15 +97,24 @@ def counts(run: Dict[str, str]) -> str:
     return ", ".join(f"{sum(1 for v in run.values() if v == k)} {k}" for k in OUTCOMES)
 
 
-def check(expected_path: str, baseline_path: str, adapter_path: str) -> int:
+def check(expected_path: str, baseline_path: str, adapter_path: str, recheck_path: Optional[str],
+          suspects_path: Optional[str]) -> int:
     listed, bad = expected(expected_path)
     adapter = junit_outcomes(adapter_path)
     files = {test_file(t) for t in adapter}
     plain = {t: o for t, o in outcomes(baseline_path).items() if test_file(t) in files}
     print(f"  redis-py: {counts(plain)} ({os.path.basename(baseline_path)})")
     print(f"  adapter:  {counts(adapter)}")
+    if recheck_path is not None:
+        for t, o in sorted(junit_outcomes(recheck_path).items()):
+            print(f"  plain redis-py again just now: {o}" +
+                  (f" (recorded: {plain[t]}; not the adapter's doing)" if plain.get(t, o) != o else "") + f": {t}")
+            plain[t] = o
     lost = sorted(t for t, o in plain.items() if o == "passed" and adapter.get(t, "passed") != "passed")
     unexplained = [t for t in lost if t not in listed]
+    if suspects_path is not None:
+        with open(suspects_path, "w", encoding="utf-8") as f:
+            f.writelines(f"{t}\n" for t in unexplained)
     for t in lost:
         print(f"  {'expected' if t in listed else 'NEW'} difference ({adapter[t]} under the adapter): {t}" +
               (f"  # {listed[t]}" if t in listed else ""))
@@ -154,8 +166,13 @@ def record(path: str, header: str, runs: List[str]) -> int:
 
 
 def main(argv: List[str]) -> int:
-    if len(argv) == 5 and argv[1] == "check":
-        return check(argv[2], argv[3], argv[4])
+    if len(argv) >= 2 and argv[1] == "check":
+        args = argv[2:]
+        suspects = None
+        if args[:1] == ["--suspects"] and len(args) >= 2:
+            suspects, args = args[1], args[2:]
+        if len(args) in (3, 4):
+            return check(args[0], args[1], args[2], args[3] if len(args) == 4 else None, suspects)
     if len(argv) >= 5 and argv[1] == "record":
         return record(argv[2], argv[3], argv[4:])
     print(__doc__, file=sys.stderr)
