@@ -101,7 +101,9 @@ lane() {
     (cd "$src" && PYTHONPATH=$suite_dir "$venv/bin/python" -m pytest -q -p no:cacheprovider "${plugin[@]}" \
       --redis-url="$url" --redis-cluster-nodes=9 --junitxml="$work/$half-$mode.xml" -o junit_family=xunit1 \
       "${tests[@]}" >"$work/$half-$mode.log" 2>&1) || rc=$?
-    echo "== redis-py $version suite, $half, $mode (${#tests[@]} of ${files[$half]} on $url, $((SECONDS - start)) s):"
+    what=${files[$half]}
+    [[ $mode == recheck ]] && what="${#tests[@]} test(s) of $what"
+    echo "== redis-py $version suite, $half, $mode ($what on $url, $((SECONDS - start)) s):"
     echo "   $(tail -n 1 "$work/$half-$mode.log") (log: $work/$half-$mode.log)"
     if ((rc > 1)); then
       echo "redis-py suite: pytest exited $rc (see the log)" >&2
