@@ -33,6 +33,14 @@ def compare(*args: object) -> Tuple[int, str]:
     return run.returncode, run.stdout + run.stderr
 
 
+def says(rc: int, lines: List[str], *args: object) -> None:
+    """compare.py with args exits rc and prints each of lines."""
+    got, out = compare(*args)
+    assert got == rc, out
+    for line in lines:
+        assert line in out, out
+
+
 def expected_file(tmp_path: pathlib.Path, lines: List[str]) -> pathlib.Path:
     path = tmp_path / "expected.txt"
     path.write_text("# reasons\n" + "".join(f"{line}\n" for line in lines), encoding="utf-8")
@@ -96,22 +104,17 @@ def test_what_the_record_does_not_say_is_reported(tmp_path: pathlib.Path) -> Non
     # Plain redis-py's failure passes under the adapter, and a listed test
     # passed: printed, not failing.
     fixed = junit(tmp_path / "fixed.xml", {**PLAIN, (SYNC, "test_ssl"): "passed"})
-    rc, out = compare("check", expected, record, fixed)
-    assert rc == 0, out
-    assert "fails with plain redis-py, passed under the adapter: " \
-           "tests/test_cluster.py::TestRedisClusterObj::test_ssl" in out
-    assert "listed but passed this time: tests/test_cluster.py::TestRedisClusterObj::test_random" in out
+    says(0, ["fails with plain redis-py, passed under the adapter: "
+             "tests/test_cluster.py::TestRedisClusterObj::test_ssl",
+             "listed but passed this time: tests/test_cluster.py::TestRedisClusterObj::test_random"],
+         "check", expected, record, fixed)
     # A test the record does not know fails the run when the adapter fails it.
     new = junit(tmp_path / "new.xml", {**PLAIN, (SYNC, "test_new"): "failed"})
-    rc, out = compare("check", expected, record, new)
-    assert rc == 1, out
-    assert "NEW failure under the adapter, a test outcomes.txt does not know: " \
-           "tests/test_cluster.py::TestRedisClusterObj::test_new" in out
-    assert "--record makes it anew" in out
+    says(1, ["NEW failure under the adapter, a test outcomes.txt does not know: "
+             "tests/test_cluster.py::TestRedisClusterObj::test_new", "--record makes it anew"],
+         "check", expected, record, new)
     # Only the adapter's test files are judged (one half run alone).
-    async_only = junit(tmp_path / "async.xml", {(ASYNC, "test_c[pool]"): "passed"})
-    rc, out = compare("check", expected, record, async_only)
-    assert rc == 0, out
+    says(0, [], "check", expected, record, junit(tmp_path / "async.xml", {(ASYNC, "test_c[pool]"): "passed"}))
     # A listed test without a reason, or a malformed record line, fails.
     assert compare("check", expected_file(tmp_path, ["tests/test_cluster.py::X::test_y"]), record, fixed)[0] == 1
     broken_record = tmp_path / "broken.txt"
