@@ -35,17 +35,22 @@ trap cleanup EXIT
 
 exec 9>/tmp/cr-servers.lock
 flock 9
+# Each step prints its wall time (what the stage's time is made of).
+t=$SECONDS
 # The four setups start side by side (each start waits until it is usable).
+# Here and in Maven's runs, without fd 9: the servers daemonize, and any that
+# inherited the lock's descriptor would hold the lock for as long as it lives.
 starts=()
-"$harness" cluster "$dir/cluster" "${CR_JAVA_PORT:-7701}" >/dev/null &
+"$harness" cluster "$dir/cluster" "${CR_JAVA_PORT:-7701}" >/dev/null 9>&- &
 starts+=($!)
-"$harness" sentinel "$dir/sentinel" "${CR_JAVA_SENTINEL_PORT:-7721}" >/dev/null &
+"$harness" sentinel "$dir/sentinel" "${CR_JAVA_SENTINEL_PORT:-7721}" >/dev/null 9>&- &
 starts+=($!)
-"$harness" cluster "$dir/kill" "${CR_JAVA_KILL_PORT:-7741}" >/dev/null &
+"$harness" cluster "$dir/kill" "${CR_JAVA_KILL_PORT:-7741}" >/dev/null 9>&- &
 starts+=($!)
-"$harness" cluster "$dir/failover" "${CR_JAVA_FAILOVER_PORT:-8601}" >/dev/null &
+"$harness" cluster "$dir/failover" "${CR_JAVA_FAILOVER_PORT:-8601}" >/dev/null 9>&- &
 starts+=($!)
 for p in "${starts[@]}"; do wait "$p"; done
+echo "== the four setups started ($((SECONDS - t)) s)"
 export CR_JAVA_CLUSTER_ENV="$dir/cluster/cluster.env"
 export CR_JAVA_SENTINEL_ENV="$dir/sentinel/sentinel.env"
 export CR_JAVA_KILL_ENV="$dir/kill/cluster.env"
@@ -68,16 +73,18 @@ jni_warnings() {
 }
 status=0
 rm -f target/surefire-reports/*.dumpstream
-"${mvn[@]}" install -Dcr.test.jvm.args=-Xcheck:jni >"$log" 2>&1 || status=$?
-echo "== bindings/java: JUnit (surefire, under -Xcheck:jni) and clojure.test"
+t=$SECONDS
+"${mvn[@]}" install -Dcr.test.jvm.args=-Xcheck:jni >"$log" 2>&1 9>&- || status=$?
+echo "== bindings/java: JUnit (surefire, under -Xcheck:jni) and clojure.test ($((SECONDS - t)) s)"
 summary "$log"
 jni_warnings "$log" target/surefire-reports/*.dumpstream || status=1
 if ((status != 0)); then
   grep -E '^\[ERROR\]' "$log" | head -40
   exit "$status"
 fi
-"${mvn[@]}" -f clients/pom.xml "${versions[@]}" verify >"$log.clients" 2>&1 || status=$?
-echo "== bindings/java/clients: Jedis and Lettuce"
+t=$SECONDS
+"${mvn[@]}" -f clients/pom.xml "${versions[@]}" verify >"$log.clients" 2>&1 9>&- || status=$?
+echo "== bindings/java/clients: Jedis and Lettuce ($((SECONDS - t)) s)"
 summary "$log.clients"
 # Jedis brings slf4j-api 1.7; the poms pin 2.x. A second slf4j-api or no
 # provider shows as SLF4J's own warning (the NOP logger): the binding's log
@@ -91,10 +98,11 @@ if ((status != 0)); then
   exit "$status"
 fi
 for v in ${CR_JAVA_JEDIS_ALSO-7.5.3}; do
+  t=$SECONDS
   "${mvn[@]}" -f clients/pom.xml -Djedis.version="$v" \
     -Dtest='JedisProviderTest#readsLandInTheClientsCloudAndWritesOnMasters' test \
-    >"$log.jedis-$v" 2>&1 || status=$?
-  echo "== bindings/java/clients with Jedis $v"
+    >"$log.jedis-$v" 2>&1 9>&- || status=$?
+  echo "== bindings/java/clients with Jedis $v ($((SECONDS - t)) s)"
   summary "$log.jedis-$v"
   if ((status != 0)); then
     grep -E '^\[ERROR\]' "$log.jedis-$v" | head -20

@@ -21,12 +21,19 @@ root=$PWD
 tools=$root/.venv
 out=$root/build/python
 [[ -x $tools/bin/python ]] || { echo "python: $tools missing: run scripts/deps.sh" >&2; exit 1; }
+# Each step prints its wall time after it (what the stage's time is made of).
+t=$SECONDS
+took() {
+  echo "   (took $((SECONDS - t)) s)"
+  t=$SECONDS
+}
 
 if [[ ${CR_PY_PREBUILT:-} == 1 ]]; then
   echo "== python: the wheel scripts/package.sh python-host built in dist/ (CR_PY_PREBUILT=1)"
 else
   echo "== python: the sdist and the wheel built from it (scripts/package.sh python-host)"
   scripts/package.sh python-host
+  took
 fi
 # This machine's wheel (dist/ holds one per architecture).
 wheel=$(ls "$root"/dist/cloudroute-*-manylinux_*_"$(uname -m)".whl)
@@ -38,15 +45,18 @@ rm -rf "$venv"
 "$venv/bin/python" -m pip install -q --no-index "$wheel"
 (cd / && "$venv/bin/python" -c 'import cloudroute; print("import cloudroute:", cloudroute.__version__, cloudroute.__file__)')
 "$venv/bin/python" -m pip install -q --no-index --find-links "$tools/wheelhouse" -r bindings/python/requirements-test.txt
+took
 
-echo "== python: pytest"
+echo "== python: pytest (the 15 slowest tests listed)"
 CR_PY_LIVE_DIR=$out/live-cluster CR_PY_HARNESS_ROOT=$out/harness \
-  "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python "$@"
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=15 tests/python "$@"
+took
 
 echo "== python: mypy --strict (package stubs, typed usage example) and stubtest"
 (cd "$out" && "$venv/bin/python" -m mypy --strict --cache-dir "$out/mypy-cache" -p cloudroute &&
   "$venv/bin/python" -m mypy --strict --cache-dir "$out/mypy-cache" "$root/tests/python/typing_usage.py")
 (cd "$out" && "$venv/bin/python" -m mypy.stubtest cloudroute --allowlist "$root/tests/python/stubtest-allowlist.txt")
+took
 
 # The adapters against every other redis-py major (fresh virtualenvs, redis-py
 # from PyPI); skipped when pytest was given arguments (a focused run) or with
@@ -56,12 +66,15 @@ if (($# == 0)) && [[ ${CR_PY_REDIS_MAJORS:-} != none ]]; then
   read -ra majors <<<"${CR_PY_REDIS_MAJORS:-5 6 7 8}"
   CR_PY_REDIS_TESTED_MAJOR=$("$venv/bin/python" -c 'import redis; print(redis.__version__.split(".")[0])') \
     tests/python/run_redis_py.sh "$wheel" "${majors[@]}"
+  took
 fi
 
-# redis-py's own cluster test suite, plain and through the adapters, compared
-# (tests/python/run_redis_py_suite.sh: its own cluster, about 3-4 minutes);
-# skipped when pytest was given arguments or with CR_PY_REDIS_SUITE=none.
+# redis-py's own cluster test suite through the adapters, compared with plain
+# redis-py's recorded outcomes (tests/python/run_redis_py_suite.sh: clusters of
+# its own); skipped when pytest was given arguments or with
+# CR_PY_REDIS_SUITE=none.
 if (($# == 0)) && [[ ${CR_PY_REDIS_SUITE:-} != none ]]; then
   echo "== python: redis-py's own cluster test suite against the adapters"
   tests/python/run_redis_py_suite.sh "$wheel"
+  took
 fi

@@ -1,25 +1,41 @@
-"""Compares two runs of redis-py's cluster test suite (JUnit XML, pytest
---junitxml): plain redis-py and the same suite with every RedisCluster
-replaced by cloudroute's adapter (cloudroute_swap.py).
+"""redis-py's cluster test suite through cloudroute's adapter
+(cloudroute_swap.py), judged against the same suite with plain redis-py.
 
-    python compare.py EXPECTED PLAIN.xml ADAPTER.xml
+    python compare.py check [--suspects FILE] EXPECTED BASELINE ADAPTER.xml [RECHECK.xml]
+    python compare.py record OUTCOMES HEADER PLAIN.xml...
 
-Exits 1 when the adapter fails (or errors on) a test that plain redis-py
-passes and the test is not listed in EXPECTED (expected-differences.txt:
-``test-id  # reason`` per line), or when EXPECTED lists a test with no
-reason. Listed tests that pass under the adapter are printed (a fixed
-difference to take off the list) but do not fail the run: most listed tests
-depend on which node a random or round-robin choice picked.
+``check`` exits 1 when a test plain redis-py passes does not pass under the
+adapter (fails, errors or is skipped) and the test is not listed in EXPECTED
+(expected-differences.txt: ``test-id  # reason`` per line); when EXPECTED
+lists a test with no reason; when the adapter fails a test BASELINE does not
+know; or when BASELINE holds tests of the adapter's test files that the
+adapter's run did not run. BASELINE is the JUnit XML of plain redis-py's run
+(pytest --junitxml) or the recorded outcomes of such runs (``record``): one
+``outcome test-id`` line per test. Printed, not failing: listed tests that
+passed under the adapter this time (most listed tests depend on which node a
+random or round-robin choice picked) and tests plain redis-py fails that pass
+under the adapter. RECHECK.xml: plain redis-py run again on some tests just
+now; its outcomes replace BASELINE's for those tests (each change printed).
+--suspects FILE: write there the tests that fail the run by the first rule
+(one id a line; empty when none), for such a rerun.
+
+``record`` writes OUTCOMES from plain redis-py's runs: HEADER (``#`` comment
+lines) and every test of the PLAIN.xml files with its outcome, keeping the
+lines of OUTCOMES for test files those runs did not cover (one half recorded
+at a time), and prints each test whose recorded outcome changed.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import xml.etree.ElementTree as ET
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
+
+OUTCOMES = ("passed", "failed", "skipped")
 
 
-def outcomes(path: str) -> Dict[str, str]:
+def junit_outcomes(path: str) -> Dict[str, str]:
     """test id (module path::class::name) -> passed / failed / skipped."""
     result: Dict[str, str] = {}
     for case in ET.parse(path).getroot().iter("testcase"):
@@ -36,6 +52,29 @@ def outcomes(path: str) -> Dict[str, str]:
         else:
             result[test_id] = "passed"
     return result
+
+
+def recorded_outcomes(path: str) -> Dict[str, str]:
+    """The ``outcome test-id`` lines of a record; a malformed line is an error."""
+    result: Dict[str, str] = {}
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            outcome, _, test_id = line.partition(" ")
+            if outcome not in OUTCOMES or not test_id.strip():
+                raise ValueError(f"{path}:{number}: not 'passed|failed|skipped TEST-ID': {line}")
+            result[test_id.strip()] = outcome
+    return result
+
+
+def outcomes(path: str) -> Dict[str, str]:
+    return junit_outcomes(path) if path.endswith(".xml") else recorded_outcomes(path)
+
+
+def test_file(test_id: str) -> str:
+    return test_id.split("::", 1)[0]
 
 
 def expected(path: str) -> Tuple[Dict[str, str], List[str]]:
@@ -55,32 +94,89 @@ def expected(path: str) -> Tuple[Dict[str, str], List[str]]:
 
 
 def counts(run: Dict[str, str]) -> str:
-    return ", ".join(f"{sum(1 for v in run.values() if v == k)} {k}" for k in ("passed", "failed", "skipped"))
+    return ", ".join(f"{sum(1 for v in run.values() if v == k)} {k}" for k in OUTCOMES)
 
 
-def main(argv: List[str]) -> int:
-    if len(argv) != 4:
-        print(__doc__, file=sys.stderr)
-        return 2
-    listed, bad = expected(argv[1])
-    plain, adapter = outcomes(argv[2]), outcomes(argv[3])
-    print(f"  redis-py: {counts(plain)}")
+def check(expected_path: str, baseline_path: str, adapter_path: str, recheck_path: Optional[str],
+          suspects_path: Optional[str]) -> int:
+    listed, bad = expected(expected_path)
+    adapter = junit_outcomes(adapter_path)
+    files = {test_file(t) for t in adapter}
+    plain = {t: o for t, o in outcomes(baseline_path).items() if test_file(t) in files}
+    print(f"  redis-py: {counts(plain)} ({os.path.basename(baseline_path)})")
     print(f"  adapter:  {counts(adapter)}")
-    lost = sorted(t for t, o in plain.items() if o == "passed" and adapter.get(t) == "failed")
+    if recheck_path is not None:
+        for t, o in sorted(junit_outcomes(recheck_path).items()):
+            print(f"  plain redis-py again just now: {o}" +
+                  (f" (recorded: {plain[t]}; not the adapter's doing)" if plain.get(t, o) != o else "") + f": {t}")
+            plain[t] = o
+    lost = sorted(t for t, o in plain.items() if o == "passed" and adapter.get(t, "passed") != "passed")
     unexplained = [t for t in lost if t not in listed]
+    if suspects_path is not None:
+        with open(suspects_path, "w", encoding="utf-8") as f:
+            f.writelines(f"{t}\n" for t in unexplained)
     for t in lost:
-        print(f"  {'expected' if t in listed else 'NEW'} difference: {t}" +
+        print(f"  {'expected' if t in listed else 'NEW'} difference ({adapter[t]} under the adapter): {t}" +
               (f"  # {listed[t]}" if t in listed else ""))
-    for t in sorted(t for t in listed if t in adapter and adapter[t] == "passed" and plain.get(t) == "passed"):
+    unknown = sorted(t for t in adapter if t not in plain)
+    unknown_failed = [t for t in unknown if adapter[t] == "failed"]
+    for t in unknown:
+        print(f"  {'NEW failure' if adapter[t] == 'failed' else adapter[t]} under the adapter, "
+              f"a test {os.path.basename(baseline_path)} does not know: {t}")
+    not_run = sorted(t for t in plain if t not in adapter)
+    for t in not_run:
+        print(f"  NOT RUN under the adapter, {plain[t]} with plain redis-py: {t}")
+    for t in sorted(t for t in plain if plain[t] == "failed" and adapter.get(t) == "passed"):
+        print(f"  fails with plain redis-py, passed under the adapter: {t}")
+    for t in sorted(t for t in listed if adapter.get(t) == "passed" and plain.get(t) == "passed"):
         print(f"  listed but passed this time: {t}")
     for line in bad:
         print(f"  listed without a reason: {line}")
-    if unexplained or bad:
-        print(f"  FAIL: {len(unexplained)} test(s) redis-py passes fail under the adapter and are not "
-              f"listed in {argv[1]}", file=sys.stderr)
+    if unexplained or unknown_failed or not_run or bad:
+        print(f"  FAIL: {len(unexplained)} test(s) plain redis-py passes do not pass under the adapter and are "
+              f"not listed in {expected_path}; {len(unknown_failed)} failure(s) of tests "
+              f"{baseline_path} does not know; {len(not_run)} of its tests not run"
+              + (" (an outdated record? tests/python/run_redis_py_suite.sh --record makes it anew)"
+                 if not baseline_path.endswith(".xml") and (unknown or not_run) else ""),
+              file=sys.stderr)
         return 1
     print(f"  ok: {len(lost)} difference(s), each listed with its reason")
     return 0
+
+
+def record(path: str, header: str, runs: List[str]) -> int:
+    new: Dict[str, str] = {}
+    for run in runs:
+        new.update(junit_outcomes(run))
+    files = {test_file(t) for t in new}
+    old = recorded_outcomes(path) if os.path.exists(path) else {}
+    merged = {t: o for t, o in old.items() if test_file(t) not in files}
+    merged.update(new)
+    if any(test_file(t) in files for t in old):
+        for t in sorted(set(old) | set(new)):
+            if test_file(t) in files and old.get(t) != new.get(t):
+                print(f"  changed: {t}: {old.get(t, 'not recorded')} -> {new.get(t, 'gone')}")
+    with open(path, "w", encoding="utf-8") as f:
+        for line in header.splitlines():
+            f.write(f"# {line}".rstrip() + "\n")
+        for t in sorted(merged):
+            f.write(f"{merged[t]} {t}\n")
+    print(f"  recorded {path}: {counts(merged)}")
+    return 0
+
+
+def main(argv: List[str]) -> int:
+    if len(argv) >= 2 and argv[1] == "check":
+        args = argv[2:]
+        suspects = None
+        if args[:1] == ["--suspects"] and len(args) >= 2:
+            suspects, args = args[1], args[2:]
+        if len(args) in (3, 4):
+            return check(args[0], args[1], args[2], args[3] if len(args) == 4 else None, suspects)
+    if len(argv) >= 5 and argv[1] == "record":
+        return record(argv[2], argv[3], argv[4:])
+    print(__doc__, file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
