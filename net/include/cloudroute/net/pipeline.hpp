@@ -58,6 +58,9 @@ class Pipeline {
   Result<CommandRoute> Classify(const std::vector<std::string_view> &argv) const;
 
   size_t size() const { return jobs_.size(); }
+  // The cluster client it was made for (whose engine submits it); null for
+  // shard groups.
+  Client *client() const { return client_; }
   // Runs every queued command; results in queue order (each Job's reply or
   // status). The queue is empty afterwards.
   std::vector<Job> Execute();
