@@ -48,8 +48,11 @@ def replicated(master: str, replicas: int = 2, timeout_ms: int = 5000) -> int:
             key = f"cr:replicated:{i}"
             try:
                 r.set(key, "1")
-            except redis.exceptions.MovedError:
-                continue
+            except redis.exceptions.ResponseError as e:
+                # redis-py 6 and later raise MovedError, 5 a ResponseError "MOVED …".
+                if isinstance(e, redis.exceptions.MovedError) or str(e).startswith("MOVED"):
+                    continue
+                raise
             try:
                 return int(r.wait(replicas, timeout_ms))
             finally:
