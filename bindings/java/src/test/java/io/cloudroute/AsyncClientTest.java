@@ -394,12 +394,38 @@ class AsyncClientTest {
   @Test
   void closingWithCallsInFlightCompletesEachFutureOnceAndLeaksNothing() throws Exception {
     WeakReference<Client> gone = closeWithCallsInFlight();
+    assertCollected(gone);
+  }
+
+  /** Until the closed client is collected: no call's global reference outlived its completion. */
+  private static void assertCollected(WeakReference<Client> gone) {
     Poll.until(
         () -> {
           System.gc();
           return gone.get() == null;
         },
         "a closed client whose calls all completed is collected (no global reference left)");
+  }
+
+  /**
+   * Closes c with every future of all in flight: each completes once, soon (a BLPOP held is not
+   * waited for), and every one of held fails with a "cancelled:" ConnectionException.
+   */
+  private static void closeWithAllInFlight(
+      Client c, List<CompletableFuture<?>> all, List<CompletableFuture<?>> held) throws Exception {
+    AtomicInteger completions = new AtomicInteger();
+    for (CompletableFuture<?> f : all) f.whenComplete((v, e) -> completions.incrementAndGet());
+    long start = System.nanoTime();
+    c.close();
+    Poll.until(() -> all.stream().allMatch(CompletableFuture::isDone), "every future completed");
+    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close waited the BLPOPs");
+    assertEquals(all.size(), completions.get());
+    for (CompletableFuture<?> f : held) assertCancelled(failure(f));
+  }
+
+  private static void assertCancelled(Throwable e) {
+    assertInstanceOf(ConnectionException.class, e);
+    assertTrue(e.getMessage().startsWith("cancelled:"), e.getMessage());
   }
 
   /** The calls and the close of the test above; returns the closed client, weakly held. */
@@ -412,7 +438,6 @@ class AsyncClientTest {
 
     List<CompletableFuture<?>> blocked = new ArrayList<>();
     List<CompletableFuture<?>> all = new ArrayList<>();
-    AtomicInteger completions = new AtomicInteger();
     CallOptions longWait = new CallOptions().timeoutMs(30_000);
     String never = "java:async:never:" + System.nanoTime() + ":";
     for (int i = 0; i < 4; i++) {
@@ -420,17 +445,7 @@ class AsyncClientTest {
     }
     all.addAll(blocked);
     for (int i = 0; i < 500; i++) all.add(c.getAsync("java:async:close"));
-    for (CompletableFuture<?> f : all) f.whenComplete((v, e) -> completions.incrementAndGet());
-    long start = System.nanoTime();
-    c.close();
-    Poll.until(() -> all.stream().allMatch(CompletableFuture::isDone), "every future completed");
-    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close waited the BLPOPs");
-    assertEquals(all.size(), completions.get());
-    for (CompletableFuture<?> f : blocked) {
-      Throwable e = failure(f);
-      assertInstanceOf(ConnectionException.class, e);
-      assertTrue(e.getMessage().startsWith("cancelled:"), e.getMessage());
-    }
+    closeWithAllInFlight(c, all, blocked);
     for (CompletableFuture<?> f : all.subList(blocked.size(), all.size())) {
       if (f.isCompletedExceptionally()) {
         assertTrue(failure(f).getMessage().startsWith("cancelled:"), failure(f).getMessage());
@@ -450,13 +465,7 @@ class AsyncClientTest {
    */
   @Test
   void closingWithFanOutsInFlightCompletesEachFutureOnceAndLeaksNothing() throws Exception {
-    WeakReference<Client> gone = closeWithFanOutsInFlight();
-    Poll.until(
-        () -> {
-          System.gc();
-          return gone.get() == null;
-        },
-        "a closed client whose fan-outs all completed is collected (no global reference left)");
+    assertCollected(closeWithFanOutsInFlight());
   }
 
   private static WeakReference<Client> closeWithFanOutsInFlight() throws Exception {
@@ -483,24 +492,9 @@ class AsyncClientTest {
       all.add(c.delAsync(prefix + (i + 200), prefix + (i + 300)));
       all.add(c.pipeline().get(keys.get(i % 3)).mget(keys.toArray(new String[0])).executeAsync());
     }
-    AtomicInteger completions = new AtomicInteger();
-    for (CompletableFuture<?> f : all) f.whenComplete((v, e) -> completions.incrementAndGet());
-    long start = System.nanoTime();
-    c.close();
-    Poll.until(() -> all.stream().allMatch(CompletableFuture::isDone), "every future completed");
-    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close waited the BLPOPs");
-    assertEquals(all.size(), completions.get());
-    for (CompletableFuture<?> f : held) {
-      Throwable e = failure(f);
-      assertInstanceOf(ConnectionException.class, e);
-      assertTrue(e.getMessage().startsWith("cancelled:"), e.getMessage());
-    }
+    closeWithAllInFlight(c, all, held);
     for (CompletableFuture<?> f : all) {
-      if (f.isCompletedExceptionally()) {
-        Throwable e = failure(f);
-        assertInstanceOf(ConnectionException.class, e);
-        assertTrue(e.getMessage().startsWith("cancelled:"), e.getMessage());
-      }
+      if (f.isCompletedExceptionally()) assertCancelled(failure(f));
     }
     assertThrows(IllegalStateException.class, () -> c.mgetAsync(keys));
     return new WeakReference<>(c);
