@@ -31,8 +31,10 @@ import java.util.function.Function;
  * #onAllNodes}). Per-call timeouts: {@link CallOptions}. Closing the client closes its open scans
  * and transactions.
  *
- * <p>Asynchronous calls ({@link #commandAsync}, {@link #getAsync}, {@link #setAsync} and typed ones
- * such as {@link #incrAsync}) return a {@link CompletableFuture} at once, with no thread per call:
+ * <p>Asynchronous calls ({@link #commandAsync}, {@link #getAsync}, {@link #setAsync}, typed ones
+ * such as {@link #incrAsync}, the multi-key {@link #mgetAsync(Object...)}, {@link #msetAsync},
+ * {@link #delAsync(Object...)}, {@link #existsAsync(Object...)} and {@link
+ * Pipeline#executeAsync()}) return a {@link CompletableFuture} at once, with no thread per call:
  * the library sends the command on the engine thread's shared connections and completes it there
  * (or on one of its few worker threads for a retry, a redirect or a blocking command). The future
  * itself is completed on an {@link Executor} ({@link ClientOptions#asyncExecutor}; by default a

@@ -38,7 +38,8 @@ import java.util.function.Function;
  * slots) and give one result (the first failure, if any).
  *
  * <p>Not thread-safe: one pipeline per thread (the client itself is shared). The queue lives in
- * Java until execute(), which empties it; a pipeline holds no native resource.
+ * Java until execute() or executeAsync() (a {@link java.util.concurrent.CompletableFuture} of the
+ * same results), which empty it; a pipeline holds no native resource.
  */
 public final class Pipeline {
   // A Client (kind 0) or a ShardedClient (kind 1: commands placed by their key's shard).
