@@ -18,7 +18,8 @@
   batch adds :cloudroute/failed-keys and :cloudroute/results); the routing functions throw
   the Java CloudRouteException itself.
 
-  Asynchronous calls (command-async, fetch-async, store-async!, incr-async! ...) return a
+  Asynchronous calls (command-async, fetch-async, store-async!, incr-async!, mget-async,
+  mset-async!, pipeline-async ...) return a
   java.util.concurrent.CompletableFuture at once (deref-able: @f, (deref f ms nil)), with no
   thread per call; it fails with the same ex-info (deref throws an ExecutionException whose
   cause it is)."
@@ -510,10 +511,27 @@
 (defn incr-async! "INCRBY k by (1) without waiting: a future of the new value."
   ([^Client c k] (incr-async! c k 1))
   ([^Client c ^String k by] (checked (async (.incrByAsync c k (long by)) identity))))
-(defn del-async! "DEL of one key without waiting: a future of 1 or 0." [^Client c ^String k]
-  (checked (async (.delAsync c k) identity)))
-(defn exists-async "EXISTS of one key without waiting: a future of 1 or 0." [^Client c ^String k]
-  (checked (async (.existsAsync c k) identity)))
+(defn del-async!
+  "DEL without waiting: of one key (a future of 1 or 0) or of a collection of keys in any slots
+  (a future of how many existed)."
+  [^Client c k]
+  (checked (async (if (coll? k) (.delAsync c (object-array k)) (.delAsync c ^String k)) identity)))
+(defn exists-async
+  "EXISTS without waiting: of one key (a future of 1 or 0) or of a collection of keys in any
+  slots (a future of how many exist, a key named twice counting twice)."
+  [^Client c k]
+  (checked (async (if (coll? k) (.existsAsync c (object-array k)) (.existsAsync c ^String k))
+                  identity)))
+(defn mget-async
+  "mget without waiting: a future of the values of keys in any slots as Strings (nil when none),
+  every node's share in flight at once."
+  [^Client c ks]
+  (checked (async (.mgetAsync c (object-array ks)) #(mapv utf8 %))))
+(defn mset-async!
+  "mset! without waiting: a future of nil once every slot's share was written (not atomic across
+  slots: a failed slot fails the future, others may have been written)."
+  [^Client c m]
+  (checked (async (.msetAsync c ^java.util.Map m) identity)))
 (defn hget-async [^Client c ^String k ^String f] (checked (async (.hgetAsync c k f) identity)))
 (defn hset-async! "HSET k f v without waiting: a future of the fields added."
   [^Client c ^String k ^String f ^String v]
@@ -570,6 +588,16 @@
    (let [^Pipeline p (on-client [c c [Client ShardedClient]] (.pipeline c))]
      (doseq [cmd cmds] (queue! p cmd))
      (mapv clojure-value (.execute p)))))
+
+(defn pipeline-async
+  "pipeline without waiting (a cluster Client's): a future of the same vector of results, a failed
+  command's ex-info in its place; the future fails with a :econn ex-info (\"cancelled: ...\")
+  when the client is closed with it in flight. Bad commands and a closed client throw at once."
+  [^Client c cmds]
+  (checked
+   (let [p (.pipeline c)]
+     (doseq [cmd cmds] (queue! p cmd))
+     (async (.executeAsync p) #(mapv clojure-value %)))))
 
 ;; ---- SCAN, scripts, transactions, node commands
 

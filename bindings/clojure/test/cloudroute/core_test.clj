@@ -238,6 +238,21 @@
             (is (= 1 @(cr/hset-async! c "clj:async:h" "f" "v")))
             (is (= "v" @(cr/hget-async c "clj:async:h" "f")))
             (is (bytes? @(cr/command-async c :read "GET" "clj:async:n"))))
+          (testing "multi-key calls and pipelines: each future its own values"
+            (let [calls (for [i (range 50)] (mapv #(str "clj:async:fan:" i ":" %) (range 5)))]
+              @(cr/mset-async! c (into {} (for [ks calls, k ks] [k (str "v-" k)])))
+              (let [mgets (doall (map #(cr/mget-async c %) calls))
+                    pipes (doall (map #(cr/pipeline-async c (conj (mapv (fn [k] [:get k]) %)
+                                                                  [:incr (first %)]))
+                                      calls))]
+                (doseq [[ks m p] (map vector calls mgets pipes)]
+                  (is (= (mapv #(str "v-" %) ks) (deref m 10000 nil)))
+                  (let [results (deref p 10000 nil)]
+                    (is (= (mapv #(str "v-" %) ks) (pop results)))
+                    (is (= :eredis (:cloudroute/status (ex-data (peek results)))))))
+                (is (= 10 @(cr/exists-async c (concat (first calls) (second calls)))))
+                (is (= 5 @(cr/del-async! c (first calls))))
+                (is (= [nil nil] @(cr/mget-async c (take 2 (first calls))))))))
           (testing "a server's error fails the future with ex-info holding the status"
             (let [e (try @(cr/hset-async! c "clj:async:n" "f" "v") nil
                          (catch java.util.concurrent.ExecutionException e (.getCause e)))]

@@ -1,8 +1,8 @@
 /* JNI: asynchronous calls of the live client (io.cloudroute.AsyncCall) on
- * cr_client_submit. No thread per call: the library runs the completion on
- * its engine thread (or one of its few worker threads) — threads the JVM
- * does not know, attached once each as daemons (crj_thread_env) and
- * detached when they end.
+ * cr_client_submit, cr_client_submit_mget / _mset / _del / _exists and
+ * cr_pipeline_submit: one mechanism for all of them. No thread per call: the library runs the
+ * completion on its engine thread (or one of its few worker threads) — threads the JVM does not
+ * know, attached once each as daemons (crj_thread_env) and detached when they end.
  *
  * Each call's AsyncCall is held by a global reference from the submit to its
  * completion: the completion converts the reply to Java objects, calls
@@ -27,16 +27,45 @@ JNIEXPORT void JNICALL Java_io_cloudroute_AsyncCall_init0(JNIEnv *env, jclass cl
       (*env)->GetStaticMethodID(env, cls, "done", "(Ljava/lang/Object;ILjava/lang/Object;[B)V");
 }
 
+/* One call's outcome as the library gives it: a reply (cr_completion_fn) or
+ * a pipeline's n results (cr_pipeline_completion_fn: pipeline set). */
+typedef struct outcome {
+  int pipeline;
+  cr_status st;
+  const cr_reply *reply;
+  size_t n;
+  cr_reply *const *replies;
+  const cr_status *statuses;
+} outcome;
+
+/* A pipeline's results as Object[] {Object[] results, int[] statuses}; NULL
+ * with an exception pending (no memory). */
+static jobject pipeline_value(JNIEnv *env, const outcome *o) {
+  jsize n = (jsize)o->n;
+  jintArray statuses = (*env)->NewIntArray(env, n);
+  if (statuses == NULL) return NULL;
+  jobjectArray results = crj_pipeline_results(env, o->replies, o->statuses, n, statuses);
+  if (results == NULL) return NULL;
+  jobjectArray pair = (*env)->NewObjectArray(env, 2, crj.object_class, NULL);
+  if (pair == NULL) return NULL;
+  (*env)->SetObjectArrayElement(env, pair, 0, results);
+  (*env)->SetObjectArrayElement(env, pair, 1, statuses);
+  return pair;
+}
+
 /* Hands the outcome to AsyncCall.done on this (attached) thread: the reply
- * as Java objects on CR_OK, else the status with cr_last_error()'s text. */
-static void hand_over(JNIEnv *env, jobject call, cr_status st, const cr_reply *reply) {
+ * (or a pipeline's results, whose failed commands are results in place) as
+ * Java objects on CR_OK, else the status with cr_last_error()'s text. */
+static void hand_over(JNIEnv *env, jobject call, const outcome *o) {
+  cr_status st = o->pipeline ? CR_OK : o->st;
   jobject value = NULL;
   const char *text = NULL;
   if (st == CR_OK) {
-    value = crj_reply_to_java(env, reply);
+    value = o->pipeline ? pipeline_value(env, o) : crj_reply_to_java(env, o->reply);
     if ((*env)->ExceptionCheck(env)) {
       (*env)->ExceptionClear(env);
       st = CR_ENOMEM;
+      value = NULL;
       text = "out of Java memory converting the reply";
     }
   } else {
@@ -52,21 +81,17 @@ static void hand_over(JNIEnv *env, jobject call, cr_status st, const cr_reply *r
   (*env)->CallStaticVoidMethod(env, g_async_call, g_async_done, call, (jint)st, value, message);
 }
 
-/* The C completion: runs once per accepted call, on a library thread. */
-static void on_done(void *ud, cr_status st, cr_reply *reply) {
-  jobject call = (jobject)ud;
+/* Completes call (a global reference, deleted here) with o: runs once per
+ * accepted call, on a library thread. */
+static void deliver(jobject call, const outcome *o) {
   JNIEnv *env = crj_thread_env();
-  if (env == NULL) {
-    /* The JVM is going away: nothing is left to complete. */
-    cr_reply_free(reply);
-    return;
-  }
+  if (env == NULL) return; /* the JVM is going away: nothing is left to complete */
   /* Library threads carry no Java exception; a Java thread would get its
    * own back after the completion. */
   jthrowable pending = (*env)->ExceptionOccurred(env);
   if (pending != NULL) (*env)->ExceptionClear(env);
-  if ((*env)->PushLocalFrame(env, 8) == 0) {
-    hand_over(env, call, st, reply);
+  if ((*env)->PushLocalFrame(env, 16) == 0) {
+    hand_over(env, call, o);
     /* AsyncCall.done catches what its Executor throws; only an Error (no
      * memory) can reach here, and it must not stay pending on this thread. */
     if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
@@ -74,12 +99,42 @@ static void on_done(void *ud, cr_status st, cr_reply *reply) {
   } else {
     (*env)->ExceptionClear(env);
   }
-  cr_reply_free(reply);
   (*env)->DeleteGlobalRef(env, call);
   if (pending != NULL) {
     (*env)->Throw(env, pending);
     (*env)->DeleteLocalRef(env, pending);
   }
+}
+
+/* The C completion of a single-key or multi-key call. */
+static void on_done(void *ud, cr_status st, cr_reply *reply) {
+  outcome o = {0, st, reply, 0, NULL, NULL};
+  deliver((jobject)ud, &o);
+  cr_reply_free(reply);
+}
+
+/* The C completion of a submitted pipeline: every reply is freed here. */
+static void on_pipeline_done(void *ud, cr_status st, size_t n, cr_reply *const *replies,
+                             const cr_status *statuses) {
+  outcome o = {1, st, NULL, n, replies, statuses};
+  deliver((jobject)ud, &o);
+  for (size_t i = 0; i < n; ++i) cr_reply_free(replies[i]);
+}
+
+/* A global reference holding call from its submit to its completion; NULL
+ * with an exception pending. */
+static jobject hold(JNIEnv *env, jobject call) {
+  jobject ref = (*env)->NewGlobalRef(env, call);
+  if (ref == NULL) (*env)->ThrowNew(env, crj.oom, "libcloudroute: asynchronous call");
+  return ref;
+}
+
+/* After a submit: a refused one will never complete, so its reference is
+ * released here and its status thrown. */
+static void submitted(JNIEnv *env, cr_status st, jobject ref) {
+  if (st == CR_OK) return;
+  (*env)->DeleteGlobalRef(env, ref);
+  crj_throw(env, st);
 }
 
 /* Submits a command on one key (args[key_index]; access as Client.command,
@@ -96,18 +151,69 @@ JNIEXPORT void JNICALL Java_io_cloudroute_AsyncCall_submit0(JNIEnv *env, jclass 
   cr_call_options opts;
   cr_call_options_init(&opts, sizeof opts);
   opts.timeout_ms = (uint32_t)timeout_ms;
-  jobject ref = (*env)->NewGlobalRef(env, call);
+  jobject ref = hold(env, call);
   if (ref == NULL) {
     crj_args_free(&a);
-    (*env)->ThrowNew(env, crj.oom, "libcloudroute: asynchronous call");
     return;
   }
   cr_status st = cr_client_submit(CLIENT(h), &opts, (cr_access)access, (size_t)key_index, a.n,
                                   a.ptrs, a.lens, &on_done, ref);
   crj_args_free(&a);
-  if (st != CR_OK) {
-    /* done will not run: the reference is released here. */
-    (*env)->DeleteGlobalRef(env, ref);
-    crj_throw(env, st);
+  submitted(env, st, ref);
+}
+
+/* Submits op (0 MGET, 1 DEL, 2 MSET of keys and values, 3 EXISTS) of keys
+ * in any slots; the library copies them before it returns. */
+JNIEXPORT void JNICALL Java_io_cloudroute_AsyncCall_multi0(JNIEnv *env, jclass cls, jlong h,
+                                                           jint op, jobjectArray keys,
+                                                           jobjectArray values, jobject call) {
+  if (!crj_need(env, call, "call")) return;
+  crj_args k, v = {0};
+  if (!crj_args_take(env, &k, keys)) return;
+  if (op == 2 && !crj_args_take(env, &v, values)) {
+    crj_args_free(&k);
+    return;
   }
+  if (op == 2 && k.n != v.n) {
+    crj_throw_invalid(env, "MSET: as many values as keys");
+  } else {
+    jobject ref = hold(env, call);
+    if (ref != NULL) {
+      cr_client *c = CLIENT(h);
+      cr_status st;
+      switch (op) {
+        case 0:
+          st = cr_client_submit_mget(c, k.ptrs, k.lens, k.n, &on_done, ref);
+          break;
+        case 1:
+          st = cr_client_submit_del(c, k.ptrs, k.lens, k.n, &on_done, ref);
+          break;
+        case 2:
+          st = cr_client_submit_mset(c, k.ptrs, k.lens, v.ptrs, v.lens, k.n, &on_done, ref);
+          break;
+        default:
+          st = cr_client_submit_exists(c, k.ptrs, k.lens, k.n, &on_done, ref);
+      }
+      submitted(env, st, ref);
+    }
+  }
+  if (op == 2) crj_args_free(&v);
+  crj_args_free(&k);
+}
+
+/* Submits Pipeline's queue (as Pipeline.execute0 takes it) on client h
+ * (kind 1, a sharded client, is refused by the library: CR_EINVAL); the
+ * library copies the commands before it returns. */
+JNIEXPORT void JNICALL Java_io_cloudroute_AsyncCall_pipeline0(JNIEnv *env, jclass cls, jint kind,
+                                                              jlong h, jintArray access,
+                                                              jintArray key_index,
+                                                              jobjectArray hosts, jintArray ports,
+                                                              jobjectArray argv, jobject call) {
+  if (!crj_need(env, call, "call")) return;
+  crj_pipeline b;
+  if (crj_pipeline_build(env, &b, kind, h, access, key_index, hosts, ports, argv)) {
+    jobject ref = hold(env, call);
+    if (ref != NULL) submitted(env, cr_pipeline_submit(b.p, &on_pipeline_done, ref), ref);
+  }
+  crj_pipeline_free(&b);
 }

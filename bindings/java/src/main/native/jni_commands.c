@@ -68,10 +68,8 @@ static int pipeline_queue(JNIEnv *env, cr_pipeline *p, const crj_args *a, jsize 
   return st == CR_OK;
 }
 
-/* The results of an executed pipeline: replies as Java objects, a failed
- * command's message (a String) in its place and its status in statuses. */
-static jobjectArray pipeline_results(JNIEnv *env, cr_reply **replies, const cr_status *st, jsize n,
-                                     jintArray statuses_out) {
+jobjectArray crj_pipeline_results(JNIEnv *env, cr_reply *const *replies, const cr_status *st,
+                                  jsize n, jintArray statuses_out) {
   jobjectArray out = (*env)->NewObjectArray(env, n, crj.object_class, NULL);
   if (out == NULL) return NULL;
   jint *codes = malloc(((size_t)n + 1) * sizeof(jint));
@@ -92,28 +90,21 @@ static jobjectArray pipeline_results(JNIEnv *env, cr_reply **replies, const cr_s
   return (*env)->ExceptionCheck(env) ? NULL : out;
 }
 
-/* Runs n commands at once on client h (kind 0: a cr_client, 1: a
- * cr_sharded_client): argv[i] (an Object[]), access[i], key_index[i] (< 0:
- * the node hosts[i]:ports[i]). Returns the results in order, statuses[i]
- * receiving each one's status. */
-JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Pipeline_execute0(
-    JNIEnv *env, jclass cls, jint kind, jlong h, jintArray access, jintArray key_index,
-    jobjectArray hosts, jintArray ports, jobjectArray argv, jintArray statuses) {
-  if (!crj_need(env, argv, "commands")) return NULL;
+int crj_pipeline_build(JNIEnv *env, crj_pipeline *b, jint kind, jlong h, jintArray access,
+                       jintArray key_index, jobjectArray hosts, jintArray ports,
+                       jobjectArray argv) {
+  memset(b, 0, sizeof *b);
+  if (!crj_need(env, argv, "commands")) return 0;
   jsize n = (*env)->GetArrayLength(env, argv);
   if (!long_enough(env, access, n, "access") || !long_enough(env, key_index, n, "key indexes") ||
-      !long_enough(env, hosts, n, "hosts") || !long_enough(env, ports, n, "ports") ||
-      !long_enough(env, statuses, n, "statuses")) {
-    return NULL;
+      !long_enough(env, hosts, n, "hosts") || !long_enough(env, ports, n, "ports")) {
+    return 0;
   }
   jint *ints = malloc(((size_t)n * 3 + 1) * sizeof(jint));
-  crj_args *a = calloc((size_t)n + 1, sizeof *a);
-  cr_reply **replies = calloc((size_t)n + 1, sizeof *replies);
-  cr_status *st = calloc((size_t)n + 1, sizeof *st);
-  cr_pipeline *p = NULL;
-  jsize taken = 0;
-  jobjectArray out = NULL;
-  if (ints == NULL || a == NULL || replies == NULL || st == NULL) {
+  b->a = calloc((size_t)n + 1, sizeof *b->a);
+  b->n = n;
+  int ok = 0;
+  if (ints == NULL || b->a == NULL) {
     (*env)->ThrowNew(env, crj.oom, "libcloudroute: pipeline");
     goto done;
   }
@@ -121,36 +112,68 @@ JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Pipeline_execute0(
   (*env)->GetIntArrayRegion(env, key_index, 0, n, ints + n);
   (*env)->GetIntArrayRegion(env, ports, 0, n, ints + 2 * n);
   cr_status s =
-      kind == 0 ? cr_pipeline_new(&p, CLIENT(h)) : cr_sharded_pipeline_new(&p, SHARDED(h));
+      kind == 0 ? cr_pipeline_new(&b->p, CLIENT(h)) : cr_sharded_pipeline_new(&b->p, SHARDED(h));
   if (s != CR_OK) {
     crj_throw(env, s);
     goto done;
   }
   for (jsize i = 0; i < n; ++i) {
     jobjectArray one = (jobjectArray)(*env)->GetObjectArrayElement(env, argv, i);
-    int ok = crj_need(env, one, "a pipeline command") && crj_args_take(env, &a[i], one);
+    int taken = crj_need(env, one, "a pipeline command") && crj_args_take(env, &b->a[i], one);
     (*env)->DeleteLocalRef(env, one);
-    if (!ok) goto done;
-    ++taken;
+    if (!taken) goto done;
+    ++b->taken;
     if (ints[i] != CR_ACCESS_READ && ints[i] != CR_ACCESS_WRITE && ints[i] != CR_ACCESS_AUTO) {
       crj_throw_invalid(env, "access must be READ, WRITE or AUTO");
       goto done;
     }
-    if (!pipeline_queue(env, p, &a[i], i, ints[i], ints[n + i], hosts, ints[2 * n + i])) goto done;
+    if (!pipeline_queue(env, b->p, &b->a[i], i, ints[i], ints[n + i], hosts, ints[2 * n + i])) {
+      goto done;
+    }
   }
-  size_t needed = 0;
-  s = cr_pipeline_execute(replies, st, (size_t)n, &needed, p);
-  if (n > 0 && replies[0] == NULL && s != CR_OK) {
-    crj_throw(env, s); /* the call's own failure: no result in place */
-  } else {
-    out = pipeline_results(env, replies, st, n, statuses);
-  }
-  for (jsize i = 0; i < n; ++i) cr_reply_free(replies[i]);
+  ok = 1;
 done:
-  cr_pipeline_free(p);
-  for (jsize i = 0; i < taken; ++i) crj_args_free(&a[i]);
-  free(a);
   free(ints);
+  return ok;
+}
+
+void crj_pipeline_free(crj_pipeline *b) {
+  cr_pipeline_free(b->p);
+  for (jsize i = 0; i < b->taken; ++i) crj_args_free(&b->a[i]);
+  free(b->a);
+  memset(b, 0, sizeof *b);
+}
+
+/* Runs n commands at once on client h (kind 0: a cr_client, 1: a
+ * cr_sharded_client): argv[i] (an Object[]), access[i], key_index[i] (< 0:
+ * the node hosts[i]:ports[i]). Returns the results in order, statuses[i]
+ * receiving each one's status. */
+JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_Pipeline_execute0(
+    JNIEnv *env, jclass cls, jint kind, jlong h, jintArray access, jintArray key_index,
+    jobjectArray hosts, jintArray ports, jobjectArray argv, jintArray statuses) {
+  crj_pipeline b;
+  if (!crj_pipeline_build(env, &b, kind, h, access, key_index, hosts, ports, argv) ||
+      !long_enough(env, statuses, b.n, "statuses")) {
+    crj_pipeline_free(&b);
+    return NULL;
+  }
+  jsize n = b.n;
+  cr_reply **replies = calloc((size_t)n + 1, sizeof *replies);
+  cr_status *st = calloc((size_t)n + 1, sizeof *st);
+  jobjectArray out = NULL;
+  if (replies == NULL || st == NULL) {
+    (*env)->ThrowNew(env, crj.oom, "libcloudroute: pipeline");
+  } else {
+    size_t needed = 0;
+    cr_status s = cr_pipeline_execute(replies, st, (size_t)n, &needed, b.p);
+    if (n > 0 && replies[0] == NULL && s != CR_OK) {
+      crj_throw(env, s); /* the call's own failure: no result in place */
+    } else {
+      out = crj_pipeline_results(env, replies, st, n, statuses);
+    }
+    for (jsize i = 0; i < n; ++i) cr_reply_free(replies[i]);
+  }
+  crj_pipeline_free(&b);
   free(replies);
   free(st);
   return out;

@@ -29,4 +29,27 @@ int crj_args_take(JNIEnv *env, crj_args *a, jobjectArray array);
 int crj_args_take_keyed(JNIEnv *env, crj_args *a, jobjectArray array, jint key_index);
 void crj_args_free(crj_args *a);
 
+/* A pipeline built from io.cloudroute.Pipeline's queue (jni_commands.c):
+ * p with its n commands queued, a[0..taken) the arguments they borrow. */
+typedef struct crj_pipeline {
+  cr_pipeline *p;
+  crj_args *a;
+  jsize n;
+  jsize taken;
+} crj_pipeline;
+
+/* Queues argv[i] (an Object[]) for i < n on a new pipeline of client h
+ * (kind 0: a cr_client, 1: a cr_sharded_client), routed by access[i] and
+ * its key key_index[i], or (key_index[i] < 0) sent to hosts[i]:ports[i].
+ * Returns 0 with an exception pending. Either way *b is freed with
+ * crj_pipeline_free once the pipeline ran (or was submitted). */
+int crj_pipeline_build(JNIEnv *env, crj_pipeline *b, jint kind, jlong h, jintArray access,
+                       jintArray key_index, jobjectArray hosts, jintArray ports, jobjectArray argv);
+void crj_pipeline_free(crj_pipeline *b);
+/* The n results of a run pipeline as an Object[]: replies as Java objects,
+ * a failed command's message (a String) in its place and its status in
+ * statuses_out. NULL with an exception pending (no memory). */
+jobjectArray crj_pipeline_results(JNIEnv *env, cr_reply *const *replies, const cr_status *st,
+                                  jsize n, jintArray statuses_out);
+
 #endif

@@ -37,23 +37,44 @@ final class AsyncCall<T> implements Runnable {
 
   /** Keeps the client reachable while the call is in flight (its Cleaner would cancel the call). */
   @SuppressWarnings("unused")
-  private final Client client;
+  private final NativeResource client;
 
   // Set by done() before the hand-over to the executor (which orders them before run()).
   private int status;
   private Object value;
   private byte[] message;
 
-  private AsyncCall(Client client, Executor executor, Function<Object, ? extends T> convert) {
+  private AsyncCall(
+      NativeResource client, Executor executor, Function<Object, ? extends T> convert) {
     this.client = client;
     this.executor = executor;
     this.convert = convert;
   }
 
+  /** How a call is handed to the library: one of the natives below, given the AsyncCall. */
+  interface Submit {
+    void to(Object call);
+  }
+
+  /**
+   * Submits one call of client (whose in-flight count the caller holds) through submit; the future
+   * completes on executor (null: the default one) with convert's value of the reply. Throws at once
+   * when the arguments or the library refuse the call (then no future exists).
+   */
+  static <T> CompletableFuture<T> start(
+      NativeResource client,
+      Executor executor,
+      Function<Object, ? extends T> convert,
+      Submit submit) {
+    AsyncCall<T> call =
+        new AsyncCall<>(client, executor == null ? defaultExecutor() : executor, convert);
+    submit.to(call);
+    return call.future;
+  }
+
   /**
    * Submits args (routed by args[keyIndex], access as {@link Client#command}) on client h, whose
-   * in-flight count the caller holds; the future completes on executor (null: the default one).
-   * Throws at once when the arguments or the library refuse the call (then no future exists).
+   * in-flight count the caller holds; see {@link #start}.
    */
   static <T> CompletableFuture<T> submit(
       Client client,
@@ -64,10 +85,11 @@ final class AsyncCall<T> implements Runnable {
       int keyIndex,
       Object[] args,
       Function<Object, ? extends T> convert) {
-    AsyncCall<T> call =
-        new AsyncCall<>(client, executor == null ? defaultExecutor() : executor, convert);
-    submit0(h, timeoutMs, access.ordinal(), keyIndex, args, call);
-    return call.future;
+    return start(
+        client,
+        executor,
+        convert,
+        call -> submit0(h, timeoutMs, access.ordinal(), keyIndex, args, call));
   }
 
   /**
@@ -140,4 +162,32 @@ final class AsyncCall<T> implements Runnable {
 
   private static native void submit0(
       long h, int timeoutMs, int access, int keyIndex, Object[] args, Object call);
+
+  /** The multi-key ops of {@link #multi0}. */
+  static final int MGET = 0;
+
+  static final int DEL = 1;
+  static final int MSET = 2;
+  static final int EXISTS = 3;
+
+  /**
+   * Submits op (MGET, DEL, MSET of keys and values, EXISTS) of keys in any slots on client h: the
+   * reply is the blocking call's (MGET's List in key order, DEL's and EXISTS's Long, MSET's "OK").
+   */
+  static native void multi0(long h, int op, Object[] keys, Object[] values, Object call);
+
+  /**
+   * Submits a pipeline of n commands on client h (kind 0: a Client; 1: a ShardedClient, which the
+   * library refuses), as {@link Pipeline}'s execute0 takes them: the reply is {@code Object[]
+   * {Object[] results, int[] statuses}}, results and statuses as execute0 gives them.
+   */
+  static native void pipeline0(
+      int kind,
+      long h,
+      int[] access,
+      int[] keyIndex,
+      String[] hosts,
+      int[] ports,
+      Object[][] argv,
+      Object call);
 }

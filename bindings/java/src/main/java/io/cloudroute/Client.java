@@ -31,8 +31,10 @@ import java.util.function.Function;
  * #onAllNodes}). Per-call timeouts: {@link CallOptions}. Closing the client closes its open scans
  * and transactions.
  *
- * <p>Asynchronous calls ({@link #commandAsync}, {@link #getAsync}, {@link #setAsync} and typed ones
- * such as {@link #incrAsync}) return a {@link CompletableFuture} at once, with no thread per call:
+ * <p>Asynchronous calls ({@link #commandAsync}, {@link #getAsync}, {@link #setAsync}, typed ones
+ * such as {@link #incrAsync}, the multi-key {@link #mgetAsync(Object...)}, {@link #msetAsync},
+ * {@link #delAsync(Object...)}, {@link #existsAsync(Object...)} and {@link
+ * Pipeline#executeAsync()}) return a {@link CompletableFuture} at once, with no thread per call:
  * the library sends the command on the engine thread's shared connections and completes it there
  * (or on one of its few worker threads for a retry, a redirect or a blocking command). The future
  * itself is completed on an {@link Executor} ({@link ClientOptions#asyncExecutor}; by default a
@@ -486,6 +488,67 @@ public final class Client extends NativeResource implements KeyCommands {
   /** HSET key field value: fields added. */
   public CompletableFuture<Long> hsetAsync(String key, String field, String value) {
     return runAsync(Command.hset(key, Collections.singletonMap(field, value)));
+  }
+
+  /**
+   * MGET of keys in any slots without waiting, as {@link #mget}: split by slot, every node's share
+   * in flight at once; the values in key order, null where a key has none. A failed slot fails the
+   * future (the first failed slot's exception).
+   */
+  @SuppressWarnings("unchecked")
+  public CompletableFuture<List<byte[]>> mgetAsync(Object... keys) {
+    return multiAsync(
+        AsyncCall.MGET,
+        keys,
+        null,
+        v -> {
+          List<byte[]> out = new ArrayList<>();
+          for (Object e : (List<Object>) v) out.add((byte[]) e);
+          return out;
+        });
+  }
+
+  /** mgetAsync of a list of keys. */
+  public CompletableFuture<List<byte[]>> mgetAsync(List<?> keys) {
+    if (keys == null) throw invalid("keys is null");
+    return mgetAsync(keys.toArray());
+  }
+
+  /**
+   * MSET of key/value pairs in any slots without waiting, as {@link #mset} (not atomic across
+   * slots: a failed slot fails the future, and other slots may have been written).
+   */
+  public CompletableFuture<Void> msetAsync(Map<?, ?> pairs) {
+    Pairs kv = new Pairs(pairs);
+    return multiAsync(AsyncCall.MSET, kv.keys, kv.values, v -> null);
+  }
+
+  /** DEL of keys in any slots without waiting, as {@link #del(Object...)}: how many existed. */
+  public CompletableFuture<Long> delAsync(Object... keys) {
+    return multiAsync(AsyncCall.DEL, keys, null, v -> (Long) v);
+  }
+
+  /**
+   * EXISTS of keys in any slots without waiting: how many exist (a key named twice counts twice).
+   */
+  public CompletableFuture<Long> existsAsync(Object... keys) {
+    return multiAsync(AsyncCall.EXISTS, keys, null, v -> (Long) v);
+  }
+
+  private <T> CompletableFuture<T> multiAsync(
+      int op, Object[] keys, Object[] values, Function<Object, ? extends T> convert) {
+    long p = acquire();
+    try {
+      return AsyncCall.start(
+          this, asyncExecutor, convert, call -> AsyncCall.multi0(p, op, keys, values, call));
+    } finally {
+      release();
+    }
+  }
+
+  /** The executor of this client's asynchronous calls (null: AsyncCall's default pool). */
+  Executor asyncExecutor() {
+    return asyncExecutor;
   }
 
   private <T> CompletableFuture<T> runAsync(Command<T> c) {

@@ -5,6 +5,8 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -36,7 +38,8 @@ import java.util.function.Function;
  * slots) and give one result (the first failure, if any).
  *
  * <p>Not thread-safe: one pipeline per thread (the client itself is shared). The queue lives in
- * Java until execute(), which empties it; a pipeline holds no native resource.
+ * Java until execute() or executeAsync() (a {@link java.util.concurrent.CompletableFuture} of the
+ * same results), which empty it; a pipeline holds no native resource.
  */
 public final class Pipeline {
   // A Client (kind 0) or a ShardedClient (kind 1: commands placed by their key's shard).
@@ -345,39 +348,104 @@ public final class Pipeline {
    * memory).
    */
   public List<Object> execute() {
-    int n = args.size();
-    if (n == 0) return new ArrayList<>();
-    Object[][] argv = args.toArray(new Object[0][]);
-    int[] acc = access.toArray();
-    int[] keys = keyIndex.toArray();
-    String[] nodeHosts = hosts.toArray(new String[0]);
-    int[] nodePorts = ports.toArray();
-    int[] callCounts = counts.toArray();
-    List<Function<List<Object>, Object>> calls = new ArrayList<>(combines);
+    if (args.isEmpty()) return new ArrayList<>();
+    Queued q = new Queued();
     clear();
-    int[] statuses = new int[n];
+    int[] statuses = new int[q.argv.length];
     Object[] replies;
     long p = client.acquire();
     try {
-      replies = execute0(kind, p, acc, keys, nodeHosts, nodePorts, argv, statuses);
+      replies = execute0(kind, p, q.access, q.keys, q.hosts, q.ports, q.argv, statuses);
     } finally {
       client.release();
     }
-    List<Object> results = new ArrayList<>(calls.size());
-    int at = 0;
-    for (int c = 0; c < calls.size(); c++) {
-      int count = callCounts[c];
-      Object failed = null;
-      for (int i = at; i < at + count && failed == null; i++) {
-        if (statuses[i] != 0) failed = CloudRouteException.of(statuses[i], (String) replies[i]);
-      }
-      results.add(
-          failed != null
-              ? failed
-              : calls.get(c).apply(Arrays.asList(replies).subList(at, at + count)));
-      at += count;
+    return q.results(replies, statuses);
+  }
+
+  /**
+   * {@link #execute()} without waiting ({@code cr_pipeline_submit}): the future gets the same list
+   * — one result per queued call, in order, a failed command's exception in its place — completed
+   * on the client's executor as {@link Client}'s other asynchronous calls, never on the engine
+   * thread. Each node's share is one request on the client's shared connections; redirects, retries
+   * and failovers run as for execute(). The queue is emptied when the submit is accepted, so the
+   * pipeline may be filled and run again at once. An empty pipeline gives a completed future with
+   * an empty list.
+   *
+   * <p>Throws at once (the queue kept, nothing sent): {@link
+   * CloudRouteException.InvalidArgumentException} for a pipeline of a {@link ShardedClient}, whose
+   * pipelines only run blocking; IllegalStateException when the client is closed. Closing the
+   * client with the pipeline in flight fails the future with a {@link
+   * CloudRouteException.ConnectionException} whose message starts with "cancelled:" (commands
+   * already sent may have run).
+   */
+  public CompletableFuture<List<Object>> executeAsync() {
+    if (args.isEmpty()) return CompletableFuture.completedFuture(new ArrayList<>());
+    Queued q = new Queued();
+    Executor executor = client instanceof Client ? ((Client) client).asyncExecutor() : null;
+    CompletableFuture<List<Object>> future;
+    long p = client.acquire();
+    try {
+      future =
+          AsyncCall.start(
+              client,
+              executor,
+              q::results,
+              call ->
+                  AsyncCall.pipeline0(kind, p, q.access, q.keys, q.hosts, q.ports, q.argv, call));
+    } finally {
+      client.release();
     }
-    return results;
+    clear();
+    return future;
+  }
+
+  /** The queue as the natives take it, and how its replies make the calls' results. */
+  private final class Queued {
+    final Object[][] argv = args.toArray(new Object[0][]);
+    final int[] access = Pipeline.this.access.toArray();
+    final int[] keys = keyIndex.toArray();
+    final String[] hosts = Pipeline.this.hosts.toArray(new String[0]);
+    final int[] ports = Pipeline.this.ports.toArray();
+    final int[] callCounts = counts.toArray();
+    final List<Function<List<Object>, Object>> calls = new ArrayList<>(combines);
+
+    /**
+     * An asynchronous run's reply (AsyncCall.pipeline0: {results, statuses}) as execute()'s list;
+     * every command cancelled by the client's close fails the whole run instead.
+     */
+    List<Object> results(Object reply) {
+      Object[] pair = (Object[]) reply;
+      Object[] replies = (Object[]) pair[0];
+      int[] statuses = (int[]) pair[1];
+      boolean cancelled = true;
+      for (int i = 0; i < statuses.length && cancelled; i++) {
+        cancelled =
+            statuses[i] == CloudRouteException.ECONN
+                && replies[i] instanceof String
+                && ((String) replies[i]).startsWith("cancelled:");
+      }
+      if (cancelled) throw CloudRouteException.of(statuses[0], (String) replies[0]);
+      return results(replies, statuses);
+    }
+
+    /** One result per queued call from the commands' replies and statuses. */
+    List<Object> results(Object[] replies, int[] statuses) {
+      List<Object> out = new ArrayList<>(calls.size());
+      int at = 0;
+      for (int c = 0; c < calls.size(); c++) {
+        int count = callCounts[c];
+        Object failed = null;
+        for (int i = at; i < at + count && failed == null; i++) {
+          if (statuses[i] != 0) failed = CloudRouteException.of(statuses[i], (String) replies[i]);
+        }
+        out.add(
+            failed != null
+                ? failed
+                : calls.get(c).apply(Arrays.asList(replies).subList(at, at + count)));
+        at += count;
+      }
+      return out;
+    }
   }
 
   @Override

@@ -16,7 +16,10 @@ import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -120,6 +123,103 @@ class AsyncClientTest {
     }
   }
 
+  /**
+   * 300 MGETs of 7 keys each (in several slots) and 300 pipelines in flight at once, on the local
+   * replicas: each future gets exactly its own keys' values, every call's keys distinct.
+   */
+  @Test
+  void manyFanOutsInFlightEachGetTheirOwnValues() throws Exception {
+    int calls = 300;
+    int per = 7;
+    String prefix = "java:async:fan:" + System.nanoTime() + ":";
+    Map<String, String> pairs = new LinkedHashMap<>();
+    for (int i = 0; i < calls * per; i++) pairs.put(prefix + i, "fan-" + i);
+    await(client.msetAsync(pairs));
+    awaitReplicated(prefix, calls * per, "fan-");
+    List<CompletableFuture<List<byte[]>>> mgets = new ArrayList<>(calls);
+    List<CompletableFuture<List<Object>>> pipelines = new ArrayList<>(calls);
+    for (int c = 0; c < calls; c++) {
+      List<String> keys = new ArrayList<>(per);
+      for (int j = 0; j < per; j++) keys.add(prefix + (c * per + j));
+      mgets.add(c % 2 == 0 ? client.mgetAsync(keys) : client.mgetAsync(keys.toArray()));
+      Pipeline p = client.pipeline();
+      for (int j = per - 1; j >= 0; j--) p.get(keys.get(j));
+      p.mget(keys.get(0), keys.get(per - 1));
+      pipelines.add(p.executeAsync());
+      assertEquals(0, p.size(), "the queue is emptied at submit");
+    }
+    for (int c = 0; c < calls; c++) {
+      List<byte[]> values = mgets.get(c).get(30, TimeUnit.SECONDS);
+      assertEquals(per, values.size());
+      for (int j = 0; j < per; j++) {
+        assertEquals(
+            "fan-" + (c * per + j), new String(values.get(j), StandardCharsets.UTF_8), "mget " + c);
+      }
+      List<Object> replies = pipelines.get(c).get(30, TimeUnit.SECONDS);
+      assertEquals(per + 1, replies.size());
+      for (int j = 0; j < per; j++) {
+        assertEquals("fan-" + (c * per + per - 1 - j), replies.get(j), "pipeline " + c);
+      }
+      assertEquals(
+          List.of("fan-" + c * per, "fan-" + (c * per + per - 1)), replies.get(per), "pipeline");
+    }
+  }
+
+  @Test
+  void multiKeyCallsAndPipelinesConvertAndFailAsTheBlockingOnes() throws Exception {
+    Client client = onMasters; // reads what it just wrote
+    String a = "java:async:multi:a:" + System.nanoTime();
+    String b = "java:async:multi:b:" + System.nanoTime();
+    String missing = "java:async:multi:missing";
+    Map<String, Object> pairs = new LinkedHashMap<>();
+    pairs.put(a, "1");
+    pairs.put(b, new byte[] {0, (byte) 0xff});
+    assertNull(await(client.msetAsync(pairs)));
+    List<byte[]> values = await(client.mgetAsync(a, missing, b.getBytes(StandardCharsets.UTF_8)));
+    assertEquals("1", new String(values.get(0), StandardCharsets.UTF_8));
+    assertNull(values.get(1));
+    assertArrayEquals(new byte[] {0, (byte) 0xff}, values.get(2));
+    assertEquals(3L, await(client.existsAsync(a, b, a, missing)), "a key named twice counts twice");
+    assertEquals(1L, await(client.existsAsync(b)));
+
+    // A pipeline: results in order, the failed command's exception in its place, as execute().
+    Pipeline p = client.pipeline();
+    p.incr(a).incr(b).get(a).exists(a, b, missing).command(Access.READ, 1, "NOSUCH", a);
+    List<Object> async = await(p.executeAsync());
+    p.incr(a).incr(b).get(a).exists(a, b, missing).command(Access.READ, 1, "NOSUCH", a);
+    List<Object> blocking = p.execute();
+    assertEquals(2L, async.get(0));
+    assertEquals(3L, blocking.get(0));
+    assertEquals("2", async.get(2));
+    assertEquals(2L, async.get(3));
+    for (int i : new int[] {1, 4}) {
+      assertInstanceOf(ServerErrorException.class, async.get(i), "command " + i);
+      assertInstanceOf(ServerErrorException.class, blocking.get(i));
+      assertEquals(
+          ((Exception) blocking.get(i)).getMessage(), ((Exception) async.get(i)).getMessage());
+    }
+    assertEquals(List.of(), await(client.pipeline().executeAsync()), "an empty pipeline");
+
+    assertEquals(2L, await(client.delAsync(a, b, missing)));
+    assertEquals(0L, await(client.delAsync(a)), "the one-key form");
+    assertEquals(0L, await(client.existsAsync(a, b)));
+
+    // Refused at once, nothing sent; a pipeline refused keeps its queue.
+    assertThrows(InvalidArgumentException.class, () -> client.mgetAsync());
+    assertThrows(InvalidArgumentException.class, () -> client.mgetAsync((List<?>) null));
+    assertThrows(InvalidArgumentException.class, () -> client.mgetAsync("k", 4));
+    assertThrows(InvalidArgumentException.class, () -> client.delAsync(new Object[0]));
+    assertThrows(InvalidArgumentException.class, () -> client.existsAsync("k", null));
+    assertThrows(InvalidArgumentException.class, () -> client.msetAsync(null));
+    assertThrows(InvalidArgumentException.class, () -> client.msetAsync(new LinkedHashMap<>()));
+    Client closed = connect(env, new ClientOptions());
+    Pipeline queued = closed.pipeline().get(a);
+    closed.close();
+    assertThrows(IllegalStateException.class, () -> closed.mgetAsync(a));
+    assertThrows(IllegalStateException.class, queued::executeAsync);
+    assertEquals(1, queued.size());
+  }
+
   @Test
   void typedCallsConvertAndFailAsTheBlockingOnes() throws Exception {
     Client client = onMasters; // reads what it just wrote
@@ -190,6 +290,12 @@ class AsyncClientTest {
     CompletableFuture<Thread> ranOn = blpop.handle((v, e) -> Thread.currentThread());
     assertTrue(await(ranOn).getName().startsWith("cloudroute-async-"), await(ranOn).getName());
     assertNull(blpop.getNow("not done"));
+    // A pipeline's future as well (its BLPOP keeps it in flight while the stage is added).
+    CompletableFuture<List<Object>> pipelined =
+        client.pipeline().command(Access.WRITE, 1, "BLPOP", waitKey, "0.5").executeAsync();
+    ranOn = pipelined.handle((v, e) -> Thread.currentThread());
+    assertTrue(await(ranOn).getName().startsWith("cloudroute-async-"), await(ranOn).getName());
+    assertEquals(Collections.singletonList(null), pipelined.getNow(null));
 
     // An executor of the caller's: the library's threads only hand the completions over.
     Set<Thread> pool = ConcurrentHashMap.newKeySet();
@@ -220,6 +326,22 @@ class AsyncClientTest {
       for (int i = 0; i < 100; i++) gets.add(c.getAsync(env.get("SHARD" + (1 + i % 3) + "_KEY")));
       for (int i = 0; i < 100; i++) {
         assertEquals(env.get("SHARD" + (1 + i % 3) + "_VALUE"), await(gets.get(i)));
+      }
+      List<String> keys = new ArrayList<>();
+      for (int s = 1; s <= 3; s++) keys.add(env.get("SHARD" + s + "_KEY"));
+      List<String> expected = new ArrayList<>();
+      for (int s = 1; s <= 3; s++) expected.add(env.get("SHARD" + s + "_VALUE"));
+      List<CompletableFuture<List<Object>>> pipelines = new ArrayList<>();
+      List<CompletableFuture<List<byte[]>>> mgets = new ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        mgets.add(c.mgetAsync(keys));
+        pipelines.add(c.pipeline().mget(keys.toArray(new String[0])).executeAsync());
+      }
+      for (int i = 0; i < 50; i++) {
+        List<String> got = new ArrayList<>();
+        for (byte[] v : await(mgets.get(i))) got.add(new String(v, StandardCharsets.UTF_8));
+        assertEquals(expected, got);
+        assertEquals(List.of(expected), await(pipelines.get(i)));
       }
       blpop = c.commandAsync(Access.WRITE, 1, "BLPOP", waitKey, "0.5");
       ranOn = blpop.handle((v, e) -> Thread.currentThread());
@@ -272,12 +394,38 @@ class AsyncClientTest {
   @Test
   void closingWithCallsInFlightCompletesEachFutureOnceAndLeaksNothing() throws Exception {
     WeakReference<Client> gone = closeWithCallsInFlight();
+    assertCollected(gone);
+  }
+
+  /** Until the closed client is collected: no call's global reference outlived its completion. */
+  private static void assertCollected(WeakReference<Client> gone) {
     Poll.until(
         () -> {
           System.gc();
           return gone.get() == null;
         },
         "a closed client whose calls all completed is collected (no global reference left)");
+  }
+
+  /**
+   * Closes c with every future of all in flight: each completes once, soon (a BLPOP held is not
+   * waited for), and every one of held fails with a "cancelled:" ConnectionException.
+   */
+  private static void closeWithAllInFlight(
+      Client c, List<CompletableFuture<?>> all, List<CompletableFuture<?>> held) throws Exception {
+    AtomicInteger completions = new AtomicInteger();
+    for (CompletableFuture<?> f : all) f.whenComplete((v, e) -> completions.incrementAndGet());
+    long start = System.nanoTime();
+    c.close();
+    Poll.until(() -> all.stream().allMatch(CompletableFuture::isDone), "every future completed");
+    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close waited the BLPOPs");
+    assertEquals(all.size(), completions.get());
+    for (CompletableFuture<?> f : held) assertCancelled(failure(f));
+  }
+
+  private static void assertCancelled(Throwable e) {
+    assertInstanceOf(ConnectionException.class, e);
+    assertTrue(e.getMessage().startsWith("cancelled:"), e.getMessage());
   }
 
   /** The calls and the close of the test above; returns the closed client, weakly held. */
@@ -290,7 +438,6 @@ class AsyncClientTest {
 
     List<CompletableFuture<?>> blocked = new ArrayList<>();
     List<CompletableFuture<?>> all = new ArrayList<>();
-    AtomicInteger completions = new AtomicInteger();
     CallOptions longWait = new CallOptions().timeoutMs(30_000);
     String never = "java:async:never:" + System.nanoTime() + ":";
     for (int i = 0; i < 4; i++) {
@@ -298,17 +445,7 @@ class AsyncClientTest {
     }
     all.addAll(blocked);
     for (int i = 0; i < 500; i++) all.add(c.getAsync("java:async:close"));
-    for (CompletableFuture<?> f : all) f.whenComplete((v, e) -> completions.incrementAndGet());
-    long start = System.nanoTime();
-    c.close();
-    Poll.until(() -> all.stream().allMatch(CompletableFuture::isDone), "every future completed");
-    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close waited the BLPOPs");
-    assertEquals(all.size(), completions.get());
-    for (CompletableFuture<?> f : blocked) {
-      Throwable e = failure(f);
-      assertInstanceOf(ConnectionException.class, e);
-      assertTrue(e.getMessage().startsWith("cancelled:"), e.getMessage());
-    }
+    closeWithAllInFlight(c, all, blocked);
     for (CompletableFuture<?> f : all.subList(blocked.size(), all.size())) {
       if (f.isCompletedExceptionally()) {
         assertTrue(failure(f).getMessage().startsWith("cancelled:"), failure(f).getMessage());
@@ -317,6 +454,49 @@ class AsyncClientTest {
       }
     }
     assertThrows(IllegalStateException.class, () -> c.getAsync("java:async:close"));
+    return new WeakReference<>(c);
+  }
+
+  /**
+   * Close with fan-outs in flight (pipelines held by a BLPOP each, MGETs, MSETs, DELs, EXISTS):
+   * each future completes once — a held pipeline exceptionally, with a "cancelled:"
+   * ConnectionException; any other either with its value or that way — and nothing keeps the closed
+   * client reachable.
+   */
+  @Test
+  void closingWithFanOutsInFlightCompletesEachFutureOnceAndLeaksNothing() throws Exception {
+    assertCollected(closeWithFanOutsInFlight());
+  }
+
+  private static WeakReference<Client> closeWithFanOutsInFlight() throws Exception {
+    Client c;
+    try (Config config = Harness.cloudA(Policy.MASTER)) {
+      c = Client.connect(env.get("SEEDS"), config, new ClientOptions().commandTimeoutMs(30_000));
+    }
+    String prefix = "java:async:close-fan:" + System.nanoTime() + ":";
+    List<String> keys = new ArrayList<>();
+    for (int s = 1; s <= 3; s++) keys.add(env.get("SHARD" + s + "_KEY"));
+    List<CompletableFuture<?>> held = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      held.add(
+          c.pipeline()
+              .command(Access.WRITE, 1, "BLPOP", prefix + "never:" + i, "20")
+              .get(keys.get(i))
+              .executeAsync());
+    }
+    List<CompletableFuture<?>> all = new ArrayList<>(held);
+    for (int i = 0; i < 100; i++) {
+      all.add(c.mgetAsync(keys));
+      all.add(c.msetAsync(Map.of(prefix + i, "v", prefix + (i + 100), "w")));
+      all.add(c.existsAsync(prefix + i, prefix + (i + 100)));
+      all.add(c.delAsync(prefix + (i + 200), prefix + (i + 300)));
+      all.add(c.pipeline().get(keys.get(i % 3)).mget(keys.toArray(new String[0])).executeAsync());
+    }
+    closeWithAllInFlight(c, all, held);
+    for (CompletableFuture<?> f : all) {
+      if (f.isCompletedExceptionally()) assertCancelled(failure(f));
+    }
+    assertThrows(IllegalStateException.class, () -> c.mgetAsync(keys));
     return new WeakReference<>(c);
   }
 

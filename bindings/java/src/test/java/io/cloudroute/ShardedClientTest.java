@@ -173,6 +173,11 @@ class ShardedClientTest {
         assertEquals("v" + ks.get(i), replies.get(20 + i));
       }
       assertInstanceOf(CloudRouteException.ServerErrorException.class, replies.get(40));
+      // Only the cluster client submits pipelines: refused at once, the queue kept.
+      p.get(ks.get(0));
+      assertThrows(InvalidArgumentException.class, p::executeAsync);
+      assertEquals(1, p.size());
+      assertEquals(List.of("v" + ks.get(0)), p.execute());
       assertEquals("vp:3!", new String((byte[]) c.eval(script, List.of("p:3"), List.of("!"))));
       // Keys on two shards: refused before anything is sent.
       String other = null;
