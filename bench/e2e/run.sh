@@ -47,7 +47,8 @@ mkdir -p "$out/raw"
 base=${E2E_BASE_PORT:-8301}
 # JVM clients (bench/e2e/jvm, run by its Java driver) and native ones (bench/e2e/native.py:
 # the C client and redis-benchmark) are named here; the rest are driver.py's (clients.py).
-jvm_clients="jedis-pipe jedis-slot-mget jedis-cr lettuce-primary lettuce-lowest-latency lettuce-cr
+jvm_clients="jedis-pipe jedis-slot-mget jedis-cr lettuce-primary lettuce-lowest-latency
+  lettuce-replica-preferred lettuce-cr
   crjava-local"
 native_clients="c-local c-master c-local-get c-master-get rb-get"
 all_clients="cr-local cr-local-rf cr-adapter cr-master glide-az-rp glide-az glide-prefer-replica

@@ -16,7 +16,8 @@
 # they use 8961-8989), JEDIS_VERSION / LETTUCE_VERSION (the client
 # versions the adapters are tested with; defaults in bindings/java/clients/pom.xml),
 # CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis test, default
-# 7.5.3; "" for none), MVN (default mvn).
+# 7.5.3; "" for none), CR_JAVA_LETTUCE_ALSO (more Lettuce versions for the non-destructive
+# Lettuce tests, default 6.8.1.RELEASE; "" for none), MVN (default mvn).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 harness="$root/scripts/redis-harness.sh"
@@ -108,6 +109,21 @@ for v in ${CR_JAVA_JEDIS_ALSO-7.5.3}; do
     grep -E '^\[ERROR\]' "$log.jedis-$v" | head -20
     exit "$status"
   fi
+done
+# The Lettuce adapter's tests that leave the clusters as they are, on Lettuce's other major.
+also() { # NAME PROPERTY VERSION TESTS: one more client version, those tests only
+  local t=$SECONDS
+  "${mvn[@]}" -f clients/pom.xml "-D$2=$3" -Dtest="$4" test >"$log.$1-$3" 2>&1 9>&- || status=$?
+  echo "== bindings/java/clients with ${1^} $3 ($((SECONDS - t)) s)"
+  summary "$log.$1-$3"
+  if ((status != 0)); then
+    grep -E '^\[ERROR\]' "$log.$1-$3" | head -20
+    exit "$status"
+  fi
+}
+for v in ${CR_JAVA_LETTUCE_ALSO-6.8.1.RELEASE}; do
+  also lettuce lettuce.version "$v" \
+    'LettuceReadFromTest#readsLand*+asyncAndReactive*+aSpreading*+weights*'
 done
 
 exit "$status"

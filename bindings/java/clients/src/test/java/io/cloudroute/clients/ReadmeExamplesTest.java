@@ -10,15 +10,20 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisCluster;
 
 /**
- * The README's Jedis and Lettuce examples, line for line (tests/readme/snippets.py fails when the
+ * The README's Jedis, Lettuce and Spring Data Redis examples, line for line (tests/readme/snippets.py fails when the
  * README and this file differ; the README's seed 127.0.1.1, 7001 is SEED_HOST, SEED_PORT here),
  * run against the harness cluster: the example's SET reaches the master, its one GET a cloud-A
  * node.
@@ -61,16 +66,40 @@ class ReadmeExamplesTest {
     String[] first = env.get("SEEDS").split(",")[0].split(":");
     final String SEED_HOST = first[0];
     final int SEED_PORT = Integer.parseInt(first[1]);
+    final String SEEDS = SEED_HOST + ":" + SEED_PORT;
     check(env, () -> {
       // README snippet java-lettuce
       RedisClusterClient lettuce = RedisClusterClient.create(RedisURI.create(SEED_HOST, SEED_PORT));
       try (Config config = new Config().localCidr("127.0.1.0/24");
+          CloudRouteReadFrom readFrom = CloudRouteReadFrom.connect(SEEDS, config).attach(lettuce);
           StatefulRedisClusterConnection<String, String> connection = lettuce.connect()) {
-        connection.setReadFrom(CloudRouteReadFrom.readFrom(config));
+        connection.setReadFrom(readFrom);
         connection.sync().set("user:1000", "alice");
         System.out.println(connection.sync().get("user:1000")); // read in cloud A
       } finally {
         lettuce.shutdown();
+      }
+    });
+  }
+
+  @Test
+  void spring() {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_CLUSTER_ENV");
+    String[] first = env.get("SEEDS").split(",")[0].split(":");
+    final String SEEDS = first[0] + ":" + first[1];
+    check(env, () -> {
+      // README snippet java-spring
+      try (Config config = new Config().localCidr("127.0.1.0/24");
+          CloudRouteReadFrom readFrom = CloudRouteReadFrom.connect(SEEDS, config)) {
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(
+            new RedisClusterConfiguration(List.of(SEEDS)),
+            LettuceClientConfiguration.builder().readFrom(readFrom).build());
+        factory.afterPropertiesSet();
+        readFrom.attach((RedisClusterClient) factory.getRequiredNativeClient());
+        StringRedisTemplate redis = new StringRedisTemplate(factory);
+        redis.opsForValue().set("user:1000", "alice");
+        System.out.println(redis.opsForValue().get("user:1000")); // read in cloud A
+        factory.destroy();
       }
     });
   }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -54,7 +55,9 @@ final class JvmClients {
     CLIENTS.put("jedis-cr", "Jedis 7.1.0 + CloudRouteClusterProvider policy=local, one MGET per slot");
     CLIENTS.put("lettuce-primary", "Lettuce 7.0.0 ReadFrom.UPSTREAM (default), async mget");
     CLIENTS.put("lettuce-lowest-latency", "Lettuce 7.0.0 ReadFrom.LOWEST_LATENCY, async mget");
-    CLIENTS.put("lettuce-cr", "Lettuce 7.0.0 + CloudRouteReadFrom policy=local, async mget");
+    CLIENTS.put(
+        "lettuce-replica-preferred", "Lettuce 7.0.0 ReadFrom.REPLICA_PREFERRED, async mget");
+    CLIENTS.put("lettuce-cr", "Lettuce 7.0.0 + CloudRouteReadFrom policy=local (live view), async mget");
     CLIENTS.put("crjava-local", "cloudroute Java Client (JNI) policy=local, mget");
   }
 
@@ -88,12 +91,15 @@ final class JvmClients {
           return jedisSlotMget(new JedisCluster(p, 5, Duration.ofSeconds(10)));
         }
       case "lettuce-primary":
-        return lettuce(env, ReadFrom.UPSTREAM);
+        return lettuce(env, client -> ReadFrom.UPSTREAM, () -> {});
       case "lettuce-lowest-latency":
-        return lettuce(env, ReadFrom.LOWEST_LATENCY);
+        return lettuce(env, client -> ReadFrom.LOWEST_LATENCY, () -> {});
+      case "lettuce-replica-preferred":
+        return lettuce(env, client -> ReadFrom.REPLICA_PREFERRED, () -> {});
       case "lettuce-cr":
         try (Config c = crConfig(env, Policy.LOCAL)) {
-          return lettuce(env, CloudRouteReadFrom.readFrom(c));
+          CloudRouteReadFrom rf = CloudRouteReadFrom.connect(env.get("CLOUD_A_NODES"), c);
+          return lettuce(env, rf::attach, rf::close);
         }
       case "crjava-local":
         try (Config c = crConfig(env, Policy.LOCAL)) {
@@ -172,7 +178,8 @@ final class JvmClients {
    * in Lettuce 7 but still how it follows one).
    */
   @SuppressWarnings("deprecation")
-  private static Reader lettuce(Map<String, String> env, ReadFrom readFrom) {
+  private static Reader lettuce(
+      Map<String, String> env, Function<RedisClusterClient, ReadFrom> readFrom, Runnable after) {
     HostAndPort s = seed(env);
     RedisClusterClient client = RedisClusterClient.create(RedisURI.Builder
         .redis(s.getHost(), s.getPort()).withTimeout(Duration.ofMillis(TIMEOUT_MS)).build());
@@ -183,7 +190,7 @@ final class JvmClients {
             .build())
         .build());
     StatefulRedisClusterConnection<String, String> conn = client.connect();
-    conn.setReadFrom(readFrom);
+    conn.setReadFrom(readFrom.apply(client));
     return reader(keys -> {
       List<KeyValue<String, String>> kvs =
           conn.async().mget(keys.toArray(new String[0])).get(2L * TIMEOUT_MS, TimeUnit.MILLISECONDS);
@@ -193,6 +200,7 @@ final class JvmClients {
     }, () -> {
       conn.close();
       client.shutdown();
+      after.run();
     });
   }
 }
