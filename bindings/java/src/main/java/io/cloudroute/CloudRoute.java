@@ -83,9 +83,9 @@ public final class CloudRoute {
 
   /**
    * The slot of key[off .. off+len) computed in Java (bounds already checked): the checksum of the
-   * hash tag — the bytes between the first '{' and the first '}' after it, when not empty — else
-   * of the whole key, as Redis Cluster defines it. Package-private for the tests that hold it to
-   * the C library's answer.
+   * hash tag — the bytes between the first '{' and the first '}' after it, when not empty — else of
+   * the whole key, as Redis Cluster defines it. Package-private for the tests that hold it to the C
+   * library's answer.
    */
   static int shortSlot(byte[] key, int off, int len) {
     int start = off;

@@ -68,9 +68,9 @@ class KeyslotTest {
   }
 
   /**
-   * A String is hashed as its UTF-8 bytes (an unpaired surrogate as '?', as String.getBytes
-   * writes it) on every path: ASCII ones of up to SHORT_KEY_MAX characters in Java from the
-   * characters, other short ones in Java from their bytes, long ones in C.
+   * A String is hashed as its UTF-8 bytes (an unpaired surrogate as '?', as String.getBytes writes
+   * it) on every path: ASCII ones of up to SHORT_KEY_MAX characters in Java from the characters,
+   * other short ones in Java from their bytes, long ones in C.
    */
   @Test
   void stringPathsHashTheUtf8Bytes() {
@@ -89,7 +89,8 @@ class KeyslotTest {
         String key = b.toString();
         byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
         int want = CloudRoute.keyslotBytes(utf8, 0, utf8.length);
-        String what = "key " + key.codePoints().boxed().collect(java.util.stream.Collectors.toList());
+        String what =
+            "key " + key.codePoints().boxed().collect(java.util.stream.Collectors.toList());
         assertEquals(want, CloudRoute.keyslot(key), what);
         assertEquals(want, CloudRoute.keyslotString(key), what);
         assertEquals(want, CloudRoute.keyslot(utf8), what);
