@@ -61,6 +61,7 @@ public class KeyslotBench {
     return JedisClusterCRC16.getSlot(text);
   }
 
+  /** CloudRoute.keyslot(String): in Java up to SHORT_KEY_MAX characters, through JNI beyond. */
   @Benchmark
   public int jniString() {
     return CloudRoute.keyslot(text);
@@ -71,6 +72,7 @@ public class KeyslotBench {
     return JedisClusterCRC16.getSlot(bytes);
   }
 
+  /** CloudRoute.keyslot(byte[]): in Java up to SHORT_KEY_MAX bytes, through JNI beyond. */
   @Benchmark
   public int jniBytes() {
     return CloudRoute.keyslot(bytes);
