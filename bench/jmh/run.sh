@@ -5,6 +5,7 @@
 # skipped) into the repository's .m2/, builds the benchmarks, runs JMH.
 # Extra arguments go to JMH (e.g. a regex of benchmarks, -prof gc). The run's shape is
 # JMH_OPTS, default "-f 1 -wi 3 -w 1s -i 5 -r 1s" (1 fork, 3 x 1 s warm-up, 5 x 1 s).
+# Medians and ratios to Jedis: add "-rf json -rff FILE", then bench/jmh/ratios.py FILE.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 mvn=(${MVN:-mvn} -B -q "-Dmaven.repo.local=$root/.m2")

@@ -19,7 +19,7 @@
   the Java CloudRouteException itself.
 
   Asynchronous calls (command-async, fetch-async, store-async!, incr-async!, mget-async,
-  mset-async!, pipeline-async ...) return a
+  mset-async!, pipeline-async ...; the single-key ones on the Sentinel client too) return a
   java.util.concurrent.CompletableFuture at once (deref-able: @f, (deref f ms nil)), with no
   thread per call; it fails with the same ex-info (deref throws an ExecutionException whose
   cause it is)."
@@ -491,36 +491,50 @@
                                           (ex cause)
                                           cause)))))))))
 
+;; The single-key ones take a cluster client or a Sentinel client; the multi-key forms and the
+;; pipelines a cluster client.
+
 (defn command-async
-  "command without waiting: a CompletableFuture of the reply (bulk strings as byte arrays).
-  Bad arguments and a closed client throw at once; everything else fails the future."
-  [^Client c access & args]
-  (checked (async (.commandAsync c (case access :write Access/WRITE :auto Access/AUTO Access/READ)
-                                 (int (if (= access :auto) 0 1)) (object-array args))
-                  identity)))
+  "command without waiting: a CompletableFuture of the reply (bulk strings as byte arrays), on a
+  cluster or Sentinel client (a Sentinel client refuses :auto, as command does). Bad arguments
+  and a closed client throw at once; everything else fails the future."
+  [c access & args]
+  (checked (on-client [c c [Client SentinelClient]]
+             (async (.commandAsync c (case access :write Access/WRITE :auto Access/AUTO Access/READ)
+                                   (int (if (= access :auto) 0 1)) (object-array args))
+                    identity))))
 
 (defn fetch-async "fetch without waiting: a future of the String value (nil when none)."
-  [^Client c k]
-  (checked (async (.commandAsync c Access/READ (int 1) (object-array ["GET" k])) utf8)))
+  [c k]
+  (checked (on-client [c c [Client SentinelClient]]
+             (async (.commandAsync c Access/READ (int 1) (object-array ["GET" k])) utf8))))
 
 (defn store-async!
   "store! without waiting: a future of nil once SET k v (PX ttl-ms) was applied."
-  ([^Client c k v] (checked (async (.setAsync c k v) identity)))
-  ([^Client c k v ttl-ms] (checked (async (.setAsync c k v (long ttl-ms)) identity))))
+  ([c k v] (checked (on-client [c c [Client SentinelClient]] (async (.setAsync c k v) identity))))
+  ([c k v ttl-ms]
+   (checked (on-client [c c [Client SentinelClient]]
+              (async (.setAsync c k v (long ttl-ms)) identity)))))
 
 (defn incr-async! "INCRBY k by (1) without waiting: a future of the new value."
-  ([^Client c k] (incr-async! c k 1))
-  ([^Client c ^String k by] (checked (async (.incrByAsync c k (long by)) identity))))
+  ([c k] (incr-async! c k 1))
+  ([c ^String k by]
+   (checked (on-client [c c [Client SentinelClient]] (async (.incrByAsync c k (long by)) identity)))))
 (defn del-async!
-  "DEL without waiting: of one key (a future of 1 or 0) or of a collection of keys in any slots
-  (a future of how many existed)."
-  [^Client c k]
-  (checked (async (if (coll? k) (.delAsync c (object-array k)) (.delAsync c ^String k)) identity)))
+  "DEL without waiting: of one key (a future of 1 or 0) or, on a cluster client, of a collection
+  of keys in any slots (a future of how many existed)."
+  [c k]
+  (checked (async (if (coll? k)
+                    (on-client [c c [Client]] (.delAsync c (object-array k)))
+                    (on-client [c c [Client SentinelClient]] (.delAsync c ^String k)))
+                  identity)))
 (defn exists-async
-  "EXISTS without waiting: of one key (a future of 1 or 0) or of a collection of keys in any
-  slots (a future of how many exist, a key named twice counting twice)."
-  [^Client c k]
-  (checked (async (if (coll? k) (.existsAsync c (object-array k)) (.existsAsync c ^String k))
+  "EXISTS without waiting: of one key (a future of 1 or 0) or, on a cluster client, of a
+  collection of keys in any slots (a future of how many exist, a key named twice counting twice)."
+  [c k]
+  (checked (async (if (coll? k)
+                    (on-client [c c [Client]] (.existsAsync c (object-array k)))
+                    (on-client [c c [Client SentinelClient]] (.existsAsync c ^String k)))
                   identity)))
 (defn mget-async
   "mget without waiting: a future of the values of keys in any slots as Strings (nil when none),
@@ -532,10 +546,11 @@
   slots: a failed slot fails the future, others may have been written)."
   [^Client c m]
   (checked (async (.msetAsync c ^java.util.Map m) identity)))
-(defn hget-async [^Client c ^String k ^String f] (checked (async (.hgetAsync c k f) identity)))
+(defn hget-async [c ^String k ^String f]
+  (checked (on-client [c c [Client SentinelClient]] (async (.hgetAsync c k f) identity))))
 (defn hset-async! "HSET k f v without waiting: a future of the fields added."
-  [^Client c ^String k ^String f ^String v]
-  (checked (async (.hsetAsync c k f v) identity)))
+  [c ^String k ^String f ^String v]
+  (checked (on-client [c c [Client SentinelClient]] (async (.hsetAsync c k f v) identity))))
 
 ;; ---- pipelines
 
@@ -725,13 +740,34 @@
 
 ;; ---------------------------------------------------------------- pre-sharded and Sentinel clients
 
+(defmacro ^:private tls-and-hedging!
+  "Applies the keys :tls :tls-verify :tls-ca-file :tls-ca-dir :tls-cert-file :tls-key-file
+  :tls-server-name :hedge-mode :hedge-delay-ms :hedge-min-delay-ms :hedge-budget-percent
+  :hedge-percentile of the option map opts to o, an options object of class cls (whose setters
+  of these fields are named alike)."
+  [cls o opts]
+  (let [t (with-meta (gensym "o") {:tag cls})]
+    `(let [~t ~o
+           {:keys [~'tls ~'tls-verify ~'tls-ca-file ~'tls-ca-dir ~'tls-cert-file ~'tls-key-file
+                   ~'tls-server-name ~'hedge-mode ~'hedge-delay-ms ~'hedge-min-delay-ms
+                   ~'hedge-budget-percent ~'hedge-percentile]} ~opts]
+       (when (some? ~'tls)
+         (.tls ~t (boolean ~'tls) (if (some? ~'tls-verify) (boolean ~'tls-verify) true)))
+       (when (or ~'tls-ca-file ~'tls-ca-dir) (.tlsCa ~t ~'tls-ca-file ~'tls-ca-dir))
+       (when (or ~'tls-cert-file ~'tls-key-file) (.tlsClientCert ~t ~'tls-cert-file ~'tls-key-file))
+       (when ~'tls-server-name (.tlsServerName ~t ~'tls-server-name))
+       (when ~'hedge-mode (.hedgeMode ~t (hedge-mode ~'hedge-mode)))
+       (when ~'hedge-delay-ms (.hedgeDelayMs ~t (int ~'hedge-delay-ms)))
+       (when ~'hedge-min-delay-ms (.hedgeMinDelayMs ~t (int ~'hedge-min-delay-ms)))
+       (when ~'hedge-budget-percent (.hedgeBudgetPercent ~t (int ~'hedge-budget-percent)))
+       (when ~'hedge-percentile (.hedgePercentile ~t (double ~'hedge-percentile)))
+       ~t)))
+
 (defn- sharded-options
   "ShardedOptions from the option map of `sharded-client` (every key optional)."
   ^ShardedOptions [{:keys [connect-timeout-ms command-timeout-ms pool-size pool-idle-ms max-retries
                            retry-backoff-ms tcp-keepalive-s tcp-user-timeout-ms username password
-                           client-name db tls tls-verify tls-ca-file tls-ca-dir tls-cert-file
-                           tls-key-file tls-server-name hedge-mode hedge-delay-ms
-                           hedge-min-delay-ms hedge-budget-percent hedge-percentile]}]
+                           client-name db] :as opts}]
   (let [o (ShardedOptions.)]
     (when connect-timeout-ms (.connectTimeoutMs o (int connect-timeout-ms)))
     (tier-timeouts! command-timeout-ms #(.commandTimeoutMs o (int %))
@@ -745,16 +781,7 @@
     (when (or username password) (.auth o username password))
     (when client-name (.clientName o client-name))
     (when db (.db o (int db)))
-    (when (some? tls) (.tls o (boolean tls) (if (some? tls-verify) (boolean tls-verify) true)))
-    (when (or tls-ca-file tls-ca-dir) (.tlsCa o tls-ca-file tls-ca-dir))
-    (when (or tls-cert-file tls-key-file) (.tlsClientCert o tls-cert-file tls-key-file))
-    (when tls-server-name (.tlsServerName o tls-server-name))
-    (when hedge-mode (.hedgeMode o (cloudroute.core/hedge-mode hedge-mode)))
-    (when hedge-delay-ms (.hedgeDelayMs o (int hedge-delay-ms)))
-    (when hedge-min-delay-ms (.hedgeMinDelayMs o (int hedge-min-delay-ms)))
-    (when hedge-budget-percent (.hedgeBudgetPercent o (int hedge-budget-percent)))
-    (when hedge-percentile (.hedgePercentile o (double hedge-percentile)))
-    o))
+    (tls-and-hedging! ShardedOptions o opts)))
 
 (defn- servers-list
   "servers as ShardedClient takes them: \"host:port\" or a vector [master replica ...] each."
@@ -800,28 +827,44 @@
 (defn- sentinel-options
   "SentinelOptions from the option map of `sentinel-client` (every key optional)."
   ^SentinelOptions [{:keys [connect-timeout-ms command-timeout-ms sentinel-timeout-ms
-                            reask-interval-ms pool-size max-retries retry-backoff-ms username
-                            password sentinel-username sentinel-password client-name db]}]
+                            reask-interval-ms pool-size pool-idle-ms max-retries retry-backoff-ms
+                            tcp-keepalive-s tcp-user-timeout-ms failures-before-refresh
+                            refresh-min-gap-ms username password sentinel-username
+                            sentinel-password client-name db async-executor] :as opts}]
   (let [o (SentinelOptions.)]
     (when connect-timeout-ms (.connectTimeoutMs o (int connect-timeout-ms)))
-    (when command-timeout-ms (.commandTimeoutMs o (int command-timeout-ms)))
+    (tier-timeouts! command-timeout-ms #(.commandTimeoutMs o (int %))
+                    #(.commandTimeoutMs o ^Tier %1 (int %2)))
     (when sentinel-timeout-ms (.sentinelTimeoutMs o (int sentinel-timeout-ms)))
     (when reask-interval-ms (.reaskIntervalMs o (int reask-interval-ms)))
     (when pool-size (.poolSize o (int pool-size)))
+    (when pool-idle-ms (.poolIdleMs o (int pool-idle-ms)))
     (when max-retries (.maxRetries o (int max-retries)))
     (when retry-backoff-ms (.retryBackoffMs o (int retry-backoff-ms)))
+    (when tcp-keepalive-s (.tcpKeepaliveS o (int tcp-keepalive-s)))
+    (when tcp-user-timeout-ms (.tcpUserTimeoutMs o (int tcp-user-timeout-ms)))
+    (when failures-before-refresh (.failuresBeforeRefresh o (int failures-before-refresh)))
+    (when refresh-min-gap-ms (.refreshMinGapMs o (int refresh-min-gap-ms)))
     (when (or username password) (.auth o username password))
     (when (or sentinel-username sentinel-password) (.sentinelAuth o sentinel-username sentinel-password))
     (when client-name (.clientName o client-name))
     (when db (.db o (int db)))
-    o))
+    (when async-executor (.asyncExecutor o ^Executor async-executor))
+    (tls-and-hedging! SentinelOptions o opts)))
 
 (defn sentinel-client
   "A client for the Sentinel masters names (group i is (names i)), asked through sentinels
   (\"host:port,...\"); ring (a Ring or a ring map with (count names) shards) places the keys.
-  cfg as for `client`; opts, all optional: :connect-timeout-ms :command-timeout-ms
-  :sentinel-timeout-ms :reask-interval-ms :pool-size :max-retries :retry-backoff-ms :username
-  :password :sentinel-username :sentinel-password :client-name :db. Its batches (mget, mset!,
+  cfg as for `client`; opts, all optional: :connect-timeout-ms :command-timeout-ms (ms, or
+  {:local 200 :other-cloud 1000 ...}) :sentinel-timeout-ms :reask-interval-ms :pool-size
+  :pool-idle-ms :max-retries :retry-backoff-ms :tcp-keepalive-s :tcp-user-timeout-ms
+  :failures-before-refresh :refresh-min-gap-ms :username :password :sentinel-username
+  :sentinel-password :client-name :db, TLS to the sentinels and the data nodes (:tls true
+  :tls-verify :tls-ca-file :tls-ca-dir :tls-cert-file :tls-key-file :tls-server-name), hedged
+  reads (:hedge-mode :hedge-delay-ms :hedge-min-delay-ms :hedge-budget-percent
+  :hedge-percentile) and :async-executor, as for `client`. Its single-key asynchronous calls
+  (command-async, fetch-async, store-async!, incr-async!, del-async!, exists-async, hget-async,
+  hset-async! of one key) are the cluster client's. Its batches (mget, mset!,
   del!, exists) send one command per group, every group at once; when a group fails they
   throw ex-info with :cloudroute/failed-keys and :cloudroute/results (the other keys' writes
   stand: a batch is not a transaction)."

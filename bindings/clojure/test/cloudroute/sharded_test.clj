@@ -171,3 +171,43 @@
                             (keep-indexed #(when (= 1 (cr/locate c (ks %1))) %2) (:cloudroute/results data))))
                 (is (= (count (groups 0)) (cr/del! c (groups 0))))))))))
     (println "sentinel-batches: CR_JAVA_SENTINEL_ENV not set (tests/java/run.sh sets it); skipped")))
+
+(deftest sentinel-async-and-options
+  (testing "TLS and hedging options reach the library (refused by name before any sentinel is asked)"
+    (let [refused (fn [opts]
+                    (try (with-open [_ (cr/sentinel-client "127.0.0.1:1" ["a"] {:shards ["a"]} nil
+                                                           (merge {:connect-timeout-ms 500} opts))]
+                           nil)
+                         (catch clojure.lang.ExceptionInfo e (ex-data e))))]
+      (is (= :connection (:cloudroute/kind (refused {:tls false :tls-ca-file "/nonexistent/ca.pem"}))))
+      (let [d (refused {:tls true :tls-ca-file "/nonexistent/ca.pem"})]
+        (is (= :einval (:cloudroute/status d)) (pr-str d)))
+      (is (= :einval (:cloudroute/status (refused {:hedge-mode :fixed :hedge-delay-ms 0}))))
+      (is (= :connection (:cloudroute/kind (refused {:hedge-mode :adaptive :hedge-percentile 99.5
+                                                      :command-timeout-ms {:other-cloud 3000}}))))))
+  (if-let [env (harness-env "CR_JAVA_SENTINEL_ENV")]
+    (let [names (str/split (env "SENTINEL_MASTER_NAMES") #",")]
+      (with-open [c (cr/sentinel-client (env "SENTINELS") names {:algo :murmur :shards names}
+                                        {:local-cidrs ["127.0.1.0/24"] :policy :master}
+                                        {:command-timeout-ms 2000 :hedge-mode :fixed
+                                         :hedge-delay-ms 50})]
+        (let [ks (mapv #(str "clj:sa:" (System/nanoTime) ":" %) (range 50))]
+          (testing "single-key calls without waiting, over both groups"
+            (is (= #{0 1} (set (map #(cr/locate c %) ks))))
+            (run! deref (mapv #(cr/store-async! c % (str % "!")) ks))
+            (is (= (mapv #(str % "!") ks) (mapv deref (mapv #(cr/fetch-async c %) ks))))
+            (is (= 3 @(cr/incr-async! c (str (first ks) ":n") 3)))
+            (is (= 1 @(cr/exists-async c (first ks))))
+            (is (= 1 @(cr/hset-async! c (str (first ks) ":h") "f" "x")))
+            (is (= "x" @(cr/hget-async c (str (first ks) ":h") "f")))
+            (is (= "OK" @(cr/command-async c :write "SET" (str (first ks) ":n") "x"))))
+          (testing "failures: the future's ex-info, :auto and batches refused at once"
+            (let [e (try @(cr/incr-async! c (str (first ks) ":n")) nil
+                         (catch java.util.concurrent.ExecutionException e (.getCause e)))]
+              (is (= :server-error (:cloudroute/kind (ex-data e))) (pr-str e)))
+            (is (thrown? clojure.lang.ExceptionInfo (cr/command-async c :auto "GET" (first ks))))
+            (is (thrown? IllegalArgumentException (cr/del-async! c ks))))
+          (is (= 1 @(cr/del-async! c (str (first ks) ":n"))))
+          (is (= 1 @(cr/del-async! c (str (first ks) ":h"))))
+          (is (= (count ks) (cr/del! c ks))))))
+    (println "sentinel-async-and-options: CR_JAVA_SENTINEL_ENV not set (tests/java/run.sh sets it); skipped")))

@@ -1,8 +1,8 @@
-/* JNI: asynchronous calls of the live client (io.cloudroute.AsyncCall) on
- * cr_client_submit, cr_client_submit_mget / _mset / _del / _exists and
- * cr_pipeline_submit: one mechanism for all of them. No thread per call: the library runs the
- * completion on its engine thread (or one of its few worker threads) — threads the JVM does not
- * know, attached once each as daemons (crj_thread_env) and detached when they end.
+/* JNI: asynchronous calls of the live clients (io.cloudroute.AsyncCall) on
+ * cr_client_submit, cr_sentinel_client_submit, cr_client_submit_mget / _mset
+ * / _del / _exists and cr_pipeline_submit: one mechanism for all of them. No thread per call: the
+ * library runs the completion on its engine thread (or one of its few worker threads) — threads the
+ * JVM does not know, attached once each as daemons (crj_thread_env) and detached when they end.
  *
  * Each call's AsyncCall is held by a global reference from the submit to its
  * completion: the completion converts the reply to Java objects, calls
@@ -14,6 +14,7 @@
 #include "jni_reply.h"
 
 #define CLIENT(h) ((cr_client *)CRJ_PTR(h))
+#define SENTINEL(h) ((cr_sentinel_client *)CRJ_PTR(h))
 
 /* AsyncCall and its static done(Object call, int status, Object value,
  * byte[] message), set by AsyncCall's static initializer (init0). */
@@ -138,11 +139,12 @@ static void submitted(JNIEnv *env, cr_status st, jobject ref) {
 }
 
 /* Submits a command on one key (args[key_index]; access as Client.command,
- * CR_ACCESS_AUTO included); call (an AsyncCall) is completed once, later.
- * Throws (and call is never completed) when the arguments or the library
- * refuse the submit. */
-JNIEXPORT void JNICALL Java_io_cloudroute_AsyncCall_submit0(JNIEnv *env, jclass cls, jlong h,
-                                                            jint timeout_ms, jint access,
+ * CR_ACCESS_AUTO included, which a Sentinel client refuses) on client h
+ * (kind 0: a cluster client, 1: a Sentinel client); call (an AsyncCall) is
+ * completed once, later. Throws (and call is never completed) when the
+ * arguments or the library refuse the submit. */
+JNIEXPORT void JNICALL Java_io_cloudroute_AsyncCall_submit0(JNIEnv *env, jclass cls, jint kind,
+                                                            jlong h, jint timeout_ms, jint access,
                                                             jint key_index, jobjectArray argv,
                                                             jobject call) {
   if (!crj_need(env, call, "call")) return;
@@ -156,8 +158,11 @@ JNIEXPORT void JNICALL Java_io_cloudroute_AsyncCall_submit0(JNIEnv *env, jclass 
     crj_args_free(&a);
     return;
   }
-  cr_status st = cr_client_submit(CLIENT(h), &opts, (cr_access)access, (size_t)key_index, a.n,
-                                  a.ptrs, a.lens, &on_done, ref);
+  cr_status st =
+      kind == 0 ? cr_client_submit(CLIENT(h), &opts, (cr_access)access, (size_t)key_index, a.n,
+                                   a.ptrs, a.lens, &on_done, ref)
+                : cr_sentinel_client_submit(SENTINEL(h), &opts, (cr_access)access,
+                                            (size_t)key_index, a.n, a.ptrs, a.lens, &on_done, ref);
   crj_args_free(&a);
   submitted(env, st, ref);
 }

@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * One asynchronous call of a {@link Client} in flight ({@code cr_client_submit}), and the thread
- * rules of every such call.
+ * One asynchronous call of a {@link Client} or a {@link SentinelClient} in flight ({@code
+ * cr_client_submit}, {@code cr_sentinel_client_submit} ...), and the thread rules of every such
+ * call.
  *
  * <p>The library completes a call on its engine thread (or, for a retry, a redirect or a blocking
  * command, on one of its few worker threads): threads the JVM does not know, attached once each as
@@ -73,11 +74,13 @@ final class AsyncCall<T> implements Runnable {
   }
 
   /**
-   * Submits args (routed by args[keyIndex], access as {@link Client#command}) on client h, whose
-   * in-flight count the caller holds; see {@link #start}.
+   * Submits args (routed by args[keyIndex], access as {@link Client#command}) on client h (kind 0:
+   * a {@link Client}, 1: a {@link SentinelClient}), whose in-flight count the caller holds; see
+   * {@link #start}.
    */
   static <T> CompletableFuture<T> submit(
-      Client client,
+      NativeResource client,
+      int kind,
       long h,
       Executor executor,
       int timeoutMs,
@@ -89,7 +92,7 @@ final class AsyncCall<T> implements Runnable {
         client,
         executor,
         convert,
-        call -> submit0(h, timeoutMs, access.ordinal(), keyIndex, args, call));
+        call -> submit0(kind, h, timeoutMs, access.ordinal(), keyIndex, args, call));
   }
 
   /**
@@ -161,7 +164,7 @@ final class AsyncCall<T> implements Runnable {
   private static native void init0();
 
   private static native void submit0(
-      long h, int timeoutMs, int access, int keyIndex, Object[] args, Object call);
+      int kind, long h, int timeoutMs, int access, int keyIndex, Object[] args, Object call);
 
   /** The multi-key ops of {@link #multi0}. */
   static final int MGET = 0;

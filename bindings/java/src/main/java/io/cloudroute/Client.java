@@ -48,13 +48,11 @@ import java.util.function.Function;
  * once, exceptionally with {@link CloudRouteException.ConnectionException} whose message starts
  * with "cancelled:" (a write already sent may have run).
  */
-public final class Client extends NativeResource implements KeyCommands {
+public final class Client extends AsyncKeyClient implements KeyCommands {
   private final Router router;
-  private final Executor asyncExecutor; // null: AsyncCall's default pool
 
   private Client(long ptr, Executor asyncExecutor) {
-    super(ptr, KIND_CLIENT);
-    this.asyncExecutor = asyncExecutor;
+    super(ptr, KIND_CLIENT, 0, asyncExecutor);
     long r = acquire();
     try {
       router = new Router(router0(r), this);
@@ -423,72 +421,8 @@ public final class Client extends NativeResource implements KeyCommands {
     return run(Command.zrank(key, member));
   }
 
-  // ---- asynchronous calls (see the class comment; AsyncCall) -------------------------------
-
-  /**
-   * Any command on one key, routed by args[keyIndex] as {@link #command(Access, int, Object...)}
-   * ({@link Access#AUTO} included: a client's first AUTO call reads the server's command table
-   * before it returns), without waiting: the future gets its reply as command returns it.
-   */
-  public CompletableFuture<Object> commandAsync(Access access, int keyIndex, Object... args) {
-    return commandAsync(null, access, keyIndex, args);
-  }
-
-  /** commandAsync with call options (null: none): a timeout of its own, as command's. */
-  public CompletableFuture<Object> commandAsync(
-      CallOptions options, Access access, int keyIndex, Object... args) {
-    return submit(options, access, keyIndex, args, Function.identity());
-  }
-
-  /** GET without waiting; null when the key does not exist. */
-  public CompletableFuture<byte[]> getAsync(byte[] key) {
-    return submit(null, Access.READ, 1, new Object[] {"GET", key}, v -> (byte[]) v);
-  }
-
-  /** GET of a String key without waiting, the value decoded as UTF-8. */
-  public CompletableFuture<String> getAsync(String key) {
-    return submit(null, Access.READ, 1, new Object[] {"GET", key}, Command::text);
-  }
-
-  /** SET key value (String or byte[]) without waiting. */
-  public CompletableFuture<Void> setAsync(Object key, Object value) {
-    return submit(null, Access.WRITE, 1, new Object[] {"SET", key, value}, v -> null);
-  }
-
-  /** SET key value PX ttlMs without waiting (ttlMs 0: no expiry). */
-  public CompletableFuture<Void> setAsync(Object key, Object value, long ttlMs) {
-    if (ttlMs == 0) return setAsync(key, value);
-    if (ttlMs < 0) throw invalid("negative ttl");
-    Object[] args = {"SET", key, value, "PX", Long.toString(ttlMs)};
-    return submit(null, Access.WRITE, 1, args, v -> null);
-  }
-
-  public CompletableFuture<Long> incrAsync(String key) {
-    return runAsync(Command.incrBy(key, 1));
-  }
-
-  public CompletableFuture<Long> incrByAsync(String key, long by) {
-    return runAsync(Command.incrBy(key, by));
-  }
-
-  /** EXISTS of one key: 1 when it exists, else 0. */
-  public CompletableFuture<Long> existsAsync(String key) {
-    return runAsync(Command.exists(key));
-  }
-
-  /** DEL of one key: 1 when it existed, else 0. */
-  public CompletableFuture<Long> delAsync(String key) {
-    return runAsync(Command.del(key));
-  }
-
-  public CompletableFuture<String> hgetAsync(String key, String field) {
-    return runAsync(Command.hget(key, field));
-  }
-
-  /** HSET key field value: fields added. */
-  public CompletableFuture<Long> hsetAsync(String key, String field, String value) {
-    return runAsync(Command.hset(key, Collections.singletonMap(field, value)));
-  }
+  // ---- asynchronous calls (see the class comment; AsyncCall; the single-key ones are
+  // AsyncKeyClient's, shared with SentinelClient) ----------------------------------------------
 
   /**
    * MGET of keys in any slots without waiting, as {@link #mget}: split by slot, every node's share
@@ -540,32 +474,7 @@ public final class Client extends NativeResource implements KeyCommands {
     long p = acquire();
     try {
       return AsyncCall.start(
-          this, asyncExecutor, convert, call -> AsyncCall.multi0(p, op, keys, values, call));
-    } finally {
-      release();
-    }
-  }
-
-  /** The executor of this client's asynchronous calls (null: AsyncCall's default pool). */
-  Executor asyncExecutor() {
-    return asyncExecutor;
-  }
-
-  private <T> CompletableFuture<T> runAsync(Command<T> c) {
-    return submit(null, c.access, c.keyIndex, c.args, c::convert);
-  }
-
-  private <T> CompletableFuture<T> submit(
-      CallOptions options,
-      Access access,
-      int keyIndex,
-      Object[] args,
-      Function<Object, ? extends T> convert) {
-    if (access == null) throw invalid("access is null");
-    long p = acquire();
-    try {
-      return AsyncCall.submit(
-          this, p, asyncExecutor, timeout(options), access, keyIndex, args, convert);
+          this, asyncExecutor(), convert, call -> AsyncCall.multi0(p, op, keys, values, call));
     } finally {
       release();
     }

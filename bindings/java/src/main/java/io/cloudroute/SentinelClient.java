@@ -3,6 +3,8 @@ package io.cloudroute;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 /**
  * Shard groups kept current by Redis Sentinel: one group per Sentinel master name, keys placed by a
@@ -12,12 +14,22 @@ import java.util.Map;
  * any number of threads. Replies as {@link Client#command}; {@code read}, {@code write}, {@code
  * get} and {@code set} (reads on the group's instances nearest first, writes on its master) are
  * {@link KeyCommands}'.
+ *
+ * <p>Asynchronous single-key calls ({@link #commandAsync}, {@link #getAsync}, {@link #setAsync},
+ * {@link #incrAsync}, {@link #hgetAsync} ...) are {@link Client}'s, on {@code
+ * cr_sentinel_client_submit}: a {@link CompletableFuture} at once, no thread per call, completed on
+ * {@link SentinelOptions#asyncExecutor} (by default a small shared pool of daemon threads, never
+ * the library's engine thread), with the routing, retries and exceptions of {@link #command};
+ * {@link Access#AUTO} is refused at once, as by command. Closing the client with calls in flight
+ * completes each of their futures once, exceptionally with {@link
+ * CloudRouteException.ConnectionException} whose message starts with "cancelled:". The batches have
+ * no asynchronous form.
  */
-public final class SentinelClient extends NativeResource implements KeyCommands {
+public final class SentinelClient extends AsyncKeyClient implements KeyCommands {
   private final ShardGroups groups;
 
-  private SentinelClient(long ptr) {
-    super(ptr, KIND_SENTINEL);
+  private SentinelClient(long ptr, Executor asyncExecutor) {
+    super(ptr, KIND_SENTINEL, 1, asyncExecutor);
     long p = acquire();
     try {
       groups = new ShardGroups(groups0(p), this);
@@ -38,7 +50,8 @@ public final class SentinelClient extends NativeResource implements KeyCommands 
       return new SentinelClient(
           Config.copyInto(
               config,
-              c -> create(c, options.u32, options.u64, options.strings, r, groupNames, sentinels)));
+              c -> create(c, options.u32, options.u64, options.strings, r, groupNames, sentinels)),
+          options.asyncExecutor);
     } finally {
       ring.release();
     }

@@ -1,15 +1,18 @@
 package io.cloudroute;
 
+import static io.cloudroute.AsyncTesting.assertCancelled;
+import static io.cloudroute.AsyncTesting.assertCollected;
+import static io.cloudroute.AsyncTesting.await;
+import static io.cloudroute.AsyncTesting.closeWithAllInFlight;
+import static io.cloudroute.AsyncTesting.failure;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.cloudroute.CloudRouteException.ConnectionException;
+import io.cloudroute.AsyncTesting.RecordingExecutor;
 import io.cloudroute.CloudRouteException.InvalidArgumentException;
 import io.cloudroute.CloudRouteException.ServerErrorException;
 import java.lang.ref.WeakReference;
@@ -20,14 +23,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -80,16 +77,6 @@ class AsyncClientTest {
           return true;
         },
         "the local replicas hold every value written");
-  }
-
-  private static <T> T await(CompletableFuture<T> f) throws Exception {
-    return f.get(10, TimeUnit.SECONDS);
-  }
-
-  /** The exception a future failed with (ExecutionException's cause). */
-  private static Throwable failure(CompletableFuture<?> f) throws Exception {
-    ExecutionException e = assertThrows(ExecutionException.class, () -> await(f));
-    return e.getCause();
   }
 
   @Test
@@ -298,30 +285,9 @@ class AsyncClientTest {
     assertEquals(Collections.singletonList(null), pipelined.getNow(null));
 
     // An executor of the caller's: the library's threads only hand the completions over.
-    Set<Thread> pool = ConcurrentHashMap.newKeySet();
-    Set<Thread> handedOverBy = ConcurrentHashMap.newKeySet();
-    Set<Thread> completedOn = ConcurrentHashMap.newKeySet();
-    ExecutorService threads =
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "test-async");
-              pool.add(t);
-              return t;
-            });
-    try (Client c =
-        connect(
-            env,
-            new ClientOptions()
-                .asyncExecutor(
-                    r -> {
-                      handedOverBy.add(Thread.currentThread());
-                      threads.execute(
-                          () -> {
-                            completedOn.add(Thread.currentThread());
-                            r.run();
-                          });
-                    }))) {
+    RecordingExecutor executor = new RecordingExecutor("test-async");
+    try (executor;
+        Client c = connect(env, new ClientOptions().asyncExecutor(executor))) {
       List<CompletableFuture<String>> gets = new ArrayList<>();
       for (int i = 0; i < 100; i++) gets.add(c.getAsync(env.get("SHARD" + (1 + i % 3) + "_KEY")));
       for (int i = 0; i < 100; i++) {
@@ -345,19 +311,11 @@ class AsyncClientTest {
       }
       blpop = c.commandAsync(Access.WRITE, 1, "BLPOP", waitKey, "0.5");
       ranOn = blpop.handle((v, e) -> Thread.currentThread());
-      assertTrue(pool.contains(await(ranOn)), await(ranOn).getName());
+      assertTrue(executor.pool.contains(await(ranOn)), await(ranOn).getName());
       assertNull(blpop.getNow("not done"));
-    } finally {
-      threads.shutdown();
     }
-    assertFalse(handedOverBy.isEmpty());
-    for (Thread t : handedOverBy) {
-      // The engine (GETs) and a worker (BLPOP): library threads the binding attached.
-      assertEquals("cloudroute-native", t.getName());
-      assertFalse(pool.contains(t));
-      assertNotEquals(Thread.currentThread(), t);
-    }
-    assertTrue(pool.containsAll(completedOn), completedOn.toString());
+    // The engine (GETs) and a worker (BLPOP): library threads the binding attached.
+    executor.assertOnlyHandedOver();
   }
 
   @Test
@@ -395,37 +353,6 @@ class AsyncClientTest {
   void closingWithCallsInFlightCompletesEachFutureOnceAndLeaksNothing() throws Exception {
     WeakReference<Client> gone = closeWithCallsInFlight();
     assertCollected(gone);
-  }
-
-  /** Until the closed client is collected: no call's global reference outlived its completion. */
-  private static void assertCollected(WeakReference<Client> gone) {
-    Poll.until(
-        () -> {
-          System.gc();
-          return gone.get() == null;
-        },
-        "a closed client whose calls all completed is collected (no global reference left)");
-  }
-
-  /**
-   * Closes c with every future of all in flight: each completes once, soon (a BLPOP held is not
-   * waited for), and every one of held fails with a "cancelled:" ConnectionException.
-   */
-  private static void closeWithAllInFlight(
-      Client c, List<CompletableFuture<?>> all, List<CompletableFuture<?>> held) throws Exception {
-    AtomicInteger completions = new AtomicInteger();
-    for (CompletableFuture<?> f : all) f.whenComplete((v, e) -> completions.incrementAndGet());
-    long start = System.nanoTime();
-    c.close();
-    Poll.until(() -> all.stream().allMatch(CompletableFuture::isDone), "every future completed");
-    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close waited the BLPOPs");
-    assertEquals(all.size(), completions.get());
-    for (CompletableFuture<?> f : held) assertCancelled(failure(f));
-  }
-
-  private static void assertCancelled(Throwable e) {
-    assertInstanceOf(ConnectionException.class, e);
-    assertTrue(e.getMessage().startsWith("cancelled:"), e.getMessage());
   }
 
   /** The calls and the close of the test above; returns the closed client, weakly held. */

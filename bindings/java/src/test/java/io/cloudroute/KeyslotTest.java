@@ -3,11 +3,13 @@ package io.cloudroute;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class KeyslotTest {
@@ -18,6 +20,82 @@ class KeyslotTest {
     for (JsonNode c : cases) {
       byte[] key = Vectors.hex(c.get("key_hex").asText());
       assertEquals(c.get("slot").asInt(), CloudRoute.keyslot(key), c.get("key_hex").asText());
+    }
+  }
+
+  /** Short keys are hashed in Java, the rest in C: both answer CLUSTER KEYSLOT's vectors. */
+  @Test
+  void javaAndNativePathsAnswerTheGoldenVectors() {
+    int shortOnes = 0;
+    for (JsonNode c : Vectors.load("keyslot.json").get("cases")) {
+      byte[] key = Vectors.hex(c.get("key_hex").asText());
+      int slot = c.get("slot").asInt();
+      String what = c.get("key_hex").asText();
+      assertEquals(slot, CloudRoute.shortSlot(key, 0, key.length), what);
+      assertEquals(slot, CloudRoute.keyslotBytes(key, 0, key.length), what);
+      byte[] framed = new byte[key.length + 4];
+      System.arraycopy(key, 0, framed, 2, key.length);
+      assertEquals(slot, CloudRoute.keyslot(framed, 2, key.length), what);
+      if (key.length <= CloudRoute.SHORT_KEY_MAX) shortOnes++;
+    }
+    assertTrue(shortOnes > 100, "vectors on the Java path: " + shortOnes);
+  }
+
+  /**
+   * Random keys of every length from 0 to past twice the short-key bound, made of few distinct
+   * bytes so that hash tags ({...}), empty tags ({}), unclosed and nested braces are common: the
+   * Java path, the C library, the public calls and the batch agree.
+   */
+  @Test
+  void javaAndNativePathsAgreeOnRandomKeys() {
+    Random rnd = new Random(20261202);
+    byte[] alphabet = {'{', '}', 'a', 'b', 'z', '0', ':', (byte) 0x80, (byte) 0xC3, (byte) 0xFF, 0};
+    int tagged = 0;
+    for (int round = 0; round < 40; round++) {
+      for (int len = 0; len <= 2 * CloudRoute.SHORT_KEY_MAX + 8; len++) {
+        byte[] key = new byte[len];
+        for (int i = 0; i < len; i++) key[i] = alphabet[rnd.nextInt(alphabet.length)];
+        if (round % 2 == 1) rnd.nextBytes(key);
+        int want = CloudRoute.keyslotBytes(key, 0, len);
+        String what = "len " + len + " key " + Arrays.toString(key);
+        assertEquals(want, CloudRoute.shortSlot(key, 0, len), what);
+        assertEquals(want, CloudRoute.keyslot(key), what);
+        assertEquals(want, CloudRoute.keyslots((Object) key)[0], what);
+        if (new String(key, StandardCharsets.ISO_8859_1).matches(".*\\{[^}]+}.*")) tagged++;
+      }
+    }
+    assertTrue(tagged > 100, "keys with a hash tag: " + tagged);
+  }
+
+  /**
+   * A String is hashed as its UTF-8 bytes (an unpaired surrogate as '?', as String.getBytes writes
+   * it) on every path: ASCII ones of up to SHORT_KEY_MAX characters in Java from the characters,
+   * other short ones in Java from their bytes, long ones in C.
+   */
+  @Test
+  void stringPathsHashTheUtf8Bytes() {
+    Random rnd = new Random(7);
+    char[] alphabet = {
+      '{', '}', 'k', 'x', ':', 'é', 'ж', '日', '\uD83D', '\uDE00', '\uD800', '\uDC00', '\0', 0x7F
+    };
+    for (int round = 0; round < 40; round++) {
+      for (int len = 0; len <= 2 * CloudRoute.SHORT_KEY_MAX + 8; len++) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < len; i++) {
+          // even rounds: ASCII only (the character path), odd ones: any of the alphabet
+          char c = alphabet[rnd.nextInt(round % 2 == 0 ? 5 : alphabet.length)];
+          b.append(c);
+        }
+        String key = b.toString();
+        byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
+        int want = CloudRoute.keyslotBytes(utf8, 0, utf8.length);
+        String what =
+            "key " + key.codePoints().boxed().collect(java.util.stream.Collectors.toList());
+        assertEquals(want, CloudRoute.keyslot(key), what);
+        assertEquals(want, CloudRoute.keyslotString(key), what);
+        assertEquals(want, CloudRoute.keyslot(utf8), what);
+        assertEquals(want, CloudRoute.keyslots(key)[0], what);
+      }
     }
   }
 

@@ -14,13 +14,16 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.infra.Blackhole;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
-/** Key slots: JNI (one key, and a batch of 100 per call) vs Jedis's pure Java. */
+/**
+ * Key slots: libcloudroute (one key — hashed in Java up to CloudRoute's short-key bound, by the C
+ * library through JNI beyond it — and a batch of 100 per native call) vs Jedis's pure Java.
+ */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class KeyslotBench {
-  /** "user:123456" or a 64-byte key. */
-  @Param({"short", "64"})
+  /** "short" ("user:123456", 11 bytes) or a key of that many bytes (around the short-key bound). */
+  @Param({"short", "24", "32", "40", "64"})
   public String key;
 
   private String text;
@@ -33,8 +36,11 @@ public class KeyslotBench {
 
   @Setup
   public void setup() {
-    text = key.equals("short") ? "user:123456"
-        : "session:0123456789abcdef0123456789abcdef0123456789abcdef01234567".substring(0, 64);
+    text =
+        key.equals("short")
+            ? "user:123456"
+            : "session:0123456789abcdef0123456789abcdef0123456789abcdef01234567"
+                .substring(0, Integer.parseInt(key));
     bytes = text.getBytes(StandardCharsets.UTF_8);
     batch = new String[100];
     byteBatch = new byte[100][];
@@ -55,6 +61,7 @@ public class KeyslotBench {
     return JedisClusterCRC16.getSlot(text);
   }
 
+  /** CloudRoute.keyslot(String): in Java up to SHORT_KEY_MAX characters, through JNI beyond. */
   @Benchmark
   public int jniString() {
     return CloudRoute.keyslot(text);
@@ -65,6 +72,7 @@ public class KeyslotBench {
     return JedisClusterCRC16.getSlot(bytes);
   }
 
+  /** CloudRoute.keyslot(byte[]): in Java up to SHORT_KEY_MAX bytes, through JNI beyond. */
   @Benchmark
   public int jniBytes() {
     return CloudRoute.keyslot(bytes);

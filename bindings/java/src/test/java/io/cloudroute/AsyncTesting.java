@@ -1,0 +1,119 @@
+package io.cloudroute;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.cloudroute.CloudRouteException.ConnectionException;
+import java.lang.ref.WeakReference;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** What the asynchronous clients' tests (AsyncClientTest, SentinelAsyncTest) check alike. */
+final class AsyncTesting {
+  private AsyncTesting() {}
+
+  static <T> T await(CompletableFuture<T> f) throws Exception {
+    return f.get(10, TimeUnit.SECONDS);
+  }
+
+  /** The exception a future failed with (ExecutionException's cause). */
+  static Throwable failure(CompletableFuture<?> f) {
+    ExecutionException e = assertThrows(ExecutionException.class, () -> await(f));
+    return e.getCause();
+  }
+
+  static void assertCancelled(Throwable e) {
+    assertInstanceOf(ConnectionException.class, e);
+    assertTrue(e.getMessage().startsWith("cancelled:"), e.getMessage());
+  }
+
+  /**
+   * Closes c with every future of all in flight: each completes once, soon (a BLPOP held is not
+   * waited for), and every one of held fails with a "cancelled:" ConnectionException.
+   */
+  static void closeWithAllInFlight(
+      AutoCloseable c, List<CompletableFuture<?>> all, List<CompletableFuture<?>> held)
+      throws Exception {
+    AtomicInteger completions = new AtomicInteger();
+    for (CompletableFuture<?> f : all) f.whenComplete((v, e) -> completions.incrementAndGet());
+    long start = System.nanoTime();
+    c.close();
+    Poll.until(() -> all.stream().allMatch(CompletableFuture::isDone), "every future completed");
+    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close waited the BLPOPs");
+    assertEquals(all.size(), completions.get());
+    for (CompletableFuture<?> f : held) assertCancelled(failure(f));
+  }
+
+  /** Until the closed client is collected: no call's global reference outlived its completion. */
+  static void assertCollected(WeakReference<?> gone) {
+    Poll.until(
+        () -> {
+          System.gc();
+          return gone.get() == null;
+        },
+        "a closed client whose calls all completed is collected (no global reference left)");
+  }
+
+  /**
+   * An executor for a client's asynchronous calls that records which threads hand completions over
+   * (the library's) and which run them (a pool of two of the test's own).
+   */
+  static final class RecordingExecutor implements Executor, AutoCloseable {
+    final Set<Thread> pool = ConcurrentHashMap.newKeySet();
+    private final Set<Thread> handedOverBy = ConcurrentHashMap.newKeySet();
+    private final Set<Thread> completedOn = ConcurrentHashMap.newKeySet();
+    private final ExecutorService threads;
+
+    RecordingExecutor(String name) {
+      threads =
+          Executors.newFixedThreadPool(
+              2,
+              r -> {
+                Thread t = new Thread(r, name);
+                pool.add(t);
+                return t;
+              });
+    }
+
+    @Override
+    public void execute(Runnable r) {
+      handedOverBy.add(Thread.currentThread());
+      threads.execute(
+          () -> {
+            completedOn.add(Thread.currentThread());
+            r.run();
+          });
+    }
+
+    @Override
+    public void close() {
+      threads.shutdown();
+    }
+
+    /**
+     * Only the library's threads (the engine's, a worker's: attached by the binding) handed
+     * completions over, and only the pool ran them.
+     */
+    void assertOnlyHandedOver() {
+      assertFalse(handedOverBy.isEmpty());
+      for (Thread t : handedOverBy) {
+        assertEquals("cloudroute-native", t.getName());
+        assertFalse(pool.contains(t));
+        assertNotEquals(Thread.currentThread(), t);
+      }
+      assertTrue(pool.containsAll(completedOn), completedOn.toString());
+    }
+  }
+}
