@@ -8,6 +8,8 @@ import io.cloudroute.Candidate;
 import io.cloudroute.Config;
 import io.cloudroute.Role;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
+import io.cloudroute.jedis.CloudRouteJedisCluster;
+import io.cloudroute.jedis.CloudRoutePipeline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,8 +137,8 @@ class JedisProviderTest {
   /**
    * Read your writes, with n6 (shard 2's replica in cloud A, read first) not applying its master's
    * stream (CLIENT PAUSE WRITE; it still answers reads): a single read after a write reads n6's old
-   * value, a pipeline's read after its write and a read within the provider's window read the
-   * master's.
+   * value, a pipeline's read after its write (Jedis's pipeline and CloudRouteJedisCluster's routed
+   * one) and a read within the provider's window read the master's.
    */
   @Test
   void pipelinesAndTheWindowReadTheirWrites() {
@@ -166,6 +168,16 @@ class JedisProviderTest {
           }
           pipe.sync();
           for (int i = 0; i < 50; i++) assertEquals("pipe" + i, got.get(i).get(), "key " + i);
+        }
+        try (CloudRouteJedisCluster routed = JedisPipelineTest.cluster(env, 2000);
+            CloudRoutePipeline pipe = routed.pipelined()) {
+          List<Response<String>> got = new ArrayList<>();
+          for (int i = 0; i < 50; i++) {
+            pipe.set(tag + i, "routed" + i);
+            got.add(pipe.get(tag + i));
+          }
+          pipe.sync();
+          for (int i = 0; i < 50; i++) assertEquals("routed" + i, got.get(i).get(), "key " + i);
         }
         for (int i = 0; i < 50; i++) {
           on.set(tag + i, "on" + i);
