@@ -18,8 +18,9 @@
 # client's JUnit and Clojure tests start themselves, 127.0.0.1, default 8961;
 # they use 8961-8989), JEDIS_VERSION / LETTUCE_VERSION (the client
 # versions the adapters are tested with; defaults in bindings/java/clients/pom.xml),
-# CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis tests, default
-# one of each other major: 5.2.0 6.2.0 8.0.2; "" for none), MVN (default mvn).
+# CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis tests, the adapters
+# rebuilt against each: default one of each other major, 5.2.0 6.2.0 8.0.2; "" for none),
+# MVN (default mvn).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 harness="$root/scripts/redis-harness.sh"
@@ -107,7 +108,7 @@ fi
 for v in ${CR_JAVA_JEDIS_ALSO-5.2.0 6.2.0 8.0.2}; do
   t=$SECONDS
   "${mvn[@]}" -f clients/pom.xml -Djedis.version="$v" \
-    -Dtest='JedisProviderTest#readsLandInTheClientsCloudAndWritesOnMasters+pipelinesAndTheWindowReadTheirWrites,JedisPipelineTest' test \
+    -Dtest='JedisProviderTest#readsLandInTheClientsCloudAndWritesOnMasters+pipelinesAndTheWindowReadTheirWrites,JedisPipelineTest' clean test \
     >"$log.jedis-$v" 2>&1 9>&- || status=$?
   echo "== bindings/java/clients with Jedis $v ($((SECONDS - t)) s)"
   summary "$log.jedis-$v"

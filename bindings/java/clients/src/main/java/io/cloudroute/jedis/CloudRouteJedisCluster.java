@@ -3,6 +3,7 @@ package io.cloudroute.jedis;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import redis.clients.jedis.ClusterCommandObjects;
+import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.JedisCluster;
 
 /**
@@ -35,8 +36,14 @@ public class CloudRouteJedisCluster extends JedisCluster {
     return routing;
   }
 
+  /**
+   * A {@link CloudRoutePipeline}. Declared as Jedis declares it (ClusterPipeline): a narrower
+   * return type would make the compiler add a bridge method naming the pipeline base class of the
+   * Jedis it was built against (PipelineBase in Jedis 5 and 6, AbstractPipeline in 7 and 8), and
+   * this class would not load with the others.
+   */
   @Override
-  public CloudRoutePipeline pipelined() {
+  public ClusterPipeline pipelined() {
     return new CloudRoutePipeline(
         routing, (ClusterCommandObjects) commandObjects, maxAttempts, maxRetryNanos);
   }
@@ -47,7 +54,7 @@ public class CloudRouteJedisCluster extends JedisCluster {
    * nodes' round trips overlap without threads (Jedis 6 and later sync one queue on the calling
    * thread).
    */
-  public CloudRoutePipeline pipelined(ExecutorService executor) {
+  public ClusterPipeline pipelined(ExecutorService executor) {
     return pipelined();
   }
 }

@@ -139,19 +139,25 @@ final class RoutedBatch extends Connection {
         return false;
       }
       conn.close();
-      if (handle >= 0) router.reportSuccess(handle);
+      if (handle >= 0) feedback(() -> router.reportSuccess(handle));
       int i = 0;
       for (Queued q : commands) {
         if (q.ask != null) i++; // ASKING's +OK
         Object r = got.get(i++);
         if (r instanceof JedisMovedDataException) {
           JedisMovedDataException m = (JedisMovedDataException) r;
-          router.reportMoved(m.getSlot(), m.getTargetNode().getHost(), m.getTargetNode().getPort());
+          feedback(
+              () ->
+                  router.reportMoved(
+                      m.getSlot(), m.getTargetNode().getHost(), m.getTargetNode().getPort()));
           q.ask = null;
           q.reply = r;
         } else if (r instanceof JedisAskDataException) {
           JedisAskDataException a = (JedisAskDataException) r;
-          router.reportAsk(a.getSlot(), a.getTargetNode().getHost(), a.getTargetNode().getPort());
+          feedback(
+              () ->
+                  router.reportAsk(
+                      a.getSlot(), a.getTargetNode().getHost(), a.getTargetNode().getPort()));
           q.ask = a.getTargetNode();
           q.reply = r;
         } else {
@@ -163,7 +169,7 @@ final class RoutedBatch extends Connection {
     }
 
     private void failed(JedisException e) {
-      if (handle >= 0) router.reportFailure(handle);
+      if (handle >= 0) feedback(() -> router.reportFailure(handle));
       if (conn != null) {
         if (!(e instanceof JedisDataException)) conn.setBroken();
         conn.close();
@@ -171,6 +177,18 @@ final class RoutedBatch extends Connection {
       JedisDataException error =
           new JedisDataException(host + ":" + port + ": " + e.getMessage(), e);
       for (Queued q : commands) q.reply = error;
+    }
+  }
+
+  /**
+   * Tells the router what happened. A report it refuses (a handle an update reclaimed meanwhile, a
+   * redirect naming no usable address) changes no route and fails no command: the reply stands.
+   */
+  private static void feedback(Runnable report) {
+    try {
+      report.run();
+    } catch (CloudRouteException refused) {
+      // the router keeps what it knew
     }
   }
 

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.cloudroute.Candidate;
 import io.cloudroute.Role;
 import io.cloudroute.jedis.CloudRouteJedisCluster;
-import io.cloudroute.jedis.CloudRoutePipeline;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -52,7 +51,7 @@ class JedisPipelineFaultsTest {
         Response<String> set;
         Response<String> get;
         Response<String> existing;
-        try (CloudRoutePipeline p = jc.pipelined()) {
+        try (ClusterPipeline p = jc.pipelined()) {
           set = p.set(moving, "on-n4");
           get = p.get(moving);
           existing = p.get(key);
@@ -95,7 +94,7 @@ class JedisPipelineFaultsTest {
     AtomicReference<Throwable> firstFailure = new AtomicReference<>();
     try (CloudRouteJedisCluster jc = JedisPipelineTest.cluster(env, 5000);
         JedisCluster plain = new JedisCluster(env.seeds())) {
-      try (CloudRoutePipeline p = jc.pipelined()) {
+      try (ClusterPipeline p = jc.pipelined()) {
         for (int i = 0; i < all.length; i++) p.set(all[i], "v" + i);
       }
       for (int s = 0; s < 3; s++) assertEquals(2L, jc.waitReplicas(all[s], 2, 5000));
@@ -107,7 +106,7 @@ class JedisPipelineFaultsTest {
                   List<Response<?>> writes = new ArrayList<>();
                   List<Response<String>> reads = new ArrayList<>();
                   Response<List<String>> mget;
-                  try (CloudRoutePipeline p = jc.pipelined()) {
+                  try (ClusterPipeline p = jc.pipelined()) {
                     // Reads first: a read after a write of its slot would go to the master.
                     for (String k : all) reads.add(p.get(k));
                     mget = p.mget(all);

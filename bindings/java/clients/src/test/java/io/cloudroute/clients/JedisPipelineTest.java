@@ -11,7 +11,6 @@ import io.cloudroute.Config;
 import io.cloudroute.Policy;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
 import io.cloudroute.jedis.CloudRouteJedisCluster;
-import io.cloudroute.jedis.CloudRoutePipeline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ForkJoinPool;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisDataException;
@@ -62,7 +62,7 @@ class JedisPipelineTest {
     try (CloudRouteJedisCluster jc = cluster(env, 2000)) {
       env.resetStats();
       // Jedis 8's pipelined(ExecutorService) overload routes too.
-      try (CloudRoutePipeline p = jc.pipelined(ForkJoinPool.commonPool())) {
+      try (ClusterPipeline p = jc.pipelined(ForkJoinPool.commonPool())) {
         for (int i = 0; i < keys.size(); i++) p.set(keys.get(i), "v" + i);
       }
       Map<Integer, Long> sets = env.calls("set");
@@ -75,7 +75,7 @@ class JedisPipelineTest {
       env.resetStats();
       List<Response<String>> gets = new ArrayList<>();
       Response<List<String>> mget;
-      try (CloudRoutePipeline p = jc.pipelined()) {
+      try (ClusterPipeline p = jc.pipelined()) {
         for (String k : keys) gets.add(p.get(k));
         mget = p.mget(keys.toArray(new String[0]));
       }
@@ -133,7 +133,7 @@ class JedisPipelineTest {
     List<String> keys = keysOverEveryShard(env, "jedis-mix:");
     try (CloudRouteJedisCluster jc = cluster(env, 2000)) {
       List<Response<?>> rs = new ArrayList<>();
-      try (CloudRoutePipeline p = jc.pipelined()) {
+      try (ClusterPipeline p = jc.pipelined()) {
         for (int i = 0; i < 6; i++) {
           String k = keys.get(i);
           rs.add(p.del(k));

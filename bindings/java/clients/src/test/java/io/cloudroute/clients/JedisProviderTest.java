@@ -9,7 +9,6 @@ import io.cloudroute.Config;
 import io.cloudroute.Role;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
 import io.cloudroute.jedis.CloudRouteJedisCluster;
-import io.cloudroute.jedis.CloudRoutePipeline;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -170,7 +169,7 @@ class JedisProviderTest {
           for (int i = 0; i < 50; i++) assertEquals("pipe" + i, got.get(i).get(), "key " + i);
         }
         try (CloudRouteJedisCluster routed = JedisPipelineTest.cluster(env, 2000);
-            CloudRoutePipeline pipe = routed.pipelined()) {
+            ClusterPipeline pipe = routed.pipelined()) {
           List<Response<String>> got = new ArrayList<>();
           for (int i = 0; i < 50; i++) {
             pipe.set(tag + i, "routed" + i);

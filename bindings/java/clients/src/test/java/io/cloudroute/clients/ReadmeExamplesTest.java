@@ -7,7 +7,6 @@ import io.cloudroute.Config;
 import io.cloudroute.CloudRoute;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
 import io.cloudroute.jedis.CloudRouteJedisCluster;
-import io.cloudroute.jedis.CloudRoutePipeline;
 import io.cloudroute.lettuce.CloudRouteReadFrom;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -17,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisCluster;
@@ -70,7 +70,7 @@ class ReadmeExamplesTest {
         try (CloudRouteJedisCluster jedis = new CloudRouteJedisCluster(provider, 5, Duration.ofSeconds(10))) {
           jedis.set("user:1000", "alice");
           System.out.println(jedis.get("user:1000")); // read in cloud A
-          try (CloudRoutePipeline pipe = jedis.pipelined()) {
+          try (ClusterPipeline pipe = jedis.pipelined()) {
             Response<String> name = pipe.get("user:1000"); // read in cloud A
             Response<List<String>> names = pipe.mget("user:1000", "user:1001"); // one MGET per slot
             pipe.sync();
