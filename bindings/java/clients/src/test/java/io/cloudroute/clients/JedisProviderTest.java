@@ -159,24 +159,9 @@ class JedisProviderTest {
           if (!"off".equals(off.get(tag + i))) stale++;
         }
         assertTrue(stale > 0, "n6 did not lag: the assertions below would prove nothing");
-        try (ClusterPipeline pipe = off.pipelined()) {
-          List<Response<String>> got = new ArrayList<>();
-          for (int i = 0; i < 50; i++) {
-            pipe.set(tag + i, "pipe" + i);
-            got.add(pipe.get(tag + i));
-          }
-          pipe.sync();
-          for (int i = 0; i < 50; i++) assertEquals("pipe" + i, got.get(i).get(), "key " + i);
-        }
-        try (CloudRouteJedisCluster routed = JedisPipelineTest.cluster(env, 2000);
-            ClusterPipeline pipe = routed.pipelined()) {
-          List<Response<String>> got = new ArrayList<>();
-          for (int i = 0; i < 50; i++) {
-            pipe.set(tag + i, "routed" + i);
-            got.add(pipe.get(tag + i));
-          }
-          pipe.sync();
-          for (int i = 0; i < 50; i++) assertEquals("routed" + i, got.get(i).get(), "key " + i);
+        readsItsWrites(off, tag, "pipe");
+        try (CloudRouteJedisCluster routed = JedisPipelineTest.cluster(env, 2000)) {
+          readsItsWrites(routed, tag, "routed");
         }
         for (int i = 0; i < 50; i++) {
           on.set(tag + i, "on" + i);
@@ -186,6 +171,19 @@ class JedisProviderTest {
         replica.clientUnpause();
       }
       assertEquals(2, master.waitReplicas(2, 5000));
+    }
+  }
+
+  /** One pipeline of 50 SETs, each followed by a GET of its key: every GET reads its SET. */
+  private static void readsItsWrites(JedisCluster jc, String tag, String value) {
+    try (ClusterPipeline pipe = jc.pipelined()) {
+      List<Response<String>> got = new ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        pipe.set(tag + i, value + i);
+        got.add(pipe.get(tag + i));
+      }
+      pipe.sync();
+      for (int i = 0; i < 50; i++) assertEquals(value + i, got.get(i).get(), "key " + i);
     }
   }
 
