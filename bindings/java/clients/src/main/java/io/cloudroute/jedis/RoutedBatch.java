@@ -11,11 +11,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import redis.clients.jedis.CommandArguments;
@@ -89,16 +89,15 @@ final class RoutedBatch extends Connection {
     final String host;
     final int port;
     final int handle; // -1: a node the router does not know (an ASK target before a refresh)
-    final boolean replica;
+    boolean replica; // read as a replica: READONLY on its connection (harmless on a master)
     final List<Queued> commands = new ArrayList<>();
     Connection conn;
     int replies; // replies expected: the commands plus one per ASKING
 
-    NodeBatch(String host, int port, int handle, boolean replica) {
+    NodeBatch(String host, int port, int handle) {
       this.host = host;
       this.port = port;
       this.handle = handle;
-      this.replica = replica;
     }
 
     /** Connects and writes every command; false (reported, connection closed) on failure. */
@@ -234,7 +233,10 @@ final class RoutedBatch extends Connection {
     long deadline = System.nanoTime() + maxRetryNanos;
     Set<Integer> failedNodes = new HashSet<>();
     for (int attempt = 1; ; attempt++) {
-      Map<String, NodeBatch> batches = new LinkedHashMap<>();
+      // One connection per node, taken in address order: pipelines on other threads take theirs
+      // in the same order, so none holds one node's connection while waiting for another's that a
+      // second pipeline holds (Jedis's pools block when a node's connections are all taken).
+      Map<String, NodeBatch> batches = new TreeMap<>();
       for (Queued q : queued) {
         if (!q.done) place(q, failedNodes, batches);
       }
@@ -333,12 +335,12 @@ final class RoutedBatch extends Connection {
       }
     }
     Target target = t;
-    batches
-        .computeIfAbsent(
-            target.host + ":" + target.port + (target.replica ? "/r" : ""),
-            k -> new NodeBatch(target.host, target.port, target.handle, target.replica))
-        .commands
-        .add(q);
+    NodeBatch b =
+        batches.computeIfAbsent(
+            target.host + ":" + target.port,
+            k -> new NodeBatch(target.host, target.port, target.handle));
+    b.replica |= target.replica;
+    b.commands.add(q);
   }
 
   /** A master named by a redirect or by Jedis's slot table. */
