@@ -47,7 +47,7 @@ mkdir -p "$out/raw"
 base=${E2E_BASE_PORT:-8301}
 # JVM clients (bench/e2e/jvm, run by its Java driver) and native ones (bench/e2e/native.py:
 # the C client and redis-benchmark) are named here; the rest are driver.py's (clients.py).
-jvm_clients="jedis-pipe jedis-slot-mget jedis-cr lettuce-primary lettuce-lowest-latency
+jvm_clients="jedis-pipe jedis-cr-pipe jedis-slot-mget jedis-cr lettuce-primary lettuce-lowest-latency
   lettuce-replica-preferred lettuce-cr
   crjava-local"
 native_clients="c-local c-master c-local-get c-master-get rb-get"
@@ -93,12 +93,7 @@ fi
 
 if ((want_jvm)); then
   echo "== JVM driver (bench/e2e/jvm; the binding's jars installed into .m2/ as bench/jmh/run.sh does)"
-  mvn=(${MVN:-mvn} -B -q "-Dmaven.repo.local=$root/.m2")
-  "${mvn[@]}" -f "$root/bindings/java/pom.xml" -DskipTests install
-  "${mvn[@]}" -f "$root/bindings/java/clients/pom.xml" -DskipTests install
-  "${mvn[@]}" -f "$here/jvm/pom.xml" package dependency:build-classpath \
-    -Dmdep.outputFile=target/classpath.txt
-  jvm_cp="$here/jvm/target/classes:$(cat "$here/jvm/target/classpath.txt")"
+  jvm_cp=$("$here/jvm/build.sh")
   grep -hoE '(cloudroute|cloudroute-clients|jedis|lettuce-core)-[0-9][^/]*\.jar' <<<"${jvm_cp//:/$'\n'}" |
     sed 's/\.jar$//' >>"$out/versions.txt"
   echo "java=$(java -version 2>&1 | head -n 1)" >>"$out/versions.txt"

@@ -2,7 +2,8 @@
 # tests/java/run.sh — the JVM binding's tests (bindings/java, bindings/clojure,
 # bindings/java/clients): JUnit 5 and clojure.test through Maven, against two-cloud
 # clusters and a Sentinel setup started by scripts/redis-harness.sh (ports:
-# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609, 8961-8989; bus ports +10000), the
+# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609, 8961-8989, 9041-9049; bus ports
+# +10000), the
 # binding's JUnit tests under -Xcheck:jni, failing on any JNI warning. Servers
 # run under the global lock /tmp/cr-servers.lock and are stopped on exit.
 #
@@ -11,13 +12,16 @@
 # CR_JAVA_SENTINEL_PORT (default 7721), CR_JAVA_KILL_PORT (the cluster whose
 # replica a test kills, default 7741), CR_JAVA_FAILOVER_PORT (the cluster whose
 # shards the adapters' tests fail over into the other cloud, default 8601),
+# CR_JAVA_JEDIS_PIPE_PORT (the cluster of the Jedis pipeline fault tests: a slot
+# migration, a failover and a killed replica under pipelined load, default 9041),
 # CR_JAVA_SHARDED_PORT (the first of the standalone servers the pre-sharded
 # client's JUnit and Clojure tests start themselves, 127.0.0.1, default 8961;
 # they use 8961-8989), JEDIS_VERSION / LETTUCE_VERSION (the client
 # versions the adapters are tested with; defaults in bindings/java/clients/pom.xml),
-# CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis test, default
-# 7.5.3; "" for none), CR_JAVA_LETTUCE_ALSO (more Lettuce versions for the non-destructive
-# Lettuce tests, default 6.8.1.RELEASE; "" for none), MVN (default mvn).
+# CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis tests, the adapters
+# rebuilt against each: default one of each other major, 5.2.0 6.2.0 8.0.2; "" for none),
+# CR_JAVA_LETTUCE_ALSO (more Lettuce versions for the non-destructive Lettuce tests, default
+# 6.8.1.RELEASE; "" for none), MVN (default mvn).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 harness="$root/scripts/redis-harness.sh"
@@ -30,6 +34,7 @@ cleanup() {
   "$harness" stop "$dir/sentinel" >/dev/null 2>&1 || true
   "$harness" stop "$dir/kill" >/dev/null 2>&1 || true
   "$harness" stop "$dir/failover" >/dev/null 2>&1 || true
+  "$harness" stop "$dir/jedispipe" >/dev/null 2>&1 || true
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -38,7 +43,7 @@ exec 9>/tmp/cr-servers.lock
 flock 9
 # Each step prints its wall time (what the stage's time is made of).
 t=$SECONDS
-# The four setups start side by side (each start waits until it is usable).
+# The five setups start side by side (each start waits until it is usable).
 # Here and in Maven's runs, without fd 9: the servers daemonize, and any that
 # inherited the lock's descriptor would hold the lock for as long as it lives.
 starts=()
@@ -50,12 +55,15 @@ starts+=($!)
 starts+=($!)
 "$harness" cluster "$dir/failover" "${CR_JAVA_FAILOVER_PORT:-8601}" >/dev/null 9>&- &
 starts+=($!)
+"$harness" cluster "$dir/jedispipe" "${CR_JAVA_JEDIS_PIPE_PORT:-9041}" >/dev/null 9>&- &
+starts+=($!)
 for p in "${starts[@]}"; do wait "$p"; done
-echo "== the four setups started ($((SECONDS - t)) s)"
+echo "== the five setups started ($((SECONDS - t)) s)"
 export CR_JAVA_CLUSTER_ENV="$dir/cluster/cluster.env"
 export CR_JAVA_SENTINEL_ENV="$dir/sentinel/sentinel.env"
 export CR_JAVA_KILL_ENV="$dir/kill/cluster.env"
 export CR_JAVA_FAILOVER_ENV="$dir/failover/cluster.env"
+export CR_JAVA_JEDIS_PIPE_ENV="$dir/jedispipe/cluster.env"
 export CR_JAVA_SHARDED_PORT="${CR_JAVA_SHARDED_PORT:-8961}"
 versions=()
 [[ -n "${JEDIS_VERSION:-}" ]] && versions+=("-Djedis.version=$JEDIS_VERSION")
@@ -98,10 +106,10 @@ if ((status != 0)); then
   grep -E '^\[ERROR\]' "$log.clients" | head -40
   exit "$status"
 fi
-for v in ${CR_JAVA_JEDIS_ALSO-7.5.3}; do
+for v in ${CR_JAVA_JEDIS_ALSO-5.2.0 6.2.0 8.0.2}; do
   t=$SECONDS
   "${mvn[@]}" -f clients/pom.xml -Djedis.version="$v" \
-    -Dtest='JedisProviderTest#readsLandInTheClientsCloudAndWritesOnMasters' test \
+    -Dtest='JedisProviderTest#readsLandInTheClientsCloudAndWritesOnMasters+pipelinesAndTheWindowReadTheirWrites,JedisPipelineTest' clean test \
     >"$log.jedis-$v" 2>&1 9>&- || status=$?
   echo "== bindings/java/clients with Jedis $v ($((SECONDS - t)) s)"
   summary "$log.jedis-$v"

@@ -2,47 +2,65 @@ package io.cloudroute.jedis;
 
 import io.cloudroute.Candidate;
 import io.cloudroute.CloudRoute;
+import io.cloudroute.CloudRouteException;
 import io.cloudroute.Config;
+import io.cloudroute.NodeInfo;
 import io.cloudroute.Role;
 import io.cloudroute.Router;
 import io.cloudroute.Topology;
+import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.CommandArguments;
-import redis.clients.jedis.CommandFlagsRegistry;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.StaticCommandFlagsRegistry;
+import redis.clients.jedis.commands.ProtocolCommand;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 
 /**
- * A Jedis {@link ClusterConnectionProvider} whose connection for a read-only command (Jedis's
- * command flags) is the node libcloudroute chooses for the key's slot — cloud-local replicas first,
- * by the {@link Config}'s policy — with {@code READONLY} sent once on each replica connection;
- * writes, keyless and multi-slot commands, pipelines and redirects stay Jedis's own (the slot's
- * master). Use it with {@code new JedisCluster(provider, maxAttempts, maxTotalRetriesDuration)}.
+ * A Jedis {@link ClusterConnectionProvider} whose connection for a read-only command is the node
+ * libcloudroute chooses for the key's slot — cloud-local replicas first, by the {@link Config}'s
+ * policy — with {@code READONLY} sent once on each replica connection; writes, keyless and
+ * multi-slot commands and redirects stay Jedis's own (the slot's master). Whether a command is
+ * read-only is the server's word ({@code COMMAND INFO}'s {@code readonly} flag, asked once per
+ * command name, as the library's {@code CR_ACCESS_AUTO} does), so the same provider works with
+ * Jedis 5 to 8. Use it with {@link CloudRouteJedisCluster}, whose {@code pipelined()} routes each
+ * queued command the same way and follows MOVED and ASK; a plain {@code new JedisCluster(provider,
+ * maxAttempts, maxTotalRetriesDuration)} routes single commands only (its pipelines stay on the
+ * masters).
+ *
+ * <p>Topology: read as the library reads it — {@code CLUSTER SHARDS} (with the zone a Valkey 9.1
+ * server puts there), {@code CLUSTER SLOTS} where a server refuses it — whenever Jedis renews its
+ * own slot table (MOVED, connection problems). Each node of a new topology is asked {@code INFO
+ * server} once: its {@code availability_zone} (Valkey 8+) when the topology carried none, and that
+ * round trip as the node's RTT (Policy.NEAREST).
  *
  * <p>Failures: a candidate that cannot be connected to is reported to the router and the next is
  * tried; when Jedis retries a command after a connection error on a connection this provider gave,
- * that node is reported failed and skipped. With the router's breaker (Config.breaker) a failed
- * node is not chosen again until its cool-down passes. The slot table is re-read from the cluster
- * whenever Jedis renews its own (MOVED, connection problems).
+ * that node is reported failed and skipped, and a command's success on it is reported too. With the
+ * router's breaker (Config.breaker) a failed node is not chosen again until its cool-down passes.
  *
- * <p>Read your writes: pipelines stay on the slots' masters, so a pipeline reads its own writes.
- * With {@link #readYourWritesMs(int)} a read of a slot this provider routed a write to within the
- * window goes to the slot's master too.
+ * <p>Read your writes: a routed pipeline reads the slots it wrote earlier in the same pipeline from
+ * their masters. With {@link #readYourWritesMs(int)} a read of a slot this provider routed a write
+ * to within the window goes to the slot's master too.
  */
 public class CloudRouteClusterProvider extends ClusterConnectionProvider {
   private final Router router;
-  private final CommandFlagsRegistry flags = StaticCommandFlagsRegistry.registry();
+  // Per command: whether the server flags it readonly (COMMAND INFO), learned on first use.
+  private final ConcurrentHashMap<ProtocolCommand, Boolean> readOnlyCommands =
+      new ConcurrentHashMap<>();
+  // host:port of the nodes already asked INFO server (zone, RTT).
+  private final Set<String> probed = ConcurrentHashMap.newKeySet();
   private final Set<Connection> readOnly =
       Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
   private final ThreadLocal<Attempt> last = new ThreadLocal<>();
@@ -83,10 +101,10 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
    * Read your writes across calls (0 = off, the default): after this provider routes a write to a
    * slot, reads of that slot go to its master for ms milliseconds, then to libcloudroute's
    * candidates again. The window starts when the write is sent: size it above the write's round
-   * trip plus the replicas' usual lag. Jedis places a pipeline's commands without the provider's
-   * per-command hook (on the masters), so a pipeline's writes do not open a window. Cost: those
-   * reads take the master's path (a cross-cloud hop when it is remote); 128 KiB per provider. Call
-   * before the provider is shared.
+   * trip plus the replicas' usual lag. A {@link CloudRouteJedisCluster} pipeline's writes open it
+   * too (a plain JedisCluster's pipeline stays on the masters, so it needs none). Cost: those reads
+   * take the master's path (a cross-cloud hop when it is remote); 128 KiB per provider. Call before
+   * the provider is shared.
    *
    * @throws IllegalArgumentException if ms is negative
    * @return this provider
@@ -120,41 +138,100 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
         router.reportSuccess(previous.node);
       }
     }
-    AtomicLongArray written = writtenUntil;
-    if (!flags.getFlags(args).contains(CommandFlagsRegistry.CommandFlag.READONLY)) {
-      if (written != null) {
-        int slot = slotOf(args.getKeys());
-        if (slot >= 0) written.accumulateAndGet(slot, System.nanoTime() + windowNs, Math::max);
-      }
+    if (!isRead(args)) {
+      noteWrite(slotOf(args.getKeys()));
       return super.getConnection(args);
     }
     int slot = slotOf(args.getKeys());
     if (slot < 0) return super.getConnection(args);
-    if (written != null && written.get(slot) > System.nanoTime()) {
+    if (writtenRecently(slot)) {
       return super.getConnection(args); // a slot this provider wrote within the window: the master
     }
     List<Candidate> candidates = router.candidatesSlot(slot);
     for (Candidate c : candidates) {
       if (c.down() || (retry && c.nodeHandle() == previous.node)) continue;
-      Connection conn = null;
       try {
-        conn = getConnection(new HostAndPort(c.host(), c.port()));
-        if (c.role() == Role.REPLICA && !readOnly.contains(conn)) {
-          conn.executeCommand(Protocol.Command.READONLY);
-          readOnly.add(conn);
-        }
+        Connection conn = connectionTo(c.host(), c.port(), c.role() == Role.REPLICA);
         last.set(new Attempt(args, c.nodeHandle()));
         return conn;
       } catch (JedisException e) {
         router.reportFailure(c.nodeHandle());
-        if (conn != null) conn.close();
       }
     }
     return super.getConnection(args); // every candidate failed: the master, Jedis's way
   }
 
+  /**
+   * A pooled connection to host:port, with READONLY sent once when it serves a replica's reads;
+   * closed again (and the failure thrown) when that fails.
+   */
+  Connection connectionTo(String host, int port, boolean replica) {
+    Connection conn = getConnection(new HostAndPort(host, port));
+    if (replica && !readOnly.contains(conn)) {
+      try {
+        conn.executeCommand(Protocol.Command.READONLY);
+      } catch (JedisException e) {
+        conn.close();
+        throw e;
+      }
+      readOnly.add(conn);
+    }
+    return conn;
+  }
+
+  /**
+   * Whether the server flags the command readonly (COMMAND INFO, asked once per command on any
+   * node). A command the server does not know, or a container whose subcommands differ (OBJECT,
+   * CLIENT …: no flags of its own), is not; a failed question leaves the command unlearned and
+   * treated as a write (its master) this time.
+   */
+  boolean isRead(CommandArguments args) {
+    ProtocolCommand command = args.getCommand();
+    Boolean known = readOnlyCommands.get(command);
+    if (known != null) return known;
+    String name = new String(command.getRaw(), StandardCharsets.UTF_8);
+    Object reply;
+    try (Connection conn = getConnection()) {
+      reply =
+          conn.executeCommand(new CommandArguments(Protocol.Command.COMMAND).add("INFO").add(name));
+    } catch (JedisException e) {
+      return false;
+    }
+    boolean ro = false;
+    if (reply instanceof List && !((List<?>) reply).isEmpty()) {
+      Object info = ((List<?>) reply).get(0);
+      if (info instanceof List && ((List<?>) info).size() > 2) {
+        Object flags = ((List<?>) info).get(2);
+        if (flags instanceof List) {
+          for (Object f : (List<?>) flags) {
+            if (f instanceof byte[]
+                && "readonly".equals(new String((byte[]) f, StandardCharsets.UTF_8))) {
+              ro = true;
+            }
+          }
+        }
+      }
+    }
+    readOnlyCommands.put(command, ro);
+    return ro;
+  }
+
+  /** Opens the slot's read-your-writes window (no-op while off, or for slot -1). */
+  void noteWrite(int slot) {
+    AtomicLongArray written = writtenUntil;
+    if (written != null && slot >= 0) {
+      written.accumulateAndGet(slot, System.nanoTime() + windowNs, Math::max);
+    }
+  }
+
+  /** Whether this provider wrote slot within the read-your-writes window. */
+  boolean writtenRecently(int slot) {
+    AtomicLongArray written = writtenUntil;
+    return written != null && written.get(slot) > System.nanoTime();
+  }
+
   /** The one slot of keys (String or byte[]); -1 for none, several, or keys of other types. */
-  private static int slotOf(List<Object> keys) {
+  static int slotOf(List<Object> keys) {
     int slot = -1;
     for (Object k : keys) {
       int s;
@@ -183,20 +260,63 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
     refreshTopology(jedis);
   }
 
-  /** Reads CLUSTER SLOTS (from via, or a reachable primary) into the router. */
+  /**
+   * Reads CLUSTER SHARDS — CLUSTER SLOTS where the server refuses it (Redis before 7, an ACL
+   * without it) — from via, or any reachable node, into the router; then asks each node not asked
+   * before for its zone and RTT.
+   */
   private void refreshTopology(Connection via) {
-    Map<String, ?> primaries = getPrimaryNodes();
-    if (via == null && primaries.isEmpty()) return;
+    if (via == null && getNodes().isEmpty()) return;
+    Topology topology;
     Connection conn = via != null ? via : getConnection();
     try {
-      Object reply =
-          conn.executeCommand(new CommandArguments(Protocol.Command.CLUSTER).add("SLOTS"));
-      try (Topology t = Topology.parseClusterSlots(RespEncoder.encode(reply))) {
-        router.update(t);
+      Object reply;
+      Topology.Format format = Topology.Format.CLUSTER_SHARDS;
+      try {
+        reply = conn.executeCommand(new CommandArguments(Protocol.Command.CLUSTER).add("SHARDS"));
+      } catch (JedisDataException refused) {
+        format = Topology.Format.CLUSTER_SLOTS;
+        reply = conn.executeCommand(new CommandArguments(Protocol.Command.CLUSTER).add("SLOTS"));
       }
+      topology = Topology.parse(RespEncoder.encode(reply), format);
     } finally {
       if (via == null) conn.close();
     }
+    try (Topology t = topology) {
+      router.update(t);
+      for (NodeInfo n : t.nodes()) probe(n);
+    }
+  }
+
+  /**
+   * INFO server, once per node: the node's availability_zone (when the topology carried none) and
+   * the round trip as its RTT. A node that cannot be asked is reported failed.
+   */
+  private void probe(NodeInfo n) {
+    if (n.host() == null || !probed.add(n.address())) return;
+    OptionalInt handle = router.findNode(n.host(), n.port());
+    try (Connection conn = getConnection(new HostAndPort(n.host(), n.port()))) {
+      long start = System.nanoTime();
+      Object info = conn.executeCommand(new CommandArguments(Protocol.Command.INFO).add("server"));
+      long us = (System.nanoTime() - start) / 1000;
+      if (handle.isPresent())
+        router.setRtt(handle.getAsInt(), (int) Math.max(1, Math.min(us, Integer.MAX_VALUE)));
+      String zone =
+          n.zone() == null || n.zone().isEmpty() ? infoField(info, "availability_zone") : null;
+      if (zone != null && !zone.isEmpty()) router.setNodeZone(n.host(), n.port(), zone);
+    } catch (JedisException | CloudRouteException e) {
+      if (handle.isPresent()) router.reportFailure(handle.getAsInt());
+    }
+  }
+
+  /** A field of an INFO reply ("name:value" lines); null when absent. */
+  private static String infoField(Object info, String field) {
+    if (!(info instanceof byte[])) return null;
+    String prefix = field + ":";
+    for (String line : new String((byte[]) info, StandardCharsets.UTF_8).split("\r\n")) {
+      if (line.startsWith(prefix)) return line.substring(prefix.length()).trim();
+    }
+    return null;
   }
 
   @Override

@@ -3,10 +3,12 @@ package io.cloudroute.jedis;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import redis.clients.jedis.util.KeyValue;
 
 /**
- * Jedis's parsed reply (lists, byte arrays, longs) back to RESP2 bytes, so libcloudroute's own
- * CLUSTER SLOTS parser reads exactly what the server said.
+ * Jedis's parsed reply (lists, byte arrays, longs; a RESP3 map as Jedis's list of KeyValue) back to
+ * RESP bytes, so libcloudroute's own CLUSTER SHARDS / CLUSTER SLOTS parser reads exactly what the
+ * server said.
  */
 final class RespEncoder {
   private RespEncoder() {}
@@ -38,6 +40,14 @@ final class RespEncoder {
       line(out, ':', o.toString());
     } else if (o instanceof List) {
       List<?> l = (List<?>) o;
+      if (!l.isEmpty() && l.get(0) instanceof KeyValue) {
+        line(out, '%', Integer.toString(l.size()));
+        for (Object e : l) {
+          write(out, ((KeyValue<?, ?>) e).getKey());
+          write(out, ((KeyValue<?, ?>) e).getValue());
+        }
+        return;
+      }
       line(out, '*', Integer.toString(l.size()));
       for (Object e : l) write(out, e);
     } else if (o instanceof String) {

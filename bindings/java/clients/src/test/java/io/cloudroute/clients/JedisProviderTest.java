@@ -8,6 +8,7 @@ import io.cloudroute.Candidate;
 import io.cloudroute.Config;
 import io.cloudroute.Role;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
+import io.cloudroute.jedis.CloudRouteJedisCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,8 +136,8 @@ class JedisProviderTest {
   /**
    * Read your writes, with n6 (shard 2's replica in cloud A, read first) not applying its master's
    * stream (CLIENT PAUSE WRITE; it still answers reads): a single read after a write reads n6's old
-   * value, a pipeline's read after its write and a read within the provider's window read the
-   * master's.
+   * value, a pipeline's read after its write (Jedis's pipeline and CloudRouteJedisCluster's routed
+   * one) and a read within the provider's window read the master's.
    */
   @Test
   void pipelinesAndTheWindowReadTheirWrites() {
@@ -158,14 +159,9 @@ class JedisProviderTest {
           if (!"off".equals(off.get(tag + i))) stale++;
         }
         assertTrue(stale > 0, "n6 did not lag: the assertions below would prove nothing");
-        try (ClusterPipeline pipe = off.pipelined()) {
-          List<Response<String>> got = new ArrayList<>();
-          for (int i = 0; i < 50; i++) {
-            pipe.set(tag + i, "pipe" + i);
-            got.add(pipe.get(tag + i));
-          }
-          pipe.sync();
-          for (int i = 0; i < 50; i++) assertEquals("pipe" + i, got.get(i).get(), "key " + i);
+        readsItsWrites(off, tag, "pipe");
+        try (CloudRouteJedisCluster routed = JedisPipelineTest.cluster(env, 2000)) {
+          readsItsWrites(routed, tag, "routed");
         }
         for (int i = 0; i < 50; i++) {
           on.set(tag + i, "on" + i);
@@ -175,6 +171,19 @@ class JedisProviderTest {
         replica.clientUnpause();
       }
       assertEquals(2, master.waitReplicas(2, 5000));
+    }
+  }
+
+  /** One pipeline of 50 SETs, each followed by a GET of its key: every GET reads its SET. */
+  private static void readsItsWrites(JedisCluster jc, String tag, String value) {
+    try (ClusterPipeline pipe = jc.pipelined()) {
+      List<Response<String>> got = new ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        pipe.set(tag + i, value + i);
+        got.add(pipe.get(tag + i));
+      }
+      pipe.sync();
+      for (int i = 0; i < 50; i++) assertEquals(value + i, got.get(i).get(), "key " + i);
     }
   }
 

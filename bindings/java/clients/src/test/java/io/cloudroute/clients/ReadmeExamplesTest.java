@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cloudroute.Config;
+import io.cloudroute.CloudRoute;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
+import io.cloudroute.jedis.CloudRouteJedisCluster;
 import io.cloudroute.lettuce.CloudRouteReadFrom;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -18,25 +20,41 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisCluster;
+import redis.clients.jedis.Response;
 
 /**
  * The README's Jedis, Lettuce and Spring Data Redis examples, line for line (tests/readme/snippets.py fails when the
  * README and this file differ; the README's seed 127.0.1.1, 7001 is SEED_HOST, SEED_PORT here),
- * run against the harness cluster: the example's SET reaches the master, its one GET a cloud-A
- * node.
+ * run against the harness cluster: the example's SET reaches the master, its reads (the Jedis
+ * example's pipelined GET and per-slot MGETs too) cloud-A nodes.
  */
 class ReadmeExamplesTest {
   private static void check(ClusterEnv env, Runnable example) {
+    check(env, 1, 0, example);
+  }
+
+  /** The example's GETs and MGETs, each in cloud A, counted; its SET reached the master. */
+  private static void check(ClusterEnv env, long getCalls, long mgetCalls, Runnable example) {
     try (JedisCluster plain = new JedisCluster(env.seeds())) {
       plain.del("user:1000");
+      plain.del("user:1001");
       env.resetStats();
       example.run();
-      Map<Integer, Long> gets = env.calls("get");
-      assertEquals(1L, gets.values().stream().mapToLong(Long::longValue).sum(), gets.toString());
-      for (int n : gets.keySet()) assertTrue(env.inCloudA(n), "the GET went to cloud B: " + gets);
+      for (String command : List.of("get", "mget")) {
+        Map<String, Long> expected = Map.of("get", getCalls, "mget", mgetCalls);
+        Map<Integer, Long> calls = env.calls(command);
+        assertEquals(
+            expected.get(command),
+            calls.values().stream().mapToLong(Long::longValue).sum(),
+            command + ": " + calls);
+        for (int n : calls.keySet()) {
+          assertTrue(env.inCloudA(n), "a " + command + " went to cloud B: " + calls);
+        }
+      }
       assertEquals("alice", plain.get("user:1000"));
     }
   }
@@ -47,14 +65,21 @@ class ReadmeExamplesTest {
     HostAndPort first = HostAndPort.from(env.get("SEEDS").split(",")[0]);
     final String SEED_HOST = first.getHost();
     final int SEED_PORT = first.getPort();
-    check(env, () -> {
+    long slots = CloudRoute.keyslot("user:1000") == CloudRoute.keyslot("user:1001") ? 1 : 2;
+    check(env, 2, slots, () -> {
       // README snippet java-jedis
       try (Config config = new Config().localCidr("127.0.1.0/24")) {
         CloudRouteClusterProvider provider = new CloudRouteClusterProvider(
             Set.of(new HostAndPort(SEED_HOST, SEED_PORT)), DefaultJedisClientConfig.builder().build(), config);
-        try (JedisCluster jedis = new JedisCluster(provider, 5, Duration.ofSeconds(10))) {
+        try (CloudRouteJedisCluster jedis = new CloudRouteJedisCluster(provider, 5, Duration.ofSeconds(10))) {
           jedis.set("user:1000", "alice");
           System.out.println(jedis.get("user:1000")); // read in cloud A
+          try (ClusterPipeline pipe = jedis.pipelined()) {
+            Response<String> name = pipe.get("user:1000"); // read in cloud A
+            Response<List<String>> names = pipe.mget("user:1000", "user:1001"); // one MGET per slot
+            pipe.sync();
+            System.out.println(name.get() + " " + names.get()); // alice [alice, null]
+          }
         }
       }
     });

@@ -5,6 +5,7 @@ import io.cloudroute.CloudRoute;
 import io.cloudroute.Config;
 import io.cloudroute.Policy;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
+import io.cloudroute.jedis.CloudRouteJedisCluster;
 import io.cloudroute.lettuce.CloudRouteReadFrom;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.ReadFrom;
@@ -53,6 +54,8 @@ final class JvmClients {
     CLIENTS.put("jedis-pipe", "Jedis 7.1.0 JedisCluster (primaries only), cluster pipeline of GETs");
     CLIENTS.put("jedis-slot-mget", "Jedis 7.1.0 JedisCluster (primaries only), one MGET per slot");
     CLIENTS.put("jedis-cr", "Jedis 7.1.0 + CloudRouteClusterProvider policy=local, one MGET per slot");
+    CLIENTS.put("jedis-cr-pipe",
+        "Jedis 7.1.0 CloudRouteJedisCluster policy=local, its routed pipeline of GETs");
     CLIENTS.put("lettuce-primary", "Lettuce 7.0.0 ReadFrom.UPSTREAM (default), async mget");
     CLIENTS.put("lettuce-lowest-latency", "Lettuce 7.0.0 ReadFrom.LOWEST_LATENCY, async mget");
     CLIENTS.put(
@@ -84,6 +87,12 @@ final class JvmClients {
         return jedisPipeline(new JedisCluster(Set.of(seed(env)), jedisConfig()));
       case "jedis-slot-mget":
         return jedisSlotMget(new JedisCluster(Set.of(seed(env)), jedisConfig()));
+      case "jedis-cr-pipe":
+        try (Config c = crConfig(env, Policy.LOCAL)) {
+          CloudRouteClusterProvider p =
+              new CloudRouteClusterProvider(Set.of(seed(env)), jedisConfig(), c);
+          return jedisPipeline(new CloudRouteJedisCluster(p, 5, Duration.ofSeconds(10)));
+        }
       case "jedis-cr":
         try (Config c = crConfig(env, Policy.LOCAL)) {
           CloudRouteClusterProvider p =
@@ -135,7 +144,10 @@ final class JvmClients {
         .connectionTimeoutMillis(TIMEOUT_MS).build();
   }
 
-  /** N GETs in one cluster pipeline: Jedis sends each node its GETs, always to primaries. */
+  /**
+   * N GETs in one cluster pipeline: Jedis's sends each node its GETs, always to primaries; a
+   * CloudRouteJedisCluster's (jedis-cr-pipe) sends each GET where libcloudroute picks.
+   */
   private static Reader jedisPipeline(JedisCluster jc) {
     return reader(keys -> {
       List<Response<String>> rs = new ArrayList<>(keys.size());
