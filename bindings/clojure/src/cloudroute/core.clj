@@ -356,7 +356,7 @@
     :hedge-budget-percent :hedge-percentile
     :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)
     :db (SELECT db on every connection; default 0)
-    :shared-connections (n connections per node shared by every thread; default 0: off)
+    :shared-connections (n connections per node shared by every thread; default 2; 0: off)
     :async-executor (a java.util.concurrent.Executor completing the asynchronous calls'
       futures; default a small shared pool of daemon threads, never the library's engine thread).
   The calls on a client throw ex-info whose data holds the status
