@@ -2,8 +2,9 @@
 # Shared connections against a pooled connection per request in flight, side by side in one
 # run: the C client (bench/e2e/cdriver.cc) on the seed workload — 60-key MGETs of random keys
 # over every shard, cloud B 3 ms away (one way) behind bench/e2e/cluster.sh's latency proxies —
-# at 1, 4, 16 and 64 requests in flight (threads on one client), with
-# cr_client_options.shared_connections 0 (the pool, today's default) and 2. Starts its own
+# at 1, 4, 16, 64 and 256 requests in flight (threads on one client), with
+# cr_client_options.shared_connections 0 (a pooled connection per request in flight, the
+# default before shared connections) and 2 (the default). Starts its own
 # two-cloud Valkey cluster on ports 8741-8749 (bus ports +10000, proxies on 127.0.3.x with the
 # same ports; valkey-server needed), stops it when done (also on failure), every step under a
 # timeout.
@@ -23,12 +24,12 @@ DIR="$(mktemp -d "${TMPDIR:-/tmp}/cr-shared-bench.XXXXXX")"
 trap '"$SRC/bench/e2e/cluster.sh" stop "$DIR" >/dev/null 2>&1 || true; rm -rf "$DIR"' EXIT
 ENV_FILE=$(timeout 180 "$SRC/bench/e2e/cluster.sh" start "$DIR" "${BASE_PORT:-8741}")
 timeout 60 "$SRC/bench/e2e/cluster.sh" delay "$DIR" 3
-bench_load "cloud B 3 ms away; fan-out 60; 1/4/16/64 in flight; ${SECS}s windows; $REPS runs"
+bench_load "cloud B 3 ms away; fan-out 60; 1/4/16/64/256 in flight; ${SECS}s windows; $REPS runs"
 timeout 120 "$BIN" --env "$ENV_FILE" --mode get --seconds 0.1 --warmup 0 --load 1 <<<go >/dev/null
 LINES="$DIR/lines"
 : >"$LINES"
 for rep in $(seq 1 "$REPS"); do
-  for inflight in 1 4 16 64; do
+  for inflight in 1 4 16 64 256; do
     for shared in 0 2; do
       line=$(timeout $((SECS + 90)) "$BIN" --env "$ENV_FILE" --mode mget --fanout 60 \
              --threads "$inflight" --seconds "$SECS" --warmup 1 --shared "$shared" <<<go | tail -n 1)
@@ -38,7 +39,7 @@ for rep in $(seq 1 "$REPS"); do
   done
 done
 
-echo "== medians over $REPS runs (shared 0: a pooled connection per request in flight)"
+echo "== medians over $REPS runs (shared 0: a pooled connection per request in flight; 2: the default)"
 python3 - "$LINES" <<'PY'
 import collections, json, statistics, sys
 runs = collections.defaultdict(list)

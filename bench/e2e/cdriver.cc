@@ -21,9 +21,9 @@
 // JSON then also counts hedges, hedges_won and hedges_denied of the window. --stall S: a
 // node (--stall-node N: NODE<N>_PID of the env; default 2, the cloud-A replica of shard 1)
 // is stopped with SIGSTOP 1 s into the measured window and resumed with SIGCONT S seconds
-// later (needs seconds >= S + 1). --shared N: cr_client_options.shared_connections (default
-// 0: a pooled connection per request in flight); the JSON's max_node_connections is the most
-// connections any one node was dialed for over the whole run.
+// later (needs seconds >= S + 1). --shared N: cr_client_options.shared_connections (default:
+// the library's, 2; 0: a pooled connection per request in flight); the JSON's
+// max_node_connections is the most connections any one node was dialed for over the whole run.
 #include <signal.h>
 #include <sys/resource.h>
 
@@ -55,7 +55,7 @@ struct Args {
   int fanout = 60, threads = 1, keys = 10000;
   double seconds = 3, warmup = 1, stall = 0;
   int stall_node = 2;
-  int shared = 0;
+  int shared = -1;  // the library's default
   bool load = false;
 };
 
@@ -230,7 +230,7 @@ int main(int argc, char **argv) {
   if (s == CR_OK) {
     cr_client_options o = CR_CLIENT_OPTIONS_INIT;
     o.client_name = "cr-e2e-cdriver";
-    o.shared_connections = static_cast<uint32_t>(std::max(a.shared, 0));
+    if (a.shared >= 0) o.shared_connections = static_cast<uint32_t>(a.shared);
     if (a.hedge == "fixed") {
       o.hedge_mode = CR_HEDGE_MODE_FIXED;
       o.hedge_delay_ms = 20;

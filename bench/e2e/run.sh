@@ -19,7 +19,8 @@
 # Environment: E2E_BASE_PORT (default 8301: nodes 8301-8309, bus +10000, proxies on
 # 127.0.3.x with the same ports), E2E_CLIENTS (space-separated subset of the client names
 # of bench/e2e/clients.py, bench/e2e/jvm (JvmClients.java) and bench/e2e/native.py),
-# E2E_REPS, E2E_SECONDS, E2E_JVM_WARMUP (warm-up of the JVM clients, default 5 s), MVN.
+# E2E_REPS, E2E_SECONDS, E2E_CONCS (the requests in flight, comma-separated; default 1,4, --full
+# 1,4,16), E2E_JVM_WARMUP (warm-up of the JVM clients, default 5 s), MVN.
 # Peers come from PyPI into build/e2e-venv (bench/e2e/requirements.txt), the cloudroute
 # wheel is built as tests/python/run.sh builds it (needs scripts/deps.sh's .venv). With a
 # JVM client selected, the binding's jars are installed into .m2/ and bench/e2e/jvm is built
@@ -60,9 +61,9 @@ for c in cr-local cr-local-rf glide-az-rp glide-sync-az-rp; do
   [[ " ${clients[*]} " == *" $c "* ]] && ref_clients+=("$c")
 done
 if [[ $mode == quick ]]; then
-  delays=(3) fanouts=60 concs=1,4 reps=${E2E_REPS:-3} secs=${E2E_SECONDS:-3}
+  delays=(3) fanouts=60 concs=${E2E_CONCS:-1,4} reps=${E2E_REPS:-3} secs=${E2E_SECONDS:-3}
 else
-  delays=(1 3 10) fanouts=10,60,100 concs=1,4,16 reps=${E2E_REPS:-3} secs=${E2E_SECONDS:-4}
+  delays=(1 3 10) fanouts=10,60,100 concs=${E2E_CONCS:-1,4,16} reps=${E2E_REPS:-3} secs=${E2E_SECONDS:-4}
 fi
 fault_conc=4 warmup=1
 jvm_warmup=${E2E_JVM_WARMUP:-5}   # the JIT needs more than 1 s of requests to settle

@@ -1036,20 +1036,22 @@ typedef struct cr_client_options {
    * cr_client_new fails with CR_EREDIS naming the server's reply to SELECT.
    * An older caller's smaller struct_size keeps database 0. */
   uint32_t db; /* 0-2147483647; default 0 (no SELECT sent) */
-  /* ---- shared connections (off by default for now). With n > 0, every
-   * command that does not block (and every leg of a pipeline, MGET, MSET
-   * and DEL) goes on at most n connections per node that all calling
-   * threads share: requests are written back to back on them by the
-   * client's engine thread and each reply is matched to its request in
-   * order, every request closed by a marker (PING <tag>) whose echo proves
-   * that no reply was added or lost before it. Blocking commands, pinned
+  /* ---- shared connections (2 by default). With n > 0, every command
+   * that does not block (and every leg of a pipeline, MGET, MSET and DEL)
+   * goes on at most n connections per node that all calling threads share:
+   * requests are written back to back on them (by the calling thread when
+   * the connection can take it, else by the client's engine thread, which
+   * reads every reply) and each reply is matched to its request in order,
+   * every request closed by a marker (PING <tag>) whose echo proves that no
+   * reply was added or lost before it. Blocking commands, pinned
    * transactions and hedged reads (hedging on: fan-outs too) keep pooled
-   * connections (pool_size). A node
-   * that does not answer in time fails every request on its connection (a
-   * read moves to its next candidate, a write that was sent says it may
-   * have run); a call's own timeout fails only that call. An older
-   * caller's smaller struct_size leaves it off. */
-  uint32_t shared_connections; /* 0 = off; 1-16; default 0 */
+   * connections (pool_size). A node that does not answer in time fails
+   * every request on its connection (a read moves to its next candidate, a
+   * write that was sent says it may have run); a call's own timeout fails
+   * only that call. 0: every command takes a pooled connection of its own
+   * (up to pool_size per node). An older caller's smaller struct_size gets
+   * the default, 2, too. */
+  uint32_t shared_connections; /* 0 = off; 1-16; default 2 */
 } cr_client_options;
 
 #define CR_CLIENT_OPTIONS_INIT                                                                     \
@@ -1057,7 +1059,7 @@ typedef struct cr_client_options {
     (uint32_t)sizeof(cr_client_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u,    \
         30000u, 1000u, 5u, 3u, 50u, 3u, 15u, 10000u, 16777216u, 67108864u, 268435456u, NULL, NULL, \
         NULL, 0, 1, NULL, NULL, NULL, NULL, NULL, 0u, 0u, CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0,   \
-        0u, 0u, 0u                                                                                 \
+        0u, 0u, 2u                                                                                 \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_client_options ends at client_name (before tls). */
@@ -1691,13 +1693,17 @@ typedef struct cr_sentinel_options {
   uint32_t hedge_min_delay_ms;   /* ADAPTIVE; default 2 */
   uint32_t hedge_budget_percent; /* 1-100; default 10 */
   double hedge_percentile;       /* ADAPTIVE; (0, 100]; default 99.0 */
+  /* Shared connections per instance, as cr_client_options' (2 by default;
+   * 0: a pooled connection per command in flight). An older caller's
+   * smaller struct_size gets the default. */
+  uint32_t shared_connections; /* 0-16; default 2 */
 } cr_sentinel_options;
 
 #define CR_SENTINEL_OPTIONS_INIT                                                                 \
   {                                                                                              \
     (uint32_t)sizeof(cr_sentinel_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 1000u,     \
         5000u, 8u, 60000u, 5u, 50u, 15u, 10000u, NULL, NULL, NULL, NULL, NULL, 0u, 3u, 1000u, 0, \
-        1, NULL, NULL, NULL, NULL, NULL, CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0                   \
+        1, NULL, NULL, NULL, NULL, NULL, CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0, 2u               \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_sentinel_options ends at client_name. */
@@ -1992,7 +1998,7 @@ CR_API cr_status cr_pipeline_submit(cr_pipeline *p, cr_pipeline_completion_fn do
  * CR_ACCESS_AUTO is refused (CR_EINVAL), as for the blocking call.
  * cr_sentinel_client_free with calls in flight runs every callback not yet
  * run once, cancelled, before it returns, as cr_client_free does. The
- * Sentinel batches (cr_sentinel_client_mget …) have no asynchronous form. */
+ * batches' asynchronous forms follow (cr_sentinel_client_submit_mget …). */
 CR_API cr_status cr_sentinel_client_submit(cr_sentinel_client *c, const cr_call_options *opts,
                                            cr_access access, size_t key_index, size_t argc,
                                            const void *const *argv, const size_t *argvlen,
@@ -2000,6 +2006,45 @@ CR_API cr_status cr_sentinel_client_submit(cr_sentinel_client *c, const cr_call_
 CR_API cr_status cr_sentinel_client_completion_fd(int *out_fd, cr_sentinel_client *c);
 CR_API cr_status cr_sentinel_client_run_completions(size_t *out_ran, cr_sentinel_client *c,
                                                     size_t max);
+
+/* A submitted Sentinel batch's completion: the results the blocking batch
+ * (cr_sentinel_client_mget, _mset, _del, _exists) gives, n of them in key
+ * order — statuses[i] key i's status; for MGET, replies[i] key i's value
+ * or a CR_REPLY_TYPE_ERROR reply holding its group's error (a new
+ * reference each: free every one with cr_reply_free; they may be kept),
+ * and replies NULL for the other kinds; count the sum DEL / EXISTS gives
+ * (0 for MGET and MSET). status is CR_OK when every key succeeded, else the
+ * first failed key's status, cr_last_error() naming every failed group on
+ * the callback's thread until it returns. The arrays themselves are the
+ * library's: valid until the callback returns. */
+typedef void (*cr_batch_completion_fn)(void *ud, cr_status status, size_t n,
+                                       cr_reply *const *replies, const cr_status *statuses,
+                                       int64_t count);
+
+/* The Sentinel batches submitted without waiting: the keys (and MSET's
+ * values; binary-safe) are copied before the call returns, one command per
+ * group goes out at once on the groups' shared connections, and done(ud,
+ * ...) runs once, as for cr_sentinel_client_submit (the engine thread, a
+ * worker — for a group whose instance failed, moving on or re-asking the
+ * sentinels as the blocking batch does —, or the completion queue; never
+ * inside this call). cr_sentinel_client_free with a batch in flight runs
+ * done with every key failed CR_ECONN "cancelled: …". Errors (done will not
+ * run): CR_EINVAL (NULL c, keys, lens or done; n 0; a NULL key with a
+ * non-zero length; the client being freed), CR_ENOMEM. Thread-safety: any
+ * thread, a callback too. */
+CR_API cr_status cr_sentinel_client_submit_mget(cr_sentinel_client *c, const void *const *keys,
+                                                const size_t *lens, size_t n,
+                                                cr_batch_completion_fn done, void *ud);
+CR_API cr_status cr_sentinel_client_submit_mset(cr_sentinel_client *c, const void *const *keys,
+                                                const size_t *key_lens, const void *const *values,
+                                                const size_t *value_lens, size_t n,
+                                                cr_batch_completion_fn done, void *ud);
+CR_API cr_status cr_sentinel_client_submit_del(cr_sentinel_client *c, const void *const *keys,
+                                               const size_t *lens, size_t n,
+                                               cr_batch_completion_fn done, void *ud);
+CR_API cr_status cr_sentinel_client_submit_exists(cr_sentinel_client *c, const void *const *keys,
+                                                  const size_t *lens, size_t n,
+                                                  cr_batch_completion_fn done, void *ud);
 
 /* cr_client_free with calls in flight: every callback not yet run runs
  * exactly once before free returns, with CR_ECONN and a message starting
@@ -2074,13 +2119,17 @@ typedef struct cr_sharded_options {
   uint32_t hedge_min_delay_ms;   /* ADAPTIVE; default 2 */
   uint32_t hedge_budget_percent; /* 1-100; default 10 */
   double hedge_percentile;       /* ADAPTIVE; (0, 100]; default 99.0 */
+  /* Shared connections per server, as cr_client_options' (2 by default;
+   * 0: a pooled connection per command in flight). An older caller's
+   * smaller struct_size gets the default. */
+  uint32_t shared_connections; /* 0-16; default 2 */
 } cr_sharded_options;
 
 #define CR_SHARDED_OPTIONS_INIT                                                                  \
   {                                                                                              \
     (uint32_t)sizeof(cr_sharded_options), 1000u, {500u, 1000u, 1000u, 2000u, 2000u}, 8u, 60000u, \
         3u, 50u, 15u, 10000u, NULL, NULL, NULL, 0u, 0, 1, NULL, NULL, NULL, NULL, NULL,          \
-        CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0                                                    \
+        CR_HEDGE_MODE_OFF, 20u, 2u, 10u, 99.0, 2u                                                \
   }
 /* Defaults into the caller's struct, as cr_parse_options_init. The first
  * public layout of cr_sharded_options ends at hedge_percentile. */
@@ -2100,8 +2149,9 @@ CR_API cr_status cr_sharded_client_new(cr_sharded_client **out, const cr_config 
                                        const cr_sharded_options *opts, const cr_ring *ring,
                                        const char *const *servers, size_t n_shards);
 /* Stops the client's thread and closes every connection. NULL is a no-op.
- * From c's log callback it returns at once and c is freed on a thread of
- * the library's once the callback has returned (as cr_client_free).
+ * From c's log callback (or a completion callback) it returns at once and c
+ * is freed on a thread of the library's once the callback has returned (as
+ * cr_client_free); asynchronous calls in flight complete once, cancelled.
  * REQUIRES: no other call on c is running or will run. */
 CR_API void cr_sharded_client_free(cr_sharded_client *c);
 
@@ -2180,6 +2230,37 @@ CR_API cr_status cr_sharded_client_get_node_stats(cr_client_node_stats *out, siz
 /* As cr_client_get_metrics_text. Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_sharded_client_get_metrics_text(char *buf, size_t cap, size_t *needed,
                                                     const cr_sharded_client *c);
+
+/* The pre-sharded client's asynchronous calls, as cr_client_submit,
+ * cr_client_submit_mget / _mset / _del / _exists, cr_client_completion_fd
+ * and cr_client_run_completions (the same threads, callback rules and
+ * completion queue; opts as there), with the routing, retries and errors of
+ * cr_sharded_client_command and cr_sharded_client_mget …: the first attempt
+ * on the server's shared connection, a read's next candidate or a retry on
+ * a worker. CR_ACCESS_AUTO is refused (CR_EINVAL), as for the blocking
+ * call; a pipeline of the client is not submitted (cr_pipeline_submit
+ * refuses it). cr_sharded_client_free with calls in flight runs every
+ * callback not yet run once, cancelled, before it returns. */
+CR_API cr_status cr_sharded_client_submit(cr_sharded_client *c, const cr_call_options *opts,
+                                          cr_access access, size_t key_index, size_t argc,
+                                          const void *const *argv, const size_t *argvlen,
+                                          cr_completion_fn done, void *ud);
+CR_API cr_status cr_sharded_client_submit_mget(cr_sharded_client *c, const void *const *keys,
+                                               const size_t *lens, size_t n, cr_completion_fn done,
+                                               void *ud);
+CR_API cr_status cr_sharded_client_submit_mset(cr_sharded_client *c, const void *const *keys,
+                                               const size_t *key_lens, const void *const *values,
+                                               const size_t *value_lens, size_t n,
+                                               cr_completion_fn done, void *ud);
+CR_API cr_status cr_sharded_client_submit_del(cr_sharded_client *c, const void *const *keys,
+                                              const size_t *lens, size_t n, cr_completion_fn done,
+                                              void *ud);
+CR_API cr_status cr_sharded_client_submit_exists(cr_sharded_client *c, const void *const *keys,
+                                                 const size_t *lens, size_t n,
+                                                 cr_completion_fn done, void *ud);
+CR_API cr_status cr_sharded_client_completion_fd(int *out_fd, cr_sharded_client *c);
+CR_API cr_status cr_sharded_client_run_completions(size_t *out_ran, cr_sharded_client *c,
+                                                   size_t max);
 
 #ifdef __cplusplus
 }

@@ -24,11 +24,23 @@ net::AsyncCalls::Done Completion(cr_completion_fn done, void *ud) {
   };
 }
 
+// A client's asynchronous side: the cluster and Sentinel clients forward
+// its calls themselves, the pre-sharded client hands it out.
+template <typename H>
+auto &AsyncOf(H *c) {
+  if constexpr (std::is_same_v<H, cr_sharded_client>) {
+    return c->client->async();
+  } else {
+    return *c->client;
+  }
+}
+
 // The multi-key submits: keys (and, for kMSet, values) copied, then handed
 // to the client's asynchronous fan-out.
-cr_status SubmitMulti(cr_client *c, net::KeyBatchKind kind, const void *const *keys,
-                      const size_t *key_lens, const void *const *values, const size_t *value_lens,
-                      size_t n, cr_completion_fn done, void *ud, const char *fn) {
+template <typename H>
+cr_status SubmitMulti(H *c, net::KeyBatchKind kind, const void *const *keys, const size_t *key_lens,
+                      const void *const *values, const size_t *value_lens, size_t n,
+                      cr_completion_fn done, void *ud, const char *fn) {
   if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
   if (done == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": done is NULL");
   std::vector<std::string> k, v;
@@ -36,7 +48,7 @@ cr_status SubmitMulti(cr_client *c, net::KeyBatchKind kind, const void *const *k
   if (kind == net::KeyBatchKind::kMSet) {
     if (cr_status s = Keys(&v, values, value_lens, n, fn, "values"); s != CR_OK) return s;
   }
-  return Check(c->client->SubmitMulti(kind, std::move(k), std::move(v), Completion(done, ud)));
+  return Check(AsyncOf(c).SubmitMulti(kind, std::move(k), std::move(v), Completion(done, ud)));
 }
 
 // A single-key command submitted (cr_client_submit, cr_sentinel_client_submit):
@@ -71,14 +83,14 @@ cr_status SubmitCall(H *c, const cr_call_options *opts, const cr_access &access,
     }
   }
   const std::string key = args[key_at];
-  return Check(c->client->Submit(a, key, std::move(args), call, Completion(done, ud)));
+  return Check(AsyncOf(c).Submit(a, key, std::move(args), call, Completion(done, ud)));
 }
 
 template <typename H>
 cr_status CompletionFdCall(int *out_fd, H *c, const char *fn) {
   if (cr_status s = NotNull(out_fd, fn, "out_fd"); s != CR_OK) return s;
   if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-  auto fd = c->client->CompletionFd();
+  auto fd = AsyncOf(c).CompletionFd();
   if (!fd.ok()) return Fail(fd.status());
   *out_fd = *fd;
   return CR_OK;
@@ -87,10 +99,10 @@ cr_status CompletionFdCall(int *out_fd, H *c, const char *fn) {
 template <typename H>
 cr_status RunCompletionsCall(size_t *out_ran, H *c, size_t max, const char *fn) {
   if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-  if (c->client->InCompletion()) {
+  if (AsyncOf(c).InCompletion()) {
     return Fail(CR_EINVAL, std::string(fn) + ": called from a completion callback");
   }
-  const size_t ran = c->client->RunCompletions(max);
+  const size_t ran = AsyncOf(c).RunCompletions(max);
   if (out_ran != nullptr) *out_ran = ran;
   return CR_OK;
 }
@@ -166,6 +178,62 @@ cr_status cr_sentinel_client_completion_fd(int *out_fd, cr_sentinel_client *c) {
 cr_status cr_sentinel_client_run_completions(size_t *out_ran, cr_sentinel_client *c, size_t max) {
   return Guard(
       [&] { return RunCompletionsCall(out_ran, c, max, "cr_sentinel_client_run_completions"); });
+}
+
+cr_status cr_sharded_client_submit(cr_sharded_client *c, const cr_call_options *opts,
+                                   cr_access access, size_t key_index, size_t argc,
+                                   const void *const *argv, const size_t *argvlen,
+                                   cr_completion_fn done, void *ud) {
+  return Guard([&] {
+    return SubmitCall(c, opts, access, key_index, argc, argv, argvlen, done, ud,
+                      "cr_sharded_client_submit");
+  });
+}
+
+cr_status cr_sharded_client_submit_mget(cr_sharded_client *c, const void *const *keys,
+                                        const size_t *lens, size_t n, cr_completion_fn done,
+                                        void *ud) {
+  return Guard([&] {
+    return SubmitMulti(c, net::KeyBatchKind::kMGet, keys, lens, nullptr, nullptr, n, done, ud,
+                       "cr_sharded_client_submit_mget");
+  });
+}
+
+cr_status cr_sharded_client_submit_mset(cr_sharded_client *c, const void *const *keys,
+                                        const size_t *key_lens, const void *const *values,
+                                        const size_t *value_lens, size_t n, cr_completion_fn done,
+                                        void *ud) {
+  return Guard([&] {
+    return SubmitMulti(c, net::KeyBatchKind::kMSet, keys, key_lens, values, value_lens, n, done, ud,
+                       "cr_sharded_client_submit_mset");
+  });
+}
+
+cr_status cr_sharded_client_submit_del(cr_sharded_client *c, const void *const *keys,
+                                       const size_t *lens, size_t n, cr_completion_fn done,
+                                       void *ud) {
+  return Guard([&] {
+    return SubmitMulti(c, net::KeyBatchKind::kDel, keys, lens, nullptr, nullptr, n, done, ud,
+                       "cr_sharded_client_submit_del");
+  });
+}
+
+cr_status cr_sharded_client_submit_exists(cr_sharded_client *c, const void *const *keys,
+                                          const size_t *lens, size_t n, cr_completion_fn done,
+                                          void *ud) {
+  return Guard([&] {
+    return SubmitMulti(c, net::KeyBatchKind::kExists, keys, lens, nullptr, nullptr, n, done, ud,
+                       "cr_sharded_client_submit_exists");
+  });
+}
+
+cr_status cr_sharded_client_completion_fd(int *out_fd, cr_sharded_client *c) {
+  return Guard([&] { return CompletionFdCall(out_fd, c, "cr_sharded_client_completion_fd"); });
+}
+
+cr_status cr_sharded_client_run_completions(size_t *out_ran, cr_sharded_client *c, size_t max) {
+  return Guard(
+      [&] { return RunCompletionsCall(out_ran, c, max, "cr_sharded_client_run_completions"); });
 }
 
 }  // extern "C"

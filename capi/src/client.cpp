@@ -184,12 +184,6 @@ cr_status cr_client_new(cr_client **out, const cr_config *cfg, const cr_client_o
     co.replica_max_lag_bytes = o.replica_max_lag_bytes;
     co.replica_max_lag_s = o.replica_max_lag_s;
     co.read_your_writes_ms = o.read_your_writes_ms;
-    if (o.shared_connections > 16) {
-      return Fail(CR_EINVAL, std::string(fn) +
-                                 ": shared_connections must be 0 (off) or 1-16, not " +
-                                 std::to_string(o.shared_connections));
-    }
-    co.pool.shared = o.shared_connections;
 
     auto c = std::make_unique<cr_client>();
     cloudroute::RouterConfig rc = cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{};

@@ -17,6 +17,7 @@
 #include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/reply.hpp"
 #include "cloudroute/net/sentinel.hpp"
+#include "cloudroute/net/sharded.hpp"
 #include "cloudroute/net/tls.hpp"
 #include "hedge.hpp"
 
@@ -77,7 +78,7 @@ cr_status TlsFrom(const O &o, const char *fn, net::ConnectOptions *conn) {
 }
 
 // The engine's options every live option struct carries (connections and
-// TLS, timeouts, pool, retries, hedged reads), into *e; log: the
+// TLS, timeouts, pool and shared connections, retries, hedged reads), into *e; log: the
 // cr_config's sink, or null. CR_EINVAL naming fn for a bad TLS or hedge
 // field.
 template <typename O>
@@ -89,6 +90,11 @@ cr_status EngineBaseFrom(const O &o, const net::LogSink *log, const char *fn,
   for (int i = 0; i < CR_TIER_COUNT; ++i) e->timeout_ms[i] = o.command_timeout_ms[i];
   e->pool.max_size = o.pool_size;
   e->pool.idle_ms = o.pool_idle_ms;
+  if (o.shared_connections > 16) {
+    return Fail(CR_EINVAL, std::string(fn) + ": shared_connections must be 0 (off) or 1-16, not " +
+                               std::to_string(o.shared_connections));
+  }
+  e->pool.shared = o.shared_connections;
   e->max_retries = o.max_retries;
   e->retry_base_ms = o.retry_backoff_ms;
   if (log != nullptr) e->log = *log;
@@ -119,14 +125,13 @@ cr_status TextOut(char *buf, size_t cap, size_t *needed, const std::string &text
 // for) the free happens on a thread of its own once the handler has
 // returned; with no thread to be had the client is leaked rather than
 // joined from inside itself.
-// Whether this thread runs one of the client's completion callbacks (the
-// cluster and the Sentinel clients have them).
+// Whether this thread runs one of the client's completion callbacks.
 template <typename C>
 bool InCompletion(const C &client) {
-  if constexpr (std::is_same_v<C, net::Client> || std::is_same_v<C, net::SentinelClient>) {
-    return client.InCompletion();
+  if constexpr (std::is_same_v<C, net::ShardedClient>) {
+    return client.async().InCompletion();
   } else {
-    return false;
+    return client.InCompletion();
   }
 }
 

@@ -16,25 +16,24 @@ namespace net = cloudroute::net;
 namespace {
 constexpr cr_sentinel_options kSentinelDefaults = CR_SENTINEL_OPTIONS_INIT;
 
-// The batches (cr_sentinel_client_mget, _mset, _del, _exists): the keys
-// (and values) checked, the batch run, a result per key into replies (may
-// be NULL) and statuses (may be NULL), the count (DEL / EXISTS; may be
-// NULL) into *count. CR_OK when every key succeeded; else the first failed
-// key's status, with a message naming every failed group and its keys.
-cr_status RunBatch(cr_reply **replies, cr_status *statuses, int64_t *count, cr_sentinel_client *c,
-                   net::KeyBatchKind kind, const void *const *keys, const size_t *key_lens,
-                   const void *const *values, const size_t *value_lens, size_t n, const char *fn) {
-  if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
-  std::vector<std::string> k, v;
-  if (cr_status s = Keys(&k, keys, key_lens, n, fn, "keys"); s != CR_OK) return s;
-  if (kind == net::KeyBatchKind::kMGet) {  // MGET's values: required
-    if (cr_status s = NotNull(replies, fn, "replies"); s != CR_OK) return s;
-  }
+// A batch's keys (and MSET's values) checked and copied into k and v.
+cr_status BatchInputs(std::vector<std::string> *k, std::vector<std::string> *v,
+                      net::KeyBatchKind kind, const void *const *keys, const size_t *key_lens,
+                      const void *const *values, const size_t *value_lens, size_t n,
+                      const char *fn) {
+  if (cr_status s = Keys(k, keys, key_lens, n, fn, "keys"); s != CR_OK) return s;
   if (kind == net::KeyBatchKind::kMSet) {
-    if (cr_status s = Keys(&v, values, value_lens, n, fn, "values"); s != CR_OK) return s;
+    if (cr_status s = Keys(v, values, value_lens, n, fn, "values"); s != CR_OK) return s;
   }
-  net::KeyBatchResult r =
-      c->client->RunBatch(kind, k, kind == net::KeyBatchKind::kMSet ? &v : nullptr);
+  return CR_OK;
+}
+
+// A batch's result out: a result per key into replies (may be NULL) and
+// statuses (may be NULL), the count (DEL / EXISTS; may be NULL) into *count.
+// CR_OK when every key succeeded; else the first failed key's status, with
+// a message naming every failed group and its keys.
+cr_status BatchOut(net::KeyBatchResult &r, cr_reply **replies, cr_status *statuses, int64_t *count,
+                   size_t n, const char *fn) {
   if (r.status.size() != n) return Fail(r.summary);  // refused before anything was sent
   ResultsOut(
       replies, statuses, n,
@@ -44,6 +43,50 @@ cr_status RunBatch(cr_reply **replies, cr_status *statuses, int64_t *count, cr_s
   if (!r.summary.ok())
     return Fail(cloudroute::Status(r.summary.code(), std::string(fn) + ": " + r.summary.message()));
   return CR_OK;
+}
+
+// The blocking batches (cr_sentinel_client_mget, _mset, _del, _exists).
+cr_status RunBatch(cr_reply **replies, cr_status *statuses, int64_t *count, cr_sentinel_client *c,
+                   net::KeyBatchKind kind, const void *const *keys, const size_t *key_lens,
+                   const void *const *values, const size_t *value_lens, size_t n, const char *fn) {
+  if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+  std::vector<std::string> k, v;
+  if (cr_status s = BatchInputs(&k, &v, kind, keys, key_lens, values, value_lens, n, fn);
+      s != CR_OK) {
+    return s;
+  }
+  if (kind == net::KeyBatchKind::kMGet) {  // MGET's values: required
+    if (cr_status s = NotNull(replies, fn, "replies"); s != CR_OK) return s;
+  }
+  net::KeyBatchResult r =
+      c->client->RunBatch(kind, k, kind == net::KeyBatchKind::kMSet ? &v : nullptr);
+  return BatchOut(r, replies, statuses, count, n, fn);
+}
+
+// The submitted batches (cr_sentinel_client_submit_mget, …): done gets
+// what the blocking batch would give.
+cr_status SubmitBatch(cr_sentinel_client *c, net::KeyBatchKind kind, const void *const *keys,
+                      const size_t *key_lens, const void *const *values, const size_t *value_lens,
+                      size_t n, cr_batch_completion_fn done, void *ud, const char *fn) {
+  if (cr_status s = NotNull(c, fn, "client"); s != CR_OK) return s;
+  if (done == nullptr) return Fail(CR_EINVAL, std::string(fn) + ": done is NULL");
+  std::vector<std::string> k, v;
+  if (cr_status s = BatchInputs(&k, &v, kind, keys, key_lens, values, value_lens, n, fn);
+      s != CR_OK) {
+    return s;
+  }
+  const bool mget = kind == net::KeyBatchKind::kMGet;
+  return Check(c->client->SubmitBatch(
+      kind, k, kind == net::KeyBatchKind::kMSet ? &v : nullptr,
+      [done, ud, mget, n, fn](net::KeyBatchResult r) {
+        std::vector<cr_reply *> replies(mget ? n : 0, nullptr);
+        std::vector<cr_status> statuses(n, CR_OK);
+        int64_t count = 0;
+        const cr_status st = Guard([&] {
+          return BatchOut(r, mget ? replies.data() : nullptr, statuses.data(), &count, n, fn);
+        });
+        done(ud, st, n, mget ? replies.data() : nullptr, statuses.data(), count);
+      }));
 }
 
 }  // namespace
@@ -207,6 +250,43 @@ cr_status cr_sentinel_client_exists(int64_t *out_count, cr_status *statuses, cr_
   return Guard([&]() -> cr_status {
     return RunBatch(nullptr, statuses, out_count, c, net::KeyBatchKind::kExists, keys, lens,
                     nullptr, nullptr, n, "cr_sentinel_client_exists");
+  });
+}
+
+cr_status cr_sentinel_client_submit_mget(cr_sentinel_client *c, const void *const *keys,
+                                         const size_t *lens, size_t n, cr_batch_completion_fn done,
+                                         void *ud) {
+  return Guard([&] {
+    return SubmitBatch(c, net::KeyBatchKind::kMGet, keys, lens, nullptr, nullptr, n, done, ud,
+                       "cr_sentinel_client_submit_mget");
+  });
+}
+
+cr_status cr_sentinel_client_submit_mset(cr_sentinel_client *c, const void *const *keys,
+                                         const size_t *key_lens, const void *const *values,
+                                         const size_t *value_lens, size_t n,
+                                         cr_batch_completion_fn done, void *ud) {
+  return Guard([&] {
+    return SubmitBatch(c, net::KeyBatchKind::kMSet, keys, key_lens, values, value_lens, n, done, ud,
+                       "cr_sentinel_client_submit_mset");
+  });
+}
+
+cr_status cr_sentinel_client_submit_del(cr_sentinel_client *c, const void *const *keys,
+                                        const size_t *lens, size_t n, cr_batch_completion_fn done,
+                                        void *ud) {
+  return Guard([&] {
+    return SubmitBatch(c, net::KeyBatchKind::kDel, keys, lens, nullptr, nullptr, n, done, ud,
+                       "cr_sentinel_client_submit_del");
+  });
+}
+
+cr_status cr_sentinel_client_submit_exists(cr_sentinel_client *c, const void *const *keys,
+                                           const size_t *lens, size_t n,
+                                           cr_batch_completion_fn done, void *ud) {
+  return Guard([&] {
+    return SubmitBatch(c, net::KeyBatchKind::kExists, keys, lens, nullptr, nullptr, n, done, ud,
+                       "cr_sentinel_client_submit_exists");
   });
 }
 

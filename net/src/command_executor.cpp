@@ -335,6 +335,7 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
   const Args *prefix = nullptr;
   Args load;  // SCRIPT LOAD <call.script>, sent at most once
   uint32_t redirects = 0, retries = 0;
+  bool rerouted = false;  // a failed read routed again on a newer topology
   // A write its place's master did not execute (none known, not dialed,
   // READONLY): when the source says so (TopologySource::AskAbout), it is
   // tried again after a backoff, as a retry; else (or past max_retries)
@@ -415,6 +416,13 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
                                             "only");
         }
         if (o.unsent && again(o.status)) break;  // never sent: not executed
+        // A read whose candidates all failed while a new topology was
+        // installed (a shard moved to new servers, a failover): routed once
+        // more, on the new one — reads are safe to repeat.
+        if (access == Access::kRead && !rerouted && snap != nullptr && topo->Current() != snap) {
+          rerouted = true;
+          break;
+        }
         return o.status;
       case OutcomeKind::kMoved:
       case OutcomeKind::kAsk: {

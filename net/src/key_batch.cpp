@@ -1,7 +1,10 @@
 // Multi-key commands with a result per key (see key_batch.hpp).
 #include "cloudroute/net/key_batch.hpp"
 
+#include <memory>
 #include <utility>
+
+#include "cloudroute/net/async_calls.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -57,35 +60,35 @@ const char *KeyBatchCommand(KeyBatchKind kind) {
   return "?";
 }
 
-KeyBatchResult RunKeyBatch(CommandExecutor *executor, const TopologySource &topo, KeyBatchKind kind,
-                           const std::vector<std::string> &keys,
-                           const std::vector<std::string> *values) {
-  KeyBatchResult out;
+namespace {
+
+// The checks before anything is sent: "" or what is wrong.
+Status CheckBatch(KeyBatchKind kind, const std::vector<std::string> &keys,
+                  const std::vector<std::string> *values) {
   const char *cmd = KeyBatchCommand(kind);
-  if (keys.empty()) {
-    out.summary = Error(Code::kInvalid, std::string(cmd) + " needs at least one key");
-    return out;
-  }
+  if (keys.empty()) return Error(Code::kInvalid, std::string(cmd) + " needs at least one key");
   if ((kind == KeyBatchKind::kMSet) != (values != nullptr)) {
-    out.summary = Error(Code::kInvalid,
-                        std::string(cmd) + (values != nullptr ? " takes no values"
-                                                              : " needs a value for each key"));
-    return out;
+    return Error(Code::kInvalid,
+                 std::string(cmd) +
+                     (values != nullptr ? " takes no values" : " needs a value for each key"));
   }
   if (values != nullptr && values->size() != keys.size()) {
-    out.summary = Error(Code::kInvalid, std::string(cmd) + " needs as many values as keys: " +
-                                            std::to_string(keys.size()) + " keys, " +
-                                            std::to_string(values->size()) + " values");
-    return out;
+    return Error(Code::kInvalid, std::string(cmd) + " needs as many values as keys: " +
+                                     std::to_string(keys.size()) + " keys, " +
+                                     std::to_string(values->size()) + " values");
   }
-  std::vector<Batch> batches = SplitBySlot(topo, keys, cmd, values);
-  std::vector<Job> jobs = JobsFor(batches, KeyBatchAccess(kind));
-  executor->Run(&jobs);
+  return Status::Ok();
+}
 
-  out.status.resize(keys.size());
-  if (kind == KeyBatchKind::kMGet) out.values.resize(keys.size());
+// A result per key from the places' jobs, run.
+KeyBatchResult Merge(const TopologySource &topo, KeyBatchKind kind, size_t nkeys,
+                     const std::vector<Batch> &batches, std::vector<Job> &jobs) {
+  KeyBatchResult out;
+  const char *cmd = KeyBatchCommand(kind);
+  out.status.resize(nkeys);
+  if (kind == KeyBatchKind::kMGet) out.values.resize(nkeys);
   std::string failures;
-  size_t first_failed = keys.size();
+  size_t first_failed = nkeys;
   Code first_code = Code::kOk;
   for (size_t i = 0; i < batches.size(); ++i) {
     const Batch &b = batches[i];
@@ -115,11 +118,43 @@ KeyBatchResult RunKeyBatch(CommandExecutor *executor, const TopologySource &topo
     }
   }
   if (out.failed > 0) {
-    out.summary = Error(first_code, std::to_string(out.failed) + " of " +
-                                        std::to_string(keys.size()) + " keys of the " + cmd +
+    out.summary = Error(first_code, std::to_string(out.failed) + " of " + std::to_string(nkeys) +
+                                        " keys of the " + cmd +
                                         " batch failed (the others succeeded): " + failures);
   }
   return out;
+}
+
+}  // namespace
+
+KeyBatchResult RunKeyBatch(CommandExecutor *executor, const TopologySource &topo, KeyBatchKind kind,
+                           const std::vector<std::string> &keys,
+                           const std::vector<std::string> *values) {
+  if (Status bad = CheckBatch(kind, keys, values); !bad.ok()) {
+    KeyBatchResult out;
+    out.summary = std::move(bad);
+    return out;
+  }
+  std::vector<Batch> batches = SplitBySlot(topo, keys, KeyBatchCommand(kind), values);
+  std::vector<Job> jobs = JobsFor(batches, KeyBatchAccess(kind));
+  executor->Run(&jobs);
+  return Merge(topo, kind, keys.size(), batches, jobs);
+}
+
+Status SubmitKeyBatch(AsyncCalls *async, const TopologySource &topo, KeyBatchKind kind,
+                      const std::vector<std::string> &keys, const std::vector<std::string> *values,
+                      KeyBatchDone done) {
+  if (Status bad = CheckBatch(kind, keys, values); !bad.ok()) return bad;
+  // The jobs' arguments are views of the batches' strings: the batches live
+  // (not moved) until the jobs are done.
+  auto batches =
+      std::make_shared<std::vector<Batch>>(SplitBySlot(topo, keys, KeyBatchCommand(kind), values));
+  std::vector<Job> jobs = JobsFor(*batches, KeyBatchAccess(kind));
+  const size_t nkeys = keys.size();
+  return async->SubmitJobs(
+      std::move(jobs), [&topo, kind, nkeys, batches, done = std::move(done)](std::vector<Job> &js) {
+        done(Merge(topo, kind, nkeys, *batches, js));
+      });
 }
 
 }  // namespace net

@@ -68,7 +68,10 @@ Result<std::unique_ptr<ShardedClient>> ShardedClient::Create(ShardGroups *groups
   return c;
 }
 
-ShardedClient::~ShardedClient() { prober_.reset(); }
+ShardedClient::~ShardedClient() {
+  async_.Close();  // every call in flight completes (cancelled) while the engine is whole
+  prober_.reset();
+}
 
 Result<ReplyPtr> ShardedClient::ExecuteKeys(Access access, const std::vector<std::string> &keys,
                                             const Args &args, const CallOptions &call) {

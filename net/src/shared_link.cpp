@@ -20,34 +20,88 @@ namespace net {
 
 namespace {
 
-// Settles r once: its status, then its done.
-void Settle(LinkRequest *r, Status status) {
+// Settles r once: its status now, its done when finished is run (after the
+// link's lock is released).
+void Settle(const LinkRequestPtr &r, Status status, Finished *finished) {
   if (r->settled) return;
   r->settled = true;
   r->done_ns = SteadyNowNs();
   r->status = std::move(status);
   if (!r->status.ok()) r->replies.clear();
-  if (r->done) r->done(*r);
+  finished->push_back(r);
 }
+
+void RunDone(Finished *finished) {
+  for (const LinkRequestPtr &r : *finished) {
+    if (r->done) r->done(*r);
+  }
+  finished->clear();
+}
+
+// Holds a link's mutex; on release runs the done of what was settled under it.
+class LinkLock {
+ public:
+  LinkLock(std::mutex *mu, Finished *finished) : lock_(*mu), finished_(finished) {}
+  ~LinkLock() {
+    Finished done;
+    done.swap(*finished_);
+    lock_.unlock();
+    RunDone(&done);
+  }
+  LinkLock(const LinkLock &) = delete;
+  LinkLock &operator=(const LinkLock &) = delete;
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+  Finished *const finished_;
+};
 
 }  // namespace
 
 // ---------------------------------------------------------------- SharedConnection
 
 SharedConnection::SharedConnection(EventLoop *loop, std::unique_ptr<Connection> conn,
-                                   OnClosed on_closed)
-    : loop_(loop), conn_(std::move(conn)), on_closed_(std::move(on_closed)), fd_(conn_->fd()) {
-  loop_->Watch(fd_, EPOLLIN, [this](uint32_t events) { OnEvents(events); });
+                                   OnClosed on_closed, std::mutex *mu, Finished *finished)
+    : loop_(loop),
+      conn_(std::move(conn)),
+      on_closed_(std::move(on_closed)),
+      mu_(mu),
+      finished_(finished),
+      fd_(conn_->fd()) {
+  loop_->Watch(fd_, EPOLLIN, [this](uint32_t events) {
+    LinkLock lock(mu_, finished_);
+    OnEvents(events);
+  });
   interest_ = EPOLLIN;
 }
 
 SharedConnection::~SharedConnection() { Close(Error(kConnError, "the connection was dropped")); }
 
+void SharedConnection::Settle(const LinkRequestPtr &r, Status status) {
+  net::Settle(r, std::move(status), finished_);
+}
+
 void SharedConnection::Add(LinkRequestPtr r) {
   if (conn_ == nullptr) {
-    Settle(r.get(), Error(kConnError, "connection is closed"));
+    Settle(r, Error(kConnError, "connection is closed"));
     return;
   }
+  Queue(std::move(r));
+  Service();
+}
+
+void SharedConnection::Service() {
+  if (conn_ == nullptr) return;
+  if (!send_failed_.ok()) {
+    const Status why = send_failed_;
+    Close(why);
+    return;
+  }
+  Arm();
+}
+
+bool SharedConnection::Queue(LinkRequestPtr r) {
+  const int64_t deadline = r->deadline_ns;
   r->wire_start = queued_;
   if (out_pos_ == out_.size()) {
     out_.clear();
@@ -63,12 +117,14 @@ void SharedConnection::Add(LinkRequestPtr r) {
   r->wire.clear();
   r->wire.shrink_to_fit();
   fifo_.push_back(std::move(r));
-  Status s = Flush();
-  if (!s.ok()) {
-    Close(s);
-    return;
+  if (send_failed_.ok()) {
+    Status s = Flush();
+    if (!s.ok()) send_failed_ = std::move(s);
   }
-  Arm();
+  // Left for the engine thread: closing after a failed send, the rest of a
+  // write (EPOLLOUT), or a timer that fires no later than this deadline.
+  return !send_failed_.ok() || out_pos_ < out_.size() ||
+         (deadline != 0 && (timer_ == 0 || timer_at_ > deadline));
 }
 
 Status SharedConnection::Flush() {
@@ -84,7 +140,8 @@ Status SharedConnection::Flush() {
   const int64_t now = SteadyNowNs();
   for (const LinkRequestPtr &r : fifo_) {
     if (r->wire_start >= written_) break;
-    if (!r->sent) {
+    // A settled (abandoned) request's caller may be reading it already.
+    if (!r->sent && !r->settled) {
       r->sent = true;
       r->sent_ns = now;
     }
@@ -127,17 +184,21 @@ Status SharedConnection::ReadReplies() {
       const std::string bad = r->check(replies);
       if (!bad.empty()) {
         Status poisoned = conn_->Poison(bad);
-        Settle(r.get(), poisoned);
+        Settle(r, poisoned);
         return poisoned;
       }
     }
     r->replies = std::move(replies);
-    Settle(r.get(), Status::Ok());
+    Settle(r, Status::Ok());
   }
 }
 
 void SharedConnection::OnEvents(uint32_t events) {
   if (conn_ == nullptr) return;
+  if (!send_failed_.ok()) {
+    Service();
+    return;
+  }
   Status s;
   if (events & EPOLLOUT) s = Flush();
   if (s.ok() && (events & (EPOLLIN | EPOLLERR | EPOLLHUP))) s = ReadReplies();
@@ -155,23 +216,23 @@ void SharedConnection::Arm() {
     loop_->Modify(fd_, want);
     interest_ = want;
   }
-  // The earliest deadline of a request still waiting for its replies.
+  // The earliest deadline of a request still waiting for its replies. A
+  // timer armed earlier stays (it finds nothing late and re-arms), so the
+  // next request rarely needs a new one.
   int64_t at = 0;
   for (const LinkRequestPtr &r : fifo_) {
     if (r->settled || r->deadline_ns == 0) continue;
     if (at == 0 || r->deadline_ns < at) at = r->deadline_ns;
   }
-  if (at == timer_at_) return;
+  if (at == 0 || (timer_ != 0 && timer_at_ <= at)) return;
   if (timer_ != 0) loop_->CancelTimer(timer_);
-  timer_ = 0;
   timer_at_ = at;
-  if (at != 0) {
-    timer_ = loop_->AddTimer(at, [this] {
-      timer_ = 0;
-      timer_at_ = 0;
-      OnDeadline();
-    });
-  }
+  timer_ = loop_->AddTimer(at, [this] {
+    LinkLock lock(mu_, finished_);
+    timer_ = 0;
+    timer_at_ = 0;
+    OnDeadline();
+  });
 }
 
 void SharedConnection::OnDeadline() {
@@ -182,12 +243,12 @@ void SharedConnection::OnDeadline() {
     if (r->settled || r->deadline_ns == 0 || r->deadline_ns > now) continue;
     if (r->abandon_on_deadline) {
       r->abandoned = true;
-      Settle(r.get(), Error(kTimeout, conn_->address() + ": no reply before the call's deadline"));
+      Settle(r, Error(kTimeout, conn_->address() + ": no reply before the call's deadline"));
     } else if (late.empty()) {
       late = conn_->address() + ": no reply before the deadline";
-      Settle(r.get(), Error(kTimeout, late));
+      Settle(r, Error(kTimeout, late));
     } else {
-      Settle(r.get(), Error(kTimeout, late));
+      Settle(r, Error(kTimeout, late));
     }
   }
   if (!late.empty()) {
@@ -213,7 +274,8 @@ void SharedConnection::Close(const Status &why) {
   partial_.clear();
   out_.clear();
   out_pos_ = 0;
-  for (const LinkRequestPtr &r : fifo) Settle(r.get(), status);
+  for (const LinkRequestPtr &r : fifo) Settle(r, status);
+  send_failed_ = Status::Ok();
   if (on_closed_) on_closed_(poisoned, status);
 }
 
@@ -258,29 +320,93 @@ NodeLink::NodeLink(EventLoop *loop, DialThreads *dials, Dialer dial, uint32_t ma
       max_connections_(std::max<uint32_t>(max_connections, 1)),
       dial_timeout_ms_(dial_timeout_ms) {}
 
+NodeLink::~NodeLink() {
+  Finished finished;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    conns_.clear();
+    finished.swap(finished_);
+  }
+  RunDone(&finished);
+}
+
+template <typename Fn>
+void NodeLink::Locked(Fn &&fn) {
+  LinkLock lock(&mu_, &finished_);
+  fn();
+}
+
 void NodeLink::Submit(LinkRequestPtr r) {
+  // A caller's thread writes the request itself when it can: the engine
+  // thread is then woken only by the reply (one thread switch, not three).
+  if (!loop_->InLoop() && SubmitDirect(r)) return;
   std::weak_ptr<NodeLink> self = weak_from_this();
   loop_->Post([self, r = std::move(r)]() mutable {
     if (auto link = self.lock()) {
-      link->Place(std::move(r));
+      link->Locked([&] { link->Place(std::move(r)); });
     } else {
-      Settle(r.get(), Error(kConnError, "the client is closing"));
+      Finished finished;
+      net::Settle(r, Error(kConnError, "the client is closing"), &finished);
+      RunDone(&finished);
     }
   });
 }
 
+bool NodeLink::SubmitDirect(const LinkRequestPtr &r) {
+  bool engine_needed = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_ || r->settled) return false;
+    SharedConnection *best = LeastLoaded();
+    // None open, or a busy one and room for another: the engine thread dials.
+    if (best == nullptr || (best->load() > 0 && conns_.size() < max_connections_ && !dialing_)) {
+      return false;
+    }
+    engine_needed = best->Queue(r);
+  }
+  if (engine_needed) {
+    std::weak_ptr<NodeLink> self = weak_from_this();
+    loop_->Post([self] {
+      auto link = self.lock();
+      if (link == nullptr) return;
+      link->Locked([&] {
+        for (const auto &c : link->conns_) c->Service();
+      });
+    });
+  }
+  return true;
+}
+
+SharedConnection *NodeLink::LeastLoaded() {
+  SharedConnection *best = nullptr;
+  for (const auto &c : conns_) {
+    if (c->open() && (best == nullptr || c->load() < best->load())) best = c.get();
+  }
+  return best;
+}
+
 void NodeLink::Abandon(LinkRequestPtr r, Status status) {
-  loop_->Post([r, status = std::move(status)]() mutable {
-    if (r->settled) return;
-    r->abandoned = true;
-    Settle(r.get(), std::move(status));
+  std::weak_ptr<NodeLink> self = weak_from_this();
+  loop_->Post([self, r, status = std::move(status)]() mutable {
+    auto abandon = [&](Finished *finished) {
+      if (r->settled) return;
+      r->abandoned = true;
+      net::Settle(r, std::move(status), finished);
+    };
+    if (auto link = self.lock()) {
+      link->Locked([&] { abandon(&link->finished_); });
+    } else {
+      Finished finished;
+      abandon(&finished);
+      RunDone(&finished);
+    }
   });
 }
 
 void NodeLink::Place(LinkRequestPtr r) {
   if (r->settled) return;  // abandoned before it got here
   if (closed_) {
-    Settle(r.get(), Error(kConnError, "the client is closing"));
+    net::Settle(r, Error(kConnError, "the client is closing"), &finished_);
     return;
   }
   // Closed connections go here, outside any of their own handlers.
@@ -288,10 +414,7 @@ void NodeLink::Place(LinkRequestPtr r) {
       std::remove_if(conns_.begin(), conns_.end(),
                      [](const std::unique_ptr<SharedConnection> &x) { return !x->open(); }),
       conns_.end());
-  SharedConnection *best = nullptr;
-  for (const auto &c : conns_) {
-    if (best == nullptr || c->load() < best->load()) best = c.get();
-  }
+  SharedConnection *best = LeastLoaded();
   if (best == nullptr) {
     waiting_.push_back(std::move(r));
     if (!dialing_) StartDial();
@@ -317,6 +440,7 @@ void NodeLink::ArmWaiting() {
   waiting_timer_ = loop_->AddTimer(at, [self] {
     auto link = self.lock();
     if (link == nullptr) return;
+    LinkLock lock(&link->mu_, &link->finished_);
     link->waiting_timer_ = 0;
     link->waiting_timer_at_ = 0;
     // A request's deadline passed while its connection is still being
@@ -324,9 +448,11 @@ void NodeLink::ArmWaiting() {
     const int64_t now = SteadyNowNs();
     for (const LinkRequestPtr &r : link->waiting_) {
       if (r->settled || r->deadline_ns == 0 || r->deadline_ns > now) continue;
-      Settle(r.get(), Error(kTimeout,
-                            "no connection to the node before the deadline (the "
-                            "dial is still under way)"));
+      net::Settle(r,
+                  Error(kTimeout,
+                        "no connection to the node before the deadline (the "
+                        "dial is still under way)"),
+                  &link->finished_);
     }
     link->waiting_.erase(std::remove_if(link->waiting_.begin(), link->waiting_.end(),
                                         [](const LinkRequestPtr &r) { return r->settled; }),
@@ -350,7 +476,7 @@ void NodeLink::StartDial() {
   dials_->Spawn([self, loop, dial, timeout] {
     auto c = std::make_shared<Result<std::unique_ptr<Connection>>>(dial(timeout));
     loop->Post([self, c] {
-      if (auto link = self.lock()) link->Dialed(std::move(*c));
+      if (auto link = self.lock()) link->Locked([&] { link->Dialed(std::move(*c)); });
     });
   });
 }
@@ -364,14 +490,16 @@ void NodeLink::Dialed(Result<std::unique_ptr<Connection>> c) {
   if (!c.ok()) {
     std::deque<LinkRequestPtr> waiting;
     waiting.swap(waiting_);
-    for (const LinkRequestPtr &r : waiting) Settle(r.get(), c.status());
+    for (const LinkRequestPtr &r : waiting) net::Settle(r, c.status(), &finished_);
     return;
   }
   conns_.push_back(std::make_unique<SharedConnection>(
-      loop_, std::move(*c), [this](bool poisoned, const Status &why) {
+      loop_, std::move(*c),
+      [this](bool poisoned, const Status &why) {
         open_.fetch_sub(1, std::memory_order_relaxed);
         if (poisoned && on_poisoned_) on_poisoned_(why);
-      }));
+      },
+      &mu_, &finished_));
   open_.fetch_add(1, std::memory_order_relaxed);
   SharedConnection *conn = conns_.back().get();
   std::deque<LinkRequestPtr> waiting;
@@ -380,7 +508,7 @@ void NodeLink::Dialed(Result<std::unique_ptr<Connection>> c) {
   for (LinkRequestPtr &r : waiting) {
     if (r->settled) continue;
     if (r->deadline_ns != 0 && r->deadline_ns <= now) {
-      Settle(r.get(), Error(kTimeout, "no connection to the node before the deadline"));
+      net::Settle(r, Error(kTimeout, "no connection to the node before the deadline"), &finished_);
       continue;
     }
     conn->Add(std::move(r));
@@ -388,14 +516,16 @@ void NodeLink::Dialed(Result<std::unique_ptr<Connection>> c) {
 }
 
 void NodeLink::Close(const Status &why) {
-  closed_ = true;
-  if (waiting_timer_ != 0) loop_->CancelTimer(waiting_timer_);
-  waiting_timer_ = 0;
-  std::deque<LinkRequestPtr> waiting;
-  waiting.swap(waiting_);
-  for (const LinkRequestPtr &r : waiting) Settle(r.get(), why);
-  for (const auto &c : conns_) c->Close(why);
-  conns_.clear();
+  Locked([&] {
+    closed_ = true;
+    if (waiting_timer_ != 0) loop_->CancelTimer(waiting_timer_);
+    waiting_timer_ = 0;
+    std::deque<LinkRequestPtr> waiting;
+    waiting.swap(waiting_);
+    for (const LinkRequestPtr &r : waiting) net::Settle(r, why, &finished_);
+    for (const auto &c : conns_) c->Close(why);
+    conns_.clear();
+  });
 }
 
 // ---------------------------------------------------------------- LinkWaiter

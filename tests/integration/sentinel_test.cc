@@ -779,6 +779,15 @@ struct BatchOut {
   }
 };
 
+// An MGET result's value: the string, "<nil>" or "<error>".
+std::string ValueOf(const cr_reply *r) {
+  size_t len = 0;
+  const char *s = cr_reply_get_string(r, &len);
+  return cr_reply_get_type(r) == CR_REPLY_TYPE_NIL     ? "<nil>"
+         : cr_reply_get_type(r) == CR_REPLY_TYPE_ERROR ? "<error>"
+                                                       : std::string(s, len);
+}
+
 BatchOut MSet(Fixture &f, const std::vector<std::string> &keys,
               const std::vector<std::string> &values) {
   BatchOut o;
@@ -800,11 +809,7 @@ BatchOut MGet(Fixture &f, const std::vector<std::string> &keys) {
   if (o.st != CR_OK) o.error = cr_last_error();
   for (cr_reply *r : replies) {
     if (r == nullptr) continue;  // refused before anything was sent
-    size_t len = 0;
-    const char *s = cr_reply_get_string(r, &len);
-    o.values.push_back(cr_reply_get_type(r) == CR_REPLY_TYPE_NIL     ? "<nil>"
-                       : cr_reply_get_type(r) == CR_REPLY_TYPE_ERROR ? "<error>"
-                                                                     : std::string(s, len));
+    o.values.push_back(ValueOf(r));
     cr_reply_free(r);
   }
   return o;
@@ -904,6 +909,137 @@ TEST_F(SentinelBatch, HundredKeysAcrossGroupsOneCommandPerGroup) {
 }
 
 // Bad input: a clear CR_EINVAL, nothing sent, nothing written.
+// A submitted batch's completion, recorded as a blocking batch's BatchOut.
+struct AsyncBatch {
+  std::atomic<int> calls{0};
+  BatchOut out;
+};
+
+void RecordBatch(void *ud, cr_status st, size_t n, cr_reply *const *replies,
+                 const cr_status *statuses, int64_t count) {
+  auto *a = static_cast<AsyncBatch *>(ud);
+  a->out = BatchOut();
+  a->out.st = st;
+  if (st != CR_OK) a->out.error = cr_last_error();
+  a->out.statuses.assign(statuses, statuses + n);
+  a->out.count = count;
+  for (size_t i = 0; replies != nullptr && i < n; ++i) {
+    a->out.values.push_back(ValueOf(replies[i]));
+    cr_reply_free(replies[i]);
+  }
+  a->calls.fetch_add(1);
+}
+
+// 20 batches of 30 keys in flight at once, MSET then MGET (polled: cloud A's
+// instances may lag the writes), EXISTS and DEL: each completes once with
+// what the blocking batch gives; bad arguments are refused with no callback;
+// freeing the client with batches in flight completes each once, cancelled.
+TEST_F(SentinelBatch, SubmittedBatchesAnswerAsTheBlockingOnesAndFreeCancelsEachOnce) {
+  Fixture f;
+  ASSERT_NE(f.c, nullptr);
+  int fd = -1;
+  ASSERT_EQ(cr_sentinel_client_completion_fd(&fd, f.c), CR_OK);
+  constexpr size_t kBatches = 20, kKeys = 30;
+  std::vector<std::vector<std::string>> keys(kBatches), values(kBatches);
+  for (size_t b = 0; b < kBatches; ++b) {
+    for (size_t i = 0; i < kKeys; ++i) {
+      keys[b].push_back("sentinel:abatch:" + std::to_string(b) + ":" + std::to_string(i));
+      values[b].push_back("v" + std::to_string(b) + ":" + std::to_string(i));
+    }
+  }
+  std::vector<AsyncBatch> done(kBatches);
+  auto run = [&] {
+    return crtest::WaitUntil(
+        [&] {
+          size_t ran = 0;
+          EXPECT_EQ(cr_sentinel_client_run_completions(&ran, f.c, 0), CR_OK);
+          return std::all_of(done.begin(), done.end(),
+                             [](const AsyncBatch &a) { return a.calls.load() > 0; });
+        },
+        std::chrono::seconds(20));
+  };
+  auto submit = [&](const char *kind, size_t b) {
+    done[b].calls = 0;
+    const Bytes k(keys[b]), v(values[b]);
+    const std::string what = kind;
+    if (what == "mset") {
+      return cr_sentinel_client_submit_mset(f.c, k.p.data(), k.l.data(), v.p.data(), v.l.data(),
+                                            kKeys, &RecordBatch, &done[b]);
+    }
+    auto fn = what == "mget"  ? &cr_sentinel_client_submit_mget
+              : what == "del" ? &cr_sentinel_client_submit_del
+                              : &cr_sentinel_client_submit_exists;
+    return fn(f.c, k.p.data(), k.l.data(), kKeys, &RecordBatch, &done[b]);
+  };
+
+  for (size_t b = 0; b < kBatches; ++b) ASSERT_EQ(submit("mset", b), CR_OK) << cr_last_error();
+  ASSERT_TRUE(run());
+  for (const AsyncBatch &a : done) {
+    EXPECT_EQ(a.calls.load(), 1);
+    ASSERT_EQ(a.out.st, CR_OK) << a.out.error;
+    EXPECT_EQ(a.out.failed(), 0u);
+    EXPECT_TRUE(a.out.values.empty());
+  }
+  bool all = false;
+  for (int round = 0; round < 50 && !all; ++round) {
+    for (size_t b = 0; b < kBatches; ++b) ASSERT_EQ(submit("mget", b), CR_OK) << cr_last_error();
+    ASSERT_TRUE(run());
+    all = true;
+    for (size_t b = 0; b < kBatches; ++b) all = all && done[b].out.values == values[b];
+    if (!all) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (size_t b = 0; b < kBatches; ++b) {
+    EXPECT_EQ(done[b].calls.load(), 1);
+    ASSERT_EQ(done[b].out.st, CR_OK) << done[b].out.error;
+    EXPECT_EQ(done[b].out.values, values[b]) << "batch " << b;
+  }
+  const BatchOut blocking = MGet(f, keys[3]);
+  ASSERT_EQ(blocking.st, CR_OK) << blocking.error;
+  EXPECT_EQ(blocking.values, done[3].out.values);
+
+  ASSERT_EQ(submit("exists", 0), CR_OK);
+  ASSERT_EQ(submit("del", 1), CR_OK);
+  for (size_t b = 2; b < kBatches; ++b) done[b].calls = 1;  // not submitted this time
+  ASSERT_TRUE(run());
+  EXPECT_EQ(done[0].out.st, CR_OK) << done[0].out.error;
+  EXPECT_EQ(done[0].out.count, static_cast<int64_t>(kKeys));
+  EXPECT_EQ(done[1].out.st, CR_OK) << done[1].out.error;
+  EXPECT_EQ(done[1].out.count, static_cast<int64_t>(kKeys));
+  EXPECT_TRUE(crtest::WaitUntil(
+      [&] {
+        const BatchOut gone = Count(f, false, keys[1]);
+        return gone.st == CR_OK && gone.count == 0;
+      },
+      std::chrono::seconds(10)))
+      << "the deleted keys still exist";
+
+  // Refused before anything is sent: no callback.
+  const Bytes k(keys[0]);
+  AsyncBatch refused;
+  EXPECT_EQ(cr_sentinel_client_submit_mget(f.c, k.p.data(), k.l.data(), 0, &RecordBatch, &refused),
+            CR_EINVAL);
+  EXPECT_EQ(cr_sentinel_client_submit_mget(f.c, k.p.data(), k.l.data(), kKeys, nullptr, &refused),
+            CR_EINVAL);
+  EXPECT_EQ(cr_sentinel_client_submit_del(f.c, nullptr, k.l.data(), kKeys, &RecordBatch, &refused),
+            CR_EINVAL);
+  EXPECT_EQ(cr_sentinel_client_submit_exists(nullptr, k.p.data(), k.l.data(), kKeys, &RecordBatch,
+                                             &refused),
+            CR_EINVAL);
+  size_t ran = 0;
+  EXPECT_EQ(cr_sentinel_client_run_completions(&ran, f.c, 0), CR_OK);
+  EXPECT_EQ(refused.calls.load(), 0);
+
+  for (size_t b = 0; b < kBatches; ++b) ASSERT_EQ(submit("mget", b), CR_OK) << cr_last_error();
+  cr_sentinel_client_free(f.c);  // nothing run: every completion runs here, cancelled
+  f.c = nullptr;
+  for (const AsyncBatch &a : done) {
+    EXPECT_EQ(a.calls.load(), 1);
+    EXPECT_EQ(a.out.st, CR_ECONN);
+    EXPECT_NE(a.out.error.find("cancelled"), std::string::npos) << a.out.error;
+    EXPECT_EQ(a.out.failed(), kKeys);
+  }
+}
+
 TEST_F(SentinelBatch, BadBatchesAreRefusedBeforeAnythingIsSent) {
   Fixture f;
   ASSERT_NE(f.c, nullptr);

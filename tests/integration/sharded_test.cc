@@ -1,5 +1,5 @@
 // The pre-sharded client (cr_sharded_client) against real standalone redis
-// servers it starts itself (127.0.0.1, ports 8801-8813: tests/PORTS.md).
+// servers it starts itself (127.0.0.1, ports 8801-8813 and 8823-8824: tests/PORTS.md).
 // Only the C API is used.
 //
 //  - JedisPlacement: for every Jedis ring of tests/vectors/rings.json (the
@@ -471,6 +471,159 @@ TEST(Sharded, MasterKilled) {
   EXPECT_EQ(cl.Set(keys1[0], "new"), CR_OK);
   cr_status st = CR_OK;
   EXPECT_EQ(cl.Get(keys0[0], &st), "v" + keys0[0]);  // not written anywhere
+}
+
+// What a submitted call completed with.
+struct Completed {
+  std::atomic<int> calls{0};
+  cr_status st = CR_OK;
+  std::string error;
+  cr_reply *reply = nullptr;
+};
+
+void Record(void *ud, cr_status st, cr_reply *reply) {
+  auto *c = static_cast<Completed *>(ud);
+  c->st = st;
+  c->reply = reply;
+  if (st != CR_OK) c->error = cr_last_error();
+  c->calls.fetch_add(1);
+}
+
+// Asynchronous calls: 200 single-key SETs and GETs and 10 MGETs in flight at
+// once, each completed once with its own reply (through the completion
+// queue); MSET, DEL and EXISTS as the blocking calls; AUTO and bad
+// arguments refused with no callback; freeing the client with calls in
+// flight completes each once, cancelled.
+TEST(Sharded, AsyncCallsEachGetTheirOwnReplyAndFreeCancelsEachOnce) {
+  constexpr int s0 = 8823, s1 = 8824;
+  Servers servers;
+  ASSERT_TRUE(servers.Start(s0));
+  ASSERT_TRUE(servers.Start(s1));
+  cr_ring *ring = NamedRing({"s0", "s1"});
+  Client cl(ring, {Addr(s0), Addr(s1)});
+  cr_ring_free(ring);
+  ASSERT_NE(cl.c, nullptr);
+  int fd = -1;
+  ASSERT_EQ(cr_sharded_client_completion_fd(&fd, cl.c), CR_OK);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 200; ++i) keys.push_back("async:" + std::to_string(i));
+  std::vector<Completed> done(keys.size());
+  auto run = [&](size_t n) {
+    return crtest::WaitUntil(
+        [&] {
+          size_t ran = 0;
+          EXPECT_EQ(cr_sharded_client_run_completions(&ran, cl.c, 0), CR_OK);
+          return std::all_of(done.begin(), done.begin() + static_cast<long>(n),
+                             [](const Completed &c) { return c.calls.load() > 0; });
+        },
+        20s);
+  };
+  auto submit = [&](size_t i, bool write) {
+    done[i].calls = 0;
+    const std::string v = "v" + keys[i];
+    const void *argv[] = {write ? "SET" : "GET", keys[i].data(), v.data()};
+    const size_t lens[] = {3, keys[i].size(), v.size()};
+    return cr_sharded_client_submit(cl.c, nullptr, write ? CR_ACCESS_WRITE : CR_ACCESS_READ, 1,
+                                    write ? 3 : 2, argv, lens, &Record, &done[i]);
+  };
+  auto text = [](const Completed &c) {
+    size_t len = 0;
+    const char *p = cr_reply_get_string(c.reply, &len);
+    return p == nullptr ? std::string("(none)") : std::string(p, len);
+  };
+  for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(submit(i, true), CR_OK) << cr_last_error();
+  ASSERT_TRUE(run(keys.size()));
+  for (Completed &c : done) {
+    EXPECT_EQ(c.calls.load(), 1);
+    ASSERT_EQ(c.st, CR_OK) << c.error;
+    EXPECT_EQ(text(c), "OK");
+    cr_reply_free(c.reply);
+  }
+  for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(submit(i, false), CR_OK) << cr_last_error();
+  ASSERT_TRUE(run(keys.size()));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(done[i].calls.load(), 1);
+    ASSERT_EQ(done[i].st, CR_OK) << done[i].error;
+    EXPECT_EQ(text(done[i]), "v" + keys[i]);
+    cr_reply_free(done[i].reply);
+  }
+  // Multi-key calls over both shards: MGET in key order, as the blocking one.
+  std::vector<const void *> kp;
+  std::vector<size_t> kl;
+  for (const std::string &k : keys) {
+    kp.push_back(k.data());
+    kl.push_back(k.size());
+  }
+  for (size_t b = 0; b < 10; ++b) {
+    done[b].calls = 0;
+    ASSERT_EQ(cr_sharded_client_submit_mget(cl.c, kp.data() + b * 20, kl.data() + b * 20, 20,
+                                            &Record, &done[b]),
+              CR_OK);
+  }
+  ASSERT_TRUE(run(10));
+  for (size_t b = 0; b < 10; ++b) {
+    ASSERT_EQ(done[b].st, CR_OK) << done[b].error;
+    ASSERT_EQ(cr_reply_get_type(done[b].reply), CR_REPLY_TYPE_ARRAY);
+    ASSERT_EQ(cr_reply_get_count(done[b].reply), 20u);
+    for (size_t i = 0; i < 20; ++i) {
+      size_t len = 0;
+      const char *p = cr_reply_get_string(cr_reply_get_element(done[b].reply, i), &len);
+      EXPECT_EQ(std::string(p, len), "v" + keys[b * 20 + i]);
+    }
+    cr_reply_free(done[b].reply);
+  }
+  const void *mv[] = {"1", "2"};
+  const size_t mvl[] = {1, 1};
+  done[0].calls = 0;
+  ASSERT_EQ(
+      cr_sharded_client_submit_mset(cl.c, kp.data(), kl.data(), mv, mvl, 2, &Record, &done[0]),
+      CR_OK);
+  ASSERT_TRUE(run(1));
+  EXPECT_EQ(done[0].st, CR_OK) << done[0].error;
+  EXPECT_EQ(text(done[0]), "OK");
+  cr_reply_free(done[0].reply);
+  done[0].calls = 0;
+  done[1].calls = 0;
+  ASSERT_EQ(cr_sharded_client_submit_exists(cl.c, kp.data(), kl.data(), 200, &Record, &done[0]),
+            CR_OK);
+  ASSERT_EQ(cr_sharded_client_submit_del(cl.c, kp.data(), kl.data(), 100, &Record, &done[1]),
+            CR_OK);
+  ASSERT_TRUE(run(2));
+  ASSERT_EQ(done[0].st, CR_OK) << done[0].error;
+  ASSERT_EQ(done[1].st, CR_OK) << done[1].error;
+  EXPECT_EQ(cr_reply_get_integer(done[1].reply), 100);
+  // EXISTS ran beside the DEL: all 200, or the ones DEL had not reached.
+  const int64_t n = cr_reply_get_integer(done[0].reply);
+  EXPECT_GE(n, 100);
+  EXPECT_LE(n, 200);
+  cr_reply_free(done[0].reply);
+  cr_reply_free(done[1].reply);
+
+  // Refused before anything is sent: no callback.
+  Completed refused;
+  const void *auto_argv[] = {"GET", "k"};
+  const size_t auto_lens[] = {3, 1};
+  EXPECT_EQ(cr_sharded_client_submit(cl.c, nullptr, CR_ACCESS_AUTO, 1, 2, auto_argv, auto_lens,
+                                     &Record, &refused),
+            CR_EINVAL);
+  EXPECT_EQ(cr_sharded_client_submit_mget(cl.c, kp.data(), kl.data(), 0, &Record, &refused),
+            CR_EINVAL);
+  EXPECT_EQ(cr_sharded_client_submit_del(cl.c, kp.data(), kl.data(), 2, nullptr, &refused),
+            CR_EINVAL);
+  EXPECT_EQ(cr_sharded_client_submit_exists(nullptr, kp.data(), kl.data(), 2, &Record, &refused),
+            CR_EINVAL);
+  size_t ran = 0;
+  EXPECT_EQ(cr_sharded_client_run_completions(&ran, cl.c, 0), CR_OK);
+  EXPECT_EQ(refused.calls.load(), 0);
+
+  for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(submit(i, false), CR_OK);
+  cr_sharded_client_free(cl.c);  // nothing run: every completion runs here, cancelled
+  cl.c = nullptr;
+  for (const Completed &c : done) {
+    EXPECT_EQ(c.calls.load(), 1);
+    EXPECT_EQ(c.st, CR_ECONN);
+    EXPECT_EQ(c.error.rfind("cancelled:", 0), 0u) << c.error;
+  }
 }
 
 TEST(Sharded, LiveMove) {

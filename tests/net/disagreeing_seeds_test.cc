@@ -43,7 +43,8 @@ std::string OneShard(uint16_t a, uint16_t b, bool two_masters) {
 }
 
 // A cluster node that answers CLUSTER SHARDS with shards(), GET with "v", INFO with an empty
-// section and anything else with +OK; or, when refuse is not empty, every command with it.
+// section, PING as Redis does (a shared connection's marker is echoed) and anything else with
+// +OK; or, when refuse is not empty, every command with it.
 std::function<std::string(const std::string &)> Node(std::function<std::string()> shards,
                                                      std::string refuse = "") {
   return [shards, refuse](const std::string &req) {
@@ -59,6 +60,8 @@ std::function<std::string(const std::string &)> Node(std::function<std::string()
         out += fake::Bulk("v");
       else if (cmd == "INFO")
         out += fake::Bulk("# Server\r\n");
+      else if (cmd == "PING")
+        out += argv.size() == 2 ? fake::Bulk(argv[1]) : std::string("+PONG\r\n");
       else
         out += "+OK\r\n";
     }

@@ -228,6 +228,13 @@ inline std::string OneNodeSlots(uint16_t port, const std::string &host = "127.0.
          Bulk(std::string(40, 'a'));
 }
 
+// argv as a RESP command (what a client sends).
+inline std::string Command(const std::vector<std::string> &argv) {
+  std::string s = "*" + std::to_string(argv.size()) + "\r\n";
+  for (const std::string &a : argv) s += Bulk(a);
+  return s;
+}
+
 // A cluster node as far as the live client asks: CLUSTER SHARDS is an
 // error (as on Redis 6: the client falls back to CLUSTER SLOTS), CLUSTER
 // SLOTS (any other CLUSTER subcommand too) answers slots(), INFO an empty

@@ -43,17 +43,12 @@ class Node {
               out += data_;
             } else {
               out += fake::ClusterNode([this] { return fake::OneNodeSlots(server_.port()); })(
-                  Encode(argv));
+                  fake::Command(argv));
             }
           }
           return out;
         }) {}
 
-  static std::string Encode(const std::vector<std::string> &argv) {
-    std::string s = "*" + std::to_string(argv.size()) + "\r\n";
-    for (const std::string &a : argv) s += Bulk(a);
-    return s;
-  }
   std::string seed() const { return "127.0.0.1:" + std::to_string(server_.port()); }
   int accepted() const { return server_.accepted(); }
 
@@ -92,6 +87,10 @@ TEST(HostileNode, MalformedMovedIsAParseErrorNamingTheNodeAndIsNeverDialed) {
       {"-MOVED 99999 127.0.0.1:9902\r\n", "'MOVED 99999 127.0.0.1:9902'"},
       {"-MOVED 1 127.0.0.1:9902\x1b[2J\r\n", "'MOVED 1 127.0.0.1:9902\\x1b[2J'"},
   };
+  // The node's connections for commands exist before the cases (a shared
+  // connection is dialed by the first command).
+  std::string first;
+  ASSERT_EQ(Get(c, &first), CR_OK) << cr_last_error();
   for (const Case &k : cases) {
     node.data_ = k.reply;
     const int accepted = node.accepted();

@@ -1,9 +1,11 @@
 // cr_thread_set_interrupt_check: a call waiting for a reply that never comes
 // (a scripted node that leaves GET unanswered) asks the thread's check about
-// every 50 ms and, once it answers nonzero, fails at once with CR_ECONN: the
-// connection is closed (the node sees it go), the node is not counted as
-// failed, and the next call works on a new connection. Without a check the
-// same call waits for its whole timeout.
+// every 50 ms and, once it answers nonzero, fails at once with CR_ECONN. On a
+// pooled connection (shared_connections 0) the connection is closed (the node
+// sees it go), the node is not counted as failed, and the next call works on
+// a new connection; on a shared connection only the call's request is
+// abandoned (its reply would be read and dropped; the connection serves the
+// others). Without a check the same call waits for its whole timeout.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -27,10 +29,11 @@ class Interrupt : public ::testing::Test {
           return node_(req);
         }) {}
 
-  cr_client *Start(uint32_t timeout_ms) {
+  cr_client *Start(uint32_t timeout_ms, uint32_t shared_connections = 0) {
     cr_client_options o = CR_CLIENT_OPTIONS_INIT;
     for (uint32_t &t : o.command_timeout_ms) t = timeout_ms;
     o.refresh_interval_ms = 0;
+    o.shared_connections = shared_connections;
     const std::string seed = "127.0.0.1:" + std::to_string(server_.port());
     cr_client *c = nullptr;
     EXPECT_EQ(cr_client_new(&c, nullptr, &o, seed.c_str()), CR_OK) << cr_last_error();
@@ -78,6 +81,37 @@ TEST_F(Interrupt, ACheckEndsTheWaitAndClosesTheConnection) {
   size_t len = 0;
   EXPECT_EQ(std::string(cr_reply_get_string(r, &len)), "v");
   cr_reply_free(r);
+  cr_client_free(c);
+}
+
+TEST_F(Interrupt, ACheckEndsTheWaitOfASharedConnectionsRequest) {
+  cr_client *c = Start(10000, 2);
+  ASSERT_NE(c, nullptr);
+  cr_reply *r = nullptr;
+  ASSERT_EQ(cr_client_cmd_get(&r, c, "k", 1), CR_OK) << cr_last_error();  // shared, answered
+  cr_reply_free(r);
+  const int closed_before = server_.closed();
+  cr_client_stats st0 = CR_CLIENT_STATS_INIT;
+  ASSERT_EQ(cr_client_get_stats(&st0, c), CR_OK);
+
+  std::atomic<int> asked{0};
+  ASSERT_EQ(cr_thread_set_interrupt_check(&AfterThreeAsks, &asked), CR_OK);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(cr_client_cmd_get(&r, c, "stall", 5), CR_ECONN);
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  const std::string why = cr_last_error();
+  ASSERT_EQ(cr_thread_set_interrupt_check(nullptr, nullptr), CR_OK);
+  EXPECT_EQ(r, nullptr);
+  EXPECT_NE(why.find("interrupted by the caller"), std::string::npos) << why;
+  EXPECT_GE(asked.load(), 3);
+  EXPECT_LT(waited, std::chrono::seconds(2));  // about 3 slices of 50 ms, not 10 s
+  // Only the request was abandoned: the connection stays open, the node unmarked.
+  EXPECT_EQ(server_.closed(), closed_before);
+  cr_client_stats st = CR_CLIENT_STATS_INIT;
+  ASSERT_EQ(cr_client_get_stats(&st, c), CR_OK);
+  EXPECT_EQ(st.conn_errors, st0.conn_errors);
+  EXPECT_EQ(st.timeouts, st0.timeouts);
+  EXPECT_EQ(st.poisoned, st0.poisoned);
   cr_client_free(c);
 }
 

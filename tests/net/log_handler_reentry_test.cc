@@ -79,10 +79,16 @@ class LogHandlerReentry : public ::testing::Test {
   // A cluster node that answers a GET of "moved" with MOVED to itself.
   LogHandlerReentry()
       : server_([this](const std::string &req) -> std::string {
-          if (req.find(Bulk("moved")) != std::string::npos) {
-            return "-MOVED 1 127.0.0.1:" + std::to_string(server_.port()) + "\r\n";
+          size_t used = 0;
+          std::string out;
+          for (const auto &argv : fake::Commands(req, &used)) {
+            if (argv.size() == 2 && argv[1] == "moved") {
+              out += "-MOVED 1 127.0.0.1:" + std::to_string(server_.port()) + "\r\n";
+            } else {
+              out += node_(fake::Command(argv));
+            }
           }
-          return node_(req);
+          return out;
         }) {
     probe_.test_thread = std::this_thread::get_id();
   }

@@ -294,3 +294,50 @@ def test_sentinel_client_calls_each_get_their_own_reply_without_a_thread_per_cal
         assert c.closed
 
     asyncio.run(run())
+
+
+def test_sentinel_batches_are_submitted_and_answer_as_the_blocking_ones(sentinel_env: Dict[str, str]) -> None:
+    env = sentinel_env
+    names = env["SENTINEL_MASTER_NAMES"].split(",")
+
+    async def run() -> None:
+        c = cra.SentinelClient(
+            env["SENTINELS"],
+            names,
+            cloudroute.Ring.jedis(names),
+            cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]]),
+            command_timeout_ms=3000,
+        )
+        async with c:
+            batches = [{f"aio:sb:{b}:{i}": f"v{b}:{i}" for i in range(20)} for b in range(50)]
+            oks, extra = await peak_threads(asyncio.gather(*(c.mset(m) for m in batches)))
+            assert oks == [True] * len(batches)
+            assert extra <= 8, extra
+            want = [[v.encode() for v in m.values()] for m in batches]
+            # Reads go to cloud A's instances, which may lag the writes: polled.
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 10
+            while await asyncio.gather(*(c.mget(list(m)) for m in batches)) != want:
+                assert loop.time() < deadline, "the groups' instances never had the batches' writes"
+                await asyncio.sleep(0.05)
+            keys = list(batches[0])
+            assert await c.mget(keys) == c.sync.mget(keys) == want[0]
+            assert await c.mget(*keys[:2]) == want[0][:2]
+            assert await c.exists(*keys, "aio:sb:missing") == len(keys)
+            assert await c.delete(*keys) == len(keys)
+            with pytest.raises(cloudroute.InvalidArgumentError):
+                await c.mset(["not", "a mapping"])  # type: ignore[arg-type]
+            with pytest.raises(cloudroute.InvalidArgumentError):
+                await c.mget([])
+            # Closed with batches in flight: each completes once, cancelled,
+            # with every key's result in place.
+            pending = [asyncio.ensure_future(c.mget(list(m))) for m in batches[1:]]
+            await asyncio.sleep(0)
+        for r in await asyncio.gather(*pending, return_exceptions=True):
+            if isinstance(r, list):  # answered before the close
+                continue
+            assert isinstance(r, cloudroute.ConnectionError) and "cancelled" in str(r), r
+            assert len(r.failed_keys) == 20
+        assert c.closed
+
+    asyncio.run(run())

@@ -2,7 +2,7 @@
 (127.0.0.1:8815-8822, tests/PORTS.md): redis-py's call shapes on a Jedis ring,
 data placed where real Jedis put it (tests/vectors/rings.json), a pipeline, a
 scan of every shard, a shard's master killed (reads from its replica, writes
-fail), the live move with set_servers, and bad input.
+fail), the live move with set_servers, bad input, and the asyncio face.
 """
 
 from __future__ import annotations
@@ -188,3 +188,42 @@ def test_bad_input() -> None:
         with pytest.raises(cloudroute.InvalidArgumentError):
             c.set_servers([addr(1)])
     assert c.closed
+
+
+def test_asyncio_face_submits_and_answers_as_the_blocking_calls(servers: Dict[int, int]) -> None:
+    import asyncio
+
+    import cloudroute.asyncio as cra
+
+    ring = Ring.jedis([("cache-a", 1), ("cache-b", 1)], hash="murmur", naming="jedis3")
+
+    async def run() -> None:
+        async with cra.ShardedClient([addr(8815), addr(8816)], ring) as c:
+            keys = [f"a:{i}" for i in range(200)]
+            assert await asyncio.gather(*(c.set(k, k.upper()) for k in keys)) == [True] * len(keys)
+            got = await asyncio.gather(*(c.get(k) for k in keys))
+            assert got == [k.upper().encode() for k in keys]
+            # One command per shard, every shard at once, results in key order.
+            batches = [keys[i : i + 20] for i in range(0, len(keys), 20)]
+            values = await asyncio.gather(*(c.mget(b) for b in batches))
+            assert values == [[k.upper().encode() for k in b] for b in batches]
+            assert await c.mget(keys[:3]) == c.sync.mget(keys[:3])
+            assert await c.mset({"a:x": "1", "a:y": "2"}) is True
+            assert await c.exists("a:x", "a:y", "a:missing") == 2
+            assert await c.execute_command("INCRBY", "a:n", 5) == 5
+            assert await c.execute_command("GET", "a:n", read=True) == b"5"
+            with pytest.raises(cloudroute.ResponseError):
+                await c.execute_command("INCR", keys[0])  # not an integer
+            with pytest.raises(cloudroute.InvalidArgumentError):
+                await c.execute_command("GET", "a:n", read=True, key_index=5)  # no argument 5
+            assert await c.delete(*keys, "a:x", "a:y", "a:n") == len(keys) + 3
+            # Closed with calls in flight: each completes once, cancelled.
+            waits = [
+                asyncio.ensure_future(c.execute_command("BLPOP", f"a:never:{i}", 0, timeout=30)) for i in range(4)
+            ]
+            await asyncio.sleep(0.2)
+        for r in await asyncio.gather(*waits, return_exceptions=True):
+            assert isinstance(r, cloudroute.ConnectionError) and "cancelled" in str(r), r
+        assert c.closed
+
+    asyncio.run(run())

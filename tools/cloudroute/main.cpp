@@ -30,7 +30,7 @@ const char kHelp[] =
     "                          where each read was served; --user U, --client-name N;\n"
     "                          --db N: every connection sends SELECT N (default 0);\n"
     "                          --shared-connections N: commands share N connections per node\n"
-    "                          (default 0: a connection per command in flight);\n"
+    "                          (default 2; 0: a connection per command in flight);\n"
     "                          --read-your-writes MS: after a write to a slot, its reads go\n"
     "                          to the master for MS (a pipe's read after its own write of the\n"
     "                          slot always does); the password comes from $CLOUDROUTE_PASSWORD\n"

@@ -208,7 +208,7 @@ OPTION_DEFAULTS: Dict[str, Dict[str, object]] = {
         "hedge_percentile": 99.0,
         "read_your_writes_ms": 0,
         "db": 0,
-        "shared_connections": 0,
+        "shared_connections": 2,
     },
     "cr_call_options": {
         "timeout_ms": 0,
@@ -251,6 +251,7 @@ OPTION_DEFAULTS: Dict[str, Dict[str, object]] = {
         "hedge_min_delay_ms": 2,
         "hedge_budget_percent": 10,
         "hedge_percentile": 99.0,
+        "shared_connections": 2,
     },
     "cr_sharded_options": {
         "connect_timeout_ms": 1000,
@@ -277,6 +278,7 @@ OPTION_DEFAULTS: Dict[str, Dict[str, object]] = {
         "hedge_min_delay_ms": 2,
         "hedge_budget_percent": 10,
         "hedge_percentile": 99.0,
+        "shared_connections": 2,
     },
 }
 
@@ -380,6 +382,7 @@ OPTION_TYPES: Dict[str, Dict[str, str]] = {
         "hedge_min_delay_ms": "uint32_t",
         "hedge_budget_percent": "uint32_t",
         "hedge_percentile": "double",
+        "shared_connections": "uint32_t",
     },
     "cr_sharded_options": {
         "connect_timeout_ms": "uint32_t",
@@ -406,5 +409,6 @@ OPTION_TYPES: Dict[str, Dict[str, str]] = {
         "hedge_min_delay_ms": "uint32_t",
         "hedge_budget_percent": "uint32_t",
         "hedge_percentile": "double",
+        "shared_connections": "uint32_t",
     },
 }

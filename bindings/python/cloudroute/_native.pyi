@@ -431,6 +431,13 @@ class SentinelClient:
     def batch(
         self, kind: str, keys: Iterable[_Arg], values: Optional[Iterable[_Arg]] = None
     ) -> Tuple[List[Any], int, Optional[BaseException]]: ...
+    def submit_batch(
+        self,
+        kind: str,
+        keys: Iterable[_Arg],
+        values: Optional[Iterable[_Arg]],
+        callback: Callable[[Optional[BaseException], Any], None],
+    ) -> None: ...
     def expire_ms(self, key: _Arg, ttl_ms: int) -> bool: ...
     def refresh(self) -> None: ...
     def stats(self) -> SentinelStats: ...
@@ -487,6 +494,23 @@ class ShardedClient:
     @property
     def closed(self) -> bool: ...
     def close(self) -> None: ...
+    def completion_fd(self) -> int: ...
+    def submit(
+        self,
+        access: int,
+        key_index: int,
+        args: Iterable[_Arg],
+        timeout_ms: int,
+        callback: Callable[[Optional[BaseException], Any], None],
+    ) -> None: ...
+    def submit_multi(
+        self,
+        kind: str,
+        keys: Iterable[_Arg],
+        values: Iterable[_Arg],
+        callback: Callable[[Optional[BaseException], Any], None],
+    ) -> None: ...
+    def run_completions(self, max: int = 0) -> int: ...
 
 _PipelineTarget = Union[int, Tuple[str, int]]
 

@@ -1,5 +1,5 @@
-"""cloudroute.asyncio: the live Redis Cluster client (and the Sentinel client's
-single-key commands) as coroutines.
+"""cloudroute.asyncio: the live clients — Redis Cluster, Sentinel groups,
+pre-sharded servers — as coroutines.
 
 >>> import cloudroute.asyncio
 >>> async def main():
@@ -24,9 +24,13 @@ one request on its shared connection, all in flight at once, completed through
 the same queue — no executor thread either. They route, retry and fail as
 :meth:`cloudroute.Client.mget` and :meth:`cloudroute.Pipeline.execute` do.
 
-``SentinelClient`` is the same face for :class:`cloudroute.SentinelClient`
-(``cr_sentinel_client_submit``): its single-key commands are submitted; its
-batches have no asynchronous form yet.
+``SentinelClient`` is the same face for :class:`cloudroute.SentinelClient`:
+its single-key commands (``cr_sentinel_client_submit``) and its batches
+(``mget``, ``mset``, ``delete``, ``exists``: ``cr_sentinel_client_submit_mget``
+…, one command per group, every group at once) are submitted the same way;
+``ShardedClient`` for :class:`cloudroute.ShardedClient` too (its single-key
+commands and ``mget``, ``mset``, ``delete``, ``exists``; its pipelines stay
+blocking).
 
 Cancelling a coroutine that awaits a command, a multi-key call or a pipeline
 does not touch its connections: the requests stay on the wire and their
@@ -45,7 +49,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from types import TracebackType
-from typing import Any, Callable, Dict, Generic, Iterable, List, Mapping, Optional, Protocol, Type, TypeVar, Union
+from typing import Any, Callable, Dict, Generic, Iterable, List, Mapping, Optional, Protocol, Tuple, Type, TypeVar, Union
 
 from .client import (
     AUTO,
@@ -63,9 +67,10 @@ from .client import (
 from .commands import _timeout_ms
 from . import _native
 from .pipeline import Pipeline as _SyncPipeline, _results
-from .sentinel import SentinelClient as _SyncSentinelClient
+from .sentinel import SentinelClient as _SyncSentinelClient, _batch_outcome
+from .sharded import ShardedClient as _SyncShardedClient
 
-__all__ = ["Client", "Pipeline", "SentinelClient"]
+__all__ = ["Client", "Pipeline", "SentinelClient", "ShardedClient"]
 
 
 def _resolver(fut: "asyncio.Future[Any]", convert: Optional[Callable[[Any], Any]]) -> Callable[[Any, Any], None]:
@@ -216,30 +221,20 @@ class _AsyncClient(Generic[S]):
         return dict(zip(it, it))
 
 
-class Client(_AsyncClient[_SyncClient]):
-    """The asyncio face of :class:`cloudroute.Client`: the same ``seeds``,
-    ``config`` and keyword options (``shared_connections``, timeouts, TLS,
-    hedging ...). ``async with Client(...) as c`` connects (discovery runs in
-    the default executor) and closes on exit; ``await c.connect()`` and
-    ``c.close()`` do the same by hand."""
+class _MultiQueue(_Queue, Protocol):
+    """A blocking client with multi-key submits too."""
 
-    def __init__(self, seeds: Seeds, config: Any = None, **options: Any) -> None:
-        super().__init__(functools.partial(_SyncClient, seeds, config, **options))
+    def submit_multi(
+        self, kind: str, keys: Any, values: Any, callback: Callable[[Any, Any], None]
+    ) -> None: ...
 
-    async def execute_command(
-        self,
-        *args: Arg,
-        read: Optional[bool] = None,
-        key_index: Optional[int] = None,
-        timeout: Optional[float] = None,
-    ) -> Any:
-        """Any keyed command, as :meth:`cloudroute.Client.execute_command`: by
-        default the server's command table classes it and finds its keys;
-        ``read=True`` / ``read=False`` decide instead (the key at
-        ``key_index``, default 1); ``timeout`` in seconds."""
-        access = AUTO if read is None else READ if read else WRITE
-        index = key_index if key_index is not None else 0 if read is None else 1
-        return await self._submit(access, index, args, timeout)
+
+M = TypeVar("M", bound=_MultiQueue)
+
+
+class _MultiKey(_AsyncClient[M]):
+    """MGET, MSET, DEL and EXISTS over keys in any places, submitted (the
+    cluster and the pre-sharded clients: ``cr_*_submit_mget`` …)."""
 
     async def exists(self, *names: KeyT) -> int:
         """How many of names exist, in any slots (a name given twice counts twice)."""
@@ -248,7 +243,7 @@ class Client(_AsyncClient[_SyncClient]):
         result: int = await self._submit_multi("exists", names, ())
         return result
 
-    # -- multi-key commands and pipelines: submitted too ----------------------------
+    # -- multi-key commands: submitted too --------------------------------------------
 
     def _submit_multi(self, kind: str, keys: Iterable[KeyT], values: Iterable[Arg]) -> "asyncio.Future[Any]":
         sync = self.sync
@@ -279,6 +274,32 @@ class Client(_AsyncClient[_SyncClient]):
             return 0
         result: int = await self._submit_multi("delete", names, ())
         return result
+
+
+class Client(_MultiKey[_SyncClient]):
+    """The asyncio face of :class:`cloudroute.Client`: the same ``seeds``,
+    ``config`` and keyword options (``shared_connections``, timeouts, TLS,
+    hedging ...). ``async with Client(...) as c`` connects (discovery runs in
+    the default executor) and closes on exit; ``await c.connect()`` and
+    ``c.close()`` do the same by hand."""
+
+    def __init__(self, seeds: Seeds, config: Any = None, **options: Any) -> None:
+        super().__init__(functools.partial(_SyncClient, seeds, config, **options))
+
+    async def execute_command(
+        self,
+        *args: Arg,
+        read: Optional[bool] = None,
+        key_index: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> Any:
+        """Any keyed command, as :meth:`cloudroute.Client.execute_command`: by
+        default the server's command table classes it and finds its keys;
+        ``read=True`` / ``read=False`` decide instead (the key at
+        ``key_index``, default 1); ``timeout`` in seconds."""
+        access = AUTO if read is None else READ if read else WRITE
+        index = key_index if key_index is not None else 0 if read is None else 1
+        return await self._submit(access, index, args, timeout)
 
     def pipeline(self, transaction: Optional[bool] = None) -> "Pipeline":
         """A :class:`Pipeline`: commands queued as on :class:`cloudroute.Pipeline`,
@@ -347,8 +368,9 @@ class SentinelClient(_AsyncClient[_SyncSentinelClient]):
     default executor). Single-key commands are submitted
     (``cr_sentinel_client_submit``: no thread per call; a write whose group's
     master did not execute it re-asks the sentinels and is tried again, as the
-    blocking call does). The batches (mget, mset, delete, exists) have no
-    asynchronous form yet: use ``c.sync`` in an executor for them."""
+    blocking call does), and so are the batches (``cr_sentinel_client_submit_mget``
+    …): they answer and fail as the blocking batches do — a failed batch raises
+    with ``.results`` and ``.failed_keys``, the other groups' writes stand."""
 
     def __init__(
         self, sentinels: Seeds, names: Iterable[str], ring: _native.Ring, config: Any = None, **options: Any
@@ -363,7 +385,60 @@ class SentinelClient(_AsyncClient[_SyncSentinelClient]):
         it to the group's master; ``timeout`` in seconds."""
         return await self._submit(READ if read else WRITE, key_index, args, timeout)
 
+    async def _batch(self, kind: str, keys: List[KeyT], values: Any = None) -> Tuple[List[Any], int]:
+        sync = self.sync
+        assert self._loop is not None
+        fut: asyncio.Future[Any] = self._loop.create_future()
+        sync.submit_batch(kind, keys, values, _resolver(fut, None))
+        return _batch_outcome(keys, await fut)
+
+    async def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:
+        """MGET, as :meth:`cloudroute.SentinelClient.mget`: each key's value (bytes)
+        or None, in key order — one MGET per group."""
+        return (await self._batch("MGET", _key_list(keys, args)))[0]
+
+    async def mset(self, mapping: Mapping[KeyT, Arg]) -> bool:
+        """MSET of every pair of mapping — one MSET per group, on its master: True."""
+        names, values = _mapping_pairs(mapping, "mset")
+        await self._batch("MSET", names, values)
+        return True
+
+    async def delete(self, *names: KeyT) -> int:
+        """DEL of names — one DEL per group: how many existed."""
+        return (await self._batch("DEL", list(names)))[1]
+
+    async def exists(self, *names: KeyT) -> int:
+        """How many of names exist (a name given twice counts twice) — one EXISTS per group."""
+        return (await self._batch("EXISTS", list(names)))[1]
+
     def __repr__(self) -> str:
         if self._sync is None:
             return "<cloudroute.asyncio.SentinelClient closed>"
         return f"<cloudroute.asyncio.SentinelClient {self._sync!r}>"
+
+
+class ShardedClient(_MultiKey[_SyncShardedClient]):
+    """The asyncio face of :class:`cloudroute.ShardedClient`: the same
+    ``servers``, ``ring``, ``config`` and keyword options; ``async with
+    ShardedClient(...) as c``. Single-key commands (``cr_sharded_client_submit``)
+    and ``mget``, ``mset``, ``delete``, ``exists`` (``cr_sharded_client_submit_mget``
+    …: one command per shard, every shard at once) are submitted: no thread per
+    call; they route, retry and fail as the blocking calls do. Its pipelines
+    stay blocking (``c.sync.pipeline()``): the library submits only the cluster
+    client's."""
+
+    def __init__(self, servers: Any, ring: _native.Ring, config: Any = None, **options: Any) -> None:
+        super().__init__(functools.partial(_SyncShardedClient, servers, ring, config, **options))
+
+    async def execute_command(
+        self, *args: Arg, read: bool = False, key_index: int = 1, timeout: Optional[float] = None
+    ) -> Any:
+        """Any single-key command, as :meth:`cloudroute.ShardedClient.execute_command`:
+        ``read=True`` lets a replica of the key's shard serve it; the default sends it
+        to the shard's master; ``timeout`` in seconds."""
+        return await self._submit(READ if read else WRITE, key_index, args, timeout)
+
+    def __repr__(self) -> str:
+        if self._sync is None:
+            return "<cloudroute.asyncio.ShardedClient closed>"
+        return f"<cloudroute.asyncio.ShardedClient {self._sync!r}>"

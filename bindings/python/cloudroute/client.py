@@ -136,7 +136,7 @@ class Client(Closing, ClientCommands):
                hedge_mode="fixed", hedge_delay_ms=20,  # a slow read also asks the next node
                read_your_writes_ms=1000,  # reads of a slot written <1 s ago: its master
                db=2,  # SELECT 2 on every connection (a cluster with cluster-databases)
-               shared_connections=2)  # every thread's commands on 2 connections per node
+               shared_connections=2)  # the default: all threads on 2 connections per node
 
     The constructor returns once the topology has been read from a seed.
     Commands covered with redis-py's call shapes: get, set (ex/px/nx/xx/

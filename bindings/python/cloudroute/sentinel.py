@@ -39,6 +39,18 @@ from .errors import InvalidArgumentError
 __all__ = ["SentinelClient", "SentinelStats"]
 
 
+def _batch_outcome(keys: Sequence[KeyT], outcome: Tuple[List[Any], int, Optional[BaseException]]) -> Tuple[List[Any], int]:
+    """A batch's (results, count), or its error raised with ``.results`` and
+    ``.failed_keys`` set (the blocking and the asyncio batches alike)."""
+    results, count, error = outcome
+    if error is not None:
+        failed: Any = error  # the attributes are set on this instance only
+        failed.results = results
+        failed.failed_keys = [k for k, r in zip(keys, results) if isinstance(r, Exception)]
+        raise error
+    return results, count
+
+
 class SentinelClient(Closing, _native.SentinelClient):
     """A client for the Sentinel masters ``names`` (group i is ``names[i]``), asked
     through ``sentinels`` (``"host:port[,host:port...]"`` or a list of ``"host:port"`` /
@@ -168,13 +180,7 @@ class SentinelClient(Closing, _native.SentinelClient):
     # stand.
 
     def _batch(self, kind: str, keys: Sequence[KeyT], values: Optional[Sequence[Arg]] = None) -> Tuple[List[Any], int]:
-        results, count, error = self.batch(kind, keys, values)
-        if error is not None:
-            failed: Any = error  # the attributes are set on this instance only
-            failed.results = results
-            failed.failed_keys = [k for k, r in zip(keys, results) if isinstance(r, Exception)]
-            raise error
-        return results, count
+        return _batch_outcome(keys, self.batch(kind, keys, values))
 
     def mget(self, keys: Union[KeyT, Iterable[KeyT]], *args: KeyT) -> List[Optional[bytes]]:
         """MGET: each key's value (bytes) or None, in key order — one MGET per group

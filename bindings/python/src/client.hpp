@@ -165,4 +165,64 @@ void DefCompletionQueue(Cls &cls, cr_status (*fd)(int *, Handle *),
           py::arg("max") = 0, "Runs up to max ready completions (0: all): how many ran.");
 }
 
+// A client's multi-key submits (cr_*_submit_mget, _mset, _del, _exists)
+// and its completion queue's fd.
+template <typename Handle>
+struct MultiSubmits {
+  using Keys = cr_status (*)(Handle *, const void *const *, const size_t *, size_t,
+                             cr_completion_fn, void *);
+  cr_status (*fd)(int *, Handle *);
+  Keys mget;
+  cr_status (*mset)(Handle *, const void *const *, const size_t *, const void *const *,
+                    const size_t *, size_t, cr_completion_fn, void *);
+  Keys del;
+  Keys exists;
+};
+
+// submit_multi on cls: a multi-key call in any places — kind "mget",
+// "mset" (values, one per key), "delete" or "exists" (values empty) —
+// copied and handed to the engine thread (the GIL is kept); callback(error,
+// value) runs once, in run_completions (or, cancelled, when the client is
+// freed).
+template <typename Cls, typename Handle>
+void DefSubmitMulti(Cls &cls, MultiSubmits<Handle> f) {
+  using Self = typename Cls::type;
+  cls.def(
+      "submit_multi",
+      [f](const Self &self, const std::string &kind, py::handle keys, py::handle values,
+          py::object callback) {
+        Args k, v;
+        k.Set(keys, "keys");
+        v.Set(values, "values");
+        if (k.size() == 0) ThrowInvalid(kind + " needs at least one key");
+        if (kind == "mset" ? v.size() != k.size() : v.size() != 0) {
+          ThrowInvalid(kind + ": " + std::to_string(k.size()) + " keys but " +
+                       std::to_string(v.size()) + " values");
+        }
+        if (kind != "mget" && kind != "mset" && kind != "delete" && kind != "exists") {
+          ThrowInvalid("unknown multi-key call '" + kind + "' (mget, mset, delete, exists)");
+        }
+        auto h = self.Acquire();
+        int queue = -1;
+        Check(f.fd(&queue, h->c));
+        auto ud = std::make_unique<py::object>(std::move(callback));
+        cr_status st;
+        if (kind == "mset") {
+          st = f.mset(h->c, k.ptrs(), k.lens(), v.ptrs(), v.lens(), k.size(), &CompleteCall,
+                      ud.get());
+        } else {
+          st = (kind == "mget" ? f.mget
+                : kind == "delete"
+                    ? f.del
+                    : f.exists)(h->c, k.ptrs(), k.lens(), k.size(), &CompleteCall, ud.get());
+        }
+        Check(st);
+        (void)ud.release();  // CompleteCall owns it now
+      },
+      py::arg("kind"), py::arg("keys"), py::arg("values"), py::arg("callback"),
+      "Submits a multi-key call in any places — kind 'mget', 'mset' (values, one per\n"
+      "key), 'delete' or 'exists' (values empty); callback(error, value) runs once, in\n"
+      "run_completions (or, cancelled, when the client is freed).");
+}
+
 }  // namespace crpy

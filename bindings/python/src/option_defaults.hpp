@@ -125,6 +125,7 @@ inline py::dict OptionDefaults() {
     d["hedge_min_delay_ms"] = py::cast(o.hedge_min_delay_ms);
     d["hedge_budget_percent"] = py::cast(o.hedge_budget_percent);
     d["hedge_percentile"] = py::cast(o.hedge_percentile);
+    d["shared_connections"] = py::cast(o.shared_connections);
     all["cr_sentinel_options"] = d;
   }
   {
@@ -155,6 +156,7 @@ inline py::dict OptionDefaults() {
     d["hedge_min_delay_ms"] = py::cast(o.hedge_min_delay_ms);
     d["hedge_budget_percent"] = py::cast(o.hedge_budget_percent);
     d["hedge_percentile"] = py::cast(o.hedge_percentile);
+    d["shared_connections"] = py::cast(o.shared_connections);
     all["cr_sharded_options"] = d;
   }
   return all;

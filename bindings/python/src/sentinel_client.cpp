@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -163,37 +164,64 @@ py::object Command(const SentinelClient &self, py::handle access, py::handle key
   return ReplyResult(st, out);
 }
 
-// A batch (kind "MGET", "MSET", "DEL" or "EXISTS"; values: MSET's) over
-// cr_sentinel_client_<kind>: (results, count, error) — results a list in key
-// order (MGET: bytes or None; the others: None) with a failed key's
+// A batch's arguments (kind "MGET", "MSET", "DEL" or "EXISTS"; values:
+// MSET's), checked.
+struct BatchArgs {
+  Args k, v;
+  bool mset = false, mget = false;
+  std::string kind;
+  BatchArgs(const std::string &kind_name, py::handle keys, py::handle values) : kind(kind_name) {
+    k.Set(keys, "keys");
+    mset = kind == "MSET";
+    mget = kind == "MGET";
+    if (mset) v.Set(values, "values");
+    if (!mset && !mget && kind != "DEL" && kind != "EXISTS") ThrowInvalid("unknown batch " + kind);
+    if (mset && v.size() != k.size()) {
+      ThrowInvalid("MSET needs as many values as keys: " + std::to_string(k.size()) + " keys, " +
+                   std::to_string(v.size()) + " values");
+    }
+  }
+};
+
+// What a batch gives Python: (results, count, error) — results a list in
+// key order (MGET: bytes or None; the others: None) with a failed key's
 // exception object in its place, count DEL's / EXISTS's, error the call's
-// exception object (naming every failed group) or None. Refused before
+// exception object (naming every failed group) or None. Takes the replies.
+py::tuple BatchTuple(bool mget, const std::vector<cr_reply *> &replies,
+                     const std::vector<cr_status> &statuses, int64_t count, cr_status st,
+                     const std::string &error) {
+  py::list results;
+  if (mget) {
+    results = ResultList(replies, statuses);
+  } else {
+    results = py::list(statuses.size());
+    for (size_t i = 0; i < statuses.size(); ++i) {
+      results[i] = statuses[i] == CR_OK ? py::none() : StatusException(statuses[i], error);
+    }
+  }
+  return py::make_tuple(results, count, st == CR_OK ? py::none() : StatusException(st, error));
+}
+
+// A batch over cr_sentinel_client_<kind>: BatchTuple's tuple. Refused before
 // anything was sent (no keys, bad arguments): raised.
 py::tuple Batch(const SentinelClient &self, const std::string &kind, py::handle keys,
                 py::handle values) {
-  Args k, v;
-  k.Set(keys, "keys");
-  const bool mset = kind == "MSET", mget = kind == "MGET";
-  if (mset) v.Set(values, "values");
-  if (!mset && !mget && kind != "DEL" && kind != "EXISTS") ThrowInvalid("unknown batch " + kind);
-  const size_t n = k.size();
-  if (mset && v.size() != n) {
-    ThrowInvalid("MSET needs as many values as keys: " + std::to_string(n) + " keys, " +
-                 std::to_string(v.size()) + " values");
-  }
-  std::vector<cr_reply *> replies(mget ? n : 0, nullptr);
+  const BatchArgs a(kind, keys, values);
+  const size_t n = a.k.size();
+  std::vector<cr_reply *> replies(a.mget ? n : 0, nullptr);
   std::vector<cr_status> statuses(n, CR_OK);
   int64_t count = 0;
   std::string error;
   const cr_status st = self.Released([&](cr_sentinel_client *c) {
     cr_status r;
-    if (mget) {
-      r = cr_sentinel_client_mget(replies.data(), statuses.data(), c, k.ptrs(), k.lens(), n);
-    } else if (mset) {
-      r = cr_sentinel_client_mset(statuses.data(), c, k.ptrs(), k.lens(), v.ptrs(), v.lens(), n);
+    if (a.mget) {
+      r = cr_sentinel_client_mget(replies.data(), statuses.data(), c, a.k.ptrs(), a.k.lens(), n);
+    } else if (a.mset) {
+      r = cr_sentinel_client_mset(statuses.data(), c, a.k.ptrs(), a.k.lens(), a.v.ptrs(),
+                                  a.v.lens(), n);
     } else {
       r = (kind == "DEL" ? cr_sentinel_client_del : cr_sentinel_client_exists)(
-          &count, statuses.data(), c, k.ptrs(), k.lens(), n);
+          &count, statuses.data(), c, a.k.ptrs(), a.k.lens(), n);
     }
     if (r != CR_OK) error = cr_last_error();
     return r;
@@ -205,16 +233,58 @@ py::tuple Batch(const SentinelClient &self, const std::string &kind, py::handle 
     SetStatusError(st, error);
     throw py::error_already_set();
   }
-  py::list results;
-  if (mget) {
-    results = ResultList(replies, statuses);
-  } else {
-    results = py::list(n);
-    for (size_t i = 0; i < n; ++i) {
-      results[i] = statuses[i] == CR_OK ? py::none() : StatusException(statuses[i], error);
-    }
+  return BatchTuple(a.mget, replies, statuses, count, st, error);
+}
+
+// A submitted batch's completion: callback(None, BatchTuple's tuple), with
+// the GIL (in run_completions, or cancelled when the client is freed).
+void CompleteBatch(void *ud, cr_status st, size_t n, cr_reply *const *raw, const cr_status *codes,
+                   int64_t count) {
+  const std::string error = st == CR_OK ? "" : cr_last_error();
+  std::vector<cr_reply *> replies(raw != nullptr ? raw : nullptr,
+                                  raw != nullptr ? raw + n : nullptr);
+  const std::vector<cr_status> statuses(codes, codes + n);
+  py::gil_scoped_acquire gil;
+  std::unique_ptr<py::object> callback(static_cast<py::object *>(ud));
+  if (Finalizing()) {
+    (void)callback.release();  // the interpreter is going: leak, never touch it
+    for (cr_reply *r : replies) cr_reply_free(r);
+    return;
   }
-  return py::make_tuple(results, count, st == CR_OK ? py::none() : StatusException(st, error));
+  PyObject *r = nullptr;
+  try {
+    py::tuple out = BatchTuple(raw != nullptr, replies, statuses, count, st, error);
+    r = PyObject_CallFunctionObjArgs(callback->ptr(), Py_None, out.ptr(), nullptr);
+  } catch (py::error_already_set &e) {  // a reply that did not convert: the caller hears it
+    r = PyObject_CallFunctionObjArgs(callback->ptr(), e.value().ptr(), Py_None, nullptr);
+  }
+  if (r == nullptr) PyErr_WriteUnraisable(callback->ptr());
+  Py_XDECREF(r);
+}
+
+// A batch submitted (cr_sentinel_client_submit_<kind>): the completion
+// queue on first, then callback(error, (results, count, error)) once.
+void SubmitBatch(const SentinelClient &self, const std::string &kind, py::handle keys,
+                 py::handle values, py::object callback) {
+  const BatchArgs a(kind, keys, values);
+  const size_t n = a.k.size();
+  std::shared_ptr<SentinelHandle> h = self.Acquire();
+  int queue = -1;
+  Check(cr_sentinel_client_completion_fd(&queue, h->c));
+  auto ud = std::make_unique<py::object>(std::move(callback));
+  cr_status st;
+  // Copied and handed to the engine thread: the GIL is kept.
+  if (a.mget) {
+    st = cr_sentinel_client_submit_mget(h->c, a.k.ptrs(), a.k.lens(), n, &CompleteBatch, ud.get());
+  } else if (a.mset) {
+    st = cr_sentinel_client_submit_mset(h->c, a.k.ptrs(), a.k.lens(), a.v.ptrs(), a.v.lens(), n,
+                                        &CompleteBatch, ud.get());
+  } else {
+    st = (kind == "DEL" ? cr_sentinel_client_submit_del : cr_sentinel_client_submit_exists)(
+        h->c, a.k.ptrs(), a.k.lens(), n, &CompleteBatch, ud.get());
+  }
+  Check(st);
+  (void)ud.release();  // CompleteBatch owns it now
 }
 
 }  // namespace
@@ -246,6 +316,10 @@ void InitSentinelClient(py::module_ &m) {
                "MGET, MSET, DEL or EXISTS over many keys: one command per group, every group at\n"
                "once. (results, count, error): a result per key (a failed key's exception object\n"
                "in its place), DEL's / EXISTS's count, the call's exception or None (not raised).")
+          .def("submit_batch", &SubmitBatch, py::arg("kind"), py::arg("keys"), py::arg("values"),
+               py::arg("callback"),
+               "A batch as batch(), submitted: callback(None, (results, count, error)) runs once,\n"
+               "in run_completions (or, cancelled, when the client is freed).")
           .def(
               "expire_ms",
               [](const SentinelClient &self, py::handle key, py::handle ttl_ms) {

@@ -196,88 +196,95 @@ void SetServers(const ShardedClient &self, py::handle servers) {
 }  // namespace
 
 void InitShardedClient(py::module_ &m) {
-  NativeClass<ShardedClient>(
-      m, "ShardedClient",
-      "A client for pre-sharded standalone servers (use cloudroute.ShardedClient): a Ring\n"
-      "places each key on a shard, writes go to its master, reads to its instances\n"
-      "nearest first. Safe to share between threads; every network call releases the GIL.")
-      .def(py::init(&New), py::arg("servers"), py::arg("ring"), py::arg("config") = py::none(),
-           "servers[i] ('host:port', or 'host:port,host:port...': the master, then its\n"
-           "replicas) serves ring shard i. config (a Config: locality, weights, breaker) is\n"
-           "copied. Keyword options are the fields of cr_sharded_options. Nothing is dialed.")
-      .def("command", &Command, py::arg("access"), py::arg("key_index"), py::arg("args"),
-           "Any command on one key: access 0 = read, 1 = write; args[key_index] places it.")
-      .def("command_opts", &CommandOpts, py::arg("access"), py::arg("key_index"), py::arg("args"),
-           py::arg("timeout_ms") = py::none(),
-           "command() with a call-level timeout in ms (None: the tier's).")
-      .def("mget", &MGet, py::arg("keys"), "MGET of keys on any shards: a list in key order.")
-      .def("mset", &MSet, py::arg("keys"), py::arg("values"), "MSET of pairs on any shards.")
-      .def("delete", &CountKeys<cr_sharded_client_del>, py::arg("keys"),
-           "DEL of keys on any shards: how many existed.")
-      .def("exists", &CountKeys<cr_sharded_client_exists>, py::arg("keys"),
-           "EXISTS of keys on any shards: how many exist.")
-      .def("command_nodes", &CommandNodes, py::arg("target"), py::arg("node"), py::arg("args"),
-           py::arg("timeout_ms") = py::none(),
-           "A command sent to instances: target 0 = the instance 'host:port', 1 = every\n"
-           "master, 2 = every instance. A list of (address, Role, reply or exception).")
-      .def(
-          "scan",
-          [](const ShardedClient &self, py::handle match, py::handle count, py::handle type,
-             py::handle timeout_ms) {
-            std::shared_ptr<ShardedHandle> h = self.Acquire();
-            return NewScanOf(h, match, count, type, timeout_ms,
-                             [c = h->c](cr_scan **out, const cr_scan_options *o) {
-                               return cr_sharded_scan_new(out, c, o);
-                             });
-          },
-          py::arg("match") = py::none(), py::arg("count") = py::none(),
-          py::arg("type") = py::none(), py::arg("timeout_ms") = py::none(),
-          "A SCAN over every shard, each on the instance a read would use.")
-      .def("eval_script", &EvalScript, py::arg("script"), py::arg("read_only"), py::arg("keys"),
-           py::arg("args"), py::arg("timeout_ms") = py::none(),
-           "EVALSHA (EVALSHA_RO when read_only) on its keys' shard; NOSCRIPT loads it once.")
-      .def("set_servers", &SetServers, py::arg("servers"),
-           "New addresses for every shard (as the constructor's servers, the same count);\n"
-           "the ring is unchanged, so no key moves.")
-      .def(
-          "stats",
-          [](const ShardedClient &self) {
-            std::shared_ptr<ShardedHandle> h = self.Acquire();
-            cr_client_stats s = CR_CLIENT_STATS_INIT;
-            Check(cr_sharded_client_get_stats(&s, h->c));  // counters only: keeps the GIL
-            return ClientStatsRecord(s);
-          },
-          "Counters since the client was created (ClientStats).")
-      .def(
-          "metrics_text",
-          [](const ShardedClient &self) {
-            std::string text;
-            Check(self.Released([&text](cr_sharded_client *c) {
-              return TextOf(&text, [c](char *buf, size_t cap, size_t *needed) {
-                return cr_sharded_client_get_metrics_text(buf, cap, needed, c);
-              });
-            }));
-            return text;
-          },
-          "The client's statistics as Prometheus text exposition, as Client.metrics_text.")
-      .def_property_readonly(
-          "groups",
-          [](const ShardedClient &self) {
-            std::shared_ptr<ShardedHandle> h = self.Acquire();
-            cr_shard_groups *g = cr_sharded_client_get_groups(h->c);
-            return BorrowedShardGroups(g, std::static_pointer_cast<void>(h));
-          },
-          "The client's ShardGroups (borrowed), for locate / route_read / read_order.")
-      .def_property_readonly("closed", [](const ShardedClient &self) { return !self.h; })
-      .def(
-          "close",
-          [](ShardedClient &self) {
-            std::shared_ptr<ShardedHandle> h = std::move(self.h);
-            self.h.reset();
-            py::gil_scoped_release nogil;
-            h.reset();
-          },
-          "Closes every connection once no call is running. Idempotent.");
+  auto cls =
+      NativeClass<ShardedClient>(
+          m, "ShardedClient",
+          "A client for pre-sharded standalone servers (use cloudroute.ShardedClient): a Ring\n"
+          "places each key on a shard, writes go to its master, reads to its instances\n"
+          "nearest first. Safe to share between threads; every network call releases the GIL.")
+          .def(py::init(&New), py::arg("servers"), py::arg("ring"), py::arg("config") = py::none(),
+               "servers[i] ('host:port', or 'host:port,host:port...': the master, then its\n"
+               "replicas) serves ring shard i. config (a Config: locality, weights, breaker) is\n"
+               "copied. Keyword options are the fields of cr_sharded_options. Nothing is dialed.")
+          .def("command", &Command, py::arg("access"), py::arg("key_index"), py::arg("args"),
+               "Any command on one key: access 0 = read, 1 = write; args[key_index] places it.")
+          .def("command_opts", &CommandOpts, py::arg("access"), py::arg("key_index"),
+               py::arg("args"), py::arg("timeout_ms") = py::none(),
+               "command() with a call-level timeout in ms (None: the tier's).")
+          .def("mget", &MGet, py::arg("keys"), "MGET of keys on any shards: a list in key order.")
+          .def("mset", &MSet, py::arg("keys"), py::arg("values"), "MSET of pairs on any shards.")
+          .def("delete", &CountKeys<cr_sharded_client_del>, py::arg("keys"),
+               "DEL of keys on any shards: how many existed.")
+          .def("exists", &CountKeys<cr_sharded_client_exists>, py::arg("keys"),
+               "EXISTS of keys on any shards: how many exist.")
+          .def("command_nodes", &CommandNodes, py::arg("target"), py::arg("node"), py::arg("args"),
+               py::arg("timeout_ms") = py::none(),
+               "A command sent to instances: target 0 = the instance 'host:port', 1 = every\n"
+               "master, 2 = every instance. A list of (address, Role, reply or exception).")
+          .def(
+              "scan",
+              [](const ShardedClient &self, py::handle match, py::handle count, py::handle type,
+                 py::handle timeout_ms) {
+                std::shared_ptr<ShardedHandle> h = self.Acquire();
+                return NewScanOf(h, match, count, type, timeout_ms,
+                                 [c = h->c](cr_scan **out, const cr_scan_options *o) {
+                                   return cr_sharded_scan_new(out, c, o);
+                                 });
+              },
+              py::arg("match") = py::none(), py::arg("count") = py::none(),
+              py::arg("type") = py::none(), py::arg("timeout_ms") = py::none(),
+              "A SCAN over every shard, each on the instance a read would use.")
+          .def("eval_script", &EvalScript, py::arg("script"), py::arg("read_only"), py::arg("keys"),
+               py::arg("args"), py::arg("timeout_ms") = py::none(),
+               "EVALSHA (EVALSHA_RO when read_only) on its keys' shard; NOSCRIPT loads it once.")
+          .def("set_servers", &SetServers, py::arg("servers"),
+               "New addresses for every shard (as the constructor's servers, the same count);\n"
+               "the ring is unchanged, so no key moves.")
+          .def(
+              "stats",
+              [](const ShardedClient &self) {
+                std::shared_ptr<ShardedHandle> h = self.Acquire();
+                cr_client_stats s = CR_CLIENT_STATS_INIT;
+                Check(cr_sharded_client_get_stats(&s, h->c));  // counters only: keeps the GIL
+                return ClientStatsRecord(s);
+              },
+              "Counters since the client was created (ClientStats).")
+          .def(
+              "metrics_text",
+              [](const ShardedClient &self) {
+                std::string text;
+                Check(self.Released([&text](cr_sharded_client *c) {
+                  return TextOf(&text, [c](char *buf, size_t cap, size_t *needed) {
+                    return cr_sharded_client_get_metrics_text(buf, cap, needed, c);
+                  });
+                }));
+                return text;
+              },
+              "The client's statistics as Prometheus text exposition, as Client.metrics_text.")
+          .def_property_readonly(
+              "groups",
+              [](const ShardedClient &self) {
+                std::shared_ptr<ShardedHandle> h = self.Acquire();
+                cr_shard_groups *g = cr_sharded_client_get_groups(h->c);
+                return BorrowedShardGroups(g, std::static_pointer_cast<void>(h));
+              },
+              "The client's ShardGroups (borrowed), for locate / route_read / read_order.")
+          .def_property_readonly("closed", [](const ShardedClient &self) { return !self.h; })
+          .def(
+              "close",
+              [](ShardedClient &self) {
+                std::shared_ptr<ShardedHandle> h = std::move(self.h);
+                self.h.reset();
+                py::gil_scoped_release nogil;
+                h.reset();
+              },
+              "Closes every connection once no call is running. Idempotent.");
+  DefCompletionQueue(cls, &cr_sharded_client_completion_fd, &cr_sharded_client_submit,
+                     &cr_sharded_client_run_completions);
+  DefSubmitMulti(cls, MultiSubmits<cr_sharded_client>{
+                          &cr_sharded_client_completion_fd, &cr_sharded_client_submit_mget,
+                          &cr_sharded_client_submit_mset, &cr_sharded_client_submit_del,
+                          &cr_sharded_client_submit_exists});
 
   m.def(
       "execute_pipeline",

@@ -356,7 +356,7 @@
     :hedge-budget-percent :hedge-percentile
     :read-your-writes-ms (after a write to a slot, its reads go to the master for that long)
     :db (SELECT db on every connection; default 0)
-    :shared-connections (n connections per node shared by every thread; default 0: off)
+    :shared-connections (n connections per node shared by every thread; default 2; 0: off)
     :async-executor (a java.util.concurrent.Executor completing the asynchronous calls'
       futures; default a small shared pool of daemon threads, never the library's engine thread).
   The calls on a client throw ex-info whose data holds the status
@@ -743,14 +743,14 @@
 (defmacro ^:private tls-and-hedging!
   "Applies the keys :tls :tls-verify :tls-ca-file :tls-ca-dir :tls-cert-file :tls-key-file
   :tls-server-name :hedge-mode :hedge-delay-ms :hedge-min-delay-ms :hedge-budget-percent
-  :hedge-percentile of the option map opts to o, an options object of class cls (whose setters
-  of these fields are named alike)."
+  :hedge-percentile :shared-connections of the option map opts to o, an options object of
+  class cls (whose setters of these fields are named alike)."
   [cls o opts]
   (let [t (with-meta (gensym "o") {:tag cls})]
     `(let [~t ~o
            {:keys [~'tls ~'tls-verify ~'tls-ca-file ~'tls-ca-dir ~'tls-cert-file ~'tls-key-file
                    ~'tls-server-name ~'hedge-mode ~'hedge-delay-ms ~'hedge-min-delay-ms
-                   ~'hedge-budget-percent ~'hedge-percentile]} ~opts]
+                   ~'hedge-budget-percent ~'hedge-percentile ~'shared-connections]} ~opts]
        (when (some? ~'tls)
          (.tls ~t (boolean ~'tls) (if (some? ~'tls-verify) (boolean ~'tls-verify) true)))
        (when (or ~'tls-ca-file ~'tls-ca-dir) (.tlsCa ~t ~'tls-ca-file ~'tls-ca-dir))
@@ -761,6 +761,7 @@
        (when ~'hedge-min-delay-ms (.hedgeMinDelayMs ~t (int ~'hedge-min-delay-ms)))
        (when ~'hedge-budget-percent (.hedgeBudgetPercent ~t (int ~'hedge-budget-percent)))
        (when ~'hedge-percentile (.hedgePercentile ~t (double ~'hedge-percentile)))
+       (when ~'shared-connections (.sharedConnections ~t (int ~'shared-connections)))
        ~t)))
 
 (defn- sharded-options
@@ -806,7 +807,8 @@
   {:local 200 ...}) :pool-size :pool-idle-ms :max-retries :retry-backoff-ms :tcp-keepalive-s
   :tcp-user-timeout-ms :username :password :client-name :db :tls :tls-verify :tls-ca-file
   :tls-ca-dir :tls-cert-file :tls-key-file :tls-server-name :hedge-mode :hedge-delay-ms
-  :hedge-min-delay-ms :hedge-budget-percent :hedge-percentile. Nothing is dialed here.
+  :hedge-min-delay-ms :hedge-budget-percent :hedge-percentile :shared-connections (default 2;
+  0: a pooled connection per command in flight). Nothing is dialed here.
     (with-open [c (sharded-client [\"10.0.0.1:6379\" \"10.0.0.2:6379\"]
                                   {:algo :murmur :shards [\"cache-a\" \"cache-b\"]})]
       (store! c \"user:1\" \"alice\"))"
@@ -862,7 +864,7 @@
   :sentinel-password :client-name :db, TLS to the sentinels and the data nodes (:tls true
   :tls-verify :tls-ca-file :tls-ca-dir :tls-cert-file :tls-key-file :tls-server-name), hedged
   reads (:hedge-mode :hedge-delay-ms :hedge-min-delay-ms :hedge-budget-percent
-  :hedge-percentile) and :async-executor, as for `client`. Its single-key asynchronous calls
+  :hedge-percentile), :shared-connections and :async-executor, as for `client`. Its single-key asynchronous calls
   (command-async, fetch-async, store-async!, incr-async!, del-async!, exists-async, hget-async,
   hset-async! of one key) are the cluster client's. Its batches (mget, mset!,
   del!, exists) send one command per group, every group at once; when a group fails they

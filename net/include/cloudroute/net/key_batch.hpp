@@ -12,12 +12,13 @@
 // fails fails exactly its keys, each with that command's error; the other
 // places' keys keep their results.
 //
-// Thread-safety: RunKeyBatch runs on the caller's thread; the executor is
-// safe for concurrent use.
+// Thread-safety: RunKeyBatch runs on the caller's thread, SubmitKeyBatch
+// returns at once (async_calls.hpp); the executor is safe for concurrent use.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@
 
 namespace cloudroute {
 namespace net {
+
+class AsyncCalls;
 
 enum class KeyBatchKind : uint8_t {
   kMGet,    // read: each key's value (a bulk string or nil)
@@ -60,6 +63,18 @@ inline Access KeyBatchAccess(KeyBatchKind kind) {
 KeyBatchResult RunKeyBatch(CommandExecutor *executor, const TopologySource &topo, KeyBatchKind kind,
                            const std::vector<std::string> &keys,
                            const std::vector<std::string> *values = nullptr);
+
+// The batch submitted without waiting (AsyncCalls::SubmitJobs: the places'
+// commands are a fan-out's first round on the shared connections, the rest
+// — a failed place's next candidates, retries — on a worker): done runs
+// once with the result RunKeyBatch would give, on the engine thread, a
+// worker or the completion queue (async_calls.hpp). Errors (done never
+// runs): RunKeyBatch's refusals before anything is sent, and the client
+// closing. REQUIRES: topo outlives the call.
+using KeyBatchDone = std::function<void(KeyBatchResult)>;
+Status SubmitKeyBatch(AsyncCalls *async, const TopologySource &topo, KeyBatchKind kind,
+                      const std::vector<std::string> &keys, const std::vector<std::string> *values,
+                      KeyBatchDone done);
 
 }  // namespace net
 }  // namespace cloudroute

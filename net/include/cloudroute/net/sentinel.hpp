@@ -213,6 +213,12 @@ class SentinelClient {
                 AsyncCalls::Done done) {
     return async_.Submit(access, key, std::move(args), call, std::move(done));
   }
+  // A batch submitted without waiting: done gets what RunBatch would return
+  // (SubmitKeyBatch; errors as there).
+  Status SubmitBatch(KeyBatchKind kind, const std::vector<std::string> &keys,
+                     const std::vector<std::string> *values, KeyBatchDone done) {
+    return SubmitKeyBatch(&async_, source_, kind, keys, values, std::move(done));
+  }
   Result<int> CompletionFd() { return async_.CompletionFd(); }
   size_t RunCompletions(size_t max) { return async_.RunCompletions(max); }
   bool InCompletion() const { return async_.InCompletion(); }

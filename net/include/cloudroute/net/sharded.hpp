@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "cloudroute/core/shard_group.hpp"
+#include "cloudroute/net/async_calls.hpp"
 #include "cloudroute/net/call_options.hpp"
 #include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/cluster_scan.hpp"
@@ -109,6 +110,13 @@ class ShardedClient {
   Result<int64_t> Exists(const std::vector<std::string> &keys) { return executor_.Exists(keys); }
   void Run(std::vector<Job> *jobs) { executor_.Run(jobs); }
 
+  // Asynchronous single-key commands, MGET / MSET / DEL / EXISTS and the
+  // completion queue, as the cluster client's (async_calls.hpp), on this
+  // client's engine: the first attempt on the server's shared connection,
+  // the rest (the next read candidate, a retry) on a worker.
+  AsyncCalls &async() { return async_; }
+  const AsyncCalls &async() const { return async_; }
+
   // New addresses for every group (see the file comment). Errors as Create
   // (nothing changes then).
   Status SetServers(const std::vector<GroupInstances> &servers);
@@ -129,7 +137,8 @@ class ShardedClient {
   ClientContext ctx_;
   NodePools pools_;
   CommandExecutor executor_;
-  std::unique_ptr<RecoveryProber> prober_;  // its thread is stopped first
+  AsyncCalls async_{&ctx_, &executor_};     // closed first of all, in ~ShardedClient
+  std::unique_ptr<RecoveryProber> prober_;  // its thread is stopped next
 };
 
 }  // namespace net

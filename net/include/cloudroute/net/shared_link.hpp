@@ -34,8 +34,14 @@
 //  - no connection can be dialed: the requests waiting for it fail with
 //    the dial's status, not sent.
 //
-// Threads: Submit() from any thread; `done` runs on the engine thread (it
-// must not block; see Wait() for callers that do). Commands that change a
+// Threads: Submit() from any thread. A thread other than the engine's
+// writes its request itself when a connection is open and can take it (the
+// engine thread reads every reply; it is woken only to arm a timer or to
+// finish a write the socket did not take), else the request is posted to the
+// engine thread. A link's state (its connections, their queues and output)
+// is guarded by the link's mutex; `done` runs after it is released, on the
+// engine thread when a reply or a deadline settles the request (it must not
+// block; see Wait() for callers that do). Commands that change a
 // connection's state (blocking commands, MULTI/WATCH, subscriptions) never
 // come here: they keep dedicated connections (pool.hpp).
 #pragma once
@@ -113,19 +119,35 @@ class DialThreads {
   std::vector<Dial> dials_;
 };
 
-// One connection, on the engine thread only.
+// Requests settled under a link's lock, whose `done` runs once it is
+// released (a done may submit again, to this link too).
+using Finished = std::vector<LinkRequestPtr>;
+
+// One connection of a NodeLink: every member under the link's mutex; the
+// socket's events and timers on the engine thread.
 class SharedConnection {
  public:
   // Told once, when the connection closes (poisoned: its replies stopped
   // matching its requests).
   using OnClosed = std::function<void(bool poisoned, const Status &why)>;
-  SharedConnection(EventLoop *loop, std::unique_ptr<Connection> conn, OnClosed on_closed);
+  // mu and finished are the owning link's (they outlive the connection).
+  SharedConnection(EventLoop *loop, std::unique_ptr<Connection> conn, OnClosed on_closed,
+                   std::mutex *mu, Finished *finished);
   ~SharedConnection();
   SharedConnection(const SharedConnection &) = delete;
   SharedConnection &operator=(const SharedConnection &) = delete;
 
+  // Engine thread: queues r, writes what the socket takes, arms.
   void Add(LinkRequestPtr r);
-  // Fails every request on it with why and closes the socket (idempotent).
+  // Any thread (a caller's direct submit): queues r and writes what the
+  // socket takes; true when the engine thread must still act — arm a timer
+  // that covers r's deadline, finish the write, or close the connection
+  // after a failed send (Service()).
+  bool Queue(LinkRequestPtr r);
+  // Engine thread: what Queue() left to do.
+  void Service();
+  // Fails every request on it with why and closes the socket (engine thread;
+  // idempotent).
   void Close(const Status &why);
   bool open() const { return conn_ != nullptr; }
   size_t load() const { return fifo_.size(); }
@@ -136,11 +158,15 @@ class SharedConnection {
   Status ReadReplies();
   void Arm();  // epoll interest and the deadline timer, from the state
   void OnDeadline();
+  void Settle(const LinkRequestPtr &r, Status status);
 
   EventLoop *const loop_;
   std::unique_ptr<Connection> conn_;
   const OnClosed on_closed_;
+  std::mutex *const mu_;
+  Finished *const finished_;
   const int fd_;
+  Status send_failed_;               // a direct submit's failed send, for Service() to close on
   std::string out_;                  // bytes not yet written
   size_t out_pos_ = 0;               // how much of out_ is written
   uint64_t written_ = 0;             // bytes written since the connection opened
@@ -149,6 +175,9 @@ class SharedConnection {
   std::deque<LinkRequestPtr> fifo_;  // in wire order, settled or not
   std::vector<ReplyPtr> partial_;    // replies of fifo_.front() so far
   uint32_t interest_ = 0;
+  // The deadline timer. It may fire before the earliest deadline still open
+  // (it is left armed when its request settles, so that a direct submit
+  // rarely needs the engine thread), never after it.
   uint64_t timer_ = 0;
   int64_t timer_at_ = 0;
 };
@@ -168,7 +197,7 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   NodeLink(EventLoop *loop, DialThreads *dials, Dialer dial, uint32_t max_connections,
            uint32_t dial_timeout_ms, OnPoisoned on_poisoned = nullptr);
   // REQUIRES: Close() ran, on the engine thread (or the loop has stopped).
-  ~NodeLink() = default;
+  ~NodeLink();
   NodeLink(const NodeLink &) = delete;
   NodeLink &operator=(const NodeLink &) = delete;
 
@@ -190,9 +219,16 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   uint32_t open() const { return open_.load(std::memory_order_relaxed); }
 
  private:
-  void Place(LinkRequestPtr r);  // engine thread
-  void StartDial();              // engine thread
-  void ArmWaiting();             // engine thread: the timer of the earliest waiting deadline
+  // Runs fn under the link's mutex, then the done of every request it settled.
+  template <typename Fn>
+  void Locked(Fn &&fn);
+  // Not on the engine thread: writes r on an open connection that can take
+  // it; false leaves r to the engine thread (none open, one to dial, closed).
+  bool SubmitDirect(const LinkRequestPtr &r);
+  SharedConnection *LeastLoaded();  // the open connection with the fewest requests
+  void Place(LinkRequestPtr r);     // engine thread
+  void StartDial();                 // engine thread
+  void ArmWaiting();                // engine thread: the timer of the earliest waiting deadline
   void Dialed(Result<std::unique_ptr<Connection>> c);  // engine thread
 
   EventLoop *const loop_;
@@ -201,7 +237,9 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   const OnPoisoned on_poisoned_;
   const uint32_t max_connections_;
   const uint32_t dial_timeout_ms_;
-  // Engine thread only.
+  // Guards everything below and every connection's members.
+  std::mutex mu_;
+  Finished finished_;  // settled under mu_, their done not run yet
   std::vector<std::unique_ptr<SharedConnection>> conns_;
   std::deque<LinkRequestPtr> waiting_;  // for a connection being dialed
   bool dialing_ = false;

@@ -139,7 +139,7 @@ static inline void crj_client_options_set_strings(cr_client_options *o, char *co
   o->tls_server_name = s[7];
 }
 
-#define CRJ_SENTINEL_OPTIONS_U32 23
+#define CRJ_SENTINEL_OPTIONS_U32 24
 #define CRJ_SENTINEL_OPTIONS_U64 1
 #define CRJ_SENTINEL_OPTIONS_STRS 10
 
@@ -168,6 +168,7 @@ static const char *const crj_sentinel_options_u32_names[CRJ_SENTINEL_OPTIONS_U32
     "hedge_delay_ms",
     "hedge_min_delay_ms",
     "hedge_budget_percent",
+    "shared_connections",
 };
 static const char *const crj_sentinel_options_u64_names[CRJ_SENTINEL_OPTIONS_U64 > 0 ? CRJ_SENTINEL_OPTIONS_U64 : 1] = {
     NULL,
@@ -193,6 +194,7 @@ static inline void crj_sentinel_options_get(const cr_sentinel_options *o, jint *
   u[20] = (jint)o->hedge_delay_ms;
   u[21] = (jint)o->hedge_min_delay_ms;
   u[22] = (jint)o->hedge_budget_percent;
+  u[23] = (jint)o->shared_connections;
   memcpy(&w[0], &o->hedge_percentile, sizeof w[0]);
 }
 
@@ -218,6 +220,7 @@ static inline void crj_sentinel_options_set(cr_sentinel_options *o, const jint *
   o->hedge_delay_ms = (uint32_t)u[20];
   o->hedge_min_delay_ms = (uint32_t)u[21];
   o->hedge_budget_percent = (uint32_t)u[22];
+  o->shared_connections = (uint32_t)u[23];
   memcpy(&o->hedge_percentile, &w[0], sizeof o->hedge_percentile);
 }
 
@@ -247,7 +250,7 @@ static inline void crj_sentinel_options_set_strings(cr_sentinel_options *o, char
   o->tls_server_name = s[9];
 }
 
-#define CRJ_SHARDED_OPTIONS_U32 19
+#define CRJ_SHARDED_OPTIONS_U32 20
 #define CRJ_SHARDED_OPTIONS_U64 1
 #define CRJ_SHARDED_OPTIONS_STRS 8
 
@@ -272,6 +275,7 @@ static const char *const crj_sharded_options_u32_names[CRJ_SHARDED_OPTIONS_U32] 
     "hedge_delay_ms",
     "hedge_min_delay_ms",
     "hedge_budget_percent",
+    "shared_connections",
 };
 static const char *const crj_sharded_options_u64_names[CRJ_SHARDED_OPTIONS_U64 > 0 ? CRJ_SHARDED_OPTIONS_U64 : 1] = {
     NULL,
@@ -293,6 +297,7 @@ static inline void crj_sharded_options_get(const cr_sharded_options *o, jint *u,
   u[16] = (jint)o->hedge_delay_ms;
   u[17] = (jint)o->hedge_min_delay_ms;
   u[18] = (jint)o->hedge_budget_percent;
+  u[19] = (jint)o->shared_connections;
   memcpy(&w[0], &o->hedge_percentile, sizeof w[0]);
 }
 
@@ -314,6 +319,7 @@ static inline void crj_sharded_options_set(cr_sharded_options *o, const jint *u,
   o->hedge_delay_ms = (uint32_t)u[16];
   o->hedge_min_delay_ms = (uint32_t)u[17];
   o->hedge_budget_percent = (uint32_t)u[18];
+  o->shared_connections = (uint32_t)u[19];
   memcpy(&o->hedge_percentile, &w[0], sizeof o->hedge_percentile);
 }
 

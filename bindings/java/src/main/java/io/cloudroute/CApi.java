@@ -246,7 +246,7 @@ final class CApi {
       "tls_server_name",
     };
     /** The header's defaults of the u32 and u64 fields (a double as its bits). */
-    static final int[] U32_DEFAULTS = {1000, 500, 1000, 1000, 2000, 2000, 8, 60000, 30000, 1000, 5, 3, 50, 3, 15, 10000, 16777216, 0, 1, 0, 0, 20, 2, 10, 0, 0, 0};
+    static final int[] U32_DEFAULTS = {1000, 500, 1000, 1000, 2000, 2000, 8, 60000, 30000, 1000, 5, 3, 50, 3, 15, 10000, 16777216, 0, 1, 0, 0, 20, 2, 10, 0, 0, 2};
     static final long[] U64_DEFAULTS = {67108864L, 268435456L, 0L, Double.doubleToRawLongBits(99.0)};
   }
 
@@ -254,7 +254,7 @@ final class CApi {
   static final class SentinelOptionsLayout {
     private SentinelOptionsLayout() {}
 
-    static final int U32_COUNT = 23;
+    static final int U32_COUNT = 24;
     static final int U64_COUNT = 1;
     static final int STR_COUNT = 10;
     /** u32[0]: cr_sentinel_options.connect_timeout_ms */
@@ -295,6 +295,8 @@ final class CApi {
     static final int HEDGE_MIN_DELAY_MS = 21;
     /** u32[22]: cr_sentinel_options.hedge_budget_percent */
     static final int HEDGE_BUDGET_PERCENT = 22;
+    /** u32[23]: cr_sentinel_options.shared_connections */
+    static final int SHARED_CONNECTIONS = 23;
     /** u64[0]: cr_sentinel_options.hedge_percentile */
     static final int HEDGE_PERCENTILE = 0;
     /** str[0]: cr_sentinel_options.username */
@@ -342,6 +344,7 @@ final class CApi {
       "hedge_delay_ms",
       "hedge_min_delay_ms",
       "hedge_budget_percent",
+      "shared_connections",
     };
     static final String[] U64_NAMES = {
       "hedge_percentile",
@@ -359,7 +362,7 @@ final class CApi {
       "tls_server_name",
     };
     /** The header's defaults of the u32 and u64 fields (a double as its bits). */
-    static final int[] U32_DEFAULTS = {1000, 500, 1000, 1000, 2000, 2000, 1000, 5000, 8, 60000, 5, 50, 15, 10000, 0, 3, 1000, 0, 1, 0, 20, 2, 10};
+    static final int[] U32_DEFAULTS = {1000, 500, 1000, 1000, 2000, 2000, 1000, 5000, 8, 60000, 5, 50, 15, 10000, 0, 3, 1000, 0, 1, 0, 20, 2, 10, 2};
     static final long[] U64_DEFAULTS = {Double.doubleToRawLongBits(99.0)};
   }
 
@@ -367,7 +370,7 @@ final class CApi {
   static final class ShardedOptionsLayout {
     private ShardedOptionsLayout() {}
 
-    static final int U32_COUNT = 19;
+    static final int U32_COUNT = 20;
     static final int U64_COUNT = 1;
     static final int STR_COUNT = 8;
     /** u32[0]: cr_sharded_options.connect_timeout_ms */
@@ -400,6 +403,8 @@ final class CApi {
     static final int HEDGE_MIN_DELAY_MS = 17;
     /** u32[18]: cr_sharded_options.hedge_budget_percent */
     static final int HEDGE_BUDGET_PERCENT = 18;
+    /** u32[19]: cr_sharded_options.shared_connections */
+    static final int SHARED_CONNECTIONS = 19;
     /** u64[0]: cr_sharded_options.hedge_percentile */
     static final int HEDGE_PERCENTILE = 0;
     /** str[0]: cr_sharded_options.username */
@@ -439,6 +444,7 @@ final class CApi {
       "hedge_delay_ms",
       "hedge_min_delay_ms",
       "hedge_budget_percent",
+      "shared_connections",
     };
     static final String[] U64_NAMES = {
       "hedge_percentile",
@@ -454,7 +460,7 @@ final class CApi {
       "tls_server_name",
     };
     /** The header's defaults of the u32 and u64 fields (a double as its bits). */
-    static final int[] U32_DEFAULTS = {1000, 500, 1000, 1000, 2000, 2000, 8, 60000, 3, 50, 15, 10000, 0, 0, 1, 0, 20, 2, 10};
+    static final int[] U32_DEFAULTS = {1000, 500, 1000, 1000, 2000, 2000, 8, 60000, 3, 50, 15, 10000, 0, 0, 1, 0, 20, 2, 10, 2};
     static final long[] U64_DEFAULTS = {Double.doubleToRawLongBits(99.0)};
   }
 }

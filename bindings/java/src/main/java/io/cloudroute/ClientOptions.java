@@ -209,9 +209,10 @@ public final class ClientOptions {
   }
 
   /**
-   * Shared connections (default 0: off): with n in 1-16, every command that does not block, and
-   * every leg of a pipeline or multi-key call, goes on at most n connections per node that all
-   * threads share, each reply matched to its request (cr_client_options.shared_connections).
+   * Shared connections (default 2; 0: a pooled connection per command in flight): with n in 1-16,
+   * every command that does not block, and every leg of a pipeline or multi-key call, goes on at
+   * most n connections per node that all threads share, each reply matched to its request
+   * (cr_client_options.shared_connections).
    *
    * @throws IllegalArgumentException if n is negative (the library refuses above 16)
    */

@@ -215,6 +215,22 @@ public final class SentinelOptions {
   }
 
   /**
+   * Shared connections per instance (default 2; 0: a pooled connection per command in flight), as
+   * {@link ClientOptions#sharedConnections(int)} (cr_sentinel_options.shared_connections).
+   *
+   * @throws IllegalArgumentException if n is negative (the library refuses above 16)
+   */
+  public SentinelOptions sharedConnections(int n) {
+    if (n < 0) throw new IllegalArgumentException("shared_connections must be >= 0, got " + n);
+    u32[SentinelOptionsLayout.SHARED_CONNECTIONS] = n;
+    return this;
+  }
+
+  public int sharedConnections() {
+    return u32[SentinelOptionsLayout.SHARED_CONNECTIONS];
+  }
+
+  /**
    * Where the futures of the client's asynchronous calls ({@link SentinelClient#commandAsync} ...)
    * are completed, as {@link ClientOptions#asyncExecutor} (null, the default: the shared pool of
    * daemon threads {@code cloudroute-async-N}).

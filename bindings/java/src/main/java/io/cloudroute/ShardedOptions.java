@@ -168,5 +168,21 @@ public final class ShardedOptions {
     return Double.longBitsToDouble(u64[ShardedOptionsLayout.HEDGE_PERCENTILE]);
   }
 
+  /**
+   * Shared connections per server (default 2; 0: a pooled connection per command in flight), as
+   * {@link ClientOptions#sharedConnections(int)} (cr_sharded_options.shared_connections).
+   *
+   * @throws IllegalArgumentException if n is negative (the library refuses above 16)
+   */
+  public ShardedOptions sharedConnections(int n) {
+    if (n < 0) throw new IllegalArgumentException("shared_connections must be >= 0, got " + n);
+    u32[ShardedOptionsLayout.SHARED_CONNECTIONS] = n;
+    return this;
+  }
+
+  public int sharedConnections() {
+    return u32[ShardedOptionsLayout.SHARED_CONNECTIONS];
+  }
+
   private static native void defaults(int[] u32, long[] u64);
 }
