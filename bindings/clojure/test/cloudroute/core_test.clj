@@ -308,8 +308,10 @@
   (is (thrown-with-msg? IllegalArgumentException #"db must be >= 0" (#'cr/client-options {:db -1}))))
 
 (deftest shared-connections-option
-  (is (= 0 (.sharedConnections (#'cr/client-options {}))))
-  (is (= 2 (.sharedConnections (#'cr/client-options {:shared-connections 2}))))
+  (is (= 2 (.sharedConnections (#'cr/client-options {}))))
+  (is (= 0 (.sharedConnections (#'cr/client-options {:shared-connections 0}))))
+  (is (= 4 (.sharedConnections (#'cr/sentinel-options {:shared-connections 4}))))
+  (is (= 1 (.sharedConnections (#'cr/sharded-options {:shared-connections 1}))))
   (is (thrown-with-msg? IllegalArgumentException #"shared_connections must be >= 0"
                         (#'cr/client-options {:shared-connections -1}))))
 

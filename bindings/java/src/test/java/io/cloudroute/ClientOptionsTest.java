@@ -87,9 +87,15 @@ class ClientOptionsTest {
   }
 
   @Test
-  void sharedConnectionsAreOffByDefaultAndRoundTrip() {
-    assertEquals(0, new ClientOptions().sharedConnections());
-    assertEquals(2, new ClientOptions().sharedConnections(2).sharedConnections());
+  void sharedConnectionsAreTwoByDefaultAndRoundTrip() {
+    assertEquals(2, new ClientOptions().sharedConnections());
+    assertEquals(2, new SentinelOptions().sharedConnections());
+    assertEquals(2, new ShardedOptions().sharedConnections());
+    assertEquals(0, new ClientOptions().sharedConnections(0).sharedConnections());
+    assertEquals(4, new SentinelOptions().sharedConnections(4).sharedConnections());
+    assertEquals(1, new ShardedOptions().sharedConnections(1).sharedConnections());
+    assertThrows(IllegalArgumentException.class, () -> new SentinelOptions().sharedConnections(-1));
+    assertThrows(IllegalArgumentException.class, () -> new ShardedOptions().sharedConnections(-1));
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class, () -> new ClientOptions().sharedConnections(-1));

@@ -83,6 +83,7 @@ class SentinelOptionsTest {
   void engineValuesReachTheLibrary() {
     refused(o -> o.sentinelTimeoutMs(0), "sentinel_timeout_ms");
     refused(o -> o.commandTimeoutMs(Tier.OTHER_CLOUD, 0), "command_timeout_ms");
+    refused(o -> o.sharedConnections(17), "shared_connections");
     accepted(
         o ->
             o.poolIdleMs(1000)
@@ -90,6 +91,7 @@ class SentinelOptionsTest {
                 .tcpUserTimeoutMs(0)
                 .failuresBeforeRefresh(1)
                 .refreshMinGapMs(10)
+                .sharedConnections(0)
                 .commandTimeoutMs(Tier.OTHER_CLOUD, 3000));
   }
 }
