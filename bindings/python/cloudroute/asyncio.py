@@ -49,7 +49,21 @@ from __future__ import annotations
 import asyncio
 import functools
 from types import TracebackType
-from typing import Any, Callable, Dict, Generic, Iterable, List, Mapping, Optional, Protocol, Tuple, Type, TypeVar, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Generic,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Protocol,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+)
 
 from .client import (
     AUTO,

@@ -39,7 +39,9 @@ from .errors import InvalidArgumentError
 __all__ = ["SentinelClient", "SentinelStats"]
 
 
-def _batch_outcome(keys: Sequence[KeyT], outcome: Tuple[List[Any], int, Optional[BaseException]]) -> Tuple[List[Any], int]:
+def _batch_outcome(
+    keys: Sequence[KeyT], outcome: Tuple[List[Any], int, Optional[BaseException]]
+) -> Tuple[List[Any], int]:
     """A batch's (results, count), or its error raised with ``.results`` and
     ``.failed_keys`` set (the blocking and the asyncio batches alike)."""
     results, count, error = outcome
