@@ -3,8 +3,10 @@
 // the rule that compares two nodes by them.
 //
 // The live client feeds it: every request to a node holds a LoadMark while
-// it is in flight (single-key commands, each leg of a fan-out, hedges), and
-// every round trip the node answers is a latency sample (AddSample). A
+// it is in flight (single-key commands, each leg of a fan-out, hedges; an
+// asynchronous single-key call's first attempt, on the engine thread, is
+// sampled but not counted in flight), and every round trip the node
+// answers is a latency sample (AddSample). A
 // router used for routing only (the C API's cr_router_route_read) has no
 // feed: every node reads as idle and unmeasured, so the choice is the
 // weighted random draw.
