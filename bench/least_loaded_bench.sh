@@ -61,5 +61,5 @@ for op in ("get", "mget"):
             continue
         med = lambda k: statistics.median(float(r[k]) for r in rs)
         print(f"{op:5} {sel:13} {med('requests'):9.0f} {med('failed'):6.0f} {med('p50_us')/1000:7.2f} "
-              f"{med('p99_us')/1000:7.2f} {med('max_us')/1000:7.1f} {med('n1'):6.3f} {med('n2'):9.3f} {med('n3'):6.3f}")
+              f"{med('p99_us')/1000:7.2f} {med('max_us')/1000:7.1f} {med('n1'):6.3f} {med('n2'):9.4f} {med('n3'):6.3f}")
 PY
