@@ -35,9 +35,11 @@ constexpr int64_t kLoadStaleNs = 1000 * 1000 * 1000;
 // Latencies below this compare as this (see above).
 constexpr uint32_t kLoadFloorUs = 100;
 
-// On a cache line of its own: every request writes it, and no reader of a
-// node's health or address should share that line.
-struct alignas(64) NodeLoad {
+// Every request writes it: it sits on a node entry's second cache line,
+// beside the address and pin count, which a routed read never loads — not
+// on the first (health), and not on a line of its own (64 more bytes per
+// node would break the retained-memory budget of large topologies).
+struct NodeLoad {
   std::atomic<uint32_t> inflight{0};
   std::atomic<uint32_t> latency_us{0};  // EWMA (weight 1/8) of round trips; 0 = none
   std::atomic<int64_t> sampled_ns{0};   // clock of the last sample; 0 = none

@@ -46,9 +46,9 @@ namespace cloudroute {
 // What a routed read touches (health) and what the C API returns of it
 // (handle, port, host's pointer) share the first cache line: the entries of a
 // large cluster do not all stay in L1, and two lines per read cost one miss.
-// The pin count sits on the second line, which readers never load. The
-// load that load-aware selection reads (and every request writes) has a
-// line of its own.
+// The pin count sits on the second line, which readers never load, with
+// the load that load-aware selection reads (and every request writes):
+// only that selection loads the line, and it fills what was padding.
 struct alignas(64) NodeEntry {
   NodeHealth health;
   std::atomic<uint32_t> rtt_us{0};  // 0 = not measured
@@ -61,6 +61,7 @@ struct alignas(64) NodeEntry {
   uint16_t generation = 0;  // guarded by the registry's mutex
   NodeLoad load;
 };
+static_assert(sizeof(NodeEntry) <= 128, "a node entry is two cache lines");
 
 // A set of pins, released on destruction. REQUIRES for Add(e): e was just
 // interned or found under the writer lock that serializes Reclaim(), or is
