@@ -65,6 +65,7 @@ JAVA_ENUMS = {
     "cr_hash_algo": ("HashAlgo", "The hash of keys (and of Jedis ring points)."),
     "cr_ring_naming": ("RingNaming", "How a named Jedis shard names its virtual nodes."),
     "cr_hedge_mode": ("HedgeMode", "When a live {@link Client} hedges a read."),
+    "cr_selection": ("Selection", "How a read picks among candidates of equal rank."),
 }
 PYTHON_ENUMS = {
     "cr_policy": "Policy",

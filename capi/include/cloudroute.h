@@ -419,17 +419,27 @@ typedef enum cr_selection {
    * a shard (W = the total weight of its first rank) each of that rank's
    * nodes is tried first exactly `weight` times, interleaved; a node that is
    * down is skipped as under random selection */
-  CR_SELECTION_ROUND_ROBIN = 1
+  CR_SELECTION_ROUND_ROBIN = 1,
+  /* load-aware: two weighted random draws among the rank, and the one with
+   * fewer requests in flight times its recent latency wins (a pair within
+   * a fifth of each other, or under 100 us of latency, is a tie: the first
+   * drawn), so a slow or busy node loses share while equal nodes keep
+   * equal shares; a latency not measured within the last second counts as
+   * unknown (only requests in flight compare). The live client feeds both
+   * per node; a router used for routing only has neither and draws as
+   * random. A node that is down is skipped as under random selection */
+  CR_SELECTION_LEAST_LOADED = 2
 } cr_selection;
 
 /* The selection of routers, clients and shard-group tables made from cfg
  * (default CR_SELECTION_RANDOM). Errors: CR_EINVAL (NULL, an unknown value).
  * Thread-safety: as every cr_config_* call. */
 CR_API cr_status cr_config_set_selection(cr_config *cfg, cr_selection selection);
-/* Parse "random" or "round-robin" (case-insensitive, '_' == '-').
+/* Parse "random", "round-robin" or "least-loaded" (case-insensitive, '_' == '-').
  * Errors: CR_EINVAL (NULL, or no such selection). Pure function. */
 CR_API cr_status cr_selection_from_name(cr_selection *out, const char *name);
-/* "random", "round-robin": static text, "?" for a value that is none. Pure function. */
+/* "random", "round-robin", "least-loaded": static text, "?" for a value that
+ * is none. Pure function. */
 CR_API const char *cr_selection_name(cr_selection selection);
 
 /* ======================================================================

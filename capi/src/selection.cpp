@@ -1,4 +1,4 @@
-// C API: read selection (random or steady weighted round-robin).
+// C API: read selection (random, steady weighted round-robin, or load-aware).
 #include "api.hpp"
 #include "cloudroute/core/read_policy.hpp"
 
@@ -24,8 +24,8 @@ cr_status cr_selection_from_name(cr_selection *out, const char *name) {
     if (cr_status s = NotNull(name, "cr_selection_from_name", "name"); s != CR_OK) return s;
     cloudroute::Selection sel;
     if (!cloudroute::SelectionFromName(name, &sel)) {
-      return Fail(CR_EINVAL,
-                  std::string("unknown selection '") + name + "' (want random or round-robin)");
+      return Fail(CR_EINVAL, std::string("unknown selection '") + name +
+                                 "' (want random, round-robin or least-loaded)");
     }
     *out = static_cast<cr_selection>(sel);
     return CR_OK;

@@ -27,7 +27,7 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
   set.master_topo = s.master;
   set.master = facts[s.master].entry;
   set.master_tier = facts[s.master].tier;
-  set.round_robin = opts.selection == Selection::kRoundRobin;
+  set.selection = opts.selection;
 
   std::vector<uint32_t> members;
   members.push_back(s.master);
@@ -115,7 +115,7 @@ CandidateSet RedirectCandidates(NodeEntry *master, const CandidateOptions &opts)
   CandidateSet set;
   set.shard_id = master->address;
   set.master = master;
-  set.round_robin = opts.selection == Selection::kRoundRobin;
+  set.selection = opts.selection;
   if (!PolicyAdmits(opts.policy, Role::kMaster)) return set;
   set.list.push_back(Candidate{master, kNoNode, Role::kMaster, Tier::kUnknown, 0, 1,
                                master->rtt_us.load(std::memory_order_relaxed)});

@@ -181,6 +181,7 @@ size_t NodeRegistry::Reclaim() {
     e->generation = static_cast<uint16_t>((e->generation + 1) % kGenerations);
     e->health.Reset();
     e->rtt_us.store(0, std::memory_order_relaxed);
+    e->load.ForgetLatency();
     e->port = 0;
     std::string().swap(e->host);
     std::string().swap(e->address);

@@ -8,7 +8,7 @@ namespace {
 constexpr const char *kNames[kPolicyCount] = {
     "master",  "prefer-replica", "local",       "local-replicas-first",
     "nearest", "local-spread",   "replica-only"};
-constexpr const char *kSelectionNames[kSelectionCount] = {"random", "round-robin"};
+constexpr const char *kSelectionNames[kSelectionCount] = {"random", "round-robin", "least-loaded"};
 
 template <typename E, size_t N>
 bool FromName(std::string_view name, const char *const (&names)[N], E *out) {

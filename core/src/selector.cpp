@@ -1,4 +1,4 @@
-// Round-robin starts (see selector.hpp).
+// Round-robin and load-aware starts (see selector.hpp).
 #include "cloudroute/core/selector.hpp"
 
 #include <algorithm>
@@ -31,6 +31,34 @@ uint32_t RoundRobinStart(const CandidateSet &set, const CandidateRank &rank, uin
     if (c[i].weight > lo && offset-- == 0) return i;
   }
   return 0;  // unreachable: round lo holds x - before(lo) + 1 nodes or more
+}
+
+// REQUIRES: n > 1 (see selector.hpp).
+uint32_t LeastLoadedStart(const CandidateSet &set, const CandidateRank &rank, uint32_t begin,
+                          uint32_t n, uint64_t r1, uint64_t r2, int64_t now_ns) {
+  const Candidate *c = &set.list[begin];
+  const uint32_t first = RandomStart(set, rank, begin, n, r1);
+  uint32_t second = 0;
+  const uint64_t rest = rank.weight - c[first].weight;
+  if (rank.weight == 0) {
+    second = static_cast<uint32_t>(ScaleRandom(r2, n - 1));
+    second += static_cast<uint32_t>(second >= first);
+  } else if (rest == 0) {
+    return first;  // the others weigh nothing: they are never a start
+  } else {
+    uint64_t x = ScaleRandom(r2, rest);
+    for (uint32_t j = 0; j < n; ++j) {
+      if (j == first) continue;
+      if (x < c[j].weight) {
+        second = j;
+        break;
+      }
+      x -= c[j].weight;
+    }
+  }
+  const LoadView a = ViewLoad(c[first].node->load, now_ns);
+  const LoadView b = ViewLoad(c[second].node->load, now_ns);
+  return LoadCheaper(b, a) ? second : first;
 }
 
 }  // namespace cloudroute

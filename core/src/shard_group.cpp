@@ -221,7 +221,7 @@ Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
   std::vector<uint64_t> keys;
   for (const Candidate &c : set.list) keys.push_back(static_cast<uint64_t>(c.tier));
   AssignRanks(&set, keys);
-  set.round_robin = cfg_.selection == Selection::kRoundRobin;
+  set.selection = cfg_.selection;
   return set;
 }
 

@@ -59,10 +59,12 @@ std::string Snapshot::Explain(uint16_t slot) const {
   const CandidateSet *set = SetForSlot(slot);
   if (set == nullptr) return "slot " + std::to_string(slot) + ": served by no shard\n";
   const int64_t now = registry->clock()();
-  std::string out = "slot " + std::to_string(slot) + " shard " + set->shard_id + " policy " +
-                    PolicyName(policy) + (set->round_robin ? " selection round-robin" : "") +
-                    " write " + (set->master != nullptr ? set->master->address : std::string("?")) +
-                    "\n";
+  std::string out =
+      "slot " + std::to_string(slot) + " shard " + set->shard_id + " policy " + PolicyName(policy) +
+      (set->selection != Selection::kRandom
+           ? std::string(" selection ") + SelectionName(set->selection)
+           : std::string()) +
+      " write " + (set->master != nullptr ? set->master->address : std::string("?")) + "\n";
   for (size_t i = 0; i < set->list.size(); ++i) {
     const Candidate &c = set->list[i];
     const char *health = HealthStateName(c.node->health.State(now));

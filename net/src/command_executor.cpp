@@ -51,6 +51,8 @@ Status RunShared(NodeLink *link, const Args &args, const Args *prefix, uint32_t 
 Outcome CommandExecutor::TryNode(NodeEntry *node, Tier tier, Access access, const Args &args,
                                  const Args *prefix, const CallOptions &call) {
   NodePool &pool = pools_->For(node);
+  // In flight from here to the node's answer or failure (load-aware selection).
+  LoadMark busy(&node->load);
   const uint32_t tier_ms = ctx_->TimeoutFor(tier);
   std::vector<ReplyPtr> replies;
   int64_t t0 = 0, t1 = 0;

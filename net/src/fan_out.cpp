@@ -240,6 +240,7 @@ void FanOut::AddToLeg(Job *job, NodeEntry *node, Tier tier, bool asking) {
     it = legs_.end() - 1;
     it->node = node;
     it->tier = tier;
+    it->busy = LoadMark(&node->load);
   }
   it->entries.push_back({job, asking});
   it->replies += asking ? 2 : 1;
@@ -483,6 +484,7 @@ void FanOut::Hedge(Leg *leg) {
     legs_.emplace_back();
     Leg &h = legs_.back();
     h.node = t.first->node;
+    h.busy = LoadMark(&h.node->load);
     h.tier = t.first->tier;
     h.pool = &pools_->For(h.node);
     h.hedge_of = leg;
@@ -618,6 +620,7 @@ bool FanOut::Conclusive(const Requests &requests) {
 }
 
 void FanOut::Conclude(Leg *leg, const Status &s, bool sent, int64_t t1) {
+  leg->busy.End();
   if (!s.ok()) {
     pools_->NoteFailure(leg->node, leg->pool, s);
   } else {

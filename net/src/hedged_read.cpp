@@ -27,6 +27,7 @@ struct Leg {
   ReplyPtr reply;   // the whole reply, once read
   Outcome failure;  // kNodeFailed with its status, once failed
   bool failed = false;
+  LoadMark busy;  // in flight until answered or failed (load-aware selection)
 
   bool pending() const { return !failed && reply == nullptr; }
 };
@@ -44,6 +45,7 @@ void Return(Leg *leg) {
 
 void Fail(NodePools *pools, Leg *leg, const Status &s) {
   Return(leg);
+  leg->busy.End();
   pools->NoteFailure(leg->node, leg->pool, s);
   leg->failed = true;
   leg->failure.kind = OutcomeKind::kNodeFailed;
@@ -92,6 +94,7 @@ uint32_t Prepare(ClientContext *ctx, NodePools *pools, const Candidate &c, Leg *
   leg->node = c.node;
   leg->tier = c.tier;
   leg->pool = &pools->For(c.node);
+  leg->busy = LoadMark(&c.node->load);
   return ctx->TimeoutFor(c.tier);
 }
 
@@ -122,6 +125,7 @@ void Await(NodePools *pools, const Args &args, Leg *leg, int64_t until) {
   } else if (r != nullptr) {
     leg->t1 = SteadyNowNs();
     leg->reply = std::move(r);
+    leg->busy.End();
   } else if (SteadyNowNs() >= leg->deadline) {
     Fail(pools, leg, Error(kTimeout, leg->conn->address() + ": no reply before the deadline"));
   }

@@ -64,6 +64,7 @@ NodePool &NodePools::For(NodeEntry *node) {
         },
         ctx_->opts.pool,
         [this, address = node->address](const Status &why) { NotePoisoned(address, why); });
+    p->counters().load = &node->load;  // before anyone else sees the pool
   }
   return *p;
 }

@@ -69,11 +69,14 @@ static void names_and_errors(void **state) {
   assert_string_equal(cr_selection_name(s), "round-robin");
   assert_string_equal(cr_selection_name((cr_selection)7), "?");
   assert_int_equal(cr_selection_from_name(&s, "sticky"), CR_EINVAL);
-  assert_error_mentions("random or round-robin");
+  assert_error_mentions("random, round-robin or least-loaded");
+  assert_int_equal(cr_selection_from_name(&s, "Least_Loaded"), CR_OK);
+  assert_int_equal(s, CR_SELECTION_LEAST_LOADED);
+  assert_string_equal(cr_selection_name(s), "least-loaded");
   assert_int_equal(cr_selection_from_name(NULL, "random"), CR_EINVAL);
   cr_config *c = NULL;
   assert_int_equal(cr_config_new(&c), CR_OK);
-  assert_int_equal(cr_config_set_selection(c, (cr_selection)2), CR_EINVAL);
+  assert_int_equal(cr_config_set_selection(c, (cr_selection)3), CR_EINVAL);
   assert_int_equal(cr_config_set_selection(NULL, CR_SELECTION_RANDOM), CR_EINVAL);
   cr_router_options o = CR_ROUTER_OPTIONS_INIT;
   o.policy = (cr_policy)7;

@@ -220,7 +220,7 @@ TEST(ReadModes, RoundRobinOverUnweightedAndManyNodes) {
       keys.push_back(0);
     }
     AssignRanks(&set, keys);
-    set.round_robin = true;
+    set.selection = Selection::kRoundRobin;
     const uint64_t cycle = heavy == 0 ? 5 : 4 + heavy;
     std::map<uint16_t, uint64_t> got;
     for (uint64_t t = 0; t < cycle; ++t) {

@@ -64,7 +64,7 @@ def test_round_robin_is_exact_per_cycle(two_clouds_reply: bytes) -> None:
 
 def test_policy_and_selection_names() -> None:
     assert Policy("local-spread") is Policy.LOCAL_SPREAD and Policy.REPLICA_ONLY == "replica-only"
-    assert [s.value for s in Selection] == ["random", "round-robin"]
+    assert [s.value for s in Selection] == ["random", "round-robin", "least-loaded"]
     with pytest.raises(cloudroute.InvalidArgumentError, match="local-spread or replica-only"):
         cloudroute.Config(policy="fastest")
 
@@ -84,3 +84,13 @@ def test_family_key_variant_errors() -> None:
         cloudroute.family_key("user", "1", variant="guava")
     with pytest.raises(cloudroute.InvalidArgumentError):
         cloudroute.family_key("a:b", "1", variant="commons-codec")
+
+
+def test_least_loaded_without_a_live_feed_draws_like_random(two_clouds_reply: bytes) -> None:
+    # A router used for routing only has no loads: every node is idle and
+    # unmeasured, so the two draws tie and the first one stands.
+    r = router(two_clouds_reply, policy="local-spread", selection=Selection.LEAST_LOADED)
+    got = Counter(reads(r, 400))
+    assert set(got) == {"127.0.1.1:7001", "127.0.1.2:7002"}, got
+    assert min(got.values()) > 120, got
+    assert cloudroute.Config(selection="least_loaded") is not None

@@ -193,7 +193,7 @@ class Config(_native.Config):
             weights={"10.0.0.5:6379": 2},
             address_remap={"10.0.0.5:6379": "nat-gw:16379"},  # the live Client dials here
             policy="local",                              # or a Policy
-            selection="random",                          # or "round-robin", a Selection
+            selection="random",          # or "round-robin", "least-loaded", a Selection
         )
 
     Each entry is checked at once: a bad CIDR raises ParseError here.

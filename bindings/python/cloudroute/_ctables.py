@@ -82,6 +82,7 @@ ENUMS: Dict[str, Tuple[Tuple[str, int], ...]] = {
     "cr_selection": (
         ("RANDOM", 0),
         ("ROUND_ROBIN", 1),
+        ("LEAST_LOADED", 2),
     ),
     "cr_ring_algo": (
         ("JEDIS", 0),

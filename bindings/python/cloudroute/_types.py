@@ -37,6 +37,8 @@ class Selection(_StrEnum):
 
     RANDOM = "random"  #: weighted random, from the router's seeded streams (default)
     ROUND_ROBIN = "round-robin"  #: steady weighted round-robin: exact shares over every cycle
+    #: load-aware: the less loaded (in flight x recent latency) of two weighted random draws
+    LEAST_LOADED = "least-loaded"
 
 
 class FamilyKeyVariant(_StrEnum):

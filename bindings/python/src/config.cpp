@@ -133,8 +133,10 @@ void InitConfig(py::module_ &m) {
           },
           py::arg("selection"),
           "How a read picks among candidates of equal rank: a Selection or its name,\n"
-          "'random' (weighted random, the default) or 'round-robin' (steady weighted\n"
-          "round-robin: over every cycle of reads each node gets exactly its weight).");
+          "'random' (weighted random, the default), 'round-robin' (steady weighted\n"
+          "round-robin: over every cycle of reads each node gets exactly its weight)\n"
+          "or 'least-loaded' (the less loaded of two weighted random draws: requests\n"
+          "in flight x recent latency, fed by the live client).");
 }
 
 }  // namespace crpy

@@ -26,7 +26,7 @@
   (:import (io.cloudroute Access CallOptions Candidate Client ClientOptions ClientStats CloudRoute
                           CloudRouteException Config HashAlgo HedgeMode NodeInfo
                           NodeStats Pipeline Policy Ring Ring$Builder RingAlgo RingNaming Route Router
-                          Scan ScanOptions Script SentinelClient SentinelOptions ShardGroups
+                          Scan ScanOptions Script Selection SentinelClient SentinelOptions ShardGroups
                           ShardedClient ShardedOptions Tier Topology Topology$Format
                           Transaction)
            (java.nio.charset StandardCharsets)
@@ -72,6 +72,7 @@
 
 (defn- kw [e] (keyword (.toString ^Object e))) ; an enum's toString is its label
 (defn- policy ^Policy [p] (if (instance? Policy p) p (Policy/fromLabel (name p))))
+(defn- selection ^Selection [s] (if (instance? Selection s) s (Selection/fromLabel (name s))))
 
 ;; ---------------------------------------------------------------- topology
 
@@ -108,6 +109,7 @@
     :location-rules {\"10.2.0.0/16\" \"gcp/us-central1\"}   :node-locations {\"host:port\" loc}
     :zones {\"use1-az1\" \"aws/us-east-1/use1-az1\"}   :weights {\"host:port\" 3}
     :address-remaps {\"announced:port\" \"dial:port\"}   :policy :local-replicas-first
+    :selection :least-loaded (or :random, :round-robin: how a read picks among equal candidates)
     :nearest-margin-us 1000   :breaker {:threshold 3 :cooldown-ms 2000}   :seed 42"
   ^Config [m]
   (if (instance? Config m)
@@ -123,6 +125,7 @@
         (doseq [[node w] (pairs (:weights m))] (.weight c node (int w)))
         (doseq [[from to] (pairs (:address-remaps m))] (.addressRemap c from to))
         (when-let [p (:policy m)] (.policy c (policy p)))
+        (when-let [s (:selection m)] (.selection c (selection s)))
         (when-let [us (:nearest-margin-us m)] (.nearestMarginUs c (int us)))
         (when-let [{:keys [threshold cooldown-ms] :or {threshold 3 cooldown-ms 2000}} (:breaker m)]
           (.breaker c (int threshold) (int cooldown-ms)))

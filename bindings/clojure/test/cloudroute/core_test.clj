@@ -60,6 +60,8 @@
   (with-open [c (cr/config {:policy :nearest :weights {"10.0.0.1:6379" 3}
                             :breaker {:threshold 2 :cooldown-ms 100}})]
     (is (= "nearest" (.label (.policy c)))))
+  (with-open [c (cr/config {:policy :local-spread :selection :least-loaded})]
+    (is (= "least-loaded" (.label (.selection c)))))
   (testing ":client-zone reaches the native config, checked at once"
     (is (thrown-with-msg? CloudRouteException$InvalidArgumentException #"zone is empty"
                           (cr/config {:client-zone ""})))

@@ -57,7 +57,7 @@ struct alignas(64) CandidateSet {
   NodeEntry *master = nullptr;       // nullptr when the master's endpoint is unknown
   uint32_t master_topo = kNoNode;
   Tier master_tier = Tier::kUnknown;
-  bool round_robin = false;  // Selection::kRoundRobin: reads take `ticket`
+  Selection selection = Selection::kRandom;  // kRoundRobin: reads take `ticket`
   std::string shard_id;
   RoundRobinTicket ticket;
 };

@@ -37,6 +37,7 @@
 
 #include "cloudroute/core/hash_index.hpp"
 #include "cloudroute/core/health.hpp"
+#include "cloudroute/core/node_load.hpp"
 #include "cloudroute/core/random_streams.hpp"
 #include "cloudroute/core/status.hpp"
 
@@ -45,7 +46,9 @@ namespace cloudroute {
 // What a routed read touches (health) and what the C API returns of it
 // (handle, port, host's pointer) share the first cache line: the entries of a
 // large cluster do not all stay in L1, and two lines per read cost one miss.
-// The pin count sits on the second line, which readers never load.
+// The pin count sits on the second line, which readers never load, with
+// the load that load-aware selection reads (and every request writes):
+// only that selection loads the line, and it fills what was padding.
 struct alignas(64) NodeEntry {
   NodeHealth health;
   std::atomic<uint32_t> rtt_us{0};  // 0 = not measured
@@ -56,7 +59,9 @@ struct alignas(64) NodeEntry {
   std::string address;  // "host:port"
   std::atomic<uint32_t> pins{0};
   uint16_t generation = 0;  // guarded by the registry's mutex
+  NodeLoad load;
 };
+static_assert(sizeof(NodeEntry) <= 128, "a node entry is two cache lines");
 
 // A set of pins, released on destruction. REQUIRES for Add(e): e was just
 // interned or found under the writer lock that serializes Reclaim(), or is

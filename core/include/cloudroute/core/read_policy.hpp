@@ -27,8 +27,11 @@ constexpr int kPolicyCount = 7;
 enum class Selection : uint8_t {
   kRandom = 0,      // weighted random: each read draws from the router's random streams
   kRoundRobin = 1,  // steady weighted round-robin: exact shares over every cycle of reads
+  // two weighted random draws, the less loaded of the two (node_load.hpp):
+  // a slow or busy node loses share, and near-equal ones share the rank
+  kLeastLoaded = 2,
 };
-constexpr int kSelectionCount = 2;
+constexpr int kSelectionCount = 3;
 
 const char *SelectionName(Selection s);
 // Case-insensitive; '_' and '-' are the same. false when unknown.

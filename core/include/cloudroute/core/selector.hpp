@@ -6,10 +6,12 @@
 // design). Then the next rank. A node skipped by its breaker is never chosen
 // unless its half-open probe is due.
 //
-// The weighted choice is random (Selection::kRandom) or steady round-robin
+// The weighted choice is random (Selection::kRandom), steady round-robin
 // (Selection::kRoundRobin, see RoundRobinStart): over every cycle of W reads
 // of a set (W = the rank's total weight) each node starts exactly `weight`
-// of them, interleaved, with no random streaks.
+// of them, interleaved, with no random streaks — or load-aware
+// (Selection::kLeastLoaded, see LeastLoadedStart): the less loaded of two
+// weighted random draws.
 //
 // Thread-safety: lock-free; allocation-free.
 #pragma once
@@ -55,6 +57,19 @@ inline uint32_t RandomStart(const CandidateSet &set, const CandidateRank &rank, 
 uint32_t RoundRobinStart(const CandidateSet &set, const CandidateRank &rank, uint32_t begin,
                          uint32_t n, uint64_t ticket);
 
+// The load-aware start of a rank of n > 1 candidates from list[begin]: a
+// first draw as RandomStart(r1), a second among the rank's other candidates
+// by their weights (r2; uniform when they weigh 0 together while the rank
+// weighs 0 too; none when only the first weighs anything), and the second
+// only when it is clearly less loaded (LoadCheaper, node_load.hpp: in
+// flight × recent latency, latencies older than kLoadStaleNs unknown at
+// now_ns). Two draws, not the whole rank: a node that is merely the
+// fastest of equals is not sent everything, and a slow one still loses
+// every pair it is drawn into. Breakers are the poll's business, as for
+// the other selections.
+uint32_t LeastLoadedStart(const CandidateSet &set, const CandidateRank &rank, uint32_t begin,
+                          uint32_t n, uint64_t r1, uint64_t r2, int64_t now_ns);
+
 // Visits the set's candidates in the order a read polls them — rank by rank;
 // inside a rank, from a weighted start, then round-robin over the rest of the
 // rank — until visit(candidate) returns true; returns that candidate, or
@@ -82,13 +97,24 @@ __attribute__((always_inline)) inline const Candidate *VisitInPollOrder(const Ca
   return nullptr;
 }
 
-// VisitInPollOrder with the set's selection: the router's random streams, or
-// the set's next round-robin ticket (one per read).
+// VisitInPollOrder with the set's selection: the router's random streams
+// (two draws and a clock read per rank under least-loaded), or the set's
+// next round-robin ticket (one per read).
 template <typename Visit>
 __attribute__((always_inline)) inline const Candidate *VisitReadOrder(const CandidateSet &set,
                                                                       NodeRegistry &reg,
                                                                       Visit &&visit) {
-  if (__builtin_expect(set.round_robin, 0)) {
+  if (__builtin_expect(set.selection == Selection::kLeastLoaded, 0)) {
+    return VisitInPollOrder(
+        set,
+        [&set, &reg](const CandidateRank &rank, uint32_t begin, uint32_t n) {
+          const uint64_t r1 = reg.NextRandom();
+          const uint64_t r2 = reg.NextRandom();
+          return LeastLoadedStart(set, rank, begin, n, r1, r2, reg.clock()());
+        },
+        visit);
+  }
+  if (__builtin_expect(set.selection == Selection::kRoundRobin, 0)) {
     const uint64_t ticket = set.ticket.Take();
     return VisitInPollOrder(
         set,

@@ -156,16 +156,21 @@ Code ShardGroups::VisitReadOrder(const void *key, size_t len, uint32_t *group, E
   // order, then those whose breaker is open — so both walk the same order.
   // A probe that is due counts as live: trying it is how the breaker closes.
   const int64_t now = registry_->clock()();
-  // Round-robin selection replays one ticket instead.
-  const uint64_t seed = set.round_robin ? set.ticket.Take() : registry_->NextRandom();
+  // Round-robin selection replays one ticket instead. (Least-loaded reads
+  // the instances' loads again in the second pass: it lists only those
+  // marked down, whose order is the fallback's.)
+  const bool round_robin = set.selection == Selection::kRoundRobin;
+  const uint64_t seed = round_robin ? set.ticket.Take() : registry_->NextRandom();
   for (int pass = 0; pass < 2; ++pass) {
     const bool want_down = pass == 1;
     uint64_t state = seed;
     VisitInPollOrder(
         set,
-        [&](const CandidateRank &rank, uint32_t begin, uint32_t n) {  // replayed by each pass
-          return set.round_robin ? RoundRobinStart(set, rank, begin, n, seed)
-                                 : RandomStart(set, rank, begin, n, SplitMix64Next(&state));
+        [&](const CandidateRank &rank, uint32_t begin, uint32_t n) -> uint32_t {  // replayed
+          if (round_robin) return RoundRobinStart(set, rank, begin, n, seed);
+          const uint64_t r1 = SplitMix64Next(&state);
+          if (set.selection != Selection::kLeastLoaded) return RandomStart(set, rank, begin, n, r1);
+          return LeastLoadedStart(set, rank, begin, n, r1, SplitMix64Next(&state), now);
         },
         [&](const Candidate &c) {
           const bool down = c.node->health.State(now) == HealthState::kDown;

@@ -174,6 +174,8 @@ class FanOut {
     // A hedge leg whose connection is being dialed (NodePools::DialAside).
     std::shared_ptr<NodePools::PendingDial> dial;
     bool lost_a_hedge = false;  // a hedge answered one of its reads first
+    // In flight from planning to Conclude (load-aware selection reads it).
+    LoadMark busy;
   };
 
   // Marks the master-only reads (read your writes, above); before the first round.

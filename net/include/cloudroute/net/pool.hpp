@@ -23,6 +23,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cloudroute/core/node_load.hpp"
 #include "cloudroute/net/connection.hpp"
 #include "cloudroute/net/hedge.hpp"
 #include "cloudroute/net/stats.hpp"
@@ -51,6 +52,9 @@ struct NodeCounters {
   LatencyHistogram latency;                // every round trip (commands, idle PINGs)
   RecentLatency recent;                    // the same, recent ones only (hedge delays)
   std::atomic<uint32_t> hedge_losses{0};   // hedged reads lost in a row (hedge.hpp)
+  // The node's load (node_load.hpp) that load-aware selection reads: each
+  // sample is its latency too. Null for a pool made without a node (tests).
+  NodeLoad *load = nullptr;
 
   // EWMA with weight 1/8 (like TCP's SRTT).
   void AddLatency(uint32_t us) {
@@ -67,6 +71,8 @@ struct NodeCounters {
     latency.Add(static_cast<uint64_t>(us));
     recent.Add(static_cast<uint64_t>(us));
     last_sample_ns.store(t1_ns, std::memory_order_relaxed);
+    if (load != nullptr)
+      load->AddSample(static_cast<uint32_t>(std::min<int64_t>(us, UINT32_MAX)), t1_ns);
   }
 };
 

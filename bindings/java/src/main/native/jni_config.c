@@ -50,6 +50,9 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Config_set(JNIEnv *env, jclass cls, jl
     case 7:
       st = cr_config_set_client_zone(c, x);
       break;
+    case 8:
+      st = cr_config_set_selection(c, (cr_selection)number);
+      break;
     default:
       break;
   }

@@ -79,7 +79,7 @@ final class CApi {
     {"ONLINE", "LOADING", "FAILED"},
     {"MASTER", "PREFER_REPLICA", "LOCAL", "LOCAL_REPLICAS_FIRST", "NEAREST", "LOCAL_SPREAD", "REPLICA_ONLY"},
     {"LOCAL", "SAME_REGION", "SAME_CLOUD", "OTHER_CLOUD", "UNKNOWN"},
-    {"RANDOM", "ROUND_ROBIN"},
+    {"RANDOM", "ROUND_ROBIN", "LEAST_LOADED"},
     {"JEDIS", "KETAMA", "JUMP", "MODULO"},
     {"DEFAULT", "MURMUR", "MD5"},
     {"JEDIS3", "JEDIS2"},
@@ -102,6 +102,7 @@ final class CApi {
     {"cr_hash_algo", "HashAlgo"},
     {"cr_ring_naming", "RingNaming"},
     {"cr_hedge_mode", "HedgeMode"},
+    {"cr_selection", "Selection"},
   };
 
   static final int[][] ENUM_VALUES = {
@@ -110,7 +111,7 @@ final class CApi {
     {0, 1, 2},
     {0, 1, 2, 3, 4, 5, 6},
     {0, 1, 2, 3, 4},
-    {0, 1},
+    {0, 1, 2},
     {0, 1, 2, 3},
     {0, 1, 2},
     {0, 1},

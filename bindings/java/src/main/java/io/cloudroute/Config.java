@@ -11,6 +11,7 @@ import java.util.function.LongUnaryOperator;
  */
 public final class Config extends NativeResource {
   private Policy policy = Policy.LOCAL;
+  private Selection selection = Selection.RANDOM;
   private int nearestMarginUs = 1000;
   private int failureThreshold = 3;
   private int downCooldownMs = 2000;
@@ -90,6 +91,22 @@ public final class Config extends NativeResource {
   /** Dial the node announced as "host:port" at another "host:port" (NAT, proxies). */
   public Config addressRemap(String announced, String dial) {
     return call(6, announced, dial, 0);
+  }
+
+  /**
+   * How a read picks among candidates of equal rank (default RANDOM): ROUND_ROBIN, or LEAST_LOADED
+   * (the less loaded — requests in flight times recent latency — of two weighted random draws; a
+   * live {@link Client} feeds the loads).
+   */
+  public synchronized Config selection(Selection selection) {
+    call(8, null, null, selection.ordinal());
+    this.selection = selection;
+    return this;
+  }
+
+  /** The selection set. */
+  public synchronized Selection selection() {
+    return selection;
   }
 
   /** The read policy (default LOCAL). */

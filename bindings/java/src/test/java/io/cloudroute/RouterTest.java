@@ -156,6 +156,19 @@ class RouterTest {
   }
 
   @Test
+  void leastLoadedSelectionIsNamedInExplain() {
+    try (Config c =
+            Vectors.localConfig().policy(Policy.LOCAL_SPREAD).selection(Selection.LEAST_LOADED);
+        Topology t = Topology.parseStatic(Vectors.STATIC);
+        Router r = new Router(c, t)) {
+      assertEquals(Selection.LEAST_LOADED, c.selection());
+      String explain = r.explain("a");
+      assertTrue(explain.contains("selection least-loaded"), explain);
+      assertNotNull(r.routeRead("a"));
+    }
+  }
+
+  @Test
   void configErrors() {
     try (Config c = new Config()) {
       assertThrows(CloudRouteException.ParseException.class, () -> c.localCidr("10.0.0.0/99"));
