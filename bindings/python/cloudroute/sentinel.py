@@ -70,7 +70,8 @@ class SentinelClient(Closing, _native.SentinelClient):
     at once, reads move on to the group's next instance, ``hedge_mode`` hedges reads,
     ``tls=True`` speaks TLS to the sentinels and the data nodes alike (``tls_*`` as
     for ``Client``), ``username``/``password`` are the data nodes' ACL user and
-    ``sentinel_username``/``sentinel_password`` the sentinels'.
+    ``sentinel_username``/``sentinel_password`` the sentinels'; ``shared_connections``
+    (default 2) as for ``Client``.
     The constructor returns once every group's master and replicas are known.
     """
 
@@ -111,6 +112,7 @@ class SentinelClient(Closing, _native.SentinelClient):
         hedge_min_delay_ms: Optional[int] = None,
         hedge_budget_percent: Optional[int] = None,
         hedge_percentile: Optional[float] = None,
+        shared_connections: Optional[int] = None,
     ) -> None:
         super().__init__(
             _seeds(sentinels),
@@ -147,6 +149,7 @@ class SentinelClient(Closing, _native.SentinelClient):
             hedge_min_delay_ms=hedge_min_delay_ms,
             hedge_budget_percent=hedge_budget_percent,
             hedge_percentile=hedge_percentile,
+            shared_connections=shared_connections,
         )
 
     def execute_command(self, *args: Arg, read: bool = False, key_index: int = 1) -> Any:
