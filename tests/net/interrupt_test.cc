@@ -49,6 +49,24 @@ class Interrupt : public ::testing::Test {
 
 int AfterThreeAsks(void *payload) { return ++*static_cast<std::atomic<int> *>(payload) >= 3; }
 
+// A GET of "stall" (never answered) under a check that asks to stop at its
+// third call: CR_ECONN, "interrupted by the caller", in about 3 slices of
+// 50 ms, not the 10 s timeout.
+void ExpectInterruptedGet(cr_client *c) {
+  std::atomic<int> asked{0};
+  ASSERT_EQ(cr_thread_set_interrupt_check(&AfterThreeAsks, &asked), CR_OK);
+  cr_reply *r = nullptr;
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(cr_client_cmd_get(&r, c, "stall", 5), CR_ECONN);
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  const std::string why = cr_last_error();
+  ASSERT_EQ(cr_thread_set_interrupt_check(nullptr, nullptr), CR_OK);
+  EXPECT_EQ(r, nullptr);
+  EXPECT_NE(why.find("interrupted by the caller"), std::string::npos) << why;
+  EXPECT_GE(asked.load(), 3);
+  EXPECT_LT(waited, std::chrono::seconds(2));
+}
+
 TEST_F(Interrupt, ACheckEndsTheWaitAndClosesTheConnection) {
   cr_client *c = Start(10000);
   ASSERT_NE(c, nullptr);
@@ -59,17 +77,7 @@ TEST_F(Interrupt, ACheckEndsTheWaitAndClosesTheConnection) {
   cr_client_stats st0 = CR_CLIENT_STATS_INIT;
   ASSERT_EQ(cr_client_get_stats(&st0, c), CR_OK);
 
-  std::atomic<int> asked{0};
-  ASSERT_EQ(cr_thread_set_interrupt_check(&AfterThreeAsks, &asked), CR_OK);
-  const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(cr_client_cmd_get(&r, c, "stall", 5), CR_ECONN);
-  const auto waited = std::chrono::steady_clock::now() - t0;
-  const std::string why = cr_last_error();
-  ASSERT_EQ(cr_thread_set_interrupt_check(nullptr, nullptr), CR_OK);
-  EXPECT_EQ(r, nullptr);
-  EXPECT_NE(why.find("interrupted by the caller"), std::string::npos) << why;
-  EXPECT_GE(asked.load(), 3);
-  EXPECT_LT(waited, std::chrono::seconds(2));  // about 3 slices of 50 ms, not 10 s
+  ExpectInterruptedGet(c);
   // The connection is closed, never reused; the node was not marked.
   EXPECT_TRUE(crtest::WaitUntil([&] { return server_.closed() > closed_before; },
                                 std::chrono::seconds(10)));
@@ -94,17 +102,7 @@ TEST_F(Interrupt, ACheckEndsTheWaitOfASharedConnectionsRequest) {
   cr_client_stats st0 = CR_CLIENT_STATS_INIT;
   ASSERT_EQ(cr_client_get_stats(&st0, c), CR_OK);
 
-  std::atomic<int> asked{0};
-  ASSERT_EQ(cr_thread_set_interrupt_check(&AfterThreeAsks, &asked), CR_OK);
-  const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(cr_client_cmd_get(&r, c, "stall", 5), CR_ECONN);
-  const auto waited = std::chrono::steady_clock::now() - t0;
-  const std::string why = cr_last_error();
-  ASSERT_EQ(cr_thread_set_interrupt_check(nullptr, nullptr), CR_OK);
-  EXPECT_EQ(r, nullptr);
-  EXPECT_NE(why.find("interrupted by the caller"), std::string::npos) << why;
-  EXPECT_GE(asked.load(), 3);
-  EXPECT_LT(waited, std::chrono::seconds(2));  // about 3 slices of 50 ms, not 10 s
+  ExpectInterruptedGet(c);
   // Only the request was abandoned: the connection stays open, the node unmarked.
   EXPECT_EQ(server_.closed(), closed_before);
   cr_client_stats st = CR_CLIENT_STATS_INIT;

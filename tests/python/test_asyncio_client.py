@@ -259,20 +259,23 @@ def sentinel_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str,
         yield e
 
 
+def sentinel_client(env: Dict[str, str]) -> cra.SentinelClient:
+    """The asyncio Sentinel client of the module's setup (cloud A local)."""
+    names = env["SENTINEL_MASTER_NAMES"].split(",")
+    return cra.SentinelClient(
+        env["SENTINELS"],
+        names,
+        cloudroute.Ring.jedis(names),
+        cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]]),
+        command_timeout_ms=3000,
+    )
+
+
 def test_sentinel_client_calls_each_get_their_own_reply_without_a_thread_per_call(
     sentinel_env: Dict[str, str],
 ) -> None:
-    env = sentinel_env
-    names = env["SENTINEL_MASTER_NAMES"].split(",")
-
     async def run() -> None:
-        c = cra.SentinelClient(
-            env["SENTINELS"],
-            names,
-            cloudroute.Ring.jedis(names),
-            cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]]),
-            command_timeout_ms=3000,
-        )
+        c = sentinel_client(sentinel_env)
         async with c:
             keys = [f"aio:sc:{i}" for i in range(300)]
             sets, extra = await peak_threads(asyncio.gather(*(c.set(k, f"v-{k}") for k in keys)))
@@ -297,17 +300,8 @@ def test_sentinel_client_calls_each_get_their_own_reply_without_a_thread_per_cal
 
 
 def test_sentinel_batches_are_submitted_and_answer_as_the_blocking_ones(sentinel_env: Dict[str, str]) -> None:
-    env = sentinel_env
-    names = env["SENTINEL_MASTER_NAMES"].split(",")
-
     async def run() -> None:
-        c = cra.SentinelClient(
-            env["SENTINELS"],
-            names,
-            cloudroute.Ring.jedis(names),
-            cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]]),
-            command_timeout_ms=3000,
-        )
+        c = sentinel_client(sentinel_env)
         async with c:
             batches = [{f"aio:sb:{b}:{i}": f"v{b}:{i}" for i in range(20)} for b in range(50)]
             oks, extra = await peak_threads(asyncio.gather(*(c.mset(m) for m in batches)))
