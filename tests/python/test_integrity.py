@@ -110,7 +110,9 @@ def test_threads_never_get_another_callers_value(node: FakeNode) -> None:
         stop.set()
         assert wrong == []
         assert c.stats().poisoned >= 1
-        assert len(failed) <= 25
+        # Each extra reply poisons the connection it came on and fails the
+        # requests in flight there: at most one per thread.
+        assert len(failed) <= 25 * len(threads)
         assert all("replies no longer match requests" in f for f in failed)
 
 
