@@ -1232,11 +1232,11 @@ typedef struct cr_client_node_stats {
   uint16_t port;
   uint64_t reads; /* read commands this node answered */
   uint64_t writes;
-  uint64_t errors;      /* connection errors and timeouts */
-  uint64_t connections; /* connections opened */
-  uint32_t latency_us;  /* moving average of round trips; 0 = none yet */
-  uint32_t open_connections;
-  uint32_t idle_connections;
+  uint64_t errors;           /* connection errors and timeouts */
+  uint64_t connections;      /* connections opened */
+  uint32_t latency_us;       /* moving average of round trips; 0 = none yet */
+  uint32_t open_connections; /* pooled and shared connections open to the node */
+  uint32_t idle_connections; /* pooled connections waiting to be reused */
 } cr_client_node_stats;
 
 #define CR_CLIENT_NODE_STATS_INIT \

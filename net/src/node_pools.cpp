@@ -169,6 +169,10 @@ std::vector<NodeStatsValues> NodePools::node_stats() const {
     v.latency_us = c.latency_us.load(std::memory_order_relaxed);
     v.latency = c.latency.Snapshot();
     v.open = p.second->open();
+    // Its shared connections are open connections too.
+    if (auto l = links_.find(p.first); l != links_.end() && l->second != nullptr) {
+      v.open += l->second->open();
+    }
     v.idle = p.second->idle();
     out.push_back(v);
   }

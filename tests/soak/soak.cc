@@ -31,8 +31,8 @@ using Clock = std::chrono::steady_clock;
 // Growth allowed between the end of the warm-up and the end of the run.
 constexpr double kRssToleranceMib = 16;
 constexpr double kHeapToleranceMib = 8;
-// Descriptors beyond the client's pooled connections (which vary, up to
-// pool_size a node, as roles move).
+// Descriptors beyond the client's connections, pooled and shared (which vary,
+// up to pool_size and shared_connections a node, as roles move).
 constexpr int kFdTolerance = 2;
 constexpr int kThreadTolerance = 2;  // short-lived dial threads of a refresh
 
@@ -290,7 +290,7 @@ uint64_t CountLost(cr_client *c, const std::vector<Keys> &all, uint64_t *checked
   return lost;
 }
 
-// Connections the client's pools hold open, summed over its nodes.
+// Connections the client holds open (pooled and shared), summed over its nodes.
 int OpenConnections(cr_client *c) {
   std::vector<cr_client_node_stats> v(64);
   for (auto &n : v) n = CR_CLIENT_NODE_STATS_INIT;
@@ -339,8 +339,8 @@ int main(int argc, char **argv) {
   std::printf(
       "soak: %d s, %d threads x %d keys (GET, SET, MGET of 8, pipelines of 4 SET + 4 GET), "
       "refresh every 1 s, CLUSTER FAILOVER every %.0f s, warm-up %.0f s\n"
-      "tolerances after warm-up: rss +%.0f MiB, heap +%.0f MiB, fds other than pooled "
-      "connections +%d, threads +%d; "
+      "tolerances after warm-up: rss +%.0f MiB, heap +%.0f MiB, fds other than connections "
+      "to nodes +%d, threads +%d; "
       "after cr_client_free: fds and threads as before the client\n",
       a.seconds, a.threads, a.keys, failover_period, warmup, kRssToleranceMib, kHeapToleranceMib,
       kFdTolerance, kThreadTolerance);
@@ -431,11 +431,11 @@ int main(int argc, char **argv) {
   std::printf("after warm-up:      %s\n", soak::Format(baseline).c_str());
   std::printf("end of the run:     %s\n", soak::Format(last).c_str());
   std::printf("after client_free:  %s\n", soak::Format(after).c_str());
-  // Descriptors that are not pooled connections: the client's own (a wakeup
+  // Descriptors that are not connections to nodes: the client's own (a wakeup
   // pipe, ...) and anything leaked.
   const int extra_fds = (last.fds - last_conns) - (baseline.fds - baseline_conns);
   std::printf(
-      "growth after warm-up: rss %+.1f MiB, heap %+.1f MiB, fds %+d (pooled connections %+d, "
+      "growth after warm-up: rss %+.1f MiB, heap %+.1f MiB, fds %+d (connections %+d, "
       "other fds %+d), threads %+d\n",
       rss_growth, heap_growth, last.fds - baseline.fds, last_conns - baseline_conns, extra_fds,
       last.threads - baseline.threads);
@@ -445,7 +445,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> fails;
   if (rss_growth > kRssToleranceMib) fails.push_back("rss grew");
   if (heap_growth > kHeapToleranceMib) fails.push_back("heap grew");
-  if (extra_fds > kFdTolerance) fails.push_back("fds other than pooled connections grew");
+  if (extra_fds > kFdTolerance) fails.push_back("fds other than connections to nodes grew");
   if (last.threads - baseline.threads > kThreadTolerance) fails.push_back("threads grew");
   if (after.fds != before.fds) fails.push_back("fds not back to their count before the client");
   if (after.threads != before.threads) fails.push_back("threads left after cr_client_free");

@@ -49,9 +49,9 @@ struct NodeStatsValues {
   const NodeEntry *node = nullptr;
   std::shared_ptr<NodePins> pin;  // keeps node from being reclaimed while these values live
   uint64_t reads = 0, writes = 0, errors = 0, connections = 0;
-  uint32_t latency_us = 0;  // EWMA of round trips; 0 = none yet
-  size_t open = 0, idle = 0;
-  LatencyValues latency;  // histogram of round trips
+  uint32_t latency_us = 0;    // EWMA of round trips; 0 = none yet
+  size_t open = 0, idle = 0;  // open: pooled and shared connections; idle: pooled ones
+  LatencyValues latency;      // histogram of round trips
 };
 
 class NodePools {
