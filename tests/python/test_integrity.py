@@ -96,6 +96,10 @@ def test_threads_never_get_another_callers_value(node: FakeNode) -> None:
                 except cloudroute.ParseError as e:
                     failed.append(str(e))
                     continue
+                except cloudroute.UnavailableError:
+                    # A shared connection's poisoning fails every request on it at
+                    # once: the node may be set aside for its cool-down.
+                    continue
                 if v != b"v:" + key.encode():
                     wrong.append("%s -> %r" % (key, v))
 
@@ -144,6 +148,10 @@ def test_wrong_types_are_protocol_errors_not_values(node: FakeNode) -> None:
             c.mget(["{t}a", "{t}b"])
         assert c.mget(["{t}a", "{t}b"]) == [b"v:{t}a", b"v:{t}b"]
         assert c.get("k") == b"v:k"
+        # Counted on a thread of the client's own (it may log): polled.
+        deadline = time.monotonic() + 10
+        while c.stats().poisoned < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert c.stats().poisoned == 2
 
 
