@@ -1613,12 +1613,14 @@ CR_API cr_status cr_pipeline_execute(cr_reply **replies, cr_status *statuses, si
  * master name, keys placed by a built cr_ring: ring shard i is group i) and
  * keeps it current: it asks the sentinels (SENTINEL get-master-addr-by-name,
  * SENTINEL replicas — replicas flagged s_down, o_down or disconnected are
- * left out) before cr_sentinel_client_new returns, then a thread it owns
- * stays subscribed on one sentinel to +switch-master (applied at once) and
- * to the instance events (+sdown, -sdown, +odown, -odown, +slave,
- * +convert-to-slave, +failover-end; the group is re-asked), moves to the
- * next sentinel when that one fails (and re-asks everything: events may
- * have been missed), and re-asks every group each reask_interval_ms.
+ * left out, and so are those whose role-reported is not "slave", as a
+ * demoted master's is until Sentinel converts it) before
+ * cr_sentinel_client_new returns, then a thread it owns stays subscribed on
+ * one sentinel to +switch-master (applied at once) and to the instance
+ * events (+sdown, -sdown, +odown, -odown, +slave, +convert-to-slave,
+ * +failover-end; the group is re-asked), moves to the next sentinel when
+ * that one fails (and re-asks everything: events may have been missed), and
+ * re-asks every group each reask_interval_ms.
  *
  * Commands run on the same engine as cr_client's (its connection pools,
  * failure rules, hedged reads, recovery probes, log events and counters):

@@ -157,6 +157,14 @@ Result<SentinelView> SentinelWatcher::AskOne(size_t sentinel, uint32_t group) {
         f.find("disconnected") != std::string::npos) {
       continue;
     }
+    // Right after a failover Sentinel lists the old master among the
+    // replicas while it still answers as a master with the data it had
+    // (role-reported "master"), until Sentinel converts it seconds later: not
+    // read from before then. master-link-status is not a reason: when the
+    // master dies every replica's link is down, and they are what serves the
+    // reads until Sentinel promotes one.
+    const Reply *role = Field(*e, "role-reported");
+    if (role != nullptr && role->str != "slave") continue;
     v.replicas.push_back(std::move(a));
   }
   return v;
