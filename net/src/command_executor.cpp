@@ -362,6 +362,7 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
   NodePins asked;
   for (;;) {
     Outcome o;
+    const CandidateSet *read_set = nullptr;  // the set a read was routed on
     if (first != nullptr && access == Access::kWrite) {
       o = std::move(*first);  // the master's answer to an asynchronous call
       first = nullptr;
@@ -386,6 +387,7 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
         o = TryNode(set->master, set->master_tier, access, args, nullptr, call);
       } else {
         // A migrating slot's set is master-first (see Snapshot::slot_to_set).
+        read_set = set;
         o = TryRead(*set, args, slot, call, first);
         first = nullptr;
       }
@@ -435,6 +437,13 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
         if (o.kind == OutcomeKind::kMoved) {
           ctx_->stats.Add(&Stats::moved);
           LogRedirect("MOVED", o);
+          if (NodeEntry *m = MasterToAsk(read_set, o.node, redirects)) {
+            pinned = m;  // the replica's view may lag: its master decides
+            pinned_tier = read_set->master_tier;
+            prefix = nullptr;
+            ctx_->TriggerRefresh();
+            break;
+          }
           Status s = topo->ReportMoved(o.slot, o.host, o.port);
           if (!s.ok()) return s;
           ctx_->TriggerRefresh();

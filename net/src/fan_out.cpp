@@ -177,6 +177,9 @@ void FanOut::Plan() {
     } else if (job.ask != nullptr) {
       AddToLeg(&job, job.ask, Tier::kUnknown, true);
       job.ask = nullptr;
+    } else if (job.confirm != nullptr) {
+      AddToLeg(&job, job.confirm, job.confirm_tier, false);
+      job.confirm = nullptr;
     } else if (snap == nullptr) {
       job.status = Error(Code::kNoTopology, "no topology installed");
     } else {
@@ -696,6 +699,16 @@ void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
       }
       if (o.kind == OutcomeKind::kMoved) {
         ctx_->stats.Add(&Stats::moved);
+        const CandidateSet *set = job->access == Access::kRead && !job->master_only && snap_
+                                      ? snap_->SetForSlot(job->slot)
+                                      : nullptr;
+        if (NodeEntry *m = MasterToAsk(set, leg->node, job->redirects)) {
+          job->confirm = m;  // the replica's view may lag: its master decides
+          job->confirm_tier = set->master_tier;
+          asked_.Add(m);  // pinned past the snapshot that named it
+          ctx_->TriggerRefresh();
+          return;
+        }
         Status s = ctx_->topo->ReportMoved(o.slot, o.host, o.port);
         if (!s.ok()) job->status = s;
         ctx_->TriggerRefresh();

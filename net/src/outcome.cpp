@@ -64,6 +64,16 @@ Status NamedFailure(const NodeEntry *node, const Status &s) {
   return Error(s.code(), node->address + ": " + msg);
 }
 
+NodeEntry *MasterToAsk(const CandidateSet *set, const NodeEntry *replier, uint32_t redirects) {
+  if (redirects < 2 || set == nullptr || set->master == nullptr || replier == set->master) {
+    return nullptr;
+  }
+  for (const Candidate &c : set->list) {
+    if (c.node == replier) return set->master;
+  }
+  return nullptr;
+}
+
 Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access) {
   Outcome o;
   if (!reply->is_error()) {

@@ -90,7 +90,9 @@ struct Job {
   bool done() const { return reply != nullptr || !status.ok(); }
 
   // FanOut's progress across rounds.
-  NodeEntry *ask = nullptr;               // the next round sends ASKING + argv here
+  NodeEntry *ask = nullptr;      // the next round sends ASKING + argv here
+  NodeEntry *confirm = nullptr;  // ... argv here: a replica's master (MasterToAsk)
+  Tier confirm_tier = Tier::kUnknown;
   std::vector<const NodeEntry *> failed;  // nodes this read failed on
   Status last_failure;
   uint32_t redirects = 0, retries = 0;

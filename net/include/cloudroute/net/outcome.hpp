@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cloudroute/core/candidates.hpp"
 #include "cloudroute/core/node_registry.hpp"
 #include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/reply.hpp"
@@ -48,6 +49,18 @@ OutcomeKind ErrorKind(const std::string &prefix, Access access);
 // own message names the address dialed (a proxy, a NAT), which an operator
 // cannot find in the topology.
 Status NamedFailure(const NodeEntry *node, const Status &s);
+
+// Whom to ask when a read routed on `set` got a MOVED from `replier` after
+// it had already followed a MOVED (redirects counts both): replicas learn a
+// slot's new owner at different moments — right after an atomic slot
+// migration (Valkey 9's CLUSTER MIGRATESLOTS) the new owner's replica may
+// still point back at the old owner, whose replica points forward again,
+// and a read bouncing between them used up its redirects. So a replica's
+// MOVED on a redirected read is not taken as the slot's owner: the read
+// goes to that replica's own master once, which knows what it owns (it
+// serves the read, or its MOVED is followed as any). nullptr when the MOVED
+// is to be followed as usual (the first redirect, or one sent by a master).
+NodeEntry *MasterToAsk(const CandidateSet *set, const NodeEntry *replier, uint32_t redirects);
 
 // "MOVED 3999 127.0.0.1:6381" / "ASK 3999 :6381" / "MOVED 1 [::1]:6381"
 // (empty or "?" host: from_host), parsed strictly: the slot is 1-5 digits
