@@ -83,7 +83,15 @@ fi
 # properties) pointed at the unpacked copy. It needs libstdc++6, libgcc-s1
 # and zlib1g for arm64 (above); the rest of its dependencies serve AWT,
 # sound and smart cards, which the tests do not load.
-arm64_jre_ver=$(apt-cache policy openjdk-17-jre-headless:arm64 | sed -n 's/^ *Candidate: //p')
+arm64_jre_candidate() { apt-cache policy openjdk-17-jre-headless:arm64 | sed -n 's/^ *Candidate: //p'; }
+arm64_jre_ver=$(arm64_jre_candidate)
+if [[ -z $arm64_jre_ver || $arm64_jre_ver == "(none)" ]]; then
+  # apt's lists were removed (or are older than the arm64 architecture).
+  jre_sudo=()
+  [[ $(id -u) -ne 0 ]] && jre_sudo=(sudo)
+  "${jre_sudo[@]}" apt-get update -qq
+  arm64_jre_ver=$(arm64_jre_candidate)
+fi
 [[ -n $arm64_jre_ver && $arm64_jre_ver != "(none)" ]] ||
   { echo "deps: apt knows no openjdk-17-jre-headless:arm64 (dpkg --add-architecture arm64, apt-get update)" >&2; exit 1; }
 arm64_jre_dir=${XDG_CACHE_HOME:-$HOME/.cache}/cloudroute/openjdk-17-arm64-$arm64_jre_ver
