@@ -25,11 +25,15 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig)
 unset(ENV{PKG_CONFIG_PATH})
 
-# Test programs (ctest, add_test with a target) run under qemu: the dynamic
-# loader and libraries of the cross toolchain's sysroot first (-L), the
-# multiarch ones from /usr/lib/aarch64-linux-gnu after it.
+# Test programs (ctest, add_test with a target) run under qemu with the
+# multiarch arm64 glibc: its dynamic loader /lib/ld-linux-aarch64.so.1 and
+# libc6:arm64's libraries, which ld.so.cache names. Not `-L
+# /usr/aarch64-linux-gnu`: that takes the loader from the cross toolchain's
+# glibc (libc6-arm64-cross, a different build) while libc.so.6 still comes
+# from multiarch, and a loader and libc of two builds disagree on their
+# private shared state: the first pthread_create then walks a list forever.
 find_program(CR_QEMU_AARCH64 NAMES qemu-aarch64-static qemu-aarch64)
 if(CR_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${CR_QEMU_AARCH64} -L /usr/aarch64-linux-gnu)
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${CR_QEMU_AARCH64})
 endif()
 

@@ -38,7 +38,7 @@ fi
 arm64_packages=(
   g++-aarch64-linux-gnu qemu-user-static
   libhiredis-dev:arm64 libssl-dev:arm64 libgtest-dev:arm64 libcmocka-dev:arm64 libpython3.11-dev:arm64
-  libstdc++6:arm64
+  libstdc++6:arm64 zlib1g:arm64
 )
 arm64_missing=()
 for p in "${arm64_packages[@]}"; do
@@ -73,6 +73,38 @@ if [[ ! -x $arm64_py_dir/usr/bin/python3.11 ]]; then
   mkdir -p "$(dirname "$arm64_py_dir")" && rm -rf "$arm64_py_dir.tmp"
   dpkg-deb -x "$dl"/python3.11-minimal_*_arm64.deb "$arm64_py_dir.tmp"
   mv "$arm64_py_dir.tmp" "$arm64_py_dir" && rm -rf "$dl"
+fi
+
+# An arm64 JVM to run the jar's JUnit tests under qemu (the same script):
+# Debian's openjdk-17-jre-headless:arm64 is Multi-Arch: same, so installing it
+# would move the amd64 JDK to its version and put its java in the
+# alternatives; its package is unpacked into a cache directory instead, and
+# the links into /etc/java-17-openjdk that it ships (jvm.cfg, the security
+# properties) pointed at the unpacked copy. It needs libstdc++6, libgcc-s1
+# and zlib1g for arm64 (above); the rest of its dependencies serve AWT,
+# sound and smart cards, which the tests do not load.
+arm64_jre_candidate() { apt-cache policy openjdk-17-jre-headless:arm64 | sed -n 's/^ *Candidate: //p'; }
+arm64_jre_ver=$(arm64_jre_candidate)
+if [[ -z $arm64_jre_ver || $arm64_jre_ver == "(none)" ]]; then
+  # apt's lists were removed (or are older than the arm64 architecture).
+  jre_sudo=()
+  [[ $(id -u) -ne 0 ]] && jre_sudo=(sudo)
+  "${jre_sudo[@]}" apt-get update -qq
+  arm64_jre_ver=$(arm64_jre_candidate)
+fi
+[[ -n $arm64_jre_ver && $arm64_jre_ver != "(none)" ]] ||
+  { echo "deps: apt knows no openjdk-17-jre-headless:arm64 (dpkg --add-architecture arm64, apt-get update)" >&2; exit 1; }
+arm64_jre_dir=${XDG_CACHE_HOME:-$HOME/.cache}/cloudroute/openjdk-17-arm64-$arm64_jre_ver
+if [[ ! -x $arm64_jre_dir/usr/lib/jvm/java-17-openjdk-arm64/bin/java ]]; then
+  echo "deps: unpacking openjdk-17-jre-headless:arm64 $arm64_jre_ver into $arm64_jre_dir"
+  dl=$(mktemp -d)
+  (cd "$dl" && timeout 300 apt-get download -qq "openjdk-17-jre-headless:arm64=$arm64_jre_ver" 2>/dev/null)
+  mkdir -p "$(dirname "$arm64_jre_dir")" && rm -rf "$arm64_jre_dir.tmp"
+  dpkg-deb -x "$dl"/openjdk-17-jre-headless_*_arm64.deb "$arm64_jre_dir.tmp"
+  find "$arm64_jre_dir.tmp/usr/lib/jvm" -type l -lname '/etc/java-17-openjdk/*' | while read -r link; do
+    ln -sfnr "$arm64_jre_dir.tmp$(readlink "$link")" "$link"
+  done
+  mv "$arm64_jre_dir.tmp" "$arm64_jre_dir" && rm -rf "$dl"
 fi
 
 # ------------------------------------------------------------------ Valkey (backports)

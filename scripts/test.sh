@@ -164,8 +164,13 @@ done
 # come from; the jar reuses the JVM stage's build), then each installed as a
 # user gets it: the wheels in fresh virtualenvs, the .debs with apt-get
 # (removed again), the jar alone; the glibc each binary needs; the arm64 ones
-# under qemu (ctest in the arm64 tree, the .debs' CLI, the wheel's tests in an
-# arm64 CPython; skipped, saying so, without qemu-aarch64-static).
+# under qemu (ctest in the arm64 tree, the .debs' CLI, the wheel's smoke test
+# in an arm64 CPython; skipped, saying so, without qemu-aarch64-static). The
+# Python package's and the JVM binding's offline suites on arm64 under qemu
+# (tests/package/arm64_suites_test.sh: minutes of emulated CPU) start in the
+# background once the jar is built, beside the rest of this stage and the
+# ASan + UBSan tests (which mostly wait on servers); their log is printed
+# after those.
 # Beside it, the soak, short: the live client under mixed traffic, a refresh
 # every second and a CLUSTER FAILOVER every 6 s for 30 s (its own cluster,
 # ports 8571-8579); memory, heap, descriptors and threads must stay flat and no
@@ -175,13 +180,34 @@ stage "packages (scripts/package.sh deb jar, tests/package/run.sh) and the soak 
 await_build arm64
 CR_SOAK_BUILD=build/werror tests/soak/run.sh 30 >"$logs/soak.log" 2>&1 &
 soak_pid=$!
-pkg_rc=0 soak_rc=0
-{ scripts/package.sh deb jar && tests/package/run.sh; } || pkg_rc=$?
+pkg_rc=0 soak_rc=0 suites_pid=
+if scripts/package.sh deb jar; then
+  set -m
+  CR_PACKAGE_TESTS=arm64_suites tests/package/run.sh >"$logs/arm64-suites.log" 2>&1 &
+  suites_pid=$!
+  set +m
+  trap 'kill -- "-$builds_pid" 2>/dev/null || true; kill -- "-$suites_pid" 2>/dev/null || true' EXIT
+  CR_PACKAGE_TESTS="python deb jar glibc arm64" tests/package/run.sh || pkg_rc=$?
+else
+  pkg_rc=1
+fi
+# await_suites: the arm64 suites' end, their log, and the run's failure when they failed.
+await_suites() {
+  local rc=0
+  [[ -n $suites_pid ]] || return 0
+  wait "$suites_pid" || rc=$?
+  suites_pid=
+  echo "-- the arm64 suites under qemu, in the background since the package stage ($logs/arm64-suites.log):"
+  cat "$logs/arm64-suites.log"
+  ((rc == 0)) || { echo "test: the arm64 suites failed (exit $rc)" >&2; exit 1; }
+}
 wait "$soak_pid" || soak_rc=$?
 echo "-- soak ($logs/soak.log):"
 cat "$logs/soak.log"
 ((pkg_rc == 0)) || { echo "test: the package stage failed (exit $pkg_rc)" >&2; exit 1; }
 ((soak_rc == 0)) || { echo "test: the soak failed (exit $soak_rc)" >&2; exit 1; }
+# With --fast no ASan stage follows to run beside: the suites end here.
+((fast == 0)) || await_suites
 
 if ((fast == 0)); then
   stage "build (preset asan: clang 14, ASan + UBSan, the libFuzzer targets; in the background)"
@@ -190,6 +216,7 @@ if ((fast == 0)); then
   # The harness self-test (label slow) checks shell scripts, not the library.
   stage "tests under ASan + UBSan (unit, capi, integration: the one integration pass)"
   ctest --preset asan -j "$jobs" -L 'unit|capi|integration' -LE slow
+  await_suites
 
   stage "build (preset tsan: ThreadSanitizer, the tsan_tests target; in the background)"
   await_build tsan
