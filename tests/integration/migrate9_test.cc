@@ -15,8 +15,13 @@
 // (every key is written before the load) are counted and bounded, not
 // forbidden: a replica of the new owner answered nil for a moment right
 // after a move into its shard (0 to a few tens in ~500 000 reads, GET and
-// MGET; the same replica served the key a moment later), which a replica
-// read may see — the client had routed correctly.
+// MGET; the same replica served the key a moment later). Valkey's atomic
+// slot migration does not promise that the target's replicas hold the
+// slots' keys when ownership passes (the move ends once the target master
+// has them; its replication stream may still be on the way), so a replica
+// read right after a move can find nil where the key exists. The client had
+// routed as its policy says; what it could do instead (confirm a replica's
+// nil at the master for a moment after a slot changes owner) is not built.
 //
 // Prints one line: MIGRATION moves=... reads=... in_zone=... failed=... lost=...
 //
