@@ -17,7 +17,8 @@ import java.util.function.Function;
  * thread) with the reply the blocking call returns, or failed with the exception it throws; bad
  * arguments and a closed client throw at once (the blocking call's exception), nothing sent.
  * Closing the client with calls in flight completes each of their futures once, exceptionally with
- * {@link CloudRouteException.ConnectionException} whose message starts with "cancelled:". Safe for
+ * {@link CloudRouteException.ConnectionException} whose message starts with "cancelled:" (a
+ * Sentinel batch's names the C function and every failed group first, then "cancelled:"). Safe for
  * any number of threads, as the client; the keys and values are copied before a call returns.
  *
  * <p>Public so that the methods are declared by a public class: a package-private one would leave

@@ -30,8 +30,8 @@ import java.util.function.Function;
  * ...): one command per group, every group at once on the groups' shared connections, and the
  * blocking batch's outcome — the same values, and when keys failed the same exception with the same
  * {@link CloudRouteException#failedKeys()} and {@link CloudRouteException#results()}. Closed with a
- * batch in flight, every key fails: the future fails with a "cancelled:" ConnectionException naming
- * every key in failedKeys().
+ * batch in flight, every key fails: the future fails with a ConnectionException whose message names
+ * every failed group with "cancelled: ...", every key in failedKeys().
  */
 public final class SentinelClient extends AsyncKeyClient implements KeyCommands {
   private final ShardGroups groups;
