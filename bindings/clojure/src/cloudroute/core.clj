@@ -19,11 +19,12 @@
   the Java CloudRouteException itself.
 
   Asynchronous calls (command-async, fetch-async, store-async!, incr-async!, mget-async,
-  mset-async!, pipeline-async ...; the single-key ones on the Sentinel client too) return a
-  java.util.concurrent.CompletableFuture at once (deref-able: @f, (deref f ms nil)), with no
-  thread per call; it fails with the same ex-info (deref throws an ExecutionException whose
-  cause it is)."
-  (:import (io.cloudroute Access CallOptions Candidate Client ClientOptions ClientStats CloudRoute
+  mset-async!, del-async!, exists-async, pipeline-async ...; all but pipeline-async on the
+  Sentinel and pre-sharded clients too) return a java.util.concurrent.CompletableFuture at once
+  (deref-able: @f, (deref f ms nil)), with no thread per call; it fails with the same ex-info as
+  the blocking call (deref throws an ExecutionException whose cause it is; a Sentinel batch's
+  carries :cloudroute/failed-keys and :cloudroute/results)."
+  (:import (io.cloudroute Access AsyncKeyClient CallOptions Candidate Client ClientOptions ClientStats CloudRoute
                           CloudRouteException Config HashAlgo HedgeMode NodeInfo
                           NodeStats Pipeline Policy Ring Ring$Builder RingAlgo RingNaming Route Router
                           Scan ScanOptions Script Selection SentinelClient SentinelOptions ShardGroups
@@ -494,66 +495,68 @@
                                           (ex cause)
                                           cause)))))))))
 
-;; The single-key ones take a cluster client or a Sentinel client; the multi-key forms and the
-;; pipelines a cluster client.
+;; Each takes a cluster, Sentinel or pre-sharded client (an AsyncKeyClient); pipeline-async a
+;; cluster client.
 
 (defn command-async
   "command without waiting: a CompletableFuture of the reply (bulk strings as byte arrays), on a
-  cluster or Sentinel client (a Sentinel client refuses :auto, as command does). Bad arguments
-  and a closed client throw at once; everything else fails the future."
+  cluster, Sentinel or pre-sharded client (the last two refuse :auto, as command does). Bad
+  arguments and a closed client throw at once; everything else fails the future."
   [c access & args]
-  (checked (on-client [c c [Client SentinelClient]]
+  (checked (on-client [c c [AsyncKeyClient]]
              (async (.commandAsync c (case access :write Access/WRITE :auto Access/AUTO Access/READ)
                                    (int (if (= access :auto) 0 1)) (object-array args))
                     identity))))
 
 (defn fetch-async "fetch without waiting: a future of the String value (nil when none)."
   [c k]
-  (checked (on-client [c c [Client SentinelClient]]
+  (checked (on-client [c c [AsyncKeyClient]]
              (async (.commandAsync c Access/READ (int 1) (object-array ["GET" k])) utf8))))
 
 (defn store-async!
   "store! without waiting: a future of nil once SET k v (PX ttl-ms) was applied."
-  ([c k v] (checked (on-client [c c [Client SentinelClient]] (async (.setAsync c k v) identity))))
+  ([c k v] (checked (on-client [c c [AsyncKeyClient]] (async (.setAsync c k v) identity))))
   ([c k v ttl-ms]
-   (checked (on-client [c c [Client SentinelClient]]
+   (checked (on-client [c c [AsyncKeyClient]]
               (async (.setAsync c k v (long ttl-ms)) identity)))))
 
 (defn incr-async! "INCRBY k by (1) without waiting: a future of the new value."
   ([c k] (incr-async! c k 1))
   ([c ^String k by]
-   (checked (on-client [c c [Client SentinelClient]] (async (.incrByAsync c k (long by)) identity)))))
+   (checked (on-client [c c [AsyncKeyClient]] (async (.incrByAsync c k (long by)) identity)))))
 (defn del-async!
-  "DEL without waiting: of one key (a future of 1 or 0) or, on a cluster client, of a collection
-  of keys in any slots (a future of how many existed)."
+  "DEL without waiting: of one key (a future of 1 or 0) or of a collection of keys in any slots,
+  shards or groups (a future of how many existed; fails as mget-async)."
   [c k]
-  (checked (async (if (coll? k)
-                    (on-client [c c [Client]] (.delAsync c (object-array k)))
-                    (on-client [c c [Client SentinelClient]] (.delAsync c ^String k)))
-                  identity)))
+  (checked (on-client [c c [AsyncKeyClient]]
+             (async (if (coll? k) (.delAsync c (object-array k)) (.delAsync c ^String k))
+                    identity))))
 (defn exists-async
-  "EXISTS without waiting: of one key (a future of 1 or 0) or, on a cluster client, of a
-  collection of keys in any slots (a future of how many exist, a key named twice counting twice)."
+  "EXISTS without waiting: of one key (a future of 1 or 0) or of a collection of keys in any
+  slots, shards or groups (a future of how many exist, a key named twice counting twice; fails as
+  mget-async)."
   [c k]
-  (checked (async (if (coll? k)
-                    (on-client [c c [Client]] (.existsAsync c (object-array k)))
-                    (on-client [c c [Client SentinelClient]] (.existsAsync c ^String k)))
-                  identity)))
+  (checked (on-client [c c [AsyncKeyClient]]
+             (async (if (coll? k) (.existsAsync c (object-array k)) (.existsAsync c ^String k))
+                    identity))))
 (defn mget-async
-  "mget without waiting: a future of the values of keys in any slots as Strings (nil when none),
-  every node's share in flight at once."
-  [^Client c ks]
-  (checked (async (.mgetAsync c (object-array ks)) #(mapv utf8 %))))
+  "mget without waiting: a future of the values of keys in any slots (shards, groups) as Strings
+  (nil when none), every node's share in flight at once. It fails with mget's ex-info: on a
+  Sentinel client a failed group's keys are in :cloudroute/failed-keys and every key's result in
+  :cloudroute/results, the other keys' values there."
+  [c ks]
+  (checked (on-client [c c [AsyncKeyClient]] (async (.mgetAsync c (object-array ks)) #(mapv utf8 %)))))
 (defn mset-async!
-  "mset! without waiting: a future of nil once every slot's share was written (not atomic across
-  slots: a failed slot fails the future, others may have been written)."
-  [^Client c m]
-  (checked (async (.msetAsync c ^java.util.Map m) identity)))
+  "mset! without waiting: a future of nil once every slot's (shard's, group's) share was written
+  (not atomic across them: a failed share fails the future as mget-async says, others may have
+  been written)."
+  [c m]
+  (checked (on-client [c c [AsyncKeyClient]] (async (.msetAsync c ^java.util.Map m) identity))))
 (defn hget-async [c ^String k ^String f]
-  (checked (on-client [c c [Client SentinelClient]] (async (.hgetAsync c k f) identity))))
+  (checked (on-client [c c [AsyncKeyClient]] (async (.hgetAsync c k f) identity))))
 (defn hset-async! "HSET k f v without waiting: a future of the fields added."
   [c ^String k ^String f ^String v]
-  (checked (on-client [c c [Client SentinelClient]] (async (.hsetAsync c k f v) identity))))
+  (checked (on-client [c c [AsyncKeyClient]] (async (.hsetAsync c k f v) identity))))
 
 ;; ---- pipelines
 
@@ -771,7 +774,7 @@
   "ShardedOptions from the option map of `sharded-client` (every key optional)."
   ^ShardedOptions [{:keys [connect-timeout-ms command-timeout-ms pool-size pool-idle-ms max-retries
                            retry-backoff-ms tcp-keepalive-s tcp-user-timeout-ms username password
-                           client-name db] :as opts}]
+                           client-name db async-executor] :as opts}]
   (let [o (ShardedOptions.)]
     (when connect-timeout-ms (.connectTimeoutMs o (int connect-timeout-ms)))
     (tier-timeouts! command-timeout-ms #(.commandTimeoutMs o (int %))
@@ -785,6 +788,7 @@
     (when (or username password) (.auth o username password))
     (when client-name (.clientName o client-name))
     (when db (.db o (int db)))
+    (when async-executor (.asyncExecutor o ^Executor async-executor))
     (tls-and-hedging! ShardedOptions o opts)))
 
 (defn- servers-list
@@ -811,7 +815,9 @@
   :tcp-user-timeout-ms :username :password :client-name :db :tls :tls-verify :tls-ca-file
   :tls-ca-dir :tls-cert-file :tls-key-file :tls-server-name :hedge-mode :hedge-delay-ms
   :hedge-min-delay-ms :hedge-budget-percent :hedge-percentile :shared-connections (default 2;
-  0: a pooled connection per command in flight). Nothing is dialed here.
+  0: a pooled connection per command in flight) :async-executor (as for `client`). Nothing is
+  dialed here. The asynchronous calls (command-async, fetch-async, mget-async, mset-async! ...)
+  take it as they take the cluster client.
     (with-open [c (sharded-client [\"10.0.0.1:6379\" \"10.0.0.2:6379\"]
                                   {:algo :murmur :shards [\"cache-a\" \"cache-b\"]})]
       (store! c \"user:1\" \"alice\"))"
@@ -867,12 +873,13 @@
   :sentinel-password :client-name :db, TLS to the sentinels and the data nodes (:tls true
   :tls-verify :tls-ca-file :tls-ca-dir :tls-cert-file :tls-key-file :tls-server-name), hedged
   reads (:hedge-mode :hedge-delay-ms :hedge-min-delay-ms :hedge-budget-percent
-  :hedge-percentile), :shared-connections and :async-executor, as for `client`. Its single-key asynchronous calls
-  (command-async, fetch-async, store-async!, incr-async!, del-async!, exists-async, hget-async,
-  hset-async! of one key) are the cluster client's. Its batches (mget, mset!,
-  del!, exists) send one command per group, every group at once; when a group fails they
-  throw ex-info with :cloudroute/failed-keys and :cloudroute/results (the other keys' writes
-  stand: a batch is not a transaction)."
+  :hedge-percentile), :shared-connections and :async-executor, as for `client`. Its asynchronous
+  calls (command-async, fetch-async, store-async!, incr-async!, hget-async, hset-async!, and the
+  batches mget-async, mset-async!, del-async!, exists-async) are the cluster client's. Its batches
+  (mget, mset!, del!, exists and their -async forms) send one command per group, every group at
+  once; when a group fails they throw (or fail the future with) ex-info with
+  :cloudroute/failed-keys and :cloudroute/results (the other keys' writes stand: a batch is not a
+  transaction)."
   (^SentinelClient [sentinels names r] (sentinel-client sentinels names r nil {}))
   (^SentinelClient [^String sentinels names r cfg opts]
    (checked

@@ -98,6 +98,26 @@
                 (is (= :einval (:cloudroute/status (ex-data e))))
                 (is (str/includes? (ex-message e) "nohost")))
               (is (thrown? IllegalArgumentException (cr/pipeline (Object.) [[:get "k"]]))))
+            (testing "the asynchronous calls give the blocking calls' results"
+              (is (nil? @(cr/store-async! c "clj:as" "a")))
+              (is (= "a" @(cr/fetch-async c "clj:as")))
+              (is (= 4 @(cr/incr-async! c "clj:as:n" 4)))
+              (cr/del! c ks)
+              (is (nil? @(cr/mset-async! c (zipmap ks (map #(str "v" %) ks)))))
+              (is (= (cr/mget c ks) @(cr/mget-async c ks)))
+              (is (= (mapv #(str "v" %) ks) @(cr/mget-async c ks)))
+              (is (= 101 @(cr/exists-async c (conj ks (first ks)))))
+              (is (= 2 @(cr/del-async! c ["clj:as" "clj:as:n" "clj:none"])))
+              (is (= 0 @(cr/exists-async c "clj:as")))
+              (let [e (try (cr/mget-async c []) nil (catch clojure.lang.ExceptionInfo e e))
+                    blocking (try (cr/mget c []) nil (catch clojure.lang.ExceptionInfo e e))]
+                (is (= :einval (:cloudroute/status (ex-data e))) "refused at once, as mget")
+                ;; the same message but for the C function it names first
+                (is (= (str/replace (ex-message blocking) #"^cr_\w+: " "")
+                       (str/replace (ex-message e) #"^cr_\w+: " ""))))
+              (is (= :einval (:cloudroute/status
+                              (ex-data (is (thrown? clojure.lang.ExceptionInfo
+                                                    (cr/command-async c :auto "GET" "k"))))))))
             (testing "the seed's move: replicate, promote, set-servers!, no key moves"
               (with-open [copy (node spare) old (node b)]
                 (.slaveof copy host (int b))
@@ -156,6 +176,34 @@
             (is (= 100 (cr/del! c ks)))
             (synced! masters)
             (is (= 0 (cr/exists c ks))))
+          (testing "the batches without waiting give the blocking batches' results"
+            (is (nil? @(cr/mset-async! c (zipmap ks (map #(str "a" %) ks)))))
+            (synced! masters)
+            (is (= (cr/mget c ks) @(cr/mget-async c ks)))
+            (is (= (mapv #(str "a" %) ks) @(cr/mget-async c ks)))
+            (is (= 100 @(cr/exists-async c (conj ks "clj:sb:absent"))))
+            (is (= 100 @(cr/del-async! c ks)))
+            (synced! masters)
+            (is (= 0 @(cr/exists-async c ks))))
+          (testing "a partly failed batch without waiting: the blocking batch's ex-info"
+            (with-open [m (let [[h p] (str/split (masters 1) #":")]
+                            (Jedis. ^String h (int (Long/parseLong p)) (int 10000)))]
+              (.configSet m "maxmemory" "1")
+              (let [[blocking async]
+                    (try [(try (cr/mset! c (zipmap ks ks)) nil (catch clojure.lang.ExceptionInfo e e))
+                          (try @(cr/mset-async! c (zipmap ks ks)) nil
+                               (catch java.util.concurrent.ExecutionException e (.getCause e)))]
+                         (finally (.configSet m "maxmemory" "0")))
+                    data (ex-data async)
+                    per-key #(mapv (fn [r] (some-> r ex-data (dissoc :cloudroute/results)))
+                                   (:cloudroute/results %))]
+                (is (instance? clojure.lang.ExceptionInfo async))
+                (is (= :server-error (:cloudroute/kind data)) (pr-str data))
+                (is (= (set (groups 1)) (set (:cloudroute/failed-keys data))))
+                (is (= (:cloudroute/failed-keys (ex-data blocking)) (:cloudroute/failed-keys data)))
+                (is (= 100 (count (:cloudroute/results data))))
+                (is (= (per-key (ex-data blocking)) (per-key data)))
+                (is (= (count (groups 0)) @(cr/del-async! c (groups 0)))))))
           (testing "a failed group's keys are named in the ex-info, the others written"
             (with-open [m (let [[h p] (str/split (masters 1) #":")]
                             (Jedis. ^String h (int (Long/parseLong p)) (int 10000)))]
@@ -201,13 +249,13 @@
             (is (= 1 @(cr/hset-async! c (str (first ks) ":h") "f" "x")))
             (is (= "x" @(cr/hget-async c (str (first ks) ":h") "f")))
             (is (= "OK" @(cr/command-async c :write "SET" (str (first ks) ":n") "x"))))
-          (testing "failures: the future's ex-info, :auto and batches refused at once"
+          (testing "failures: the future's ex-info, :auto refused at once"
             (let [e (try @(cr/incr-async! c (str (first ks) ":n")) nil
                          (catch java.util.concurrent.ExecutionException e (.getCause e)))]
               (is (= :server-error (:cloudroute/kind (ex-data e))) (pr-str e)))
             (is (thrown? clojure.lang.ExceptionInfo (cr/command-async c :auto "GET" (first ks))))
-            (is (thrown? IllegalArgumentException (cr/del-async! c ks))))
+            (is (thrown? IllegalArgumentException (cr/del-async! (Object.) ks))))
           (is (= 1 @(cr/del-async! c (str (first ks) ":n"))))
           (is (= 1 @(cr/del-async! c (str (first ks) ":h"))))
-          (is (= (count ks) (cr/del! c ks))))))
+          (is (= (count ks) @(cr/del-async! c ks))))))
     (println "sentinel-async-and-options: CR_JAVA_SENTINEL_ENV not set (tests/java/run.sh sets it); skipped")))

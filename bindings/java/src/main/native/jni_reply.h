@@ -52,4 +52,22 @@ void crj_pipeline_free(crj_pipeline *b);
 jobjectArray crj_pipeline_results(JNIEnv *env, cr_reply *const *replies, const cr_status *st,
                                   jsize n, jintArray statuses_out);
 
+/* The multi-key operations of the batch calls (ShardedClient.multi0,
+ * SentinelClient.batch0, AsyncCall.multi0 and batch0; the Java side names
+ * them the same). */
+enum { CRJ_OP_MGET = 0, CRJ_OP_DEL = 1, CRJ_OP_MSET = 2, CRJ_OP_EXISTS = 3 };
+
+/* The keys (and for CRJ_OP_MSET the values, as many) of a pre-sharded or
+ * Sentinel batch, copied. 0 with an exception pending (then nothing is left
+ * to free): an unknown op, a null array, a null or foreign key, a count
+ * mismatch. Else free k, and v for CRJ_OP_MSET, with crj_args_free. */
+int crj_batch_take(JNIEnv *env, jint op, jobjectArray keys, jobjectArray values, crj_args *k,
+                   crj_args *v);
+/* A Sentinel batch's n per-key results as an Object[] (jni_sharded.c): for
+ * CRJ_OP_MGET key i's value as a Java object, or its group's error text (a
+ * String) where statuses[i] failed; nulls for the other ops. The statuses go
+ * to statuses_out. NULL with an exception pending (no memory). */
+jobjectArray crj_batch_results(JNIEnv *env, jint op, cr_reply *const *replies,
+                               const cr_status *statuses, size_t n, jintArray statuses_out);
+
 #endif

@@ -13,10 +13,6 @@
 #define SHARDED(h) ((cr_sharded_client *)CRJ_PTR(h))
 #define SENTINEL(h) ((cr_sentinel_client *)CRJ_PTR(h))
 
-/* The batch operations of ShardedClient.multi0 and SentinelClient.batch0
- * (the Java side names them the same). */
-enum { OP_MGET = 0, OP_DEL = 1, OP_MSET = 2, OP_EXISTS = 3 };
-
 /* ---- arguments ---- */
 
 /* A String[] copied to NUL-terminated C strings (*out holds n + 1 entries,
@@ -51,18 +47,17 @@ static void free_strings(char **s, size_t n) {
   free(s);
 }
 
-/* The keys (and for MSET the values, as many) of a batch, copied. 0 with an
- * exception pending: a null array, a null or foreign key, a count mismatch. */
-static int take_batch(JNIEnv *env, jint op, jobjectArray keys, jobjectArray values, crj_args *k,
-                      crj_args *v) {
-  if (op < OP_MGET || op > OP_EXISTS) {
+int crj_batch_take(JNIEnv *env, jint op, jobjectArray keys, jobjectArray values, crj_args *k,
+                   crj_args *v) {
+  if (op < CRJ_OP_MGET || op > CRJ_OP_EXISTS) {
     crj_throw_invalid(env, "unknown batch operation");
     return 0;
   }
-  if (!crj_need(env, keys, "keys") || (op == OP_MSET && !crj_need(env, values, "values"))) return 0;
+  if (!crj_need(env, keys, "keys") || (op == CRJ_OP_MSET && !crj_need(env, values, "values")))
+    return 0;
   if (!crj_args_take(env, k, keys)) return 0;
   v->n = 0;
-  if (op != OP_MSET) return 1;
+  if (op != CRJ_OP_MSET) return 1;
   if (!crj_args_take(env, v, values)) {
     crj_args_free(k);
     return 0;
@@ -154,25 +149,25 @@ JNIEXPORT jobject JNICALL Java_io_cloudroute_ShardedClient_multi0(JNIEnv *env, j
                                                                   jint op, jobjectArray keys,
                                                                   jobjectArray values) {
   crj_args k, v;
-  if (!take_batch(env, op, keys, values, &k, &v)) return NULL;
+  if (!crj_batch_take(env, op, keys, values, &k, &v)) return NULL;
   cr_sharded_client *c = SHARDED(h);
   jobject out = NULL;
   cr_reply *reply = NULL;
   int64_t count = 0;
   cr_status st;
   switch (op) {
-    case OP_MGET:
+    case CRJ_OP_MGET:
       st = cr_sharded_client_mget(&reply, c, k.ptrs, k.lens, k.n);
       out = crj_reply_result(env, st, reply);
       break;
-    case OP_MSET:
+    case CRJ_OP_MSET:
       st = cr_sharded_client_mset(c, k.ptrs, k.lens, v.ptrs, v.lens, k.n);
       if (st != CR_OK) crj_throw(env, st);
       crj_args_free(&v);
       break;
     default:
-      st = (op == OP_DEL ? cr_sharded_client_del : cr_sharded_client_exists)(&count, c, k.ptrs,
-                                                                             k.lens, k.n);
+      st = (op == CRJ_OP_DEL ? cr_sharded_client_del : cr_sharded_client_exists)(&count, c, k.ptrs,
+                                                                                 k.lens, k.n);
       if (st != CR_OK)
         crj_throw(env, st);
       else
@@ -213,6 +208,29 @@ JNIEXPORT jlong JNICALL Java_io_cloudroute_ShardedClient_groups0(JNIEnv *env, jc
 
 /* ---- the Sentinel client's batches ---- */
 
+jobjectArray crj_batch_results(JNIEnv *env, jint op, cr_reply *const *replies,
+                               const cr_status *statuses, size_t n, jintArray statuses_out) {
+  jint *codes = calloc(n + 1, sizeof *codes);
+  if (codes == NULL) {
+    (*env)->ThrowNew(env, crj.oom, "libcloudroute: batch");
+    return NULL;
+  }
+  jobjectArray out = (*env)->NewObjectArray(env, (jsize)n, crj.object_class, NULL);
+  for (size_t i = 0; out != NULL && i < n; ++i) {
+    codes[i] = (jint)statuses[i];
+    if (op != CRJ_OP_MGET) continue;
+    jobject one = statuses[i] == CR_OK ? crj_reply_to_java(env, replies[i])
+                                       : crj_string(env, cr_reply_get_string(replies[i], NULL));
+    if ((*env)->ExceptionCheck(env)) break;
+    (*env)->SetObjectArrayElement(env, out, (jsize)i, one);
+    (*env)->DeleteLocalRef(env, one);
+  }
+  if (out != NULL && !(*env)->ExceptionCheck(env))
+    (*env)->SetIntArrayRegion(env, statuses_out, 0, (jsize)n, codes);
+  free(codes);
+  return (*env)->ExceptionCheck(env) ? NULL : out;
+}
+
 /* MGET, DEL, EXISTS or MSET over many keys, one command per group. Returns
  * one result per key (MGET: the value, or the failed group's message as a
  * String; the others: null), statuses[i] receiving key i's status, count[0]
@@ -224,29 +242,28 @@ JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_SentinelClient_batch0(
     jintArray statuses, jlongArray count, jobjectArray message) {
   crj_args k, v;
   if (!crj_need(env, statuses, "statuses") || !crj_need(env, count, "count") ||
-      !crj_need(env, message, "message") || !take_batch(env, op, keys, values, &k, &v))
+      !crj_need(env, message, "message") || !crj_batch_take(env, op, keys, values, &k, &v))
     return NULL;
   cr_sentinel_client *c = SENTINEL(h);
   cr_reply **replies = calloc(k.n + 1, sizeof *replies);
   cr_status *st = calloc(k.n + 1, sizeof *st);
-  jint *codes = calloc(k.n + 1, sizeof *codes);
   jobjectArray out = NULL;
-  if (replies == NULL || st == NULL || codes == NULL) {
+  if (replies == NULL || st == NULL) {
     (*env)->ThrowNew(env, crj.oom, "libcloudroute: batch");
     goto done;
   }
   int64_t n_out = 0;
   cr_status r;
   switch (op) {
-    case OP_MGET:
+    case CRJ_OP_MGET:
       r = cr_sentinel_client_mget(replies, st, c, k.ptrs, k.lens, k.n);
       break;
-    case OP_MSET:
+    case CRJ_OP_MSET:
       r = cr_sentinel_client_mset(st, c, k.ptrs, k.lens, v.ptrs, v.lens, k.n);
       break;
     default:
-      r = (op == OP_DEL ? cr_sentinel_client_del : cr_sentinel_client_exists)(&n_out, st, c, k.ptrs,
-                                                                              k.lens, k.n);
+      r = (op == CRJ_OP_DEL ? cr_sentinel_client_del : cr_sentinel_client_exists)(
+          &n_out, st, c, k.ptrs, k.lens, k.n);
   }
   int sent = r == CR_OK;
   for (size_t i = 0; i < k.n; ++i) sent |= st[i] != CR_OK;
@@ -256,30 +273,18 @@ JNIEXPORT jobjectArray JNICALL Java_io_cloudroute_SentinelClient_batch0(
   }
   jstring text = r == CR_OK ? NULL : crj_string(env, cr_last_error());
   if ((*env)->ExceptionCheck(env)) goto done;
-  out = (*env)->NewObjectArray(env, (jsize)k.n, crj.object_class, NULL);
-  for (size_t i = 0; out != NULL && i < k.n; ++i) {
-    codes[i] = (jint)st[i];
-    if (op != OP_MGET) continue;
-    jobject one = st[i] == CR_OK ? crj_reply_to_java(env, replies[i])
-                                 : crj_string(env, cr_reply_get_string(replies[i], NULL));
-    if ((*env)->ExceptionCheck(env)) break;
-    (*env)->SetObjectArrayElement(env, out, (jsize)i, one);
-    (*env)->DeleteLocalRef(env, one);
-  }
-  if (out != NULL && !(*env)->ExceptionCheck(env)) {
+  out = crj_batch_results(env, op, replies, st, k.n, statuses);
+  if (out != NULL) {
     jlong counted = (jlong)n_out;
-    (*env)->SetIntArrayRegion(env, statuses, 0, (jsize)k.n, codes);
     (*env)->SetLongArrayRegion(env, count, 0, 1, &counted);
     (*env)->SetObjectArrayElement(env, message, 0, text);
   }
-  if ((*env)->ExceptionCheck(env)) out = NULL;
 done:
   for (size_t i = 0; replies != NULL && i < k.n; ++i) cr_reply_free(replies[i]);
   free(replies);
   free(st);
-  free(codes);
   crj_args_free(&k);
-  if (op == OP_MSET) crj_args_free(&v);
+  if (op == CRJ_OP_MSET) crj_args_free(&v);
   return out;
 }
 

@@ -12,9 +12,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * One asynchronous call of a {@link Client} or a {@link SentinelClient} in flight ({@code
- * cr_client_submit}, {@code cr_sentinel_client_submit} ...), and the thread rules of every such
- * call.
+ * One asynchronous call of a {@link Client}, a {@link SentinelClient} or a {@link ShardedClient} in
+ * flight ({@code cr_client_submit}, {@code cr_sentinel_client_submit}, {@code
+ * cr_sharded_client_submit}, their multi-key and batch forms ...), and the thread rules of every
+ * such call.
  *
  * <p>The library completes a call on its engine thread (or, for a retry, a redirect or a blocking
  * command, on one of its few worker threads): threads the JVM does not know, attached once each as
@@ -73,10 +74,16 @@ final class AsyncCall<T> implements Runnable {
     return call.future;
   }
 
+  /** The clients of {@link #submit0} and {@link #multi0}: which C submit serves them. */
+  static final int KIND_CLUSTER = 0;
+
+  static final int KIND_SENTINEL = 1;
+  static final int KIND_SHARDED = 2;
+
   /**
-   * Submits args (routed by args[keyIndex], access as {@link Client#command}) on client h (kind 0:
-   * a {@link Client}, 1: a {@link SentinelClient}), whose in-flight count the caller holds; see
-   * {@link #start}.
+   * Submits args (routed by args[keyIndex], access as {@link Client#command}) on client h (kind
+   * {@link #KIND_CLUSTER}, {@link #KIND_SENTINEL} or {@link #KIND_SHARDED}), whose in-flight count
+   * the caller holds; see {@link #start}.
    */
   static <T> CompletableFuture<T> submit(
       NativeResource client,
@@ -174,10 +181,20 @@ final class AsyncCall<T> implements Runnable {
   static final int EXISTS = 3;
 
   /**
-   * Submits op (MGET, DEL, MSET of keys and values, EXISTS) of keys in any slots on client h: the
-   * reply is the blocking call's (MGET's List in key order, DEL's and EXISTS's Long, MSET's "OK").
+   * Submits op (MGET, DEL, MSET of keys and values, EXISTS) of keys in any slots or shards on
+   * client h (kind {@link #KIND_CLUSTER} or {@link #KIND_SHARDED}), the arguments checked as the
+   * blocking call of that client checks them: the reply is the blocking call's (MGET's List in key
+   * order, DEL's and EXISTS's Long, MSET's "OK").
    */
-  static native void multi0(long h, int op, Object[] keys, Object[] values, Object call);
+  static native void multi0(int kind, long h, int op, Object[] keys, Object[] values, Object call);
+
+  /**
+   * Submits the Sentinel batch op (MGET, DEL, MSET of keys and values, EXISTS) of keys on Sentinel
+   * client h, the arguments checked as SentinelClient's blocking batch checks them. The reply is
+   * {@code Object[] {Object[] results, int[] statuses, Long count, String message}}, as
+   * SentinelClient's batch0 gives them (a call refused as a whole fails with its status instead).
+   */
+  static native void batch0(long h, int op, Object[] keys, Object[] values, Object call);
 
   /**
    * Submits a pipeline of n commands on client h (kind 0: a Client; 1: a ShardedClient, which the

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.function.Function;
 
 /**
  * A live Redis Cluster client: reads go to the key's read candidates in order (local ones first),
@@ -52,7 +51,7 @@ public final class Client extends AsyncKeyClient implements KeyCommands {
   private final Router router;
 
   private Client(long ptr, Executor asyncExecutor) {
-    super(ptr, KIND_CLIENT, 0, asyncExecutor);
+    super(ptr, KIND_CLIENT, AsyncCall.KIND_CLUSTER, asyncExecutor);
     long r = acquire();
     try {
       router = new Router(router0(r), this);
@@ -419,65 +418,6 @@ public final class Client extends AsyncKeyClient implements KeyCommands {
   /** ZRANK: the member's rank from 0, null when it is missing. */
   public Long zrank(String key, String member) {
     return run(Command.zrank(key, member));
-  }
-
-  // ---- asynchronous calls (see the class comment; AsyncCall; the single-key ones are
-  // AsyncKeyClient's, shared with SentinelClient) ----------------------------------------------
-
-  /**
-   * MGET of keys in any slots without waiting, as {@link #mget}: split by slot, every node's share
-   * in flight at once; the values in key order, null where a key has none. A failed slot fails the
-   * future (the first failed slot's exception).
-   */
-  @SuppressWarnings("unchecked")
-  public CompletableFuture<List<byte[]>> mgetAsync(Object... keys) {
-    return multiAsync(
-        AsyncCall.MGET,
-        keys,
-        null,
-        v -> {
-          List<byte[]> out = new ArrayList<>();
-          for (Object e : (List<Object>) v) out.add((byte[]) e);
-          return out;
-        });
-  }
-
-  /** mgetAsync of a list of keys. */
-  public CompletableFuture<List<byte[]>> mgetAsync(List<?> keys) {
-    if (keys == null) throw invalid("keys is null");
-    return mgetAsync(keys.toArray());
-  }
-
-  /**
-   * MSET of key/value pairs in any slots without waiting, as {@link #mset} (not atomic across
-   * slots: a failed slot fails the future, and other slots may have been written).
-   */
-  public CompletableFuture<Void> msetAsync(Map<?, ?> pairs) {
-    Pairs kv = new Pairs(pairs);
-    return multiAsync(AsyncCall.MSET, kv.keys, kv.values, v -> null);
-  }
-
-  /** DEL of keys in any slots without waiting, as {@link #del(Object...)}: how many existed. */
-  public CompletableFuture<Long> delAsync(Object... keys) {
-    return multiAsync(AsyncCall.DEL, keys, null, v -> (Long) v);
-  }
-
-  /**
-   * EXISTS of keys in any slots without waiting: how many exist (a key named twice counts twice).
-   */
-  public CompletableFuture<Long> existsAsync(Object... keys) {
-    return multiAsync(AsyncCall.EXISTS, keys, null, v -> (Long) v);
-  }
-
-  private <T> CompletableFuture<T> multiAsync(
-      int op, Object[] keys, Object[] values, Function<Object, ? extends T> convert) {
-    long p = acquire();
-    try {
-      return AsyncCall.start(
-          this, asyncExecutor(), convert, call -> AsyncCall.multi0(p, op, keys, values, call));
-    } finally {
-      release();
-    }
   }
 
   // ---- pipelines, SCAN, scripts, transactions, node commands ------------------------------

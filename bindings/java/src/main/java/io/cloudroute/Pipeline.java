@@ -381,7 +381,8 @@ public final class Pipeline {
   public CompletableFuture<List<Object>> executeAsync() {
     if (args.isEmpty()) return CompletableFuture.completedFuture(new ArrayList<>());
     Queued q = new Queued();
-    Executor executor = client instanceof Client ? ((Client) client).asyncExecutor() : null;
+    Executor executor =
+        client instanceof AsyncKeyClient ? ((AsyncKeyClient) client).asyncExecutor() : null;
     CompletableFuture<List<Object>> future;
     long p = client.acquire();
     try {

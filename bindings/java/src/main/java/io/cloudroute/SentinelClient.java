@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 
 /**
  * Shard groups kept current by Redis Sentinel: one group per Sentinel master name, keys placed by a
@@ -22,14 +23,21 @@ import java.util.concurrent.Executor;
  * the library's engine thread), with the routing, retries and exceptions of {@link #command};
  * {@link Access#AUTO} is refused at once, as by command. Closing the client with calls in flight
  * completes each of their futures once, exceptionally with {@link
- * CloudRouteException.ConnectionException} whose message starts with "cancelled:". The batches have
- * no asynchronous form.
+ * CloudRouteException.ConnectionException} whose message starts with "cancelled:".
+ *
+ * <p>The batches without waiting ({@link #mgetAsync(Object...)}, {@link #msetAsync}, {@link
+ * #delAsync(Object...)}, {@link #existsAsync(Object...)}, on {@code cr_sentinel_client_submit_mget}
+ * ...): one command per group, every group at once on the groups' shared connections, and the
+ * blocking batch's outcome — the same values, and when keys failed the same exception with the same
+ * {@link CloudRouteException#failedKeys()} and {@link CloudRouteException#results()}. Closed with a
+ * batch in flight, every key fails: the future fails with a ConnectionException whose message names
+ * every failed group with "cancelled: ...", every key in failedKeys().
  */
 public final class SentinelClient extends AsyncKeyClient implements KeyCommands {
   private final ShardGroups groups;
 
   private SentinelClient(long ptr, Executor asyncExecutor) {
-    super(ptr, KIND_SENTINEL, 1, asyncExecutor);
+    super(ptr, KIND_SENTINEL, AsyncCall.KIND_SENTINEL, asyncExecutor);
     long p = acquire();
     try {
       groups = new ShardGroups(groups0(p), this);
@@ -147,6 +155,47 @@ public final class SentinelClient extends AsyncKeyClient implements KeyCommands 
     } finally {
       release();
     }
+    return outcome(op, keys, replies, statuses, count[0], message[0]);
+  }
+
+  /**
+   * The batches without waiting (AsyncKeyClient's mgetAsync ...): convert gets what the cluster
+   * client's multi-key reply would be (MGET's List, DEL's and EXISTS's Long) once {@link #outcome}
+   * found no key failed; else the future fails with its exception. The keys are copied: the
+   * exception's failedKeys() are the keys as given, whatever the caller's array holds later.
+   */
+  @Override
+  <T> CompletableFuture<T> multiAsync(
+      int op, Object[] keys, Object[] values, Function<Object, ? extends T> convert) {
+    Object[] given = keys == null ? null : keys.clone();
+    long p = acquire();
+    try {
+      return AsyncCall.start(
+          this,
+          asyncExecutor(),
+          v -> convert.apply(batchReply(op, given, (Object[]) v)),
+          call -> AsyncCall.batch0(p, op, given, values, call));
+    } finally {
+      release();
+    }
+  }
+
+  /** A submitted batch's reply (AsyncCall.batch0's) as the cluster client's multi-key reply. */
+  private static Object batchReply(int op, Object[] keys, Object[] reply) {
+    Batch b =
+        outcome(
+            op, keys, (Object[]) reply[0], (int[]) reply[1], (Long) reply[2], (String) reply[3]);
+    return op == OP_MGET ? b.results : Long.valueOf(b.count);
+  }
+
+  /**
+   * A batch's results (replies and statuses as batch0 gives them), or the exception of the first
+   * failed key's status with every key's result in place — the blocking and the asynchronous
+   * batches alike.
+   */
+  private static Batch outcome(
+      int op, Object[] keys, Object[] replies, int[] statuses, long count, String message) {
+    int n = statuses.length;
     List<Object> results = new ArrayList<>(n);
     List<Object> failedKeys = new ArrayList<>();
     int first = 0;
@@ -157,13 +206,13 @@ public final class SentinelClient extends AsyncKeyClient implements KeyCommands 
       }
       if (first == 0) first = statuses[i];
       failedKeys.add(keys[i]);
-      String why = op == OP_MGET ? (String) replies[i] : message[0];
+      String why = op == OP_MGET ? (String) replies[i] : message;
       results.add(CloudRouteException.of(statuses[i], why));
     }
     if (first != 0) {
-      throw CloudRouteException.of(first, message[0]).withBatch(failedKeys, results);
+      throw CloudRouteException.of(first, message).withBatch(failedKeys, results);
     }
-    return new Batch(results, count[0]);
+    return new Batch(results, count);
   }
 
   /** Asks the sentinels about every group now. */

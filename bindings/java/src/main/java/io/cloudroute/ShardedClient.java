@@ -31,9 +31,22 @@ import java.util.Map;
  * command to it. Replies of {@link #command} are those of {@link Client#command}; {@code read},
  * {@code write}, {@code get} and {@code set} are {@link KeyCommands}'.
  *
+ * <p>Asynchronous calls ({@link #commandAsync}, {@link #getAsync}, {@link #setAsync}, {@link
+ * #incrAsync} ... and the multi-key {@link #mgetAsync(Object...)}, {@link #msetAsync}, {@link
+ * #delAsync(Object...)}, {@link #existsAsync(Object...)}) are {@link Client}'s, on {@code
+ * cr_sharded_client_submit} and {@code cr_sharded_client_submit_mget} ...: a {@link
+ * java.util.concurrent.CompletableFuture} at once, no thread per call (the first attempt goes out
+ * on the server's shared connections), completed on {@link ShardedOptions#asyncExecutor} (by
+ * default a small shared pool of daemon threads, never the library's engine thread) with the
+ * routing, retries, replies and exceptions of the blocking calls. {@link Access#AUTO} and bad
+ * arguments are refused at once, with the blocking call's exception; a pipeline runs blocking only
+ * (its {@link Pipeline#executeAsync()} is refused). Closing the client with calls in flight
+ * completes each of their futures once, exceptionally with {@link
+ * CloudRouteException.ConnectionException} whose message starts with "cancelled:".
+ *
  * <p>Safe for any number of threads ({@link #setServers} included); close it when done.
  */
-public final class ShardedClient extends NativeResource implements KeyCommands {
+public final class ShardedClient extends AsyncKeyClient implements KeyCommands {
   private final ShardGroups groups;
 
   /** A client with the library's defaults, no locality config. */
@@ -49,7 +62,11 @@ public final class ShardedClient extends NativeResource implements KeyCommands {
    *     server entry that is not "host:port[,host:port...]", duplicate shard names
    */
   public ShardedClient(List<?> servers, Ring ring, Config config, ShardedOptions options) {
-    super(create(servers, ring, config, options), KIND_SHARDED);
+    super(
+        create(servers, ring, config, options),
+        KIND_SHARDED,
+        AsyncCall.KIND_SHARDED,
+        options.asyncExecutor);
     long p = acquire();
     try {
       groups = new ShardGroups(groups0(p), this);

@@ -1,6 +1,7 @@
 package io.cloudroute;
 
 import io.cloudroute.CApi.ShardedOptionsLayout;
+import java.util.concurrent.Executor;
 
 /**
  * Options of the {@link ShardedClient} (cr_sharded_options); defaults are the library's. Setters
@@ -17,6 +18,7 @@ public final class ShardedOptions {
   final int[] u32 = new int[ShardedOptionsLayout.U32_COUNT];
   final long[] u64 = new long[ShardedOptionsLayout.U64_COUNT];
   final String[] strings = new String[ShardedOptionsLayout.STR_COUNT];
+  Executor asyncExecutor; // Java's own: not a field of cr_sharded_options
 
   public ShardedOptions() {
     defaults(u32, u64);
@@ -182,6 +184,22 @@ public final class ShardedOptions {
 
   public int sharedConnections() {
     return u32[ShardedOptionsLayout.SHARED_CONNECTIONS];
+  }
+
+  /**
+   * Where the futures of the client's asynchronous calls ({@link ShardedClient#commandAsync},
+   * {@link ShardedClient#mgetAsync(Object...)} ...) are completed, as {@link
+   * ClientOptions#asyncExecutor} (null, the default: the shared pool of daemon threads {@code
+   * cloudroute-async-N}). The executor is the caller's: the client never shuts it down.
+   */
+  public ShardedOptions asyncExecutor(Executor executor) {
+    asyncExecutor = executor;
+    return this;
+  }
+
+  /** The executor of {@link #asyncExecutor(Executor)}; null for the default pool. */
+  public Executor asyncExecutor() {
+    return asyncExecutor;
   }
 
   private static native void defaults(int[] u32, long[] u64);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.cloudroute.CloudRouteException.ConnectionException;
+import io.cloudroute.CloudRouteException.InvalidArgumentException;
 import java.lang.ref.WeakReference;
 import java.util.List;
 import java.util.Set;
@@ -19,8 +20,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.function.Executable;
 
-/** What the asynchronous clients' tests (AsyncClientTest, SentinelAsyncTest) check alike. */
+/**
+ * What the asynchronous clients' tests (AsyncClientTest, SentinelAsyncTest, ShardedAsyncTest) check
+ * alike.
+ */
 final class AsyncTesting {
   private AsyncTesting() {}
 
@@ -32,6 +38,59 @@ final class AsyncTesting {
   static Throwable failure(CompletableFuture<?> f) {
     ExecutionException e = assertThrows(ExecutionException.class, () -> await(f));
     return e.getCause();
+  }
+
+  /**
+   * async is refused at once with the exception blocking throws (an InvalidArgumentException, the
+   * same message but for the C function it names), nothing sent (no batch outcome).
+   */
+  static void refusedAsTheBlockingCall(Executable blocking, Executable async) {
+    CloudRouteException b = assertThrows(InvalidArgumentException.class, blocking);
+    CloudRouteException a = assertThrows(InvalidArgumentException.class, async);
+    assertSameMessage(b, a);
+    assertTrue(a.failedKeys().isEmpty() && a.results().isEmpty(), "nothing was sent");
+  }
+
+  /**
+   * The blocking and the asynchronous calls' messages say the same but for the C function they name
+   * first ("cr_sentinel_client_mget: ..." and "cr_sentinel_client_submit_mget: ...").
+   */
+  static void assertSameMessage(Throwable blocking, Throwable async) {
+    assertEquals(pastFunction(blocking.getMessage()), pastFunction(async.getMessage()));
+  }
+
+  private static String pastFunction(String message) {
+    return message.startsWith("cr_") ? message.substring(message.indexOf(": ") + 2) : message;
+  }
+
+  /**
+   * A batch's future failed by close: a ConnectionException saying "cancelled:" (after the C
+   * function's name and the failed groups), every key of the batch failed, each with a
+   * ConnectionException.
+   */
+  static void assertBatchCancelled(Throwable e, List<?> keys) {
+    assertInstanceOf(ConnectionException.class, e);
+    assertTrue(e.getMessage().contains("cancelled:"), e.getMessage());
+    CloudRouteException c = (CloudRouteException) e;
+    assertEquals(keys, c.failedKeys());
+    for (Object r : c.results()) assertInstanceOf(ConnectionException.class, r);
+  }
+
+  /**
+   * Each of stages (each giving the thread it ran on) ran on a thread executor accepts, or on this
+   * thread — a stage added to a future already complete runs on its caller (a preempted caller may
+   * add it late) — and some ran on the executor.
+   */
+  static void assertStagesRanOn(List<CompletableFuture<Thread>> stages, Predicate<Thread> executor)
+      throws Exception {
+    int onExecutor = 0;
+    for (CompletableFuture<Thread> f : stages) {
+      Thread t = await(f);
+      if (t == Thread.currentThread()) continue;
+      assertTrue(executor.test(t), t.getName());
+      onExecutor++;
+    }
+    assertTrue(onExecutor > 0, "no stage ran on the executor");
   }
 
   static void assertCancelled(Throwable e) {

@@ -111,4 +111,22 @@ class ReadmeExamplesTest {
     });
     assertTrue(out.matches("visit [1-9][0-9]*\n"), out);
   }
+
+  @Test
+  void javaShardedAsync() {
+    Standalone.basePort(); // the README's servers 8968-8969 are in the JVM stage's range
+    try (Standalone servers = Standalone.start(8968, 8969)) {
+      String out = printed(() -> {
+        // README snippet java-sharded-async
+        try (Ring ring = Ring.builder().hash(HashAlgo.MURMUR).shard("cache-a", 1).shard("cache-b", 1).build();
+            ShardedClient client = new ShardedClient(List.of("127.0.0.1:8968", "127.0.0.1:8969"), ring)) {
+          client.msetAsync(Map.of("user:2", "bob", "user:3", "carol")) // one MSET per shard, none waits
+              .thenCompose(done -> client.mgetAsync("user:2", "user:3"))
+              .thenAccept(values -> System.out.println(new String(values.get(1)))) // carol
+              .join();
+        }
+      });
+      assertEquals("carol\n", out);
+    }
+  }
 }
