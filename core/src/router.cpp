@@ -14,7 +14,8 @@ uint64_t SeedOf(const RouterConfig &cfg) {
 Router::Router(RouterConfig cfg, ClockFn clock)
     : cfg_(std::move(cfg)),
       registry_(std::make_shared<NodeRegistry>(cfg_.health, clock, SeedOf(cfg_))),
-      migrations_(std::make_shared<SlotMigrations>(registry_->clock(), cfg_.migration_ttl_ms)) {}
+      migrations_(std::make_shared<SlotMigrations>(registry_->clock(), cfg_.migration_ttl_ms)),
+      recent_moves_(registry_->clock()) {}
 
 Status Router::RebuildLocked() {
   if (topology_ == nullptr) return Status::Ok();
@@ -55,6 +56,19 @@ void CarryZones(const Topology *before, const Topology &after,
 
 }  // namespace
 
+void Router::MarkMovedSlots(const Snapshot *before, const Snapshot *after) {
+  if (before == nullptr || after == nullptr) return;
+  SlotSet moved;
+  for (uint16_t slot = 0; slot < kSlotCount; ++slot) {
+    const CandidateSet *a = before->SetForSlot(slot), *b = after->SetForSlot(slot);
+    if (a != nullptr && b != nullptr && a->master != nullptr && b->master != nullptr &&
+        a->master != b->master) {
+      moved.set(slot);
+    }
+  }
+  recent_moves_.Mark(moved);
+}
+
 Status Router::Update(std::shared_ptr<const Topology> topology) {
   if (topology == nullptr) return Error(Code::kInvalid, "topology is NULL");
   std::lock_guard<std::mutex> lock(mu_);
@@ -71,6 +85,7 @@ Status Router::Update(std::shared_ptr<const Topology> topology) {
     return s;
   }
   refresh_needed_.store(false, std::memory_order_relaxed);
+  MarkMovedSlots(replaced.get(), cell_.Acquire().get());
   // The replaced snapshot's nodes (pinned by it, so pinning again is safe)
   // and the ASK targets since the last update stay one more update: a caller
   // that routed just before this update still holds valid handles and hosts.
@@ -103,6 +118,7 @@ Status Router::ReportMoved(uint32_t slot, const std::string &host, uint16_t port
       current.node == *target) {
     return cleared ? RebuildLocked() : Status::Ok();
   }
+  recent_moves_.Mark(static_cast<uint16_t>(slot));
   for (MovedPatch &m : moved_) {
     if (m.slot == slot) {
       m.target = *target;

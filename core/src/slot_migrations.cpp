@@ -46,4 +46,43 @@ bool SlotMigrations::Sync(const SlotSet &scanned, const SlotSet &migrating, int6
   return changed;
 }
 
+RecentMoves::RecentMoves(ClockFn clock_fn)
+    : clock_(clock_fn != nullptr ? clock_fn : &SteadyNowNs) {}
+
+RecentMoves::Generation &RecentMoves::CurrentLocked() {
+  const int64_t w = WindowNow();
+  Generation &g = gen_[static_cast<size_t>(w & 1)];
+  if (g.window.load(std::memory_order_relaxed) != w) {
+    // Two windows old: its marks are no longer recent.
+    for (auto &bits : g.bits) bits.store(0, std::memory_order_relaxed);
+    g.window.store(w, std::memory_order_release);
+  }
+  return g;
+}
+
+void RecentMoves::Mark(uint16_t slot) {
+  std::lock_guard<std::mutex> lock(mu_);
+  CurrentLocked().bits[slot >> 6].fetch_or(uint64_t{1} << (slot & 63), std::memory_order_release);
+}
+
+void RecentMoves::Mark(const SlotSet &slots) {
+  if (slots.none()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  Generation &g = CurrentLocked();
+  for (size_t slot = 0; slot < kSlotCount; ++slot) {
+    if (slots.test(slot))
+      g.bits[slot >> 6].fetch_or(uint64_t{1} << (slot & 63), std::memory_order_release);
+  }
+}
+
+bool RecentMoves::Recent(uint16_t slot) const {
+  const int64_t w = WindowNow();
+  for (int64_t back = 0; back < 2; ++back) {
+    const Generation &g = gen_[static_cast<size_t>((w - back) & 1)];
+    if (g.window.load(std::memory_order_acquire) != w - back) continue;
+    if ((g.bits[slot >> 6].load(std::memory_order_acquire) >> (slot & 63)) & 1u) return true;
+  }
+  return false;
+}
+
 }  // namespace cloudroute

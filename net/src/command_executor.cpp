@@ -337,7 +337,8 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
   const Args *prefix = nullptr;
   Args load;  // SCRIPT LOAD <call.script>, sent at most once
   uint32_t redirects = 0, retries = 0;
-  bool rerouted = false;  // a failed read routed again on a newer topology
+  bool rerouted = false;   // a failed read routed again on a newer topology
+  bool confirmed = false;  // a replica's nil asked again at the master (NilToConfirm)
   // A write its place's master did not execute (none known, not dialed,
   // READONLY): when the source says so (TopologySource::AskAbout), it is
   // tried again after a backoff, as a retry; else (or past max_retries)
@@ -394,6 +395,15 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
     }
     switch (o.kind) {
       case OutcomeKind::kDone:
+        if (!confirmed && read_set != nullptr) {
+          if (NodeEntry *m = NilToConfirm(read_set, o.node, *o.reply, *topo, slot)) {
+            confirmed = true;  // the slot moved a moment ago: its master decides
+            pinned = m;
+            pinned_tier = read_set->master_tier;
+            prefix = nullptr;
+            break;
+          }
+        }
         return std::move(o.reply);
       case OutcomeKind::kServerError:
         if (call.script != nullptr && load.empty() && o.node != nullptr &&

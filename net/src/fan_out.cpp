@@ -674,6 +674,16 @@ void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
   const bool served = o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kServerError;
   if (served) pools_->NoteServed(job->access, leg->tier, leg->pool);
   if (o.kind == OutcomeKind::kDone) {
+    if (job->access == Access::kRead && !job->master_only && !job->confirmed && snap_ != nullptr) {
+      const CandidateSet *set = snap_->SetForSlot(job->slot);
+      if (NodeEntry *m = NilToConfirm(set, leg->node, *o.reply, *ctx_->topo, job->slot)) {
+        job->confirmed = true;  // the slot moved a moment ago: its master decides
+        job->confirm = m;
+        job->confirm_tier = set->master_tier;
+        asked_.Add(m);  // pinned past the snapshot that named it
+        return;
+      }
+    }
     if (!job->failed.empty()) ctx_->stats.Add(&Stats::fallbacks);
     job->reply = std::move(o.reply);
     return;

@@ -74,6 +74,17 @@ NodeEntry *MasterToAsk(const CandidateSet *set, const NodeEntry *replier, uint32
   return nullptr;
 }
 
+NodeEntry *NilToConfirm(const CandidateSet *set, const NodeEntry *replier, const Reply &reply,
+                        const TopologySource &topo, uint16_t place) {
+  if (set == nullptr || set->master == nullptr || replier == set->master) return nullptr;
+  bool nil = reply.type == RespType::kNull;
+  if (reply.type == RespType::kArray) {
+    for (const ReplyPtr &e : reply.elements)
+      nil = nil || (e != nullptr && e->type == RespType::kNull);
+  }
+  return nil && topo.RecentlyMoved(place) ? set->master : nullptr;
+}
+
 Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access) {
   Outcome o;
   if (!reply->is_error()) {

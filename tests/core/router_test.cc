@@ -550,5 +550,36 @@ TEST(Router, MoreReaderThreadsThanFastSlots) {
   EXPECT_GE(swaps, 20);
 }
 
+// A slot is "recently moved" for a window after a MOVED to another node or
+// an update naming another master for it (RecentMoves: at least
+// kWindowMs, at most twice that); a MOVED to the owner it has, or a slot
+// whose master stays, is not marked.
+TEST(RouterRecentMoves, AMovedSlotIsRecentForAWindow) {
+  g_now = 1;
+  Router r(Cfg(Policy::kLocal), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(TwoShards())).ok());
+  EXPECT_FALSE(r.SlotRecentlyMoved(100)) << "the first install moved nothing";
+  ASSERT_TRUE(r.ReportMoved(100, "127.0.1.1", 7001).ok());  // its owner already
+  EXPECT_FALSE(r.SlotRecentlyMoved(100));
+  ASSERT_TRUE(r.ReportMoved(100, "127.0.2.1", 7101).ok());  // shard 1's master
+  EXPECT_TRUE(r.SlotRecentlyMoved(100));
+  EXPECT_FALSE(r.SlotRecentlyMoved(101));
+  const int64_t window_ns = int64_t{RecentMoves::kWindowMs} * 1000000;
+  g_now += window_ns;
+  EXPECT_TRUE(r.SlotRecentlyMoved(100)) << "forgotten before a whole window passed";
+  g_now += 2 * window_ns;
+  EXPECT_FALSE(r.SlotRecentlyMoved(100)) << "still recent two windows later";
+
+  // A failover: shard 0's slots get another master, shard 1's keep theirs.
+  ASSERT_TRUE(r.Update(Topo(TwoShards(true))).ok());
+  EXPECT_TRUE(r.SlotRecentlyMoved(0));
+  EXPECT_TRUE(r.SlotRecentlyMoved(8191));
+  EXPECT_FALSE(r.SlotRecentlyMoved(8192));
+  EXPECT_FALSE(r.SlotRecentlyMoved(16383));
+  g_now += 3 * window_ns;
+  ASSERT_TRUE(r.Update(Topo(TwoShards(true))).ok());  // the same topology again
+  EXPECT_FALSE(r.SlotRecentlyMoved(0));
+}
+
 }  // namespace
 }  // namespace cloudroute

@@ -71,6 +71,9 @@ class Router {
   // next rebuild (every refresh syncs).
   Status SyncMigrating(const SlotSet &scanned, const SlotSet &migrating, int64_t started_ns);
   bool SlotMigrating(uint16_t slot) const { return migrations_->Active(slot); }
+  // The slot's owner changed a moment ago (RecentMoves): a MOVED to another
+  // node was reported, or an Update named another master for it.
+  bool SlotRecentlyMoved(uint16_t slot) const { return recent_moves_.Recent(slot); }
   const SlotMigrations &migrations() const { return *migrations_; }
   Status ReportFailure(uint32_t handle);
   Status ReportSuccess(uint32_t handle);
@@ -88,10 +91,14 @@ class Router {
  private:
   // REQUIRES: mu_ held.
   Status RebuildLocked();
+  // Marks in recent_moves_ the slots whose master differs between two
+  // snapshots (none when either is null).
+  void MarkMovedSlots(const Snapshot *before, const Snapshot *after);
 
   const RouterConfig cfg_;
   std::shared_ptr<NodeRegistry> registry_;
   std::shared_ptr<SlotMigrations> migrations_;
+  RecentMoves recent_moves_;
   SnapshotCell cell_;
   std::atomic<bool> refresh_needed_{false};
 

@@ -73,4 +73,53 @@ class SlotMigrations {
   std::atomic<int64_t> armed_ns_[kSlotCount] = {};
 };
 
+// RecentMoves: the slots whose owner changed a moment ago — a MOVED
+// followed, or an installed topology naming another master for the slot.
+//
+// Why it matters: a slot's new owner serves it once its master holds the
+// keys, not its replicas (Valkey's atomic slot migration hands the slots
+// over without waiting for the target's replicas; the legacy MIGRATE path
+// deletes at the source once the target master has a key), so for a moment
+// a replica of the new owner answers nil for a key that exists. The engine
+// confirms such a nil at the slot's master while the move is recent; reads
+// that find a value, and every read of a slot that did not move, go where
+// the policy sends them.
+//
+// "Recent" is at least kWindowMs and at most twice that: two generations of
+// one bit per slot (4 KiB), each covering one window of the clock.
+//
+// Thread-safety: Recent() is lock-free and allocation-free for any thread;
+// Mark() takes an internal mutex (it runs on redirects and topology
+// installs only). A Recent() racing a Mark() may miss that mark (the nil is
+// then returned, as before this existed) but never reports a slot that was
+// not marked in the last two windows.
+class RecentMoves {
+ public:
+  static constexpr uint32_t kWindowMs = 2000;
+
+  // clock: nullptr = SteadyNowNs.
+  explicit RecentMoves(ClockFn clock_fn = nullptr);
+  RecentMoves(const RecentMoves &) = delete;
+  RecentMoves &operator=(const RecentMoves &) = delete;
+
+  // REQUIRES: slot < kSlotCount
+  void Mark(uint16_t slot);
+  void Mark(const SlotSet &slots);  // every slot in it
+  bool Recent(uint16_t slot) const;
+
+ private:
+  struct Generation {
+    std::atomic<int64_t> window{-1};  // the window its bits belong to
+    std::atomic<uint64_t> bits[kSlotCount / 64] = {};
+  };
+  int64_t WindowNow() const { return clock_() / (int64_t{kWindowMs} * 1000000); }
+  // REQUIRES: mu_ held. The generation of the current window, emptied
+  // first when it still holds a window two back.
+  Generation &CurrentLocked();
+
+  const ClockFn clock_;
+  std::mutex mu_;  // serializes Mark
+  Generation gen_[2];
+};
+
 }  // namespace cloudroute

@@ -91,8 +91,10 @@ struct Job {
 
   // FanOut's progress across rounds.
   NodeEntry *ask = nullptr;      // the next round sends ASKING + argv here
-  NodeEntry *confirm = nullptr;  // ... argv here: a replica's master (MasterToAsk)
+  NodeEntry *confirm = nullptr;  // ... argv here: a replica's master (MasterToAsk,
+                                 // NilToConfirm)
   Tier confirm_tier = Tier::kUnknown;
+  bool confirmed = false;                 // a replica's nil was sent to confirm (once)
   std::vector<const NodeEntry *> failed;  // nodes this read failed on
   Status last_failure;
   uint32_t redirects = 0, retries = 0;

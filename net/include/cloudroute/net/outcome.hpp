@@ -62,6 +62,17 @@ Status NamedFailure(const NodeEntry *node, const Status &s);
 // is to be followed as usual (the first redirect, or one sent by a master).
 NodeEntry *MasterToAsk(const CandidateSet *set, const NodeEntry *replier, uint32_t redirects);
 
+// Whom to ask when a read routed on `set` was answered by `replier` with
+// `reply`: right after a slot changes owner (TopologySource::RecentlyMoved)
+// the new owner's replicas may not hold its keys yet — a Valkey atomic slot
+// migration hands the slots over once the target master has them — so a
+// nil (the reply, or an element of an array reply) from a replica of a
+// recently moved place is asked again at the place's master, once. nullptr
+// when the reply stands: a master's, a replica's without nil, or a place
+// that did not move.
+NodeEntry *NilToConfirm(const CandidateSet *set, const NodeEntry *replier, const Reply &reply,
+                        const TopologySource &topo, uint16_t place);
+
 // "MOVED 3999 127.0.0.1:6381" / "ASK 3999 :6381" / "MOVED 1 [::1]:6381"
 // (empty or "?" host: from_host), parsed strictly: the slot is 1-5 digits
 // below 16384; the target runs to the end of the text and is host:port or

@@ -77,6 +77,11 @@ class TopologySource {
   // dialed, or refused it as READONLY. Asks the source now, on the caller's
   // thread; true when the write is to be tried again (see above).
   virtual bool AskAbout(uint16_t place) = 0;
+  // The place's owner changed a moment ago (Router::SlotRecentlyMoved): a
+  // nil a replica gives for it is confirmed at the master (NilToConfirm).
+  // Called for nil replies of replicas only. Shard groups do not move
+  // places: false.
+  virtual bool RecentlyMoved(uint16_t) const { return false; }
 
  protected:
   // groups: the ring's groups (kRing), null for a cluster.
@@ -111,6 +116,7 @@ class ClusterSource final : public TopologySource {
     return router_->ReportAsk(slot, host, port);
   }
   bool AskAbout(uint16_t) override { return false; }  // MOVED and refreshes tell it
+  bool RecentlyMoved(uint16_t slot) const override { return router_->SlotRecentlyMoved(slot); }
 
  private:
   Router *const router_;
