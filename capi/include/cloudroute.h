@@ -1612,9 +1612,10 @@ CR_API cr_status cr_pipeline_execute(cr_reply **replies, cr_status *statuses, si
  * A cr_sentinel_client owns a cr_shard_groups table (one group per Sentinel
  * master name, keys placed by a built cr_ring: ring shard i is group i) and
  * keeps it current: it asks the sentinels (SENTINEL get-master-addr-by-name,
- * SENTINEL replicas — replicas flagged s_down, o_down or disconnected are
- * left out, and so are those whose role-reported is not "slave", as a
- * demoted master's is until Sentinel converts it) before
+ * SENTINEL replicas, SENTINEL master — replicas flagged s_down, o_down or
+ * disconnected are left out, and so, while the master is healthy, are those
+ * whose role-reported is not "slave", as a demoted master's is until
+ * Sentinel converts it) before
  * cr_sentinel_client_new returns, then a thread it owns stays subscribed on
  * one sentinel to +switch-master (applied at once) and to the instance
  * events (+sdown, -sdown, +odown, -odown, +slave, +convert-to-slave,

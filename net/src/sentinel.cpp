@@ -125,8 +125,9 @@ Result<SentinelView> SentinelWatcher::AskOne(size_t sentinel, uint32_t group) {
   const std::string &name = names_[group];
   const Args master{"SENTINEL", "get-master-addr-by-name", name};
   const Args replicas{"SENTINEL", "replicas", name};
+  const Args state{"SENTINEL", "master", name};
   std::vector<ReplyPtr> r;
-  Status st = ask_conn_->Pipeline({&master, &replicas}, opts_.sentinel_timeout_ms, &r);
+  Status st = ask_conn_->Pipeline({&master, &replicas, &state}, opts_.sentinel_timeout_ms, &r);
   if (!st.ok()) return st;
   const std::string where = ask_conn_->address() + ": ";
   if (r[0]->is_error()) {
@@ -146,6 +147,19 @@ Result<SentinelView> SentinelWatcher::AskOne(size_t sentinel, uint32_t group) {
   if (r[1]->is_error()) {
     return Error(kServerError, where + "SENTINEL replicas refused: " + r[1]->str);
   }
+  // Whether this sentinel sees the master healthy (SENTINEL master's flags
+  // without s_down, o_down, disconnected or failover_in_progress); unknown
+  // (refused, e.g. by an ACL) counts as not healthy.
+  bool master_healthy = false;
+  if (!r[2]->is_error()) {
+    if (const Reply *mf = Field(*r[2], "flags")) {
+      const std::string &x = mf->str;
+      master_healthy = x.find("s_down") == std::string::npos &&
+                       x.find("o_down") == std::string::npos &&
+                       x.find("disconnected") == std::string::npos &&
+                       x.find("failover_in_progress") == std::string::npos;
+    }
+  }
   for (const ReplyPtr &e : r[1]->elements) {
     if (e == nullptr) continue;
     const Reply *ip = Field(*e, "ip"), *port = Field(*e, "port"), *flags = Field(*e, "flags");
@@ -160,11 +174,15 @@ Result<SentinelView> SentinelWatcher::AskOne(size_t sentinel, uint32_t group) {
     // Right after a failover Sentinel lists the old master among the
     // replicas while it still answers as a master with the data it had
     // (role-reported "master"), until Sentinel converts it seconds later: not
-    // read from before then. master-link-status is not a reason: when the
-    // master dies every replica's link is down, and they are what serves the
-    // reads until Sentinel promotes one.
+    // read from while the group's master is healthy. While the master is
+    // down or being failed over, an instance reporting "master" is the
+    // replica being promoted — the newest data — and stays. (Only the leading
+    // sentinel flags it "promoted"; the others see its role change.)
+    // master-link-status is not a reason: when the master dies every
+    // replica's link is down, and they are what serves the reads until
+    // Sentinel promotes one.
     const Reply *role = Field(*e, "role-reported");
-    if (role != nullptr && role->str != "slave") continue;
+    if (role != nullptr && role->str != "slave" && master_healthy) continue;
     v.replicas.push_back(std::move(a));
   }
   return v;

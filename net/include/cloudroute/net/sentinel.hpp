@@ -5,10 +5,12 @@
 //  - AskAll() asks, for every group, SENTINEL get-master-addr-by-name and
 //    SENTINEL replicas (one round trip per group) and applies the answer with
 //    ShardGroups::SetMaster / SetReplicas (replicas Sentinel flags s_down,
-//    o_down or disconnected are left out, and so are those whose
-//    role-reported is not "slave": a demoted master not yet converted, still
-//    serving its old data). A sentinel that fails is skipped for the next
-//    one; the one that answered stays preferred.
+//    o_down or disconnected are left out, and so, while SENTINEL master
+//    shows the group's master healthy, are those whose role-reported is not
+//    "slave": a demoted master not yet converted, still serving its old
+//    data; while the master is down or failing over, that one is the replica
+//    being promoted, and stays). A sentinel that fails is skipped for the
+//    next one; the one that answered stays preferred.
 //  - A thread of its own stays subscribed on one sentinel to +switch-master
 //    (applied at once: the new master takes writes before anything else is
 //    asked) and to the events that change a group's instances (+sdown,
