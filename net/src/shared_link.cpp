@@ -339,11 +339,19 @@ void NodeLink::Locked(Fn &&fn) {
 void NodeLink::Submit(LinkRequestPtr r) {
   // A caller's thread writes the request itself when it can: the engine
   // thread is then woken only by the reply (one thread switch, not three).
-  if (!loop_->InLoop() && SubmitDirect(r)) return;
+  if (loop_->InLoop()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++placing_;
+  } else if (SubmitDirect(r)) {
+    return;
+  }
   std::weak_ptr<NodeLink> self = weak_from_this();
   loop_->Post([self, r = std::move(r)]() mutable {
     if (auto link = self.lock()) {
-      link->Locked([&] { link->Place(std::move(r)); });
+      link->Locked([&] {
+        --link->placing_;
+        link->Place(std::move(r));
+      });
     } else {
       Finished finished;
       net::Settle(r, Error(kConnError, "the client is closing"), &finished);
@@ -356,10 +364,13 @@ bool NodeLink::SubmitDirect(const LinkRequestPtr &r) {
   bool engine_needed = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (closed_ || r->settled) return false;
     SharedConnection *best = LeastLoaded();
-    // None open, or a busy one and room for another: the engine thread dials.
-    if (best == nullptr || (best->load() > 0 && conns_.size() < max_connections_ && !dialing_)) {
+    // Closed, none open, or a busy one and room for another (the engine
+    // thread dials), or an earlier request not yet placed: the engine
+    // thread places this one after it.
+    if (closed_ || r->settled || placing_ > 0 || best == nullptr ||
+        (best->load() > 0 && conns_.size() < max_connections_ && !dialing_)) {
+      ++placing_;
       return false;
     }
     engine_needed = best->Queue(r);

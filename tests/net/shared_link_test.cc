@@ -52,6 +52,11 @@ class PipeServer {
   }
   uint16_t port() const { return port_; }
   int accepted() const { return accepted_.load(); }
+  // The keys of every GET, in the order they reached the server.
+  std::vector<std::string> gets() {
+    std::lock_guard<std::mutex> lock(gets_mu_);
+    return gets_;
+  }
   // Sends bytes nobody asked for on every open connection (from the
   // server's thread, within its next poll round).
   void Push(const std::string &bytes) {
@@ -80,6 +85,10 @@ class PipeServer {
     c->in.erase(0, used);
     std::string out;
     for (auto &argv : cmds) {
+      if (argv.size() == 2 && argv[0] == "GET") {
+        std::lock_guard<std::mutex> lock(gets_mu_);
+        gets_.push_back(argv[1]);
+      }
       const bool release = !argv.empty() && argv[0] == "RELEASE";
       if (!c->held.empty() && !release) {
         c->held.push_back(std::move(argv));
@@ -151,6 +160,8 @@ class PipeServer {
   std::atomic<int> accepted_{0};
   std::mutex push_mu_;
   std::string push_;
+  std::mutex gets_mu_;
+  std::vector<std::string> gets_;
   std::thread thread_;
 };
 
@@ -282,6 +293,37 @@ TEST_F(SharedLinkTest,
   ASSERT_TRUE(after->status.ok()) << after->status.message();
   EXPECT_EQ(after->replies[0]->str, "after");
   EXPECT_EQ(server.accepted(), 2);
+}
+
+// A thread's requests to one node go out in the order it submitted them,
+// also while the connection is being opened: the first ones wait on the
+// engine thread for the dial, and a later one must not overtake them by
+// going straight onto the connection the dial has just opened.
+TEST_F(SharedLinkTest, OneThreadsRequestsReachTheNodeInTheOrderItSubmittedThem) {
+  PipeServer server;
+  constexpr int kRounds = 300, kEach = 12;
+  std::vector<std::string> submitted;
+  for (int round = 0; round < kRounds; ++round) {
+    auto link = Link(server.port(), 1);
+    std::vector<LinkRequestPtr> requests;
+    std::vector<std::shared_ptr<LinkWaiter>> waiters;
+    for (int i = 0; i < kEach; ++i) {
+      submitted.push_back("o:" + std::to_string(round) + ":" + std::to_string(i));
+      requests.push_back(Request({{"GET", submitted.back()}}));
+      waiters.push_back(Waiter(requests.back()));
+      link->Submit(requests.back());
+    }
+    for (size_t i = 0; i < requests.size(); ++i) {
+      waiters[i]->Wait();
+      ASSERT_TRUE(requests[i]->status.ok()) << requests[i]->status.message();
+      EXPECT_EQ(requests[i]->replies[0]->str, submitted[submitted.size() - kEach + i]);
+    }
+  }
+  const std::vector<std::string> arrived = server.gets();
+  ASSERT_EQ(arrived.size(), submitted.size());
+  int overtaken = 0;
+  for (size_t i = 0; i < arrived.size(); ++i) overtaken += arrived[i] != submitted[i];
+  EXPECT_EQ(overtaken, 0) << "requests that reached the node out of submission order";
 }
 
 TEST_F(SharedLinkTest, ARefusedReplyPoisonsTheConnection) {

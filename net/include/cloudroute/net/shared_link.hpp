@@ -223,7 +223,8 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   template <typename Fn>
   void Locked(Fn &&fn);
   // Not on the engine thread: writes r on an open connection that can take
-  // it; false leaves r to the engine thread (none open, one to dial, closed).
+  // it; false leaves r to the engine thread (none open, one to dial, closed,
+  // or earlier requests still on their way there) and counts it in placing_.
   bool SubmitDirect(const LinkRequestPtr &r);
   SharedConnection *LeastLoaded();  // the open connection with the fewest requests
   void Place(LinkRequestPtr r);     // engine thread
@@ -243,6 +244,9 @@ class NodeLink : public std::enable_shared_from_this<NodeLink> {
   std::vector<std::unique_ptr<SharedConnection>> conns_;
   std::deque<LinkRequestPtr> waiting_;  // for a connection being dialed
   bool dialing_ = false;
+  // Requests posted to the engine thread and not yet placed: while any is,
+  // later ones follow it there, so none overtakes an earlier one on the wire.
+  size_t placing_ = 0;
   bool closed_ = false;
   uint64_t waiting_timer_ = 0;
   int64_t waiting_timer_at_ = 0;
