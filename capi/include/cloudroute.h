@@ -869,7 +869,8 @@ CR_API cr_status cr_shard_groups_locate(uint32_t *out_group, const cr_shard_grou
 
 /* Route a write: the key's group's master, whatever its health.
  * out->shard is the group, out->slot is 0; out->host is owned by the table
- * and stays valid until cr_shard_groups_free(). CR_EUNAVAILABLE when no
+ * and stays valid until cr_shard_groups_free() (for a live client's table:
+ * see cr_sentinel_client_get_groups). CR_EUNAVAILABLE when no
  * master is known; CR_ENOTOPOLOGY until a ring is set. Never allocates. */
 CR_API cr_status cr_shard_groups_route_write(cr_route *out, const cr_shard_groups *groups,
                                              const void *key, size_t len);
@@ -897,7 +898,8 @@ CR_API cr_status cr_shard_groups_candidates(cr_candidate *out, size_t cap, size_
 
 /* Health feedback for an instance handle (cr_route.node_handle,
  * cr_candidate.node_handle), with the breaker of cr_router_report_failure /
- * _success. CR_ENOTFOUND for an unknown handle. */
+ * _success. CR_ENOTFOUND for an unknown handle (or, in a live client's
+ * table, one whose instance left it and was reclaimed). */
 CR_API cr_status cr_shard_groups_report_failure(cr_shard_groups *groups, uint32_t node_handle);
 CR_API cr_status cr_shard_groups_report_success(cr_shard_groups *groups, uint32_t node_handle);
 
@@ -1815,7 +1817,11 @@ CR_API cr_status cr_sentinel_client_refresh(cr_sentinel_client *c);
 /* The client's table, for inspection (cr_shard_groups_route_write,
  * cr_shard_groups_candidates) and health feedback; NULL for NULL. Borrowed:
  * valid until cr_sentinel_client_free(c); never free it, and leave its
- * masters and replicas to the client. */
+ * masters and replicas to the client. Unlike a table of cr_shard_groups_new,
+ * a client's table reclaims the instances that left it, as a router
+ * reclaims nodes (see cr_router_update): a route's host and handle stay
+ * valid while the instance is in the table's current or previous state
+ * (one change back); then the handle is refused with CR_ENOTFOUND. */
 CR_API cr_shard_groups *cr_sentinel_client_get_groups(cr_sentinel_client *c);
 
 typedef struct cr_sentinel_stats {

@@ -44,9 +44,18 @@ struct cr_ring {
   std::shared_ptr<const cloudroute::Ring> built;  // set by cr_ring_build; immutable after
 };
 
+// live: the table of a Sentinel or pre-sharded client, which reclaims the
+// instances that left it (its net layer pins what it uses); a standalone
+// table keeps every instance's entry, and its hosts, until it is freed.
 struct cr_shard_groups {
-  explicit cr_shard_groups(cloudroute::RouterConfig cfg) : groups(std::move(cfg)) {}
+  cr_shard_groups(cloudroute::RouterConfig cfg, bool live) : groups(Reclaiming(cfg, live)) {}
   cloudroute::ShardGroups groups;
+
+ private:
+  static cloudroute::RouterConfig Reclaiming(cloudroute::RouterConfig cfg, bool live) {
+    cfg.reclaim_nodes = live;
+    return cfg;
+  }
 };
 
 // A reply tree owned by the caller (cr_reply_free frees the top level).

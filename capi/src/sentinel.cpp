@@ -118,8 +118,8 @@ cr_status cr_sentinel_client_new(cr_sentinel_client **out, const cr_config *cfg,
     auto parsed = net::ParseSeeds(sentinels);
     if (!parsed.ok()) return Fail(CR_EINVAL, std::string(fn) + ": " + parsed.status().message());
 
-    auto groups =
-        std::make_unique<cr_shard_groups>(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{});
+    auto groups = std::make_unique<cr_shard_groups>(
+        cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{}, true);
     std::vector<std::string> group_names;
     for (size_t i = 0; i < n_groups; ++i) {
       if (names[i] == nullptr)

@@ -45,7 +45,7 @@ extern "C" {
 cr_status cr_shard_groups_new(cr_shard_groups **out, const cr_config *cfg) {
   return Guard([&]() -> cr_status {
     if (cr_status s = NotNull(out, "cr_shard_groups_new", "out"); s != CR_OK) return s;
-    *out = new cr_shard_groups(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig());
+    *out = new cr_shard_groups(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig(), false);
     return CR_OK;
   });
 }

@@ -65,8 +65,8 @@ cr_status cr_sharded_client_new(cr_sharded_client **out, const cr_config *cfg,
     e.refresh_interval_ms = 0;  // nothing to refresh: the table changes by set_servers only
 
     auto c = std::make_unique<cr_sharded_client>();
-    c->groups =
-        std::make_unique<cr_shard_groups>(cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{});
+    c->groups = std::make_unique<cr_shard_groups>(
+        cfg != nullptr ? cfg->cfg : cloudroute::RouterConfig{}, true);
     if (cr_status s = Prefixed(net::AddRingGroups(&c->groups->groups, ring->built), fn); s != CR_OK)
       return s;
     auto client = net::ShardedClient::Create(&c->groups->groups, std::move(parsed), std::move(e));

@@ -162,22 +162,35 @@ Status ShardGroups::SetReplicas(uint32_t group, const std::vector<GroupAddress> 
   return s;
 }
 
-Status ShardGroups::ReportFailure(uint32_t handle) {
-  NodeEntry *e = registry_->Get(handle);
-  if (e == nullptr) {
-    return Error(Code::kNotFound, "no instance with handle " + std::to_string(handle));
-  }
-  e->health.Failure(registry_->clock()(), registry_->health_config());
+namespace {
+
+Status UnknownInstance(uint32_t handle) {
+  return Error(Code::kNotFound, "no instance with handle " + std::to_string(handle) +
+                                    " (never given, or it left the groups and was reclaimed)");
+}
+
+}  // namespace
+
+// A reclaiming table pins the instance for the call (a reclaimed slot may
+// already name another address; Pin() refuses an entry no one pins); a
+// standalone one never frees an entry, so a handle it gave stays good.
+template <typename Fn>
+Status ShardGroups::WithInstance(uint32_t handle, Fn &&fn) {
+  NodeEntry *e = cfg_.reclaim_nodes ? registry_->Pin(handle) : registry_->Get(handle);
+  if (e == nullptr) return UnknownInstance(handle);
+  fn(e);
+  if (cfg_.reclaim_nodes) NodeRegistry::Unpin(e);
   return Status::Ok();
 }
 
+Status ShardGroups::ReportFailure(uint32_t handle) {
+  return WithInstance(handle, [&](NodeEntry *e) {
+    e->health.Failure(registry_->clock()(), registry_->health_config());
+  });
+}
+
 Status ShardGroups::ReportSuccess(uint32_t handle) {
-  NodeEntry *e = registry_->Get(handle);
-  if (e == nullptr) {
-    return Error(Code::kNotFound, "no instance with handle " + std::to_string(handle));
-  }
-  e->health.Success();
-  return Status::Ok();
+  return WithInstance(handle, [](NodeEntry *e) { e->health.Success(); });
 }
 
 Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
@@ -245,7 +258,16 @@ Status ShardGroups::PublishLocked() {
     }
     snap->sets.push_back(std::move(*set));
   }
+  const std::shared_ptr<const Snapshot> replaced = cell_.Acquire();
   cell_.Publish(std::move(snap));
+  // The replaced snapshot's instances (pinned by it, so pinning again is
+  // safe) stay one more change: a caller that routed just before this one
+  // still holds valid handles and hosts. Then, for a live client's table,
+  // every instance no snapshot or caller pins any more is reclaimed.
+  NodePins keep;
+  if (replaced != nullptr) keep.AddAll(replaced->pins);
+  previous_ = std::move(keep);
+  if (cfg_.reclaim_nodes) registry_->Reclaim();
   return Status::Ok();
 }
 

@@ -106,6 +106,10 @@ bool NodePools::OnEngineThread() const {
 
 void NodePools::CloseLinks(std::vector<std::shared_ptr<NodeLink>> links, const Status &why) {
   if (links.empty()) return;
+  if (loop_->InLoop()) {  // a change applied from the engine thread: no wait for itself
+    for (const auto &l : links) l->Close(why);
+    return;
+  }
   auto closed = std::make_shared<LinkWaiter>();
   loop_->Post([links = std::move(links), why, closed] {
     for (const auto &l : links) l->Close(why);

@@ -71,13 +71,15 @@ std::string EventGroup(const std::string &payload) {
 
 SentinelWatcher::SentinelWatcher(ShardGroups *groups, std::vector<Seed> sentinels,
                                  std::vector<std::string> names, SentinelOptions opts,
-                                 SentinelCounters *counters, EventLog *log)
+                                 SentinelCounters *counters, EventLog *log,
+                                 std::function<void()> changed)
     : groups_(groups),
       sentinels_(std::move(sentinels)),
       names_(std::move(names)),
       opts_(std::move(opts)),
       counters_(counters),
       log_(log),
+      changed_(std::move(changed)),
       applied_(names_.size()),
       asked_ns_(names_.size(), 0) {}
 
@@ -210,10 +212,10 @@ void SentinelWatcher::Apply(uint32_t group, const SentinelView &v) {
     }
     (void)groups_->SetMaster(group, v.master.host, v.master.port);
   }
-  if (master_changed || !same(old.replicas, v.replicas)) {
-    (void)groups_->SetReplicas(group, v.replicas);
-  }
+  const bool changed = master_changed || !same(old.replicas, v.replicas);
+  if (changed) (void)groups_->SetReplicas(group, v.replicas);
   old = v;
+  if (changed && changed_ != nullptr) changed_();
 }
 
 // REQUIRES: ask_mu_ held.

@@ -49,9 +49,10 @@ Result<std::unique_ptr<SentinelClient>> SentinelClient::Create(ShardGroups *grou
   SentinelOptions watcher_opts = opts;
   std::unique_ptr<SentinelClient> c(new SentinelClient(groups, std::move(opts)));
   if (Status s = c->source_.Check(); !s.ok()) return s;
-  c->watcher_ =
-      std::make_unique<SentinelWatcher>(groups, std::move(sentinels), std::move(names),
-                                        std::move(watcher_opts), &c->counters_, &c->ctx_.log);
+  NodePools *pools = &c->pools_;
+  c->watcher_ = std::make_unique<SentinelWatcher>(groups, std::move(sentinels), std::move(names),
+                                                  std::move(watcher_opts), &c->counters_,
+                                                  &c->ctx_.log, [pools] { pools->Sweep(); });
   c->watcher_->Start();
   Status s = c->watcher_->AskAll();
   if (!s.ok()) return s;  // destroying c stops the thread

@@ -119,8 +119,10 @@ Status ShardedClient::SetServers(const std::vector<GroupInstances> &servers) {
   if (Status s = groups_->SetAllInstances(servers); !s.ok()) return s;
   const std::shared_ptr<const Snapshot> after = source_.Current();
   if (before == nullptr || after == before) return Status::Ok();
+  // The pools of the instances the change reclaimed (gone for two changes).
+  pools_.Sweep();
   // The instances no group names any more: their idle connections go now
-  // (ShardGroups keeps every registry entry, so the pools stay valid).
+  // (their entries stay one more change, pinned by `before` meanwhile).
   std::unordered_set<const NodeEntry *> kept;
   for (const CandidateSet &set : after->sets) {
     for (const Candidate &cand : set.list) kept.insert(cand.node);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -318,7 +319,12 @@ TEST(ShardGroups, ModuloRing) {
 
 // Readers never see a half-applied change while Sentinel flips masters.
 TEST(ShardGroups, ConcurrentRoutingDuringFailovers) {
-  Fixture f;
+  // Standalone (the C API's cr_shard_groups): the readers below keep a
+  // route's node after the read, which only a table that never reclaims
+  // allows (instance 1 leaves the group each time 2 is master).
+  RouterConfig cfg;
+  cfg.reclaim_nodes = false;
+  Fixture f(cfg);
   std::atomic<bool> stop{false};
   std::atomic<long> routed{0};
   std::vector<std::thread> readers;
@@ -350,6 +356,121 @@ TEST(ShardGroups, ConcurrentRoutingDuringFailovers) {
   stop = true;
   for (auto &t : readers) t.join();
   EXPECT_GT(routed.load(), 0);
+}
+
+// A live client's table (reclaim_nodes): an instance gone from the groups
+// for two changes, held in no snapshot, loses its registry entry; its
+// handle is refused, never applied to the address that reuses its slot.
+TEST(ShardGroups, InstancesGoneForTwoChangesAreReclaimed) {
+  ShardGroups groups(RouterConfig{}, &FakeNow);
+  ASSERT_TRUE(groups.AddGroup("g").ok());
+  ASSERT_TRUE(groups.SetRing(NamedRing({"g"})).ok());
+  ASSERT_TRUE(groups.SetMaster(0, "10.0.0.1", 6379).ok());
+  auto replica = [](int n) {
+    return GroupAddress{"10.1." + std::to_string(n / 250) + "." + std::to_string(n % 250), 6379};
+  };
+  auto handle = [&](int n, uint32_t *out) {
+    return groups.registry().FindHandle(replica(n).host + ":6379", out);
+  };
+  ASSERT_TRUE(groups.SetReplicas(0, {replica(0)}).ok());
+  uint32_t first = 0;
+  ASSERT_TRUE(handle(0, &first));
+  // One change after it left, the previous snapshot's instances stay.
+  ASSERT_TRUE(groups.SetReplicas(0, {replica(1)}).ok());
+  EXPECT_TRUE(groups.ReportFailure(first).ok());
+  // A snapshot someone holds keeps its instances however many changes pass.
+  uint32_t second = 0;
+  ASSERT_TRUE(handle(1, &second));
+  std::shared_ptr<const Snapshot> held = groups.cell().Acquire();
+  ASSERT_TRUE(groups.SetReplicas(0, {replica(2)}).ok());
+  ASSERT_TRUE(groups.SetReplicas(0, {replica(3)}).ok());
+  EXPECT_EQ(groups.ReportFailure(first).code(), Code::kNotFound);
+  EXPECT_NE(groups.ReportFailure(first).message().find("reclaimed"), std::string::npos);
+  EXPECT_TRUE(groups.ReportSuccess(second).ok()) << "replica 1 is in a held snapshot";
+  held.reset();
+  ASSERT_TRUE(groups.SetReplicas(0, {replica(4)}).ok());
+  EXPECT_EQ(groups.ReportSuccess(second).code(), Code::kNotFound);
+  // Thousands of addresses: the registry stays at the live instances plus
+  // the free slots held back before reuse.
+  uint32_t max_size = 0;
+  for (int n = 5; n < 3000; ++n) {
+    ASSERT_TRUE(groups.SetReplicas(0, {replica(n)}).ok());
+    max_size = std::max(max_size, groups.registry().size());
+  }
+  EXPECT_LE(max_size, NodeRegistry::kReuseAfter + 8);
+  EXPECT_LE(groups.registry().live(), 3u);  // the master, the replica and the previous one
+  EXPECT_EQ(groups.ReportFailure(first).code(), Code::kNotFound);
+  Route r;
+  ASSERT_EQ(groups.RouteWrite("k", 1, &r), Code::kOk);
+  EXPECT_EQ(Addr(r.node), "10.0.0.1:6379");
+}
+
+// The C API's standalone table (reclaim_nodes off) keeps every instance's
+// entry and handle for its lifetime.
+TEST(ShardGroups, AStandaloneTableKeepsEveryHandle) {
+  RouterConfig cfg;
+  cfg.reclaim_nodes = false;
+  ShardGroups groups(cfg, &FakeNow);
+  ASSERT_TRUE(groups.AddGroup("g").ok());
+  ASSERT_TRUE(groups.SetMaster(0, "10.0.0.1", 6379).ok());
+  ASSERT_TRUE(groups.SetReplicas(0, {{"10.1.0.0", 6379}}).ok());
+  uint32_t first = 0;
+  ASSERT_TRUE(groups.registry().FindHandle("10.1.0.0:6379", &first));
+  for (int n = 1; n <= 50; ++n) {
+    ASSERT_TRUE(groups.SetReplicas(0, {{"10.1.1." + std::to_string(n), 6379}}).ok());
+  }
+  EXPECT_TRUE(groups.ReportFailure(first).ok());
+  EXPECT_EQ(groups.registry().live(), 52u);
+}
+
+// Routing inside the snapshot (as the net layer does) and feedback by
+// handle on other threads while instances churn through new addresses:
+// every route names a live instance of its snapshot (TSan: no entry is
+// reclaimed under a reader).
+TEST(ShardGroups, ReadersAndFeedbackDuringChurnSeeOnlyLiveInstances) {
+  ShardGroups groups(RouterConfig{}, &FakeNow);
+  ASSERT_TRUE(groups.AddGroup("g").ok());
+  ASSERT_TRUE(groups.SetRing(NamedRing({"g"})).ok());
+  ASSERT_TRUE(groups.SetMaster(0, "10.0.0.1", 6379).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<uint32_t> last_handle{0};
+  std::atomic<long> routed{0}, bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&] {
+      while (!stop.load()) {
+        uint32_t group = 0;
+        groups.VisitReadOrder("k", 1, &group, [&](const Candidate &c, bool) {
+          const std::string a = c.node->address;  // inside the read: pinned
+          if (a.rfind("10.", 0) != 0) bad.fetch_add(1);
+          last_handle.store(c.node->handle.load(), std::memory_order_relaxed);
+        });
+        routed.fetch_add(1);
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    while (!stop.load()) {
+      const Status s = groups.ReportFailure(last_handle.load(std::memory_order_relaxed));
+      if (!s.ok() && s.code() != Code::kNotFound) bad.fetch_add(1);
+      (void)groups.ReportSuccess(last_handle.load(std::memory_order_relaxed));
+    }
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (routed.load() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  for (int n = 0; n < 2000; ++n) {
+    ASSERT_TRUE(
+        groups
+            .SetReplicas(
+                0, {{"10.1." + std::to_string(n / 250) + "." + std::to_string(n % 250), 6379}})
+            .ok());
+  }
+  stop = true;
+  for (auto &t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_GT(routed.load(), 0);
+  EXPECT_LE(groups.registry().size(), NodeRegistry::kReuseAfter + 8);
 }
 
 }  // namespace

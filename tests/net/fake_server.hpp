@@ -239,7 +239,7 @@ inline std::string Command(const std::vector<std::string> &argv) {
 // error (as on Redis 6: the client falls back to CLUSTER SLOTS), CLUSTER
 // SLOTS (any other CLUSTER subcommand too) answers slots(), INFO an empty
 // section, PING as Redis does (+PONG, or its argument echoed), GET "v",
-// anything else +OK.
+// MGET "v" for each key, anything else +OK.
 inline std::function<std::string(const std::string &)> ClusterNode(
     std::function<std::string()> slots) {
   return [slots](const std::string &req) {
@@ -258,6 +258,9 @@ inline std::function<std::string(const std::string &)> ClusterNode(
         out += argv.size() == 2 ? Bulk(argv[1]) : std::string("+PONG\r\n");
       } else if (cmd == "GET" || cmd == "get") {
         out += Bulk("v");
+      } else if (cmd == "MGET" || cmd == "mget") {
+        out += "*" + std::to_string(argv.size() - 1) + "\r\n";
+        for (size_t i = 1; i < argv.size(); ++i) out += Bulk("v");
       } else {
         out += "+OK\r\n";
       }

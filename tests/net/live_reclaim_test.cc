@@ -9,16 +9,24 @@
 // the new node gets a new handle and a new pool, never the old one's);
 // a reclaimed node's handle is refused; reads, pipelines to a named node,
 // node commands and node statistics on other threads during the churn
-// (the TSan run, label tsan) all succeed.
+// (the TSan run, label tsan) all succeed. The same for the pre-sharded
+// client, whose ShardGroups table reclaims as the router does: its one
+// server keeps a replica that moves to a new address on every SetServers;
+// and for the Sentinel client, whose (scripted) sentinel lists a replica at
+// a new address on every ask.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cloudroute/core/ring.hpp"
 #include "cloudroute/net/client.hpp"
 #include "cloudroute/net/pipeline.hpp"
+#include "cloudroute/net/sentinel.hpp"
+#include "cloudroute/net/sharded.hpp"
 #include "fake_server.hpp"
 
 namespace cloudroute {
@@ -150,6 +158,215 @@ TEST_F(LiveReclaim, RequestsOnOtherThreadsDuringChurnSucceed) {
   for (std::thread &t : threads) t.join();
   EXPECT_EQ(failed.load(), 0u);
   EXPECT_GT(ok.load(), 0u);
+}
+
+class ShardedReclaim : public ::testing::Test {
+ protected:
+  // A standalone server: GET answers "v", PING +PONG (fake::ClusterNode).
+  ShardedReclaim()
+      : server_(fake::ClusterNode([] { return std::string("-ERR no cluster\r\n"); })) {}
+
+  std::string Master() const { return "127.0.0.1:" + std::to_string(server_.port()); }
+  std::vector<GroupInstances> Servers(int n) const {
+    return {GroupInstances{{"127.0.0.1", server_.port()}, {{ReplicaHost(n), ReplicaPort(n)}}}};
+  }
+
+  std::unique_ptr<ShardedClient> NewClient() {
+    RouterConfig rc;
+    rc.weights[Master()] = 0;  // the master last: every read dials the replica first
+    groups_ = std::make_unique<ShardGroups>(rc);
+    RingBuilder b(RingOptions{});
+    EXPECT_TRUE(b.AddShard("s", 1, 1).ok());
+    auto ring = b.Build();
+    EXPECT_TRUE(ring.ok());
+    EXPECT_TRUE(AddRingGroups(groups_.get(), *ring).ok());
+    ClientOptions o;
+    for (uint32_t &t : o.timeout_ms) t = 2000;
+    o.conn.connect_timeout_ms = 2000;
+    auto c = ShardedClient::Create(groups_.get(), Servers(0), o);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? std::move(*c) : nullptr;
+  }
+
+  FakeServer server_;
+  std::unique_ptr<ShardGroups> groups_;
+};
+
+TEST_F(ShardedReclaim, RegistryAndPoolsStayBoundedOverManyAddresses) {
+  std::unique_ptr<ShardedClient> c = NewClient();
+  ASSERT_NE(c, nullptr);
+  auto read = [&](int n) {
+    auto r = c->Execute(Access::kRead, "k", {"GET", "k"});
+    ASSERT_TRUE(r.ok()) << "address " << n << ": " << r.status().message();
+    ASSERT_EQ((*r)->str, "v");
+  };
+  read(0);
+  uint32_t first = 0;
+  ASSERT_TRUE(groups_->registry().FindHandle(ReplicaHost(0) + ":" + std::to_string(ReplicaPort(0)),
+                                             &first));
+  constexpr int kAddresses = 1500;  // past NodeRegistry::kReuseAfter: slots are reused
+  uint32_t max_size = 0;
+  size_t max_pools = 0;
+  for (int n = 1; n <= kAddresses; ++n) {
+    ASSERT_TRUE(c->SetServers(Servers(n)).ok());
+    read(n);
+    if (HasFatalFailure()) return;
+    const std::vector<NodeStatsValues> stats = c->node_stats();
+    max_pools = std::max(max_pools, c->pool_count());
+    for (const NodeStatsValues &v : stats) {
+      bool known = v.node->address == Master();
+      for (int k = n - 2; k <= n && !known; ++k) {
+        known = k >= 0 && v.node->address == ReplicaHost(k) + ":" + std::to_string(ReplicaPort(k));
+      }
+      ASSERT_TRUE(known) << "address " << n << ": a pool of " << v.node->address;
+    }
+    max_size = std::max(max_size, groups_->registry().size());
+  }
+  std::printf("SHARDED_RECLAIM addresses=%d registry_slots=%u live=%zu max_pools=%zu\n", kAddresses,
+              max_size, groups_->registry().live(), max_pools);
+  EXPECT_LE(max_size, NodeRegistry::kReuseAfter + 8);
+  EXPECT_LE(groups_->registry().live(), 3u);
+  EXPECT_LE(max_pools, 4u);
+  EXPECT_EQ(groups_->registry().Get(first), nullptr);
+  EXPECT_EQ(groups_->ReportFailure(first).code(), Code::kNotFound);
+}
+
+TEST_F(ShardedReclaim, RequestsOnOtherThreadsDuringChurnSucceed) {
+  std::unique_ptr<ShardedClient> c = NewClient();
+  ASSERT_NE(c, nullptr);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> ok{0}, failed{0};
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] {
+    while (!stop) {
+      auto r = c->Execute(Access::kRead, "k", {"GET", "k"});
+      (r.ok() && (*r)->str == "v" ? ok : failed).fetch_add(1);
+    }
+  });
+  threads.emplace_back([&] {
+    while (!stop) {
+      auto m = c->MGet({"a", "b", "c"});
+      const bool good = m.ok() && (*m)->elements.size() == 3 && (*m)->elements[2]->str == "v";
+      (good ? ok : failed).fetch_add(1);
+    }
+  });
+  threads.emplace_back([&] {
+    while (!stop) {
+      // Every instance: the server answers, the moving replica refuses.
+      auto all = c->ExecuteOnNodes(NodeTarget::kAllNodes, "", {"PING"});
+      if (!all.ok() || all->empty()) failed.fetch_add(1);
+      for (const NodeStatsValues &v : c->node_stats()) {
+        if (v.node == nullptr || v.node->address.empty()) failed.fetch_add(1);
+      }
+    }
+  });
+  // A change every millisecond (a refresh takes a round trip; back to back
+  // changes would give a batch's every round a new replica to try first).
+  for (int n = 1; n <= 600; ++n) {
+    const Status s = c->SetServers(Servers(n));
+    ASSERT_TRUE(s.ok()) << s.message();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  stop = true;
+  for (std::thread &t : threads) t.join();
+  EXPECT_EQ(failed.load(), 0u);
+  EXPECT_GT(ok.load(), 0u);
+  EXPECT_LE(groups_->registry().size(), NodeRegistry::kReuseAfter + 8);
+}
+
+// A sentinel that monitors one master, "g" (the data server), and lists one
+// replica, at address replica_ (127.0.9.x: nothing listens there).
+class SentinelReclaim : public ::testing::Test {
+ protected:
+  SentinelReclaim()
+      : data_(fake::ClusterNode([] { return std::string("-ERR no cluster\r\n"); })),
+        sentinel_([this](const std::string &req) { return Answer(req); }) {}
+
+  std::string Answer(const std::string &req) {
+    size_t used = 0;
+    std::string out;
+    for (const auto &argv : fake::Commands(req, &used)) {
+      const std::string sub = argv.size() > 1 ? argv[1] : "";
+      if (argv[0] == "SUBSCRIBE") {
+        for (size_t i = 1; i < argv.size(); ++i) {
+          out += "*3\r\n" + Bulk("subscribe") + Bulk(argv[i]) + ":" + std::to_string(i) + "\r\n";
+        }
+      } else if (argv[0] == "SENTINEL" && sub == "get-master-addr-by-name") {
+        out += "*2\r\n" + Bulk("127.0.0.1") + Bulk(std::to_string(data_.port()));
+      } else if (argv[0] == "SENTINEL" && sub == "replicas") {
+        const int n = replica_.load();
+        out += "*1\r\n*10\r\n" + Bulk("name") + Bulk("r") + Bulk("ip") + Bulk(ReplicaHost(n)) +
+               Bulk("port") + Bulk(std::to_string(ReplicaPort(n))) + Bulk("flags") + Bulk("slave") +
+               Bulk("role-reported") + Bulk("slave");
+      } else if (argv[0] == "SENTINEL" && sub == "master") {
+        out += "*2\r\n" + Bulk("flags") + Bulk("master");
+      } else {
+        out += "+OK\r\n";
+      }
+    }
+    return out;
+  }
+
+  std::string Data() const { return "127.0.0.1:" + std::to_string(data_.port()); }
+
+  std::unique_ptr<SentinelClient> NewClient() {
+    RouterConfig rc;
+    rc.weights[Data()] = 0;  // the master last: every read dials the replica first
+    groups_ = std::make_unique<ShardGroups>(rc);
+    EXPECT_TRUE(groups_->AddGroup("g").ok());
+    RingBuilder b(RingOptions{});
+    EXPECT_TRUE(b.AddShard("g", 1, 1).ok());
+    auto ring = b.Build();
+    EXPECT_TRUE(ring.ok());
+    EXPECT_TRUE(groups_->SetRing(*ring).ok());
+    SentinelOptions o;
+    o.reask_interval_ms = 0;  // the test asks (Refresh)
+    o.engine.refresh_interval_ms = 0;
+    for (uint32_t &t : o.engine.timeout_ms) t = 2000;
+    auto c = SentinelClient::Create(groups_.get(), {Seed{"127.0.0.1", sentinel_.port()}}, {"g"}, o);
+    EXPECT_TRUE(c.ok()) << c.status().message();
+    return c.ok() ? std::move(*c) : nullptr;
+  }
+
+  std::atomic<int> replica_{0};
+  FakeServer data_;
+  FakeServer sentinel_;
+  std::unique_ptr<ShardGroups> groups_;
+};
+
+TEST_F(SentinelReclaim, InstancesSentinelStopsListingAreReclaimedWithTheirPools) {
+  std::unique_ptr<SentinelClient> c = NewClient();
+  ASSERT_NE(c, nullptr);
+  uint32_t first = 0;
+  ASSERT_TRUE(groups_->registry().FindHandle(ReplicaHost(0) + ":" + std::to_string(ReplicaPort(0)),
+                                             &first));
+  constexpr int kAddresses = 1200;  // past NodeRegistry::kReuseAfter: slots are reused
+  uint32_t max_size = 0;
+  size_t max_pools = 0;
+  for (int n = 1; n <= kAddresses; ++n) {
+    replica_ = n;
+    const Status s = c->Refresh();
+    ASSERT_TRUE(s.ok()) << s.message();
+    auto r = c->Execute(Access::kRead, "k", {"GET", "k"});
+    ASSERT_TRUE(r.ok()) << "address " << n << ": " << r.status().message();
+    ASSERT_EQ((*r)->str, "v");
+    const std::vector<NodeStatsValues> stats = c->node_stats();
+    max_pools = std::max(max_pools, c->pool_count());
+    for (const NodeStatsValues &v : stats) {
+      bool known = v.node->address == Data();
+      for (int k = n - 2; k <= n && !known; ++k) {
+        known = k >= 0 && v.node->address == ReplicaHost(k) + ":" + std::to_string(ReplicaPort(k));
+      }
+      ASSERT_TRUE(known) << "address " << n << ": a pool of " << v.node->address;
+    }
+    max_size = std::max(max_size, groups_->registry().size());
+  }
+  std::printf("SENTINEL_RECLAIM addresses=%d registry_slots=%u live=%zu max_pools=%zu\n",
+              kAddresses, max_size, groups_->registry().live(), max_pools);
+  EXPECT_LE(max_size, NodeRegistry::kReuseAfter + 8);
+  EXPECT_LE(groups_->registry().live(), 3u);
+  EXPECT_LE(max_pools, 4u);
+  EXPECT_EQ(groups_->ReportFailure(first).code(), Code::kNotFound);
 }
 
 }  // namespace

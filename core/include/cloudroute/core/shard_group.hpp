@@ -24,7 +24,17 @@
 // change builds a complete GroupSnapshot and publishes it through a
 // SnapshotCell (readers never see a half-applied change); changes serialize
 // on a mutex. Instance health lives in a NodeRegistry shared by every
-// snapshot, under handles that stay valid for the object's lifetime.
+// snapshot.
+//
+// Reclamation, as the Router's (node_registry.hpp): each snapshot pins its
+// instances, and the table pins those of the snapshot the last change
+// replaced. With RouterConfig::reclaim_nodes (the live Sentinel and
+// pre-sharded clients, whose net layer pins what it uses) every change then
+// frees the registry entries no one pins: an instance gone from the groups
+// for two changes, held in no snapshot, loses its entry and its handle is
+// refused. Without it (the C API's standalone cr_shard_groups, which
+// promises its hosts until it is freed) handles stay valid for the object's
+// lifetime.
 #pragma once
 
 #include <atomic>
@@ -132,6 +142,9 @@ class ShardGroups {
   Status PublishLocked();
   Result<CandidateSet> BuildSet(const Group &g) const;
   Status CheckGroup(uint32_t group) const;
+  // fn(NodeEntry *) on the instance a handle names; kNotFound for none.
+  template <typename Fn>
+  Status WithInstance(uint32_t handle, Fn &&fn);
 
   const RouterConfig cfg_;
   std::shared_ptr<NodeRegistry> registry_;
@@ -143,6 +156,7 @@ class ShardGroups {
   std::unordered_map<std::string, uint32_t> by_name_;
   std::shared_ptr<const Ring> ring_;
   uint64_t generation_ = 0;
+  NodePins previous_;  // the instances of the snapshot the last change replaced
 };
 
 template <typename Emit>

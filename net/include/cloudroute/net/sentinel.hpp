@@ -40,9 +40,10 @@
 //    mode) is refused, never followed.
 //  - failures_before_refresh failed attempts in a row make the refresher
 //    thread re-ask every group (at most every refresh_min_gap_ms).
-// Instances Sentinel stops reporting keep their registry entries (and
-// pools, whose idle connections close after pool.idle_ms): ShardGroups
-// never reclaims a handle it handed out.
+// Instances Sentinel stops reporting are reclaimed as a cluster's nodes are
+// (ShardGroups with reclaim_nodes): gone from the groups for two changes and
+// used by no call, their registry entries are freed and, right after the
+// change, their pools closed (NodePools::Sweep).
 //
 // Thread-safety: SentinelClient is safe for concurrent use; the ShardGroups
 // it updates must outlive it. SentinelWatcher's public methods are safe for
@@ -52,6 +53,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -126,8 +128,12 @@ class SentinelWatcher {
   // names[i] is the Sentinel master name of group i of *groups. log (may
   // be null): a master moving ("failover seen"), a group no sentinel
   // answered about ("refresh failed"), the subscription lost and regained.
+  // changed (may be null) runs after an answer changed a group's instances,
+  // on the thread that asked, under the asking mutex (the client drops the
+  // pools of the instances the change reclaimed).
   SentinelWatcher(ShardGroups *groups, std::vector<Seed> sentinels, std::vector<std::string> names,
-                  SentinelOptions opts, SentinelCounters *counters, EventLog *log);
+                  SentinelOptions opts, SentinelCounters *counters, EventLog *log,
+                  std::function<void()> changed);
   ~SentinelWatcher();  // stops the thread
   SentinelWatcher(const SentinelWatcher &) = delete;
   SentinelWatcher &operator=(const SentinelWatcher &) = delete;
@@ -160,6 +166,7 @@ class SentinelWatcher {
   const SentinelOptions opts_;
   SentinelCounters *const counters_;
   EventLog *const log_;
+  const std::function<void()> changed_;
 
   std::mutex ask_mu_;  // serializes asking; guards the members below
   std::unique_ptr<Connection> ask_conn_;
@@ -231,6 +238,10 @@ class SentinelClient {
   bool subscribed() const { return watcher_->subscribed(); }
   StatsValues stats() const { return ctx_.stats.Snapshot(); }
   std::vector<NodeStatsValues> node_stats() const { return pools_.node_stats(); }
+  // The pools kept, one per instance still in the registry (and the pools
+  // of instances reclaimed by a change until that change's sweep, which
+  // follows it at once): bounded by the instances, however many come and go.
+  size_t pool_count() const { return pools_.List().size(); }
   // As Client::InLogHandler.
   bool InLogHandler() const { return ctx_.log.InSinkOnThisThread(); }
 

@@ -123,6 +123,10 @@ class ShardedClient {
 
   StatsValues stats() const { return ctx_.stats.Snapshot(); }
   std::vector<NodeStatsValues> node_stats() const { return pools_.node_stats(); }
+  // The pools kept, one per instance still in the registry (and the pools
+  // of instances reclaimed by a change until that change's sweep, which
+  // follows it at once): bounded by the instances, however many come and go.
+  size_t pool_count() const { return pools_.List().size(); }
   bool InLogHandler() const { return ctx_.log.InSinkOnThisThread(); }
   ShardGroups &groups() { return *groups_; }
   // The engine's pieces a Pipeline runs on (pipeline.hpp).
