@@ -77,12 +77,15 @@ NodeEntry *MasterToAsk(const CandidateSet *set, const NodeEntry *replier, uint32
 NodeEntry *NilToConfirm(const CandidateSet *set, const NodeEntry *replier, const Reply &reply,
                         const TopologySource &topo, uint16_t place) {
   if (set == nullptr || set->master == nullptr || replier == set->master) return nullptr;
-  bool nil = reply.type == RespType::kNull;
-  if (reply.type == RespType::kArray) {
-    for (const ReplyPtr &e : reply.elements)
-      nil = nil || (e != nullptr && e->type == RespType::kNull);
+  // The slot's mark first: one bit read, where scanning an MGET leg's array
+  // costs a look at each element on every replica read.
+  if (!topo.RecentlyMoved(place)) return nullptr;
+  if (reply.type == RespType::kNull) return set->master;
+  if (reply.type != RespType::kArray) return nullptr;
+  for (const ReplyPtr &e : reply.elements) {
+    if (e != nullptr && e->type == RespType::kNull) return set->master;
   }
-  return nil && topo.RecentlyMoved(place) ? set->master : nullptr;
+  return nullptr;
 }
 
 Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access) {
