@@ -1860,8 +1860,9 @@ typedef struct cr_sentinel_stats {
 CR_API cr_status cr_sentinel_client_get_stats(cr_sentinel_stats *out, const cr_sentinel_client *c);
 
 /* Per-instance statistics of every data node the client has talked to, as
- * cr_client_get_node_stats (the same struct; host valid until the client is
- * freed). Errors: CR_EINVAL, CR_EBUFS. */
+ * cr_client_get_node_stats (the same struct; host valid while the instance
+ * is in the client's groups now or before their last change — copy it to
+ * keep it). Errors: CR_EINVAL, CR_EBUFS. */
 CR_API cr_status cr_sentinel_client_get_node_stats(cr_client_node_stats *out, size_t cap,
                                                    size_t *needed, const cr_sentinel_client *c);
 

@@ -107,7 +107,7 @@ def test_reads_stay_in_cloud_a(client: SentinelClient, sentinel: Dict[str, str])
         assert client.route_read(k).tier == Tier.LOCAL
 
 
-def test_stats_and_refresh(client: SentinelClient) -> None:
+def test_stats_and_refresh(client: SentinelClient, sentinel: Dict[str, str]) -> None:
     client.refresh()
     st = client.stats()
     assert st.reads >= len(KEYS) and st.writes >= len(KEYS)
@@ -117,6 +117,11 @@ def test_stats_and_refresh(client: SentinelClient) -> None:
     assert st.connections >= 1 and st.hedges == 0 and st.poisoned == 0
     assert 'cloudroute_reads_total' in client.metrics_text()
     assert repr(client) == "<cloudroute.SentinelClient groups=2>"
+    # Per instance: only data nodes of the groups, every command counted once.
+    ns = client.node_stats()
+    members = set(data_nodes(sentinel))
+    assert ns and all(f"{n.host}:{n.port}" in members for n in ns), ns
+    assert sum(n.reads + n.writes for n in ns) == st.reads + st.writes
 
 
 def test_borrowed_groups_outlive_close(sentinel: Dict[str, str]) -> None:

@@ -101,6 +101,8 @@ def test_redis_py_shapes(servers: Dict[int, int]) -> None:
         assert c.execute_on_nodes("DBSIZE") == {addr(8815): node(8815).dbsize(), addr(8816): node(8816).dbsize()}
         assert c.delete(*keys) == 50
         assert c.stats().writes > 0 and "cloudroute" in c.metrics_text()
+        assert {f"{n.host}:{n.port}" for n in c.node_stats()} == {addr(8815), addr(8816)}
+        assert sum(n.writes for n in c.node_stats()) == c.stats().writes
         c.execute_on_nodes("FLUSHALL")
 
 

@@ -245,11 +245,19 @@ py::object Stats(const Client &self) {
 
 py::list NodeStats(const Client &self) {
   std::shared_ptr<ClientHandle> h = self.Acquire();
+  return NodeStatsList([&h](cr_client_node_stats *out, size_t cap, size_t *needed) {
+    return cr_client_get_node_stats(out, cap, needed, h->c);
+  });
+}
+
+}  // namespace
+
+py::list NodeStatsList(const NodeStatsFn &fill) {
   const cr_client_node_stats init = CR_CLIENT_NODE_STATS_INIT;
   std::vector<cr_client_node_stats> buf(16, init);
   size_t count = 0;
   for (;;) {
-    const cr_status st = cr_client_get_node_stats(buf.data(), buf.size(), &count, h->c);
+    const cr_status st = fill(buf.data(), buf.size(), &count);
     if (st == CR_EBUFS && count > buf.size()) {
       buf.assign(count, init);
       continue;
@@ -268,6 +276,8 @@ py::list NodeStats(const Client &self) {
   }
   return out;
 }
+
+namespace {
 
 // ---- commands ----------------------------------------------------------------
 

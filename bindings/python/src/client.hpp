@@ -81,6 +81,12 @@ py::list ResultList(const std::vector<cr_reply *> &replies, const std::vector<cr
 // cloudroute.ClientStats.
 py::object ClientStatsRecord(const cr_client_stats &s);
 
+// cr_client_get_node_stats and the Sentinel and pre-sharded clients' as a
+// list of cloudroute.NodeStats; fill(out, cap, needed) is the C call (with
+// the client held), the hosts copied while it is.
+using NodeStatsFn = std::function<cr_status(cr_client_node_stats *, size_t, size_t *)>;
+py::list NodeStatsList(const NodeStatsFn &fill);
+
 // A cloudroute._native.Scan: make(out, opts) creates the C scan (no
 // network); owner is the client handle it keeps alive (made in this
 // process: a Scan after a fork refuses to run).

@@ -344,6 +344,15 @@ void InitSentinelClient(py::module_ &m) {
               "Ask the sentinels about every group now (the watching thread also does).")
           .def("stats", &Stats, "Counters since the client was created (SentinelStats).")
           .def(
+              "node_stats",
+              [](const SentinelClient &self) {
+                std::shared_ptr<SentinelHandle> h = self.Acquire();
+                return NodeStatsList([&h](cr_client_node_stats *out, size_t cap, size_t *needed) {
+                  return cr_sentinel_client_get_node_stats(out, cap, needed, h->c);
+                });
+              },
+              "Per-instance counters of every data node talked to (list of NodeStats).")
+          .def(
               "metrics_text",
               [](const SentinelClient &self) {
                 std::string text;

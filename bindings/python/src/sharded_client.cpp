@@ -250,6 +250,15 @@ void InitShardedClient(py::module_ &m) {
               },
               "Counters since the client was created (ClientStats).")
           .def(
+              "node_stats",
+              [](const ShardedClient &self) {
+                std::shared_ptr<ShardedHandle> h = self.Acquire();
+                return NodeStatsList([&h](cr_client_node_stats *out, size_t cap, size_t *needed) {
+                  return cr_sharded_client_get_node_stats(out, cap, needed, h->c);
+                });
+              },
+              "Per-instance counters of every server talked to (list of NodeStats).")
+          .def(
               "metrics_text",
               [](const ShardedClient &self) {
                 std::string text;

@@ -722,7 +722,7 @@
   (mapv (fn [^NodeStats n]
           {:address (.address n) :host (.host n) :port (.port n) :reads (.reads n)
            :writes (.writes n) :errors (.errors n) :latency-us (.latencyUs n)})
-        (on-client [c c [Client ShardedClient]] (.nodeStats c))))
+        (on-client [c c [Client ShardedClient SentinelClient]] (.nodeStats c))))
 
 ;; ---------------------------------------------------------------- shard groups
 

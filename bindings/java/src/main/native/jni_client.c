@@ -266,7 +266,8 @@ JNIEXPORT void JNICALL Java_io_cloudroute_Client_stats0(JNIEnv *env, jclass cls,
 
 #define NODE_STATS 9
 
-/* Per node of client h (kind 0: a cluster client, 1: a sharded client):
+/* Per node of client h (kind 0: a cluster client, 1: a sharded client, 2: a
+ * Sentinel client):
  * handle, port, reads, writes, errors, connections, latency_us, open, idle
  * in values; the host names in hosts[], copied here while the library still
  * holds them (a refresh may reclaim a node once this returns). */
@@ -284,8 +285,9 @@ JNIEXPORT jlongArray JNICALL Java_io_cloudroute_Client_nodeStats0(JNIEnv *env, j
       return NULL;
     }
     s[0] = (cr_client_node_stats)CR_CLIENT_NODE_STATS_INIT;
-    st = kind == 0 ? cr_client_get_node_stats(s, cap, &needed, CLIENT(h))
-                   : cr_sharded_client_get_node_stats(s, cap, &needed, SHARDED(h));
+    st = kind == 0   ? cr_client_get_node_stats(s, cap, &needed, CLIENT(h))
+         : kind == 1 ? cr_sharded_client_get_node_stats(s, cap, &needed, SHARDED(h))
+                     : cr_sentinel_client_get_node_stats(s, cap, &needed, SENTINEL(h));
     if (st != CR_EBUFS) break;
     cap = needed;
   }

@@ -4,7 +4,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-/** Statistics of one node a live {@link Client} has talked to. */
+/**
+ * Statistics of one node a live client ({@link Client}, {@link ShardedClient}, {@link
+ * SentinelClient}) has talked to.
+ */
 public final class NodeStats {
   public final int nodeHandle;
   public final String host;

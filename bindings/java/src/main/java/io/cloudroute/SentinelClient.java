@@ -230,6 +230,11 @@ public final class SentinelClient extends AsyncKeyClient implements KeyCommands 
     return groups;
   }
 
+  /** Per-instance statistics of every data node the client has talked to. */
+  public List<NodeStats> nodeStats() {
+    return Client.nodeStats(this, 2);
+  }
+
   /** Counters since the client was created. */
   public SentinelStats stats() {
     long[] v = new long[13];

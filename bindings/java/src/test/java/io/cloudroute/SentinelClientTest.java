@@ -39,6 +39,13 @@ class SentinelClientTest {
       SentinelStats stats = s.stats();
       assertTrue(stats.reads >= 20 && stats.writes >= 20, stats.toString());
       assertTrue(stats.asks > 0, stats.toString());
+      // Per instance: data nodes of the groups only, every command counted once.
+      long commands = 0;
+      for (NodeStats n : s.nodeStats()) {
+        assertTrue(n.host.startsWith("127.0."), n.address());
+        commands += n.reads + n.writes;
+      }
+      assertEquals(stats.reads + stats.writes, commands);
     }
   }
 }
