@@ -135,16 +135,18 @@ fi
 cd "$(dirname "$0")/.."
 py_req=bindings/python/requirements-dev.txt
 py_test_req=bindings/python/requirements-test.txt
+py_peers_req=bindings/python/requirements-peers.txt
 if [[ ! -x .venv/bin/python ]]; then
   echo "deps: creating .venv (python: $(command -v "${PYTHON:-python3}"))"
   "${PYTHON:-python3}" -m venv .venv
 fi
 py_project=bindings/python/pyproject.toml
-py_stamp=.venv/.deps-$(cat "$py_req" "$py_test_req" "$py_project" | cksum | cut -d' ' -f1)
+py_stamp=.venv/.deps-$(cat "$py_req" "$py_test_req" "$py_peers_req" "$py_project" | cksum | cut -d' ' -f1)
 if [[ ! -e $py_stamp ]]; then
   echo "deps: pip install -r $py_req (into .venv)"
   .venv/bin/python -m pip install -q --disable-pip-version-check -r "$py_req"
   .venv/bin/python -m pip download -q --disable-pip-version-check -d .venv/wheelhouse -r "$py_test_req"
+  .venv/bin/python -m pip download -q --disable-pip-version-check -d .venv/wheelhouse -r "$py_peers_req"
   rm -f .venv/.deps-* && touch "$py_stamp"
 fi
 

@@ -44,7 +44,8 @@ rm -rf "$venv"
 "$tools/bin/python" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --no-index "$wheel"
 (cd / && "$venv/bin/python" -c 'import cloudroute; print("import cloudroute:", cloudroute.__version__, cloudroute.__file__)')
-"$venv/bin/python" -m pip install -q --no-index --find-links "$tools/wheelhouse" -r bindings/python/requirements-test.txt
+"$venv/bin/python" -m pip install -q --no-index --find-links "$tools/wheelhouse" -r bindings/python/requirements-test.txt \
+  -r bindings/python/requirements-peers.txt
 took
 
 echo "== python: pytest (the 15 slowest tests listed)"

@@ -8,6 +8,9 @@ installs it, scripts/valkey9-path.sh finds it) on a cluster of its own, ports
 - ``Client(..., db=2)``: keys written and read in database 2, absent from 0;
 - ``execute_command`` classes commands by the server's own table: HTTL (read
   on Valkey 9.1) goes to the local replica, HGETEX (a write) to the master.
+- GLIDE side by side: each of Valkey GLIDE's read modes (its sync client,
+  ``client_az="az-a"``) and the policy the README maps it to read the same
+  nodes in the same shares, GET by GET, on this cluster.
 
 Also, on the session's redis 7 cluster (database 0 only): ``db=2`` fails the
 start with the server's reply, and a bad ``client_zone`` is refused at once.
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import subprocess
 import time
-from typing import Dict, Iterator
+from typing import Callable, Dict, Iterator, Optional
 
 import pytest
 from conftest import REPO, harness, live
@@ -154,3 +157,74 @@ def test_client_zone_is_checked_at_once() -> None:
     with pytest.raises(InvalidArgumentError, match="control character"):
         Config(client_zone="use1\r\n")
     assert isinstance(Config(client_zone="use1-az2"), Config)
+
+
+# GLIDE's read modes and the (policy, selection, client zone) the README maps
+# each to. The cluster (scripts/redis-harness.sh): shard 1 has its master
+# and a replica in az-a and a replica in az-b; shard 2 its master and a
+# replica in az-b, a replica in az-a; shard 3 its master in az-a, both
+# replicas in az-b. So shard 3 tells AZ_AFFINITY (other replicas before the
+# primary) from AZ_AFFINITY_REPLICAS_AND_PRIMARY (the same-AZ primary next).
+GLIDE_MAPPING = [
+    ("PREFER_REPLICA", "prefer-replica", None),
+    ("AZ_AFFINITY", "prefer-replica", "az-a"),
+    ("AZ_AFFINITY_REPLICAS_AND_PRIMARY", "local-replicas-first", "az-a"),
+    ("AZ_AFFINITY_ALL_NODES", "local-spread", "az-a"),
+]
+
+
+def gets_per_node(nodes: Dict[str, str], run: Callable[[], None]) -> Dict[str, float]:
+    """Each node's share of the GETs run() sends (INFO commandstats, reset first)."""
+    for addr in nodes:
+        node(addr).config_resetstat()
+    run()
+    served = {a: calls(a, "get") for a in nodes}
+    total = sum(served.values())
+    assert total > 0, served
+    return {a: n / total for a, n in served.items()}
+
+
+@pytest.mark.parametrize("mode,policy,zone", GLIDE_MAPPING, ids=[m for m, _, _ in GLIDE_MAPPING])
+def test_glide_read_modes_and_their_mapped_policies_read_the_same_nodes(
+        cluster9: Dict[str, str], mode: str, policy: str, zone: Optional[str]) -> None:
+    glide_sync = pytest.importorskip("glide_sync", reason="valkey-glide-sync (bindings/python/requirements-peers.txt)")
+    from glide_shared.config import GlideClusterClientConfiguration, NodeAddress, ReadFrom
+
+    nodes = addrs(cluster9)
+    for addr, cloud in nodes.items():
+        assert node(addr).config_set("availability-zone", "az-a" if cloud == "A" else "az-b")
+    seed = cluster9["NODE1_ADDR"]
+    keys = [f"glide:{i}" for i in range(600)]
+    cfg = Config(policy=policy, selection="round-robin", **({"client_zone": zone} if zone else {}))
+    with Client(seed, cfg) as ours:
+        for k in keys:
+            ours.set(k, "v")
+        for s in (1, 2, 3):  # every replica holds its shard's keys before anyone reads
+            want = node(cluster9[f"SHARD{s}_MASTER"]).dbsize()
+            for replica in cluster9[f"SHARD{s}_REPLICAS"].split(","):
+                deadline = time.monotonic() + 10
+                while node(replica).dbsize() < want:
+                    assert time.monotonic() < deadline, f"{replica} never had shard {s}'s keys"
+                    time.sleep(0.02)
+
+        def ours_reads() -> None:
+            for k in keys:
+                assert ours.get(k) == b"v"
+
+        ours_shares = gets_per_node(nodes, ours_reads)
+    host, port = seed.split(":")
+    gc = glide_sync.GlideClusterClient.create(GlideClusterClientConfiguration(
+        addresses=[NodeAddress(host, int(port))], read_from=getattr(ReadFrom, mode), client_az=zone))
+    try:
+
+        def glide_reads() -> None:
+            for k in keys:
+                assert gc.get(k) == b"v"
+
+        glide_shares = gets_per_node(nodes, glide_reads)
+    finally:
+        gc.close()
+    served = {a for a, s in glide_shares.items() if s > 0.01}
+    assert {a for a, s in ours_shares.items() if s > 0.01} == served, (mode, ours_shares, glide_shares)
+    for a in nodes:
+        assert abs(ours_shares[a] - glide_shares[a]) <= 0.06, (mode, a, ours_shares, glide_shares)
