@@ -9,10 +9,12 @@ import io.cloudroute.Config;
 import io.cloudroute.Role;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
 import io.cloudroute.jedis.CloudRouteJedisCluster;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.ClusterPipeline;
@@ -41,6 +43,21 @@ class JedisProviderTest {
       out[0] = p;
       return new JedisCluster(p, 5, Duration.ofSeconds(10));
     }
+  }
+
+  /**
+   * tests/java/run.sh runs these classes, compiled once against the default Jedis, against each
+   * other Jedis major (-Djedis.version): the Jedis on the class path is the one the run names.
+   */
+  @Test
+  void runsOnTheJedisTheBuildNames() throws Exception {
+    Properties jedis = new Properties();
+    try (InputStream in =
+        JedisCluster.class.getResourceAsStream(
+            "/META-INF/maven/redis.clients/jedis/pom.properties")) {
+      jedis.load(in);
+    }
+    assertEquals(System.getProperty("jedis.version"), jedis.getProperty("version"));
   }
 
   @Test

@@ -15,11 +15,13 @@ import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
 import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -95,6 +97,21 @@ class LettuceReadFromTest {
     }
     assertEquals(total, sum, gets.toString());
     return gets;
+  }
+
+  /**
+   * tests/java/run.sh runs these classes, compiled once against the default Lettuce, against its
+   * other major (-Dlettuce.version): the Lettuce on the class path is the one the run names.
+   */
+  @Test
+  void runsOnTheLettuceTheBuildNames() throws Exception {
+    Properties lettuce = new Properties();
+    try (InputStream in =
+        RedisClusterClient.class.getResourceAsStream(
+            "/META-INF/maven/io.lettuce/lettuce-core/pom.properties")) {
+      lettuce.load(in);
+    }
+    assertEquals(System.getProperty("lettuce.version"), lettuce.getProperty("version"));
   }
 
   @Test
