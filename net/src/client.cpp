@@ -3,11 +3,33 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "cloudroute/core/keyslot.hpp"
 
 namespace cloudroute {
 namespace net {
+
+namespace {
+
+// What a rolling upgrade changes: which nodes are listed, which are
+// masters, and their health (a node restarting shows as failed, then back).
+bool NodesChanged(const Topology &a, const Topology &b) {
+  if (a.nodes.size() != b.nodes.size()) return true;
+  using Shape = std::tuple<std::string_view, uint16_t, Role, ReportedHealth>;
+  auto shape = [](const Topology &t) {
+    std::vector<Shape> v;
+    v.reserve(t.nodes.size());
+    for (const TopoNode &n : t.nodes) v.emplace_back(n.host, n.port, n.role, n.health);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  return shape(a) != shape(b);
+}
+
+}  // namespace
 
 Client::Client(Router *router, std::vector<Seed> seeds, ClientOptions opts)
     : source_(router),
@@ -39,7 +61,7 @@ Result<std::unique_ptr<Client>> Client::Create(Router *router, std::vector<Seed>
   if (!s.ok()) return s;
   Client *raw = c.get();
   c->refresher_ = std::make_unique<Refresher>(
-      [raw] { (void)raw->observer_.Refresh(); }, [raw] { raw->observer_.Tick(); },
+      [raw] { (void)raw->Refresh(); }, [raw] { raw->observer_.Tick(); },
       c->ctx_.opts.refresh_interval_ms, c->ctx_.opts.refresh_min_gap_ms);
   c->ctx_.refresher.store(c->refresher_.get(), std::memory_order_release);
   c->prober_ = std::make_unique<RecoveryProber>(&c->ctx_, &c->pools_);
@@ -54,7 +76,19 @@ Client::~Client() {
   refresher_.reset();
 }
 
-Status Client::Refresh() { return observer_.Refresh(); }
+Status Client::Refresh() {
+  const std::shared_ptr<const Snapshot> before = ctx_.router->Current();
+  Status s = observer_.Refresh();
+  if (!s.ok()) return s;
+  // After nodes restarted or failed over, the servers may run another
+  // version, with another command table (command_table.hpp).
+  const std::shared_ptr<const Snapshot> after = ctx_.router->Current();
+  if (before != nullptr && after != nullptr && before->topology != nullptr &&
+      after->topology != nullptr && NodesChanged(*before->topology, *after->topology)) {
+    commands_.Recheck();
+  }
+  return s;
+}
 
 Result<ReplyPtr> Client::Execute(Access access, std::string_view key, const Args &args,
                                  const CallOptions &call) {

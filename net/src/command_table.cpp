@@ -526,10 +526,13 @@ std::shared_ptr<const CommandTable> CommandTables::Get() {
     }
     const int64_t now = SteadyNowNs();
     if (now < next_try_ns_) return CommandTable::Static();
-    auto learned = Learn(&refused);
+    std::string version;
+    auto learned = Learn(&refused, &version);
     if (learned.ok()) {
       table_ = std::move(*learned);
       settled_ = true;
+      learned_ = true;
+      version_ = std::move(version);
     } else {
       why = learned.status();
       if (refused) {
@@ -554,7 +557,36 @@ std::shared_ptr<const CommandTable> CommandTables::Get() {
   return table;
 }
 
-Result<std::shared_ptr<const CommandTable>> CommandTables::Learn(bool *refused) {
+void CommandTables::Recheck() {
+  std::string had;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t now = SteadyNowNs();
+    if (!learned_ || ctx_->router == nullptr || now < next_check_ns_) return;
+    next_check_ns_ = now + int64_t{kRecheckGapMs} * 1000000;
+    had = version_;
+  }
+  // Asked without the lock: commands keep the table they have meanwhile.
+  bool refused = false;
+  std::string version;
+  auto learned = Learn(&refused, &version);
+  if (!learned.ok() || version.empty() || version == had) return;
+  size_t commands = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (version_ != had) return;  // another recheck got there first
+    table_ = std::move(*learned);
+    version_ = version;
+    commands = table_->size();
+  }
+  ctx_->log.Emit(LogLevel::kInfo, "command table re-learned: the server version changed",
+                 {{"from", had.empty() ? "unknown" : had},
+                  {"to", version},
+                  {"commands", std::to_string(commands)}});
+}
+
+Result<std::shared_ptr<const CommandTable>> CommandTables::Learn(bool *refused,
+                                                                 std::string *version_out) {
   const std::shared_ptr<const Snapshot> snap = ctx_->router->Current();
   auto masters = ResolveTargets(snap.get(), NodeTarget::kMasters, "");
   if (!masters.ok()) return masters.status();
@@ -580,6 +612,7 @@ Result<std::shared_ptr<const CommandTable>> CommandTables::Learn(bool *refused) 
       continue;
     }
     const std::string version = ServerVersion(**info);
+    *version_out = version;
     if (!version.empty()) {
       std::lock_guard<std::mutex> lock(g_cache_mu);
       if (auto it = Cache().find(version); it != Cache().end()) return it->second;

@@ -2,8 +2,9 @@
 // of Valkey 9.1.2 and redis 7.0.15 (tests/fuzz/seeds/command_table/, taken
 // with COMMAND INFO of the commands below) parsed and used to class and
 // place commands; the static fallback; hostile replies refused with kParse;
-// and a live client whose node answers COMMAND with garbage or refuses it,
-// which routes by the static table and says so once.
+// a live client whose node answers COMMAND with garbage or refuses it,
+// which routes by the static table and says so once; and a client that
+// re-learns the table when a refresh finds the server upgraded.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "cloudroute/net/client.hpp"
 #include "cloudroute/net/command_table.hpp"
 #include "cloudroute/net/connection.hpp"
 #include "common/source_dir.hpp"
@@ -352,5 +354,64 @@ INSTANTIATE_TEST_SUITE_P(
                       // Nested deeper than the table's connection reads.
                       "*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n*1\r\n:1\r\n",
                       "$5\r\nhello\r\n"));
+
+// A rolling upgrade, scripted: the cluster's master answers as redis 7.0.15
+// (whose table does not know HTTL: a write, for the master), until it is
+// "restarted" as Valkey 9.1.2 and a replica joins. A refresh that changes no
+// node asks nothing more; the refresh that sees the new node asks the
+// master's version again and learns its table: HTTL is a read.
+TEST(CommandTables, ARefreshAfterAServerUpgradeLearnsTheNewTable) {
+  const std::string redis7 = ReadSeed("command_info_redis_7.0.15.resp");
+  const std::string valkey9 = ReadSeed("command_info_valkey_9.1.2.resp");
+  ASSERT_FALSE(redis7.empty());
+  ASSERT_FALSE(valkey9.empty());
+  std::atomic<bool> upgraded{false};
+  std::atomic<int> tables{0};
+  FakeServer server([&](const std::string &req) {
+    size_t used = 0;
+    std::string out;
+    for (const auto &argv : fake::Commands(req, &used)) {
+      const std::string cmd = argv.empty() ? "" : argv[0];
+      if (cmd == "COMMAND") {
+        ++tables;
+        out += upgraded ? valkey9 : redis7;
+      } else if (cmd == "INFO") {
+        out += fake::Bulk(upgraded ? "# Server\r\nserver_name:valkey\r\nvalkey_version:9.1.2\r\n"
+                                   : "# Server\r\nredis_version:7.0.15\r\n");
+      } else {
+        const std::string master = fake::Bulk("127.0.0.1") + ":" + std::to_string(server.port()) +
+                                   "\r\n" + fake::Bulk(std::string(40, 'a'));
+        const std::string replica =
+            fake::Bulk("127.0.9.1") + ":21000\r\n" + fake::Bulk(std::string(40, 'b'));
+        const std::string slots =
+            upgraded ? "*1\r\n*4\r\n:0\r\n:16383\r\n*3\r\n" + master + "*3\r\n" + replica
+                     : "*1\r\n*3\r\n:0\r\n:16383\r\n*3\r\n" + master;
+        out += fake::ClusterNode([slots] { return slots; })(fake::Command(argv));
+      }
+    }
+    return out;
+  });
+  cloudroute::Router router(cloudroute::RouterConfig{});
+  cloudroute::net::ClientOptions o;
+  o.refresh_interval_ms = 0;
+  auto c = cloudroute::net::Client::Create(&router,
+                                           {cloudroute::net::Seed{"127.0.0.1", server.port()}}, o);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  const std::vector<std::string_view> httl{"HTTL", "h", "FIELDS", "1", "f"};
+  EXPECT_FALSE((*c)->Classify(httl).known);
+  EXPECT_EQ((*c)->Classify(httl).access, Access::kWrite);
+  ASSERT_TRUE((*c)->Refresh().ok());  // the same nodes: nothing asked
+  EXPECT_EQ(tables.load(), 1);
+  upgraded = true;
+  ASSERT_TRUE((*c)->Refresh().ok());  // a replica joined: the version is asked again
+  EXPECT_TRUE((*c)->Classify(httl).known);
+  EXPECT_EQ((*c)->Classify(httl).access, Access::kRead);
+  EXPECT_EQ(tables.load(), 2);
+  // At most one recheck in CommandTables::kRecheckGapMs, however the nodes move.
+  upgraded = false;
+  ASSERT_TRUE((*c)->Refresh().ok());
+  EXPECT_EQ((*c)->Classify(httl).access, Access::kRead);
+  EXPECT_EQ(tables.load(), 2);
+}
 
 }  // namespace

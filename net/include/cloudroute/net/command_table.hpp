@@ -24,7 +24,10 @@
 // server); a refused COMMAND (ACL) or a reply Parse() refuses leaves the
 // client on Static() for good, with one warn event saying so; a failed
 // connection leaves it on Static() until the next attempt (at most one a
-// second).
+// second). A server upgrade is followed: after a refresh that changed the
+// cluster's nodes, roles or their health (what a rolling upgrade does:
+// nodes restart, masters fail over), Recheck() asks a master for its
+// version again and re-learns the table when it differs.
 //
 // Thread-safety: a CommandTable is immutable; CommandTables is safe for
 // concurrent use.
@@ -104,17 +107,30 @@ class CommandTables {
   // The server's table, learned now if it is not yet known (see above), or
   // the static one.
   std::shared_ptr<const CommandTable> Get();
+  // Asks a master for its server version (a connection of its own, at most
+  // every kRecheckGapMs) and, when it is not the version the table was
+  // learned from, learns that server's table (an info event names both
+  // versions). Nothing changes when the table is not the server's yet, no
+  // master answers, or the new table is refused. Runs on the calling thread
+  // (the client calls it on its refresher's, after a refresh that changed
+  // the nodes).
+  void Recheck();
+  static constexpr uint32_t kRecheckGapMs = 5000;
 
  private:
   // The server's table from a master, or why not (*refused: the server
-  // answered, and will answer so again).
-  Result<std::shared_ptr<const CommandTable>> Learn(bool *refused);
+  // answered, and will answer so again); *version gets the master's
+  // ServerVersion ("" when INFO server names none).
+  Result<std::shared_ptr<const CommandTable>> Learn(bool *refused, std::string *version);
 
   ClientContext *const ctx_;
   std::mutex mu_;  // serialises learning; guards the fields below
   std::shared_ptr<const CommandTable> table_;
-  bool settled_ = false;     // table_ is final (the server's, or Static() for good)
-  int64_t next_try_ns_ = 0;  // after a connection failure
+  bool settled_ = false;       // table_ is final (the server's, or Static() for good)
+  bool learned_ = false;       // table_ is the server's (version_'s)
+  std::string version_;        // the server version table_ was learned from
+  int64_t next_try_ns_ = 0;    // after a connection failure
+  int64_t next_check_ns_ = 0;  // Recheck's rate limit
 };
 
 }  // namespace net
