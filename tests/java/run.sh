@@ -18,8 +18,9 @@
 # client's JUnit and Clojure tests start themselves, 127.0.0.1, default 8961;
 # they use 8961-8989), JEDIS_VERSION / LETTUCE_VERSION (the client
 # versions the adapters are tested with; defaults in bindings/java/clients/pom.xml),
-# CR_JAVA_JEDIS_ALSO (more Jedis versions for the non-destructive Jedis tests, the adapters
-# rebuilt against each: default one of each other major, 5.2.0 6.2.0 8.0.2; "" for none),
+# CR_JAVA_JEDIS_ALSO (more Jedis versions for every Jedis test, the fault tests on fresh
+# clusters, the adapters' classes as built against the default: default one of each other
+# major, 5.2.0 6.2.0 8.0.2; "" for none),
 # CR_JAVA_LETTUCE_ALSO (more Lettuce versions for the non-destructive Lettuce tests, default
 # 6.8.1.RELEASE; "" for none), MVN (default mvn).
 set -euo pipefail
@@ -106,13 +107,31 @@ if ((status != 0)); then
   grep -E '^\[ERROR\]' "$log.clients" | head -40
   exit "$status"
 fi
+# The clusters the fault tests change (a replica killed, shards failed over
+# into the other cloud, a slot migrated), started afresh in their own
+# directories and ports for the next client version that runs those tests.
+fresh_fault_clusters() {
+  local pids=() d p
+  for d in "kill:${CR_JAVA_KILL_PORT:-7741}" "failover:${CR_JAVA_FAILOVER_PORT:-8601}" \
+    "jedispipe:${CR_JAVA_JEDIS_PIPE_PORT:-9041}"; do
+    {
+      "$harness" stop "$dir/${d%%:*}" >/dev/null 2>&1 || true
+      "$harness" cluster "$dir/${d%%:*}" "${d##*:}" >/dev/null
+    } 9>&- &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || return 1; done
+}
 # One adapters jar for Jedis 5 to 8: the classes `verify` just compiled
 # against the default Jedis (those the jar carries) run here, not rebuilt,
-# against each other Jedis major (surefire:test: no compile step).
+# against each other Jedis major (surefire:test: no compile step) — every
+# Jedis test, the failover, killed replica and slot migration under load
+# included, on fresh clusters for each.
 for v in ${CR_JAVA_JEDIS_ALSO-5.2.0 6.2.0 8.0.2}; do
   t=$SECONDS
+  fresh_fault_clusters || { echo "test: the fault clusters did not start again for Jedis $v" >&2; exit 1; }
   "${mvn[@]}" -f clients/pom.xml -Djedis.version="$v" \
-    -Dtest='JedisProviderTest#runsOnTheJedisTheBuildNames+readsLandInTheClientsCloudAndWritesOnMasters+pipelinesAndTheWindowReadTheirWrites,JedisPipelineTest' surefire:test \
+    -Dtest='JedisProviderTest,JedisPipelineTest,JedisPipelineFaultsTest' surefire:test \
     >"$log.jedis-$v" 2>&1 9>&- || status=$?
   echo "== bindings/java/clients with Jedis $v ($((SECONDS - t)) s)"
   summary "$log.jedis-$v"

@@ -171,12 +171,30 @@ public class CloudRouteClusterProvider extends ClusterConnectionProvider {
       try {
         conn.executeCommand(Protocol.Command.READONLY);
       } catch (JedisException e) {
-        conn.close();
+        release(conn);
         throw e;
       }
       readOnly.add(conn);
     }
     return conn;
+  }
+
+  /**
+   * Gives conn back to its pool. A pool closed meanwhile cannot take it: Jedis 8 closes the pool of
+   * a node that a slot-table renewal no longer lists (a replica marked failed leaves CLUSTER
+   * SLOTS), and returning a connection to it throws "Could not return the (broken) resource to the
+   * pool". Its socket is closed instead; the caller's outcome stands.
+   */
+  static void release(Connection conn) {
+    try {
+      conn.close();
+    } catch (JedisException poolClosed) {
+      try {
+        conn.disconnect();
+      } catch (RuntimeException alreadyClosed) {
+        // nothing left to close
+      }
+    }
   }
 
   /**

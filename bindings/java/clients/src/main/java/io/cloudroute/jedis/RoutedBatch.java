@@ -137,7 +137,7 @@ final class RoutedBatch extends Connection {
         failed(e);
         return false;
       }
-      conn.close();
+      CloudRouteClusterProvider.release(conn);
       if (handle >= 0) feedback(() -> router.reportSuccess(handle));
       int i = 0;
       for (Queued q : commands) {
@@ -171,7 +171,7 @@ final class RoutedBatch extends Connection {
       if (handle >= 0) feedback(() -> router.reportFailure(handle));
       if (conn != null) {
         if (!(e instanceof JedisDataException)) conn.setBroken();
-        conn.close();
+        CloudRouteClusterProvider.release(conn);
       }
       JedisDataException error =
           new JedisDataException(host + ":" + port + ": " + e.getMessage(), e);
