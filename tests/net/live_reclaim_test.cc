@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -160,6 +161,39 @@ TEST_F(LiveReclaim, RequestsOnOtherThreadsDuringChurnSucceed) {
   EXPECT_GT(ok.load(), 0u);
 }
 
+// A shard-group client (pre-sharded or Sentinel) whose replica moves to
+// address n at move(n), through `addresses` addresses: after each move a
+// read answers "v" and every node with statistics is the master or one of
+// the last three replicas; then the registry's slots, its live entries and
+// the client's pools must be bounded (pools: the sweeps after each change).
+template <typename C>
+void ChurnWithinBounds(const char *label, C *c, ShardGroups *groups, const std::string &master,
+                       int addresses, const std::function<Status(int)> &move) {
+  uint32_t max_size = 0;
+  size_t max_pools = 0;
+  for (int n = 1; n <= addresses; ++n) {
+    const Status s = move(n);
+    ASSERT_TRUE(s.ok()) << "address " << n << ": " << s.message();
+    auto r = c->Execute(Access::kRead, "k", {"GET", "k"});
+    ASSERT_TRUE(r.ok()) << "address " << n << ": " << r.status().message();
+    ASSERT_EQ((*r)->str, "v");
+    max_pools = std::max(max_pools, c->pool_count());
+    for (const NodeStatsValues &v : c->node_stats()) {
+      bool known = v.node->address == master;
+      for (int k = n - 2; k <= n && !known; ++k) {
+        known = k >= 0 && v.node->address == ReplicaHost(k) + ":" + std::to_string(ReplicaPort(k));
+      }
+      ASSERT_TRUE(known) << "address " << n << ": a pool of " << v.node->address;
+    }
+    max_size = std::max(max_size, groups->registry().size());
+  }
+  std::printf("%s addresses=%d registry_slots=%u live=%zu max_pools=%zu\n", label, addresses,
+              max_size, groups->registry().live(), max_pools);
+  EXPECT_LE(max_size, NodeRegistry::kReuseAfter + 8);
+  EXPECT_LE(groups->registry().live(), 3u);
+  EXPECT_LE(max_pools, 4u);
+}
+
 class ShardedReclaim : public ::testing::Test {
  protected:
   // A standalone server: GET answers "v", PING +PONG (fake::ClusterNode).
@@ -195,38 +229,14 @@ class ShardedReclaim : public ::testing::Test {
 TEST_F(ShardedReclaim, RegistryAndPoolsStayBoundedOverManyAddresses) {
   std::unique_ptr<ShardedClient> c = NewClient();
   ASSERT_NE(c, nullptr);
-  auto read = [&](int n) {
-    auto r = c->Execute(Access::kRead, "k", {"GET", "k"});
-    ASSERT_TRUE(r.ok()) << "address " << n << ": " << r.status().message();
-    ASSERT_EQ((*r)->str, "v");
-  };
-  read(0);
+  auto r = c->Execute(Access::kRead, "k", {"GET", "k"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
   uint32_t first = 0;
   ASSERT_TRUE(groups_->registry().FindHandle(ReplicaHost(0) + ":" + std::to_string(ReplicaPort(0)),
                                              &first));
-  constexpr int kAddresses = 1500;  // past NodeRegistry::kReuseAfter: slots are reused
-  uint32_t max_size = 0;
-  size_t max_pools = 0;
-  for (int n = 1; n <= kAddresses; ++n) {
-    ASSERT_TRUE(c->SetServers(Servers(n)).ok());
-    read(n);
-    if (HasFatalFailure()) return;
-    const std::vector<NodeStatsValues> stats = c->node_stats();
-    max_pools = std::max(max_pools, c->pool_count());
-    for (const NodeStatsValues &v : stats) {
-      bool known = v.node->address == Master();
-      for (int k = n - 2; k <= n && !known; ++k) {
-        known = k >= 0 && v.node->address == ReplicaHost(k) + ":" + std::to_string(ReplicaPort(k));
-      }
-      ASSERT_TRUE(known) << "address " << n << ": a pool of " << v.node->address;
-    }
-    max_size = std::max(max_size, groups_->registry().size());
-  }
-  std::printf("SHARDED_RECLAIM addresses=%d registry_slots=%u live=%zu max_pools=%zu\n", kAddresses,
-              max_size, groups_->registry().live(), max_pools);
-  EXPECT_LE(max_size, NodeRegistry::kReuseAfter + 8);
-  EXPECT_LE(groups_->registry().live(), 3u);
-  EXPECT_LE(max_pools, 4u);
+  // Past NodeRegistry::kReuseAfter: slots are reused.
+  ChurnWithinBounds("SHARDED_RECLAIM", c.get(), groups_.get(), Master(), 1500,
+                    [&](int n) { return c->SetServers(Servers(n)); });
   EXPECT_EQ(groups_->registry().Get(first), nullptr);
   EXPECT_EQ(groups_->ReportFailure(first).code(), Code::kNotFound);
 }
@@ -340,32 +350,10 @@ TEST_F(SentinelReclaim, InstancesSentinelStopsListingAreReclaimedWithTheirPools)
   uint32_t first = 0;
   ASSERT_TRUE(groups_->registry().FindHandle(ReplicaHost(0) + ":" + std::to_string(ReplicaPort(0)),
                                              &first));
-  constexpr int kAddresses = 1200;  // past NodeRegistry::kReuseAfter: slots are reused
-  uint32_t max_size = 0;
-  size_t max_pools = 0;
-  for (int n = 1; n <= kAddresses; ++n) {
+  ChurnWithinBounds("SENTINEL_RECLAIM", c.get(), groups_.get(), Data(), 1200, [&](int n) {
     replica_ = n;
-    const Status s = c->Refresh();
-    ASSERT_TRUE(s.ok()) << s.message();
-    auto r = c->Execute(Access::kRead, "k", {"GET", "k"});
-    ASSERT_TRUE(r.ok()) << "address " << n << ": " << r.status().message();
-    ASSERT_EQ((*r)->str, "v");
-    const std::vector<NodeStatsValues> stats = c->node_stats();
-    max_pools = std::max(max_pools, c->pool_count());
-    for (const NodeStatsValues &v : stats) {
-      bool known = v.node->address == Data();
-      for (int k = n - 2; k <= n && !known; ++k) {
-        known = k >= 0 && v.node->address == ReplicaHost(k) + ":" + std::to_string(ReplicaPort(k));
-      }
-      ASSERT_TRUE(known) << "address " << n << ": a pool of " << v.node->address;
-    }
-    max_size = std::max(max_size, groups_->registry().size());
-  }
-  std::printf("SENTINEL_RECLAIM addresses=%d registry_slots=%u live=%zu max_pools=%zu\n",
-              kAddresses, max_size, groups_->registry().live(), max_pools);
-  EXPECT_LE(max_size, NodeRegistry::kReuseAfter + 8);
-  EXPECT_LE(groups_->registry().live(), 3u);
-  EXPECT_LE(max_pools, 4u);
+    return c->Refresh();
+  });
   EXPECT_EQ(groups_->ReportFailure(first).code(), Code::kNotFound);
 }
 
