@@ -2,7 +2,8 @@
 (scripts/redis-harness.sh sentinel, ports 8121-8126 and 8131-8133: group0's
 master in cloud A 127.0.1.x, group1's in cloud B 127.0.2.x, each with a
 replica in both clouds): writes on each key's group's master, reads kept in
-cloud A, statistics, the borrowed ShardGroups, lifecycle and bad input; then
+cloud A, statistics, the borrowed ShardGroups, lifecycle and bad input, ACL
+users for the sentinels and the data nodes; then
 the cluster client's failure tests on the engine they share (these damage the
 setup, so they run last): a local replica stalled (SIGSTOP) under hedged
 reads, then killed, and a SENTINEL FAILOVER under reads and writes.
@@ -170,6 +171,49 @@ def test_bad_input(client: SentinelClient, sentinel: Dict[str, str]) -> None:
     with pytest.raises(cloudroute.InvalidArgumentError, match="ca.pem"):
         SentinelClient(env["SENTINELS"], names(env), Ring.jedis(names(env)), tls=True,
                        tls_ca_file="/nonexistent/ca.pem")
+
+
+def test_acl_users_for_the_sentinels_and_the_data_nodes(sentinel: Dict[str, str]) -> None:
+    """An ACL user on the sentinels and another on the data nodes: the client asks and
+    subscribes as the first and serves commands as the second (whose key pattern holds);
+    a wrong password of either is refused without appearing in the error."""
+    env = sentinel
+    sentinels = [env[f"SENTINEL{n}_ADDR"] for n in range(1, int(env["SENTINEL_COUNT"]) + 1)]
+    for a in sentinels:
+        node(a).execute_command("ACL", "SETUSER", "cr-sentinel", "on", ">sentinel-secret", "allchannels",
+                                "+@all")
+    for a in data_nodes(env):
+        node(a).execute_command("ACL", "SETUSER", "cr-app", "on", ">app-secret", "~acl:*", "+@all")
+
+    def make_as(sentinel_password: str, password: str) -> SentinelClient:
+        return SentinelClient(env["SENTINELS"], names(env), Ring.jedis(names(env)),
+                              Config(local_cidrs=[env["CLOUD_A_CIDR"]]), command_timeout_ms=3000,
+                              sentinel_username="cr-sentinel", sentinel_password=sentinel_password,
+                              username="cr-app", password=password)
+
+    try:
+        with make_as("sentinel-secret", "app-secret") as c:
+            keys = ["acl:1", "acl:2", "acl:3"]
+            for k in keys:
+                assert c.set(k, "acl") is True
+            assert wait_until(lambda: all(c.get(k) == b"acl" for k in keys), 5)  # read on replicas
+            with pytest.raises(cloudroute.ResponseError, match="NOPERM"):
+                c.set("other:key", "x")
+            assert wait_until(lambda: c.stats().subscribed, 5), "the subscription did not authenticate"
+        with pytest.raises(cloudroute.Error) as refused:
+            make_as("wrong-sentinel-secret", "app-secret")
+        assert "wrong-sentinel-secret" not in str(refused.value)
+        with make_as("sentinel-secret", "wrong-app-secret") as c:  # the sentinels' user is right
+            with pytest.raises(cloudroute.Error) as refused:
+                c.set("acl:1", "x")
+            assert "wrong-app-secret" not in str(refused.value)
+            with pytest.raises(cloudroute.Error):
+                c.get("acl:1")
+    finally:
+        for a in sentinels:
+            node(a).execute_command("ACL", "DELUSER", "cr-sentinel")
+        for a in data_nodes(env):
+            node(a).execute_command("ACL", "DELUSER", "cr-app")
 
 
 def test_db_serves_the_groups_database(client: SentinelClient, sentinel: Dict[str, str]) -> None:
