@@ -77,11 +77,11 @@ NodeEntry *MasterToAsk(const CandidateSet *set, const NodeEntry *replier, uint32
 NodeEntry *NilToConfirm(const CandidateSet *set, const NodeEntry *replier, const Reply &reply,
                         const TopologySource &topo, uint16_t place) {
   if (set == nullptr || set->master == nullptr || replier == set->master) return nullptr;
-  // The slot's mark first: one bit read, where scanning an MGET leg's array
-  // costs a look at each element on every replica read.
+  // A value (nearly every read) costs a type check; a nil or an array asks
+  // about the slot's mark (two loads) before anything scans an MGET leg.
+  if (reply.type != RespType::kNull && reply.type != RespType::kArray) return nullptr;
   if (!topo.RecentlyMoved(place)) return nullptr;
   if (reply.type == RespType::kNull) return set->master;
-  if (reply.type != RespType::kArray) return nullptr;
   for (const ReplyPtr &e : reply.elements) {
     if (e != nullptr && e->type == RespType::kNull) return set->master;
   }
