@@ -82,11 +82,12 @@ Status Client::Refresh() {
   if (!s.ok()) return s;
   // After nodes restarted or failed over, the servers may run another
   // version, with another command table (command_table.hpp).
-  const std::shared_ptr<const Snapshot> after = ctx_.router->Current();
-  if (before != nullptr && after != nullptr && before->topology != nullptr &&
-      after->topology != nullptr && NodesChanged(*before->topology, *after->topology)) {
-    commands_.Recheck();
-  }
+  // Compared only when the client uses the server's table and may recheck.
+  commands_.Recheck([&] {
+    const std::shared_ptr<const Snapshot> after = ctx_.router->Current();
+    return before != nullptr && after != nullptr && before->topology != nullptr &&
+           after->topology != nullptr && NodesChanged(*before->topology, *after->topology);
+  });
   return s;
 }
 

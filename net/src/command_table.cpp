@@ -531,7 +531,6 @@ std::shared_ptr<const CommandTable> CommandTables::Get() {
     if (learned.ok()) {
       table_ = std::move(*learned);
       settled_ = true;
-      learned_ = true;
       version_ = std::move(version);
     } else {
       why = learned.status();
@@ -557,14 +556,19 @@ std::shared_ptr<const CommandTable> CommandTables::Get() {
   return table;
 }
 
-void CommandTables::Recheck() {
+void CommandTables::Recheck(const std::function<bool()> &nodes_changed) {
   std::string had;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const int64_t now = SteadyNowNs();
-    if (!learned_ || ctx_->router == nullptr || now < next_check_ns_) return;
-    next_check_ns_ = now + int64_t{kRecheckGapMs} * 1000000;
+    const bool servers = table_ != nullptr && table_->from_server();
+    if (!servers || ctx_->router == nullptr || now < next_check_ns_) return;
     had = version_;
+  }
+  if (!nodes_changed()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    next_check_ns_ = SteadyNowNs() + int64_t{kRecheckGapMs} * 1000000;
   }
   // Asked without the lock: commands keep the table they have meanwhile.
   bool refused = false;

@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -107,14 +108,15 @@ class CommandTables {
   // The server's table, learned now if it is not yet known (see above), or
   // the static one.
   std::shared_ptr<const CommandTable> Get();
-  // Asks a master for its server version (a connection of its own, at most
-  // every kRecheckGapMs) and, when it is not the version the table was
-  // learned from, learns that server's table (an info event names both
-  // versions). Nothing changes when the table is not the server's yet, no
-  // master answers, or the new table is refused. Runs on the calling thread
-  // (the client calls it on its refresher's, after a refresh that changed
-  // the nodes).
-  void Recheck();
+  // When the table is the server's, no recheck ran in the last
+  // kRecheckGapMs and nodes_changed() says the cluster's nodes changed, asks
+  // a master for its server version (a connection of its own) and, when it
+  // is not the version the table was learned from, learns that server's
+  // table (an info event names both versions). Nothing changes when no
+  // master answers or the new table is refused. Runs on the calling thread
+  // (the client calls it on its refresher's, after each refresh), and only
+  // then calls nodes_changed.
+  void Recheck(const std::function<bool()> &nodes_changed);
   static constexpr uint32_t kRecheckGapMs = 5000;
 
  private:
@@ -127,7 +129,6 @@ class CommandTables {
   std::mutex mu_;  // serialises learning; guards the fields below
   std::shared_ptr<const CommandTable> table_;
   bool settled_ = false;       // table_ is final (the server's, or Static() for good)
-  bool learned_ = false;       // table_ is the server's (version_'s)
   std::string version_;        // the server version table_ was learned from
   int64_t next_try_ns_ = 0;    // after a connection failure
   int64_t next_check_ns_ = 0;  // Recheck's rate limit
