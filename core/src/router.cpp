@@ -4,16 +4,9 @@
 
 namespace cloudroute {
 
-namespace {
-uint64_t SeedOf(const RouterConfig &cfg) {
-  if (cfg.seed != 0) return cfg.seed;
-  return static_cast<uint64_t>(SteadyNowNs()) ^ reinterpret_cast<uintptr_t>(&cfg);
-}
-}  // namespace
-
 Router::Router(RouterConfig cfg, ClockFn clock)
     : cfg_(std::move(cfg)),
-      registry_(std::make_shared<NodeRegistry>(cfg_.health, clock, SeedOf(cfg_))),
+      registry_(std::make_shared<NodeRegistry>(cfg_.health, clock, RegistrySeed(cfg_))),
       migrations_(std::make_shared<SlotMigrations>(registry_->clock(), cfg_.migration_ttl_ms)),
       recent_moves_(registry_->clock()) {}
 

@@ -7,18 +7,13 @@ namespace cloudroute {
 
 namespace {
 
-uint64_t SeedOf(const RouterConfig &cfg) {
-  if (cfg.seed != 0) return cfg.seed;
-  return static_cast<uint64_t>(SteadyNowNs()) ^ reinterpret_cast<uintptr_t>(&cfg);
-}
-
 const GroupSnapshot *AsGroups(const Snapshot *s) { return static_cast<const GroupSnapshot *>(s); }
 
 }  // namespace
 
 ShardGroups::ShardGroups(RouterConfig cfg, ClockFn clock)
     : cfg_(std::move(cfg)),
-      registry_(std::make_shared<NodeRegistry>(cfg_.health, clock, SeedOf(cfg_))) {
+      registry_(std::make_shared<NodeRegistry>(cfg_.health, clock, RegistrySeed(cfg_))) {
   auto empty = std::make_shared<GroupSnapshot>();
   empty->registry = registry_;
   empty->slot_to_set.fill(kNoShard);

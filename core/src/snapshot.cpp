@@ -2,6 +2,11 @@
 
 namespace cloudroute {
 
+uint64_t RegistrySeed(const RouterConfig &cfg) {
+  if (cfg.seed != 0) return cfg.seed;
+  return static_cast<uint64_t>(SteadyNowNs()) ^ reinterpret_cast<uintptr_t>(&cfg);
+}
+
 namespace {
 
 uint32_t WeightOf(const RouterConfig &cfg, const TopoNode &n) {

@@ -229,9 +229,9 @@ void AsyncCalls::FirstSettled(const CallPtr &c, LinkRequest &r) {
   }
   Outcome o = executor_->Conclude(c->plan.node, c->plan.tier, c->access, c->args, false, c->call,
                                   Status::Ok(), std::move(r.replies), true, t0, r.done_ns);
-  const bool readonly = o.kind == OutcomeKind::kServerError && c->access == Access::kWrite &&
+  const bool readonly = o.kind == OutcomeKind::kErrorReply && c->access == Access::kWrite &&
                         ErrorPrefix(*o.reply) == "READONLY";
-  if (o.kind == OutcomeKind::kDone || (o.kind == OutcomeKind::kServerError && !readonly)) {
+  if (o.kind == OutcomeKind::kDone || (o.kind == OutcomeKind::kErrorReply && !readonly)) {
     if (c->access == Access::kWrite) ctx_->recent_writes.NoteWrite(c->slot);
     if (o.kind == OutcomeKind::kDone) {
       Deliver(c, std::move(o.reply));

@@ -49,7 +49,7 @@ Result<ReplyPtr> ClusterScan::RoundTrip() {
   if (shard_begun_) {
     Outcome o = exec_->RunOn(node_, tier_, Access::kRead, cmd, call);
     if (o.kind == OutcomeKind::kDone) return std::move(o.reply);
-    if (o.kind == OutcomeKind::kServerError) return Error(kServerError, Why(o));
+    if (o.kind == OutcomeKind::kErrorReply) return Error(kServerError, Why(o));
     return Error(o.status.ok() ? kServerError : o.status.code(),
                  "SCAN of " + shard + " failed part-way (the scan cannot go on without " +
                      "repeating or missing keys): " + Why(o));
@@ -74,7 +74,7 @@ Result<ReplyPtr> ClusterScan::RoundTrip() {
       shard_begun_ = true;
       return std::move(o.reply);
     }
-    if (o.kind == OutcomeKind::kServerError) return Error(kServerError, Why(o));
+    if (o.kind == OutcomeKind::kErrorReply) return Error(kServerError, Why(o));
     if (o.waited) return o.status;
     if (!why.empty()) why += "; ";
     why += Why(o);

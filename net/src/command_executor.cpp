@@ -144,7 +144,7 @@ Outcome Answered(NodePools *pools, NodeEntry *node, Tier tier, NodePool *pool, R
   Outcome c = Classify(std::move(answer), node, access);
   c.node = node;
   c.tier = tier;
-  if (c.kind == OutcomeKind::kDone || c.kind == OutcomeKind::kServerError) {
+  if (c.kind == OutcomeKind::kDone || c.kind == OutcomeKind::kErrorReply) {
     pools->NoteServed(access, tier, pool);
   }
   return c;
@@ -405,7 +405,7 @@ Result<ReplyPtr> CommandExecutor::Route(Access access, bool master_only, uint16_
           }
         }
         return std::move(o.reply);
-      case OutcomeKind::kServerError:
+      case OutcomeKind::kErrorReply:
         if (call.script != nullptr && load.empty() && o.node != nullptr &&
             ErrorPrefix(*o.reply) == "NOSCRIPT") {
           // The script is not cached on that node (restarted, SCRIPT FLUSH,

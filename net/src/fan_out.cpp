@@ -614,7 +614,7 @@ bool FanOut::Conclusive(const Requests &requests) {
       // write its demoted master did not execute (AskAgain), LOADING a
       // read's next candidate or a write's retry (judged as a write's: the
       // worker's business either way).
-      if (prefix == "READONLY" || ErrorKind(prefix, Access::kWrite) != OutcomeKind::kServerError) {
+      if (prefix == "READONLY" || ErrorKind(prefix, Access::kWrite) != OutcomeKind::kErrorReply) {
         return false;
       }
     }
@@ -671,7 +671,7 @@ void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
   Outcome o = Classify(std::move(reply), leg->node, job->access);
   // LOADING / MASTERDOWN answer nothing: a hedge's other leg may still.
   job->answered = o.kind != OutcomeKind::kNodeFailed;
-  const bool served = o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kServerError;
+  const bool served = o.kind == OutcomeKind::kDone || o.kind == OutcomeKind::kErrorReply;
   if (served) pools_->NoteServed(job->access, leg->tier, leg->pool);
   if (o.kind == OutcomeKind::kDone) {
     if (job->access == Access::kRead && !job->master_only && !job->confirmed && snap_ != nullptr) {
@@ -688,7 +688,7 @@ void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
     job->reply = std::move(o.reply);
     return;
   }
-  if (o.kind == OutcomeKind::kServerError && ErrorPrefix(*o.reply) == "READONLY" &&
+  if (o.kind == OutcomeKind::kErrorReply && ErrorPrefix(*o.reply) == "READONLY" &&
       AskAgain(job, Error(kServerError, leg->node->address + ": " + o.reply->str))) {
     return;  // a demoted master refused the write: not executed
   }
@@ -748,7 +748,7 @@ void FanOut::Settle(Job *job, Leg *leg, ReplyPtr reply) {
       job->last_failure = o.status;
       return;
     case OutcomeKind::kDone:
-    case OutcomeKind::kServerError:
+    case OutcomeKind::kErrorReply:
       return;  // handled above
   }
 }

@@ -120,7 +120,7 @@ OutcomeKind ErrorKind(const std::string &prefix, Access access) {
     // A replica that cannot serve yet: a read moves on, a write waits.
     return access == Access::kRead ? OutcomeKind::kNodeFailed : OutcomeKind::kRetry;
   }
-  return OutcomeKind::kServerError;
+  return OutcomeKind::kErrorReply;
 }
 
 }  // namespace net

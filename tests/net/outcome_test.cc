@@ -157,7 +157,7 @@ TEST(Classify, Kinds) {
     EXPECT_TRUE(o.host.empty());
   }
   o = Classify(Make(RespType::kError, "WRONGTYPE Operation against a key"), &n, Access::kRead);
-  EXPECT_EQ(o.kind, OutcomeKind::kServerError);
+  EXPECT_EQ(o.kind, OutcomeKind::kErrorReply);
   EXPECT_EQ(o.reply->str, "WRONGTYPE Operation against a key");
 }
 

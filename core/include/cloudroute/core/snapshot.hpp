@@ -41,6 +41,10 @@ struct RouterConfig {
   bool reclaim_nodes = true;
 };
 
+// The seed of a router's node registry (its weighted picks): the configured
+// seed, or one that differs per router and per run when none is set.
+uint64_t RegistrySeed(const RouterConfig &cfg);
+
 struct Route {
   uint16_t slot = 0;
   uint32_t shard = 0;

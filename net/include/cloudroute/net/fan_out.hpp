@@ -69,7 +69,7 @@
 
 #include "cloudroute/net/client_context.hpp"
 #include "cloudroute/net/node_pools.hpp"
-#include "cloudroute/net/outcome.hpp"  // before errors.hpp: its kServerError would shadow
+#include "cloudroute/net/outcome.hpp"
 
 namespace cloudroute {
 namespace net {

@@ -19,7 +19,7 @@
 namespace cloudroute {
 namespace net {
 
-enum class OutcomeKind : uint8_t { kDone, kServerError, kMoved, kAsk, kRetry, kNodeFailed };
+enum class OutcomeKind : uint8_t { kDone, kErrorReply, kMoved, kAsk, kRetry, kNodeFailed };
 
 struct Outcome {
   OutcomeKind kind = OutcomeKind::kNodeFailed;
@@ -41,7 +41,7 @@ struct Outcome {
 // REQUIRES: reply != nullptr
 Outcome Classify(ReplyPtr reply, const NodeEntry *node, Access access);
 // What an error reply's first word (ErrorPrefix) makes of it, as Classify
-// judges it (MOVED / ASK before their target is parsed): kServerError for
+// judges it (MOVED / ASK before their target is parsed): kErrorReply for
 // an error to return as it is.
 OutcomeKind ErrorKind(const std::string &prefix, Access access);
 
