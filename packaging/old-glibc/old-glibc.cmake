@@ -24,6 +24,10 @@ function(cr_link_for_old_glibc target)
     message(FATAL_ERROR "cr_link_for_old_glibc: x86_64 and aarch64 only (${CMAKE_SYSTEM_PROCESSOR})")
   endif()
   target_sources(${target} PRIVATE ${CR_OLD_GLIBC_DIR}/compat.c)
+  # It defines the wrappers the linker redirects to: never batched with a
+  # target's other sources (CR_UNITY).
+  set_source_files_properties(${CR_OLD_GLIBC_DIR}/compat.c TARGET_DIRECTORY ${target}
+    PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   set(wraps ${CR_OLD_GLIBC_WRAPPED})
   list(TRANSFORM wraps PREPEND "LINKER:--wrap=")
   target_link_options(${target} PRIVATE -static-libstdc++ -static-libgcc ${wraps})
