@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds libcloudroute strictly and runs every test: the format check, unit
+# Builds libcloudroute strictly (-Werror) and runs every test: the format check, unit
 # (GoogleTest), C API (CMocka), ABI and install checks; the Python and JVM
 # stages; a 30 s soak of the live client (tests/soak/run.sh); then the unit, C
 # API and integration tests (against real redis-server processes that the
@@ -11,15 +11,15 @@
 # others (logs in build/stage-logs/, printed whole when both end).
 #
 # Two cores are the budget, and most test stages wait on servers: so once the
-# strict build is done, the other build trees (the wheel, the JVM library, the
-# arm64 tree and wheel, ASan, TSan) compile one after another in the background
+# first build (the package tree: tests, CLI, the JVM library) is done, the other
+# build trees (the wheel, the arm64 tree and wheel, ASan, TSan) compile one after another in the background
 # at nice 19, on the CPU the tests leave idle; a stage that needs one waits
 # for it. Every tree compiles through ccache (scripts/deps.sh installs it;
 # cache in ~/.cache/ccache), so a second run recompiles only what changed.
 #
 #   ./scripts/deps.sh && ./scripts/test.sh   the README's command (CI runs it)
 #   ./scripts/test.sh --fast     skip the ASan + UBSan, TSan and fuzz passes (the
-#                                integration tests run in the strict tree instead)
+#                                integration tests run in the package tree instead)
 #   tests/python/run.sh          the Python stage alone
 #
 # It installs nothing: scripts/deps.sh does. It stops at once, naming
@@ -72,9 +72,15 @@ stage() {
 stage "format (scripts/check-format.sh)"
 scripts/check-format.sh
 
-stage "build (preset werror: RelWithDebInfo, -Werror, -Wconversion on the core, the net layer and the C API)"
-cmake --preset werror >/dev/null
-cmake --build --preset werror -j "$jobs"
+# One tree for the tests and the x86_64 artifacts: the package preset (Release,
+# -Werror, -Wconversion on the core, the net layer and the C API) builds the
+# tests, the CLI and the JVM library beside the libraries the .debs carry, so
+# the JVM stage and scripts/package.sh deb find them built (the werror preset is
+# the same with debug information, for developers' own builds).
+stage "build (preset package: Release, -Werror, -Wconversion; the tests and the JVM library too)"
+JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")} \
+  cmake --preset package -DCR_BUILD_JNI=ON >/dev/null
+cmake --build build/package -j "$jobs"
 logs=build/stage-logs
 
 # The background builds, in the order the stages need them. Each step's log
@@ -82,7 +88,6 @@ logs=build/stage-logs
 # step stops the chain. `await_build STEP` waits for one and fails the run
 # when it failed.
 build_wheel() { scripts/package.sh python-host; } # the sdist and the x86_64 wheel (the Python stage)
-build_jni() { bindings/java/build-native.sh; }    # the JVM library of this machine (the JVM stage)
 # The arm64 tree: the .debs, the emulated tests and the JVM library of the
 # package stage (configured as bindings/java/build-native.sh does, which then
 # finds it built; the x86_64 package tree is the JVM stage's, so it is left
@@ -120,7 +125,7 @@ await_build() {
   fi
 }
 rm -f "$logs"/build-*
-steps=(wheel jni arm64)
+steps=(wheel arm64)
 ((fast == 1)) || steps+=(asan tsan)
 # Its own process group (set -m), so that a failing stage stops it whole.
 set -m
@@ -136,15 +141,14 @@ trap 'kill -- "-$builds_pid" 2>/dev/null || true' EXIT
 # ASan pass leaves it out).
 if ((fast == 1)); then
   stage "tests (unit, capi, abi, integration; the background builds: ${steps[*]})"
-  ctest --preset werror -j "$jobs"
+  ctest --preset package -j "$jobs"
 else
   stage "tests (unit, capi, abi; the harness self-test; the background builds: ${steps[*]})"
-  ctest --preset werror -j "$jobs" -LE integration
-  ctest --preset werror -L slow
+  ctest --preset package -j "$jobs" -LE integration
+  ctest --preset package -L slow
 fi
 
 stage "python and java/clojure, side by side (tests/python/run.sh, tests/java/run.sh)"
-await_build jni
 tests/java/run.sh >"$logs/java.log" 2>&1 &
 java_pid=$!
 { await_build wheel && CR_PY_PREBUILT=1 tests/python/run.sh; } >"$logs/python.log" 2>&1 &
@@ -178,7 +182,7 @@ done
 # 300 s). The soak mostly waits on its servers.
 stage "packages (scripts/package.sh deb jar, tests/package/run.sh) and the soak (tests/soak/run.sh 30), side by side"
 await_build arm64
-CR_SOAK_BUILD=build/werror tests/soak/run.sh 30 >"$logs/soak.log" 2>&1 &
+CR_SOAK_BUILD=build/package tests/soak/run.sh 30 >"$logs/soak.log" 2>&1 &
 soak_pid=$!
 pkg_rc=0 soak_rc=0 suites_pid=
 if scripts/package.sh deb jar; then
