@@ -42,7 +42,8 @@
  *    library returns are borrowed unless the doc says "new reference".
  *  - Thread-safety: a handle is used by one thread at a time, EXCEPT
  *    cr_router, cr_shard_groups, cr_client and cr_sentinel_client (safe for
- *    concurrent use by any number of threads, except their _free) and
+ *    concurrent use by any number of threads, except their _free),
+ *    cr_subscription (every call, its _free included: see its section) and
  *    cr_topology / cr_snapshot / a built cr_ring / cr_reply (immutable: safe
  *    to read from any thread; a topology is reference-counted
  *    (cr_topology_ref), a snapshot handle is one reference of its own (each
