@@ -225,24 +225,22 @@ class PubSubLive : public crtest::ClusterTest {
     cr_client_free(c_);
   }
 
-  void Add(cr_channel_kind kind, const std::vector<std::string> &names) {
+  using NamesCall = cr_status (*)(cr_subscription *, cr_channel_kind, size_t, const void *const *,
+                                  const size_t *);
+  void Names(NamesCall call, cr_channel_kind kind, const std::vector<std::string> &names) {
     std::vector<const void *> p;
     std::vector<size_t> l;
     for (const auto &n : names) {
       p.push_back(n.data());
       l.push_back(n.size());
     }
-    ASSERT_EQ(cr_subscription_add(s_, kind, names.size(), p.data(), l.data()), CR_OK)
-        << cr_last_error();
+    ASSERT_EQ(call(s_, kind, names.size(), p.data(), l.data()), CR_OK) << cr_last_error();
+  }
+  void Add(cr_channel_kind kind, const std::vector<std::string> &names) {
+    Names(cr_subscription_add, kind, names);
   }
   void Remove(cr_channel_kind kind, const std::vector<std::string> &names) {
-    std::vector<const void *> p;
-    std::vector<size_t> l;
-    for (const auto &n : names) {
-      p.push_back(n.data());
-      l.push_back(n.size());
-    }
-    ASSERT_EQ(cr_subscription_remove(s_, kind, names.size(), p.data(), l.data()), CR_OK);
+    Names(cr_subscription_remove, kind, names);
   }
 
   // A name whose slot is in shard's first range (harness layout), with prefix.

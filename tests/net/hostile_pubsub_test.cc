@@ -26,26 +26,20 @@ using fake::Bulk;
 class Node {
  public:
   Node()
-      : server_([this](const std::string &req) {
-          size_t used = 0;
-          std::string out;
-          for (const auto &argv : fake::Commands(req, &used)) {
-            const std::string cmd = argv.empty() ? "" : argv[0];
-            std::string verb;
-            for (char c : cmd)
-              verb += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            if (verb.find("subscribe") != std::string::npos) {
+      : server_(fake::ScriptedClusterNode(
+            [this] { return server_.port(); },
+            [this](const std::vector<std::string> &argv, std::string *out, bool *) {
+              std::string verb;
+              for (char c : argv.empty() ? std::string() : argv[0]) {
+                verb += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+              }
+              if (verb.find("subscribe") == std::string::npos) return false;
               ++subscribes_;
               for (size_t i = 1; i < argv.size(); ++i) {
-                out += "*3\r\n" + Bulk(verb) + Bulk(argv[i]) + ":" + std::to_string(i) + "\r\n";
+                *out += "*3\r\n" + Bulk(verb) + Bulk(argv[i]) + ":" + std::to_string(i) + "\r\n";
               }
-            } else {
-              out += fake::ClusterNode([this] { return fake::OneNodeSlots(server_.port()); })(
-                  fake::Command(argv));
-            }
-          }
-          return out;
-        }) {}
+              return true;
+            })) {}
 
   std::string seed() const { return "127.0.0.1:" + std::to_string(server_.port()); }
   std::string address() const { return seed(); }

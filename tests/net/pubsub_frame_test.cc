@@ -15,33 +15,18 @@
 #include "cloudroute/core/keyslot.hpp"
 #include "cloudroute/net/deadline.hpp"
 #include "cloudroute/net/pubsub_queue.hpp"
+#include "reply_build.hpp"
 
 namespace cloudroute {
 namespace net {
 namespace {
 
-ReplyPtr Bulk(const std::string &s) {
-  auto r = std::make_unique<Reply>();
-  r->type = RespType::kBulkString;
-  r->str = s;
-  return r;
-}
-
-ReplyPtr Int(int64_t v) {
-  auto r = std::make_unique<Reply>();
-  r->type = RespType::kInteger;
-  r->integer = v;
-  return r;
-}
-
-ReplyPtr Nil() { return std::make_unique<Reply>(); }
-
+using reply_build::Int;
+using reply_build::Nil;
+ReplyPtr Bulk(const std::string &s) { return reply_build::Str(s); }
 template <typename... E>
 ReplyPtr Array(E... e) {
-  auto r = std::make_unique<Reply>();
-  r->type = RespType::kArray;
-  (r->elements.push_back(std::move(e)), ...);
-  return r;
+  return reply_build::A(std::move(e)...);
 }
 
 TEST(PushFrame, MessagesOfEveryKind) {
