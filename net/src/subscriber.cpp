@@ -448,6 +448,14 @@ void Subscriber::CloseIdleLinks() {
 }
 
 void Subscriber::Timers(int64_t now) {
+  // While the reader is behind, the sockets are not read: an answer that
+  // waits there is not late, and a PING would only add to it.
+  if (queue_.Full()) {
+    for (const auto &l : links_) {
+      for (Sent &sent : l->sent) sent.deadline_ns = DeadlineAfter(TimeoutFor(*l), now);
+    }
+    return;
+  }
   for (const auto &l : links_) {
     if (l->dead) continue;
     if (!l->sent.empty() && now > l->sent.front().deadline_ns) {
