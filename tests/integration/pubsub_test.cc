@@ -211,6 +211,7 @@ class PubSubLive : public crtest::ClusterTest {
   void SetUp() override {
     crtest::ClusterTest::SetUp();
     if (HasFatalFailure()) return;
+    ASSERT_NO_FATAL_FAILURE(AwaitSteady());
     cr_client_options o = CR_CLIENT_OPTIONS_INIT;
     o.refresh_min_gap_ms = 200;
     c_ = crtest::NewCloudAClient(env_["SEEDS"], CR_POLICY_LOCAL_REPLICAS_FIRST, 2000, o, &router_,
@@ -241,6 +242,40 @@ class PubSubLive : public crtest::ClusterTest {
   }
   void Remove(cr_channel_kind kind, const std::vector<std::string> &names) {
     Names(cr_subscription_remove, kind, names);
+  }
+
+  // Every node up, in a cluster that is ok, every replica's link to its
+  // master up: an earlier test's failover, restart or slot move settled.
+  void AwaitSteady() {
+    const int nodes = std::atoi(env_["NODE_COUNT"].c_str());
+    for (int n = 1; n <= nodes; ++n) {
+      std::string why;
+      ASSERT_TRUE(crtest::WaitUntil(
+          [&] {
+            const std::string info = crtest::Cli(Node(n, "ADDR"), {"CLUSTER", "INFO"});
+            if (info.find("cluster_state:ok") == std::string::npos) return (why = info), false;
+            const std::string role = crtest::Cli(Node(n, "ADDR"), {"ROLE"});
+            why = role;
+            return role.rfind("master", 0) == 0 || role.find("connected") != std::string::npos;
+          },
+          seconds(30), milliseconds(50)))
+          << Node(n, "ADDR") << " not settled: " << why;
+    }
+  }
+  // After the publisher stopped: until the last acknowledged message
+  // arrived (bounded), then the reader stops.
+  void Drain(const Publisher &pub, const std::string &ch) {
+    int last = -1;
+    for (size_t seq = 0; seq < pub.sent.size(); ++seq) {
+      if (pub.sent[seq].ok) last = static_cast<int>(seq);
+    }
+    (void)reader_->Await(
+        [&](const Item &i) {
+          return i.type == CR_MESSAGE_TYPE_MESSAGE && i.channel == ch &&
+                 i.payload == std::to_string(last);
+        },
+        seconds(5));
+    reader_->Stop();
   }
 
   // A name whose slot is in shard's first range (harness layout), with prefix.
@@ -414,7 +449,7 @@ TEST_F(PubSubLive, ACLusterFailoverDuringAShardSubscription) {
   ASSERT_TRUE(AwaitRole(4, "slave"));
   std::this_thread::sleep_for(seconds(3));  // messages keep flowing after the failover
   pub.Stop();
-  reader_->Stop();
+  Drain(pub, ch);
   const auto items = reader_->Items();
   PrintEvents("failover", items);
   ExpectNoLossAfterLastSubscribe(items, pub.sent, ch, 50);
@@ -437,7 +472,7 @@ TEST_F(PubSubLive, ASlotMigrationDuringAShardSubscription) {
   EXPECT_EQ(re.node, Node(7, "ADDR")) << "shard 3's nearest node";
   std::this_thread::sleep_for(seconds(2));  // messages keep flowing at the new owner
   pub.Stop();
-  reader_->Stop();
+  Drain(pub, ch);
   const auto items = reader_->Items();
   PrintEvents("migration", items);
   ExpectNoLossAfterLastSubscribe(items, pub.sent, ch, 50);
@@ -489,6 +524,7 @@ TEST_F(PubSubLive, TheNodeOfAChannelSubscriptionIsKilled) {
   std::ofstream(env_["HARNESS_DIR"] + "/pids", std::ios::app)
       << "cluster n" << victim << " " << pid << " " << Node(victim, "IP") << " "
       << Node(victim, "PORT") << "\n";
+  ASSERT_NO_FATAL_FAILURE(AwaitSteady());  // back in the cluster for the next test
 }
 
 }  // namespace
