@@ -66,6 +66,8 @@ JAVA_ENUMS = {
     "cr_ring_naming": ("RingNaming", "How a named Jedis shard names its virtual nodes."),
     "cr_hedge_mode": ("HedgeMode", "When a live {@link Client} hedges a read."),
     "cr_selection": ("Selection", "How a read picks among candidates of equal rank."),
+    "cr_channel_kind": ("ChannelKind", "What a subscribed name is: a channel, a pattern or a shard channel."),
+    "cr_message_type": ("MessageType", "What a subscription's next item is: a message or an event."),
 }
 PYTHON_ENUMS = {
     "cr_policy": "Policy",

@@ -42,7 +42,8 @@
  *    library returns are borrowed unless the doc says "new reference".
  *  - Thread-safety: a handle is used by one thread at a time, EXCEPT
  *    cr_router, cr_shard_groups, cr_client and cr_sentinel_client (safe for
- *    concurrent use by any number of threads, except their _free) and
+ *    concurrent use by any number of threads, except their _free),
+ *    cr_subscription (every call, its _free included: see its section) and
  *    cr_topology / cr_snapshot / a built cr_ring / cr_reply (immutable: safe
  *    to read from any thread; a topology is reference-counted
  *    (cr_topology_ref), a snapshot handle is one reference of its own (each
@@ -1531,6 +1532,125 @@ CR_API cr_status cr_pinned_command(cr_reply **out, cr_pinned *p, const cr_call_o
 CR_API uint16_t cr_pinned_get_slot(const cr_pinned *p);
 /* Releases the connection (see above). NULL is a no-op. */
 CR_API void cr_pinned_free(cr_pinned *p);
+
+/* ---- Live client: publish / subscribe ----
+ *
+ * A cr_subscription receives the messages of channels (SUBSCRIBE), patterns
+ * (PSUBSCRIBE) and shard channels (SSUBSCRIBE) of one cr_client, on
+ * connections of its own (never the client's pooled ones) served by one
+ * thread of its own. Messages and events arrive on one queue, read with
+ * cr_subscription_next:
+ *  - Channels and patterns share one connection to the node a read would
+ *    use first (the read policy's order: a local replica first), any shard's.
+ *  - A shard channel is subscribed on its slot's shard, on the node a read
+ *    of the slot would use (its local replica first; the servers accept
+ *    SSUBSCRIBE on replicas), one connection per node used.
+ *  - A subscription lost — its node failed or closed the connection, sent a
+ *    frame that is not a valid push (the connection is closed, never
+ *    reused), or (a shard channel) its slot moved: the server's
+ *    sunsubscribe, or a MOVED answer — gives a CR_MESSAGE_TYPE_MOVING event
+ *    per name with the reason, then, once subscribed on the next node
+ *    (failures reported to the client's node health; for a moved slot, after
+ *    the client's topology refresh names the new owner), a
+ *    CR_MESSAGE_TYPE_RESUBSCRIBED event with that node. Every message
+ *    published after the RESUBSCRIBED event (SUBSCRIBED, first time) is
+ *    delivered; messages published while a name was moving may be lost.
+ *    Placements are checked again whenever the client's topology changes.
+ * Payloads are binary-safe. The queue holds at most 64 MiB of messages;
+ * past that the subscription stops reading its sockets until the caller
+ * catches up (the servers buffer, up to their client-output-buffer-limit).
+ * Ownership: free with cr_subscription_free before cr_client_free(c).
+ * Thread-safety: every cr_subscription call may be made from any thread,
+ * concurrently (cr_subscription_add / _remove while another thread waits in
+ * cr_subscription_next); cr_subscription_free also while other threads wait
+ * in cr_subscription_next (they return at once, with no message). */
+typedef struct cr_subscription cr_subscription;
+typedef struct cr_message cr_message;
+
+/* What a subscribed name is. Values are pinned. */
+typedef enum cr_channel_kind {
+  CR_CHANNEL_KIND_CHANNEL = 0, /* a channel: SUBSCRIBE, PUBLISH */
+  CR_CHANNEL_KIND_PATTERN = 1, /* a glob-style pattern of channels: PSUBSCRIBE */
+  CR_CHANNEL_KIND_SHARD = 2    /* a shard channel, placed by its slot: SSUBSCRIBE, SPUBLISH */
+} cr_channel_kind;
+
+/* What cr_subscription_next gave. Values are pinned. */
+typedef enum cr_message_type {
+  CR_MESSAGE_TYPE_MESSAGE = 0,      /* a published message: channel, payload (and pattern) */
+  CR_MESSAGE_TYPE_SUBSCRIBED = 1,   /* the name is subscribed on node (first time) */
+  CR_MESSAGE_TYPE_RESUBSCRIBED = 2, /* the name is subscribed again, on node, after MOVING */
+  CR_MESSAGE_TYPE_MOVING = 3,       /* the name lost its subscription on node (reason); moving */
+  CR_MESSAGE_TYPE_UNSUBSCRIBED = 4  /* cr_subscription_remove took the name off node */
+} cr_message_type;
+
+/* A new subscription of c, with no names yet (cr_subscription_add), and its
+ * thread. Errors: CR_EINVAL (NULL), CR_ENOMEM (no thread could start).
+ * Ownership: free with cr_subscription_free before cr_client_free(c). */
+CR_API cr_status cr_client_subscribe(cr_subscription **out, cr_client *c);
+/* Subscribes n names of one kind (binary-safe, copied; names[i] may be NULL
+ * only when lens[i] is 0). Returns at once: each name's SUBSCRIBED event
+ * (or MOVING, while its node cannot be reached) follows on the queue. A
+ * name already subscribed is left as it is. Errors: CR_EINVAL (NULL
+ * pointers, n 0, a kind none of cr_channel_kind's, an empty name). */
+CR_API cr_status cr_subscription_add(cr_subscription *s, cr_channel_kind kind, size_t n,
+                                     const void *const *names, const size_t *lens);
+/* Unsubscribes n names of one kind; each subscribed one gives an
+ * UNSUBSCRIBED event (messages already queued for it stay queued). A name
+ * not subscribed is ignored. Errors: as cr_subscription_add. */
+CR_API cr_status cr_subscription_remove(cr_subscription *s, cr_channel_kind kind, size_t n,
+                                        const void *const *names, const size_t *lens);
+/* The next message or event, in arrival order, waiting for one at most
+ * timeout_ms (0: do not wait; UINT32_MAX: no bound). *out is NULL — with
+ * CR_OK — when none came in time, when cr_subscription_wake was called, or
+ * when the subscription is being freed. Errors: CR_EINVAL (NULL pointers).
+ * Ownership: free *out with cr_message_free. */
+CR_API cr_status cr_subscription_next(cr_message **out, cr_subscription *s, uint32_t timeout_ms);
+/* Makes one cr_subscription_next return at once with no message: the one
+ * waiting now, else the next call (a binding's interrupt, or its close).
+ * Safe from any thread; errors: CR_EINVAL (NULL). */
+CR_API cr_status cr_subscription_wake(cr_subscription *s);
+/* Unsubscribes nothing on the servers: closes the subscription's
+ * connections, stops its thread, wakes every cr_subscription_next waiting on
+ * it (each returns CR_OK with no message before this returns) and drops the
+ * messages still queued. NULL is a no-op. No call may start on s once this
+ * started. */
+CR_API void cr_subscription_free(cr_subscription *s);
+
+/* Accessors of a message or event. They never fail: on NULL they give
+ * CR_MESSAGE_TYPE_MESSAGE, CR_CHANNEL_KIND_CHANNEL, NULL (*len 0). Borrowed
+ * pointers are valid while m is; strings end with a NUL not counted in *len
+ * (len may be NULL). Thread-safety: a message is immutable. */
+CR_API cr_message_type cr_message_get_type(const cr_message *m);
+/* The kind of the subscribed name the message or event is about: a message
+ * matched by a pattern is CR_CHANNEL_KIND_PATTERN. */
+CR_API cr_channel_kind cr_message_get_kind(const cr_message *m);
+/* A message: the channel it was published on. An event: the name. */
+CR_API const char *cr_message_get_channel(const cr_message *m, size_t *len);
+/* A message matched by a pattern: the pattern; NULL otherwise. */
+CR_API const char *cr_message_get_pattern(const cr_message *m, size_t *len);
+/* A message: its payload (binary-safe); NULL for events. */
+CR_API const char *cr_message_get_payload(const cr_message *m, size_t *len);
+/* "host:port" of the node (as the topology announces it) the message came
+ * from, or the event is about; "" when none. */
+CR_API const char *cr_message_get_node(const cr_message *m);
+/* A MOVING event: why ("connection lost: ...", "slot 1234 moved: the
+ * server sent sunsubscribe", "malformed push frame: ..."); "" otherwise. */
+CR_API const char *cr_message_get_reason(const cr_message *m);
+/* NULL is a no-op. */
+CR_API void cr_message_free(cr_message *m);
+
+/* PUBLISH channel message, sent to the master of the channel's slot (any
+ * node would do: the cluster forwards it to every node); *out_receivers
+ * (may be NULL) receives the number of subscribers of that node that got
+ * it. SPUBLISH: to the master of the shard channel's slot (MOVED is
+ * followed); *out_receivers counts the subscribers in that shard. Neither
+ * is re-sent after a failure that may have reached the server.
+ * Errors: CR_EINVAL (NULL client, channel NULL with a length, message NULL
+ * with a length), and those of cr_client_command. */
+CR_API cr_status cr_client_publish(int64_t *out_receivers, cr_client *c, const void *channel,
+                                   size_t channel_len, const void *message, size_t message_len);
+CR_API cr_status cr_client_spublish(int64_t *out_receivers, cr_client *c, const void *channel,
+                                    size_t channel_len, const void *message, size_t message_len);
 /* ---- pipelines ---- */
 /* ======================================================================
  * Pipelines: any commands in any slots, run at once

@@ -118,3 +118,16 @@ struct cr_script {
 struct cr_pinned {
   std::unique_ptr<cloudroute::net::Pinned> pinned;
 };
+
+// ---- Live client: publish / subscribe ----
+
+// The subscriber and its queue; cr_subscription_free destroys it, which
+// wakes and waits out every cr_subscription_next first (PubSubQueue::Close).
+struct cr_subscription {
+  std::unique_ptr<cloudroute::net::Subscriber> sub;
+};
+
+// One message or event (immutable).
+struct cr_message {
+  cloudroute::net::PubSubItem item;
+};

@@ -25,8 +25,9 @@ struct StateRule {
 };
 
 constexpr char kNoPubSub[] =
-    "a subscribed connection receives messages nobody asked for; libcloudroute has no "
-    "subscription API yet: use a dedicated connection of another client for pub/sub";
+    "a subscribed connection receives messages nobody asked for: for pub/sub, subscribe "
+    "with cr_client_subscribe (connections of its own), publish with cr_client_publish / "
+    "cr_client_spublish";
 
 // Commands that change what a connection's next reply means. Transactions
 // are allowed on a pinned connection only (kTransaction).

@@ -22,6 +22,7 @@
 #include "cloudroute/net/connection.hpp"
 #include "common/source_dir.hpp"
 #include "fake_server.hpp"
+#include "reply_build.hpp"
 
 namespace {
 
@@ -168,30 +169,10 @@ TEST(CommandTable, StaticFallbackKnowsTheCommonReadsAndPositions) {
 }
 
 // Hostile replies: each one refused with kParse, none crashes.
-ReplyPtr Str(const std::string &s) {
-  auto r = std::make_unique<Reply>();
-  r->type = RespType::kBulkString;
-  r->str = s;
-  return r;
-}
-ReplyPtr Int(int64_t v) {
-  auto r = std::make_unique<Reply>();
-  r->type = RespType::kInteger;
-  r->integer = v;
-  return r;
-}
-ReplyPtr Arr(std::vector<ReplyPtr> els) {
-  auto r = std::make_unique<Reply>();
-  r->type = RespType::kArray;
-  r->elements = std::move(els);
-  return r;
-}
-template <typename... T>
-ReplyPtr A(T... els) {
-  std::vector<ReplyPtr> v;
-  (v.push_back(std::move(els)), ...);
-  return Arr(std::move(v));
-}
+using reply_build::A;
+using reply_build::Arr;
+using reply_build::Int;
+using reply_build::Str;
 
 // An entry "name" with the given begin_search / find_keys.
 ReplyPtr Entry(const std::string &name, ReplyPtr begin, ReplyPtr find, ReplyPtr subs = nullptr) {

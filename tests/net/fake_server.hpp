@@ -269,4 +269,24 @@ inline std::function<std::string(const std::string &)> ClusterNode(
   };
 }
 
+// A one-node cluster (ClusterNode, its master at port()) whose answers to
+// some commands a test decides: answer(argv, &out) appends the answer and
+// returns true, or returns false to leave the command to ClusterNode. A
+// request in which answer set *hold gets no answer at all (it stays
+// pending: a server that never replies).
+inline std::function<std::string(const std::string &)> ScriptedClusterNode(
+    std::function<uint16_t()> port,
+    std::function<bool(const std::vector<std::string> &, std::string *, bool *hold)> answer) {
+  return [port, answer](const std::string &req) {
+    size_t used = 0;
+    std::string out;
+    bool hold = false;
+    for (const auto &argv : Commands(req, &used)) {
+      if (answer(argv, &out, &hold)) continue;
+      out += ClusterNode([port] { return OneNodeSlots(port()); })(Command(argv));
+    }
+    return hold ? std::string() : out;
+  };
+}
+
 }  // namespace fake

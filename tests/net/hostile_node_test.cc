@@ -29,25 +29,22 @@ using fake::Bulk;
 class Node {
  public:
   Node()
-      : server_([this](const std::string &req) {
-          size_t used = 0;
-          std::string out;
-          for (const auto &argv : fake::Commands(req, &used)) {
-            const std::string cmd = argv.empty() ? "" : argv[0];
-            if (cmd == "HELLO") {
-              ++hellos_;
-              if (silent_hello_) return std::string();  // never: the request stays pending
-              out += hello_;
-            } else if (cmd == "GET" || cmd == "SET") {
-              ++data_commands_;
-              out += data_;
-            } else {
-              out += fake::ClusterNode([this] { return fake::OneNodeSlots(server_.port()); })(
-                  fake::Command(argv));
-            }
-          }
-          return out;
-        }) {}
+      : server_(fake::ScriptedClusterNode(
+            [this] { return server_.port(); },
+            [this](const std::vector<std::string> &argv, std::string *out, bool *hold) {
+              const std::string cmd = argv.empty() ? "" : argv[0];
+              if (cmd == "HELLO") {
+                ++hellos_;
+                if (silent_hello_) *hold = true;  // never: the request stays pending
+                *out += hello_;
+              } else if (cmd == "GET" || cmd == "SET") {
+                ++data_commands_;
+                *out += data_;
+              } else {
+                return false;
+              }
+              return true;
+            })) {}
 
   std::string seed() const { return "127.0.0.1:" + std::to_string(server_.port()); }
   int accepted() const { return server_.accepted(); }

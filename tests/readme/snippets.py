@@ -7,7 +7,7 @@ Every fenced block of README.md sits under an HTML comment naming it:
 
 and a block without one fails the check (a new example needs a test). By NAME:
 
-  c-*        compiled against the C API and run (c-live against a live cluster)
+  c-*        compiled against the C API and run (c-live, c-pubsub against a live cluster)
   cli-*      each line run with `cloudroute` the built CLI (cli-live: live cluster)
   python-*   run by tests/python/test_readme.py in the Python stage (python-client and
              python-redis-py against its live cluster)
@@ -25,7 +25,8 @@ first node in its place, and nothing else is changed (seed()).
 
   snippets.py check README                           the markers, mirrors, install names
   snippets.py run-offline README LIBDIR CLI           c-route, cli-offline and cli-reshard
-  snippets.py run-live README LIBDIR CLI ENV_FILE    c-live and cli-live (a harness cluster.env)
+  snippets.py run-live README LIBDIR CLI ENV_FILE    c-live, c-pubsub, cli-live and cli-pubsub
+                                                     (a harness cluster.env)
 (LIBDIR: where libcloudroute.so is; CLI: the cloudroute tool.)
 """
 
@@ -271,6 +272,12 @@ def main() -> None:
             if set_out != "OK\n" or get_out != "alice\n" or "(local)" not in get_err:
                 fail(f"cli-live printed {set_out!r}, {get_out!r}, stderr {get_err!r}")
             print("ok: cli-live: set, then get served in the client's cloud")
+            c = snippets["c-pubsub"]
+            compile_run(Snippet(c.name, c.lang, seed(c.text, host, port), c.line, None), lib, work, printed(c))
+            (pub_out, _), (_, sub_err) = run_cli(snippets["cli-pubsub"], cli, host, port)
+            if not re.fullmatch(r"\d+\n", pub_out) or not re.search(r"^subscribed news at 127\.0\.1\.", sub_err, re.M):
+                fail(f"cli-pubsub printed {pub_out!r}, stderr {sub_err!r}")
+            print("ok: cli-pubsub: published, subscribed on a cloud-A node")
         else:
             fail(f"unknown command {what}")
 

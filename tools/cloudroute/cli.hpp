@@ -86,5 +86,8 @@ int CmdSentinel(const std::vector<std::string> &args);
 int CmdSharded(const std::vector<std::string> &args);
 // scan: every key of the cluster, each shard once (cmd_scan.cpp).
 int CmdScan(const std::vector<std::string> &args);
+// subscribe, psubscribe, ssubscribe; publish, spublish (cmd_subscribe.cpp).
+int CmdSubscribe(const std::string &verb, const std::vector<std::string> &args);
+int CmdPublish(const std::string &verb, const std::vector<std::string> &args);
 
 }  // namespace cli

@@ -48,6 +48,12 @@ const char kHelp[] =
     "  scan --seeds ... [LOCALITY] [--match PATTERN] [--count N] [--type TYPE] [--nodes]\n"
     "                          every key of the cluster, one per line: each shard once, on the\n"
     "                          node a read would use (a local replica where there is one)\n"
+    "  subscribe|psubscribe|ssubscribe --seeds ... [LOCALITY] [--count N] [--timeout MS] NAME...\n"
+    "                          print each message of the channels, patterns or shard channels\n"
+    "                          (on a local node; moved when it fails or the slot moves)\n"
+    "  publish|spublish --seeds ... [LOCALITY] CHANNEL MESSAGE\n"
+    "                          publish (spublish: to the shard channel's master); prints the\n"
+    "                          receiver count\n"
     "  sentinel route|get|set|mget|mset|del|exists --sentinels HOST:PORT[,...]\n"
     "       --masters NAME[,...] [--variant V] [LOCALITY] FAMILY KEY [VALUE|KEY...]\n"
     "                          family keys on Sentinel shard groups: where (FAMILY, KEY) is\n"
@@ -112,6 +118,10 @@ int main(int argc, char **argv) {
   if (cmd == "exec") return cli::CmdExec(args);
   if (cmd == "pipe") return cli::CmdPipe(args);
   if (cmd == "scan") return cli::CmdScan(args);
+  if (cmd == "subscribe" || cmd == "psubscribe" || cmd == "ssubscribe") {
+    return cli::CmdSubscribe(cmd, args);
+  }
+  if (cmd == "publish" || cmd == "spublish") return cli::CmdPublish(cmd, args);
   if (cmd == "sentinel") return cli::CmdSentinel(args);
   if (cmd == "sharded") return cli::CmdSharded(args);
   if (cmd == "version" || cmd == "--version") {

@@ -136,6 +136,18 @@ ENUMS: Dict[str, Tuple[Tuple[str, int], ...]] = {
         ("MASTERS", 1),
         ("ALL_NODES", 2),
     ),
+    "cr_channel_kind": (
+        ("CHANNEL", 0),
+        ("PATTERN", 1),
+        ("SHARD", 2),
+    ),
+    "cr_message_type": (
+        ("MESSAGE", 0),
+        ("SUBSCRIBED", 1),
+        ("RESUBSCRIBED", 2),
+        ("MOVING", 3),
+        ("UNSUBSCRIBED", 4),
+    ),
 }
 
 #: The C enums that Python has a class for (cloudroute._types): C type -> class.

@@ -60,6 +60,7 @@
 #include "cloudroute/net/refresher.hpp"
 #include "cloudroute/net/script.hpp"
 #include "cloudroute/net/stats.hpp"
+#include "cloudroute/net/subscriber.hpp"
 
 namespace cloudroute {
 namespace net {
@@ -119,6 +120,10 @@ class Client {
   std::unique_ptr<ClusterScan> Scan(ScanOptions opts) {
     return std::make_unique<ClusterScan>(&ctx_, &executor_, std::move(opts));
   }
+
+  // A pub/sub subscription on connections and a thread of its own
+  // (subscriber.hpp). It must not outlive the client.
+  Result<std::unique_ptr<Subscriber>> Subscribe() { return Subscriber::Start(&ctx_, &pools_); }
 
   Result<ReplyPtr> Get(const std::string &key);
   Status Set(const std::string &key, const std::string &value, uint64_t ttl_ms = 0);

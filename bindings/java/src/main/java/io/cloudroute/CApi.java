@@ -71,6 +71,8 @@ final class CApi {
     "cr_log_level",
     "cr_reply_type",
     "cr_target",
+    "cr_channel_kind",
+    "cr_message_type",
   };
 
   static final String[][] ENUM_NAMES = {
@@ -89,6 +91,8 @@ final class CApi {
     {"DEBUG", "INFO", "WARN", "ERROR"},
     {"STRING", "STATUS", "INTEGER", "NIL", "ARRAY", "ERROR", "MAP", "DOUBLE", "BOOL", "BIGNUM"},
     {"NODE", "MASTERS", "ALL_NODES"},
+    {"CHANNEL", "PATTERN", "SHARD"},
+    {"MESSAGE", "SUBSCRIBED", "RESUBSCRIBED", "MOVING", "UNSUBSCRIBED"},
   };
 
   /** The enums with a Java class: C type, class (in this package). */
@@ -103,6 +107,8 @@ final class CApi {
     {"cr_ring_naming", "RingNaming"},
     {"cr_hedge_mode", "HedgeMode"},
     {"cr_selection", "Selection"},
+    {"cr_channel_kind", "ChannelKind"},
+    {"cr_message_type", "MessageType"},
   };
 
   static final int[][] ENUM_VALUES = {
@@ -121,6 +127,8 @@ final class CApi {
     {0, 1, 2, 3},
     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
     {0, 1, 2},
+    {0, 1, 2},
+    {0, 1, 2, 3, 4},
   };
 
   /** Where ClientOptions keeps each field of cr_client_options (jni_options.h reads the same). */
