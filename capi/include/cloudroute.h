@@ -1551,7 +1551,8 @@ CR_API void cr_pinned_free(cr_pinned *p);
  *    sunsubscribe, or a MOVED answer — gives a CR_MESSAGE_TYPE_MOVING event
  *    per name with the reason, then, once subscribed on the next node
  *    (failures reported to the client's node health; for a moved slot, after
- *    the client's topology refresh names the new owner), a
+ *    the client's topology refresh names the new owner, on its master unless
+ *    a replica has served under it for 1 s), a
  *    CR_MESSAGE_TYPE_RESUBSCRIBED event with that node. Every message
  *    published after the RESUBSCRIBED event (SUBSCRIBED, first time) is
  *    delivered; messages published while a name was moving may be lost.

@@ -2,6 +2,7 @@
 #include "cloudroute/net/nearer_node.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "cloudroute/net/deadline.hpp"
 
@@ -17,9 +18,23 @@ void ReadyClock::Sample(const std::vector<std::string> &healthy, int64_t now) {
   since_.swap(next);
 }
 
-int64_t ReadyClock::Since(const std::string &address) const {
-  auto it = since_.find(address);
+void ReadyClock::Forget(const std::string &address) {
+  for (auto it = since_.begin(); it != since_.end();) {
+    const std::string &k = it->first;
+    const bool match = k.compare(0, address.size(), address) == 0 &&
+                       (k.size() == address.size() || k[address.size()] == '|');
+    it = match ? since_.erase(it) : std::next(it);
+  }
+}
+
+int64_t ReadyClock::Since(const std::string &key) const {
+  auto it = since_.find(key);
   return it != since_.end() ? it->second : 0;
+}
+
+bool ReadyClock::Settled(const std::string &key, int64_t now) const {
+  const int64_t since = Since(key);
+  return since != 0 && now - since >= MsToNs(NearerNode::kReadyForMs);
 }
 
 NearerDecision NearerNode::Decide(Tier current, const std::vector<NearerOption> &options,

@@ -29,6 +29,13 @@ const CandidateSet *SetForName(const Snapshot &snap, const std::string &name) {
   return snap.SetForSlot(KeySlot(name.data(), name.size()));
 }
 
+// What a node's readiness is sampled under: its address and its shard's
+// master (a replica re-pointed to a new master starts over: that master
+// forwards SPUBLISH only to the replicas it knows).
+std::string ReadyKey(const NodeEntry *node, const CandidateSet &set) {
+  return node->address + "|" + (set.master != nullptr ? set.master->address : std::string());
+}
+
 uint32_t Backoff(uint32_t base_ms, uint32_t times, uint32_t max_ms) {
   const uint32_t shift = std::min<uint32_t>(times, 16);
   return static_cast<uint32_t>(std::min<uint64_t>(static_cast<uint64_t>(base_ms) << shift, max_ms));
@@ -280,8 +287,14 @@ NodeEntry *Subscriber::Choose(const Key &key, const Name &n, const Snapshot &sna
       ctx_->TriggerRefresh();  // the move is not in this topology yet
       return nullptr;
     }
+    // After its slot left a node (sunsubscribe): a replica only once it has
+    // been a healthy candidate under the slot's new master for a while —
+    // until that master knows it, SPUBLISH does not reach it — else the
+    // master; the planned move brings the name to the replica later.
+    const bool settle = !n.moved_from.empty() && Usable(set->master, now);
     for (const Candidate &c : set->list) {
-      if (Usable(c.node, now)) {
+      if (Usable(c.node, now) &&
+          (!settle || c.node == set->master || ready_.Settled(ReadyKey(c.node, *set), now))) {
         *tier = c.tier;
         return c.node;
       }
@@ -411,23 +424,24 @@ void Subscriber::PlanMoves(int64_t now) {
   std::vector<std::string> healthy;
   for (size_t i = 0; i < shards; ++i) {
     for (const Candidate &c : snap->sets[i].list) {
-      if (Healthy(c.node, now)) healthy.push_back(c.node->address);
+      if (Healthy(c.node, now)) healthy.push_back(ReadyKey(c.node, snap->sets[i]));
     }
   }
   ready_.Sample(healthy, now);
-  auto option = [&](const Candidate &c) {
-    return NearerOption{c.node->address, c.tier, Healthy(c.node, now)};
+  auto option = [&](const Candidate &c, const CandidateSet &set) {
+    return NearerOption{ReadyKey(c.node, set), c.tier, Healthy(c.node, now)};
   };
   // Channels and patterns: any shard's candidates, by tier and rank.
-  std::vector<const Candidate *> classic;
+  std::vector<std::pair<const Candidate *, const CandidateSet *>> classic;
   for (size_t i = 0; i < shards; ++i) {
-    for (const Candidate &c : snap->sets[i].list) classic.push_back(&c);
+    for (const Candidate &c : snap->sets[i].list) classic.emplace_back(&c, &snap->sets[i]);
   }
-  std::stable_sort(classic.begin(), classic.end(), [](const Candidate *a, const Candidate *b) {
-    return a->tier != b->tier ? a->tier < b->tier : a->rank < b->rank;
+  std::stable_sort(classic.begin(), classic.end(), [](const auto &a, const auto &b) {
+    return a.first->tier != b.first->tier ? a.first->tier < b.first->tier
+                                          : a.first->rank < b.first->rank;
   });
   std::vector<NearerOption> classic_options;
-  for (const Candidate *c : classic) classic_options.push_back(option(*c));
+  for (const auto &[c, set] : classic) classic_options.push_back(option(*c, *set));
 
   std::map<Link *, std::map<ChannelKind, std::vector<std::string>>> batches;
   std::vector<NearerOption> options;
@@ -441,7 +455,7 @@ void Subscriber::PlanMoves(int64_t now) {
     if (!is_classic && set == nullptr) continue;
     if (!is_classic) {
       options.clear();
-      for (const Candidate &c : set->list) options.push_back(option(c));
+      for (const Candidate &c : set->list) options.push_back(option(c, *set));
     }
     const NearerDecision d = NearerNode::Decide(
         n.link->tier, is_classic ? classic_options : options, ready_, n.planned_ns, now);
@@ -449,7 +463,7 @@ void Subscriber::PlanMoves(int64_t now) {
       replan_ns_ = replan_ns_ == 0 ? d.recheck_ns : std::min(replan_ns_, d.recheck_ns);
     if (d.index < 0) continue;
     const size_t at = static_cast<size_t>(d.index);
-    const Candidate &to = is_classic ? *classic[at] : set->list[at];
+    const Candidate &to = is_classic ? *classic[at].first : set->list[at];
     if (to.node == n.link->node) continue;
     auto link = LinkFor(to.node, to.tier, is_classic, snap, now);
     if (!link.ok()) continue;  // reported and avoided: it has to settle again

@@ -108,6 +108,20 @@ TEST(ReadyClock, AGapInHealthRestartsTheClock) {
   EXPECT_EQ(d.index, -1) << "b is healthy now but not sampled so since its failure";
 }
 
+TEST(ReadyClock, KeysOfOneAddressAreForgottenTogether) {
+  ReadyClock ready;
+  ready.Sample({"a:1|m:1", "a:1|m:2", "a:10|m:1"}, kT0);
+  EXPECT_FALSE(ready.Settled("a:1|m:1", kT0 + kSettle - 1));
+  EXPECT_TRUE(ready.Settled("a:1|m:1", kT0 + kSettle));
+  ready.Forget("a:1");
+  EXPECT_EQ(ready.Since("a:1|m:1"), 0);
+  EXPECT_EQ(ready.Since("a:1|m:2"), 0);
+  EXPECT_EQ(ready.Since("a:10|m:1"), kT0) << "another address that starts the same";
+  // A replica re-pointed to a new master is a new key: it starts over.
+  ready.Sample({"a:10|m:2"}, kT0 + kSettle);
+  EXPECT_FALSE(ready.Settled("a:10|m:2", kT0 + kSettle));
+}
+
 }  // namespace
 }  // namespace net
 }  // namespace cloudroute

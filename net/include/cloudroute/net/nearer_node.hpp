@@ -25,16 +25,22 @@
 namespace cloudroute {
 namespace net {
 
-// Since when each node has been seen healthy without a break.
+// Since when each node has been seen healthy without a break. A key is a
+// node's address, optionally followed by '|' and what else its readiness
+// depends on (the subscriber adds its shard's master: a replica re-pointed
+// to a new master starts over).
 class ReadyClock {
  public:
   // A sample: the nodes healthy now keep the time they became so (or start
   // now); every other node is forgotten.
   void Sample(const std::vector<std::string> &healthy, int64_t now);
-  // A node that failed: not ready until sampled healthy again.
-  void Forget(const std::string &address) { since_.erase(address); }
+  // A node that failed (every key of that address): not ready until
+  // sampled healthy again.
+  void Forget(const std::string &address);
   // When it became healthy; 0 when it is not.
-  int64_t Since(const std::string &address) const;
+  int64_t Since(const std::string &key) const;
+  // Healthy for at least kReadyForMs.
+  bool Settled(const std::string &key, int64_t now) const;
 
  private:
   std::map<std::string, int64_t> since_;

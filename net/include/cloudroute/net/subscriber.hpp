@@ -21,7 +21,9 @@
 //    answers an SSUBSCRIBE with MOVED: the router is patched). The name waits
 //    (at most kMoveWaitMs) for a topology in which its slot's master is no
 //    longer the one it was placed under — a refresh is triggered meanwhile —
-//    then is subscribed at the slot's read candidates again.
+//    then is subscribed at the slot's read candidates again: a replica only
+//    once healthy under the new master for NearerNode::kReadyForMs (until
+//    that master knows it, SPUBLISH does not reach it), else the master.
 //  - On every new snapshot, names whose node is no longer a candidate of
 //    their slot (a shard channel) or in the topology (the classic link) are
 //    unsubscribed there and moved.
