@@ -104,6 +104,10 @@ uint64_t ForkGeneration();
 // GIL again, after: raises the pending exception of a failed call.
 void GiveWayToSignals();
 void RaiseSignalError(cr_status st);
+// Whether this is the thread Python runs signal handlers on (a wait the C
+// library cannot interrupt — cr_subscription_next — waits there in slices,
+// running them in between).
+bool OnMainThread();
 
 void InitProcess();  // from the module's init: the fork handler, the main thread
 
@@ -295,6 +299,7 @@ void InitClientAsync(py::module_ &m);     // after InitClient: submit, completio
 void RouteLogsToLogging(cr_config *cfg);
 void InitPipeline(py::module_ &m);
 void InitShardedClient(py::module_ &m);  // after InitClientCommands and InitPipeline
+void InitPubSub(py::module_ &m);         // after InitClient: subscriptions, publish
 
 // Wrapped handles, shared between sections.
 struct Topology {
