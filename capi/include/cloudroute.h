@@ -1556,6 +1556,23 @@ CR_API void cr_pinned_free(cr_pinned *p);
  *    published after the RESUBSCRIBED event (SUBSCRIBED, first time) is
  *    delivered; messages published while a name was moving may be lost.
  *    Placements are checked again whenever the client's topology changes.
+ *  - A planned move back to a nearer node: a name left on a worse tier (after
+ *    a failover, the new master in another cloud while the local replica
+ *    was still syncing) moves to a read candidate of a better tier — for a
+ *    shard channel, of its slot; for channels and patterns, of any shard —
+ *    once that node has been a healthy candidate (listed online, breaker
+ *    closed, not failed by this subscription lately) for 1 s. Never between
+ *    nodes of the same tier, at most once per name per 30 s. It is
+ *    make-before-break: a MOVING event with the node it leaves and the
+ *    reason "a nearer node is ready: host:port (tier)"; the name is
+ *    subscribed on the new node (and a PING there answered: a node still
+ *    loading refuses it), then unsubscribed from the old one; once that is
+ *    confirmed, RESUBSCRIBED with the new node. No message is lost across a
+ *    planned move (at least once): those published between MOVING and
+ *    RESUBSCRIBED may be delivered twice, once from each node (get_node
+ *    tells which). A planned move that fails (the new node refuses or
+ *    cannot be reached) keeps the old subscription, which never stopped:
+ *    RESUBSCRIBED names the old node, and nothing was lost.
  * Payloads are binary-safe. The queue holds at most 64 MiB of messages;
  * past that the subscription stops reading its sockets until the caller
  * catches up (the servers buffer, up to their client-output-buffer-limit).
@@ -1634,7 +1651,8 @@ CR_API const char *cr_message_get_payload(const cr_message *m, size_t *len);
  * from, or the event is about; "" when none. */
 CR_API const char *cr_message_get_node(const cr_message *m);
 /* A MOVING event: why ("connection lost: ...", "slot 1234 moved: the
- * server sent sunsubscribe", "malformed push frame: ..."); "" otherwise. */
+ * server sent sunsubscribe", "malformed push frame: ...", "a nearer node is
+ * ready: host:port (tier)" for a planned move); "" otherwise. */
 CR_API const char *cr_message_get_reason(const cr_message *m);
 /* NULL is a no-op. */
 CR_API void cr_message_free(cr_message *m);

@@ -25,8 +25,8 @@ struct StateRule {
 };
 
 constexpr char kNoPubSub[] =
-    "a subscribed connection receives messages nobody asked for: subscribe with "
-    "cr_client_subscribe (connections of its own), publish with cr_client_publish / "
+    "a subscribed connection receives messages nobody asked for: for pub/sub, subscribe "
+    "with cr_client_subscribe (connections of its own), publish with cr_client_publish / "
     "cr_client_spublish";
 
 // Commands that change what a connection's next reply means. Transactions

@@ -41,6 +41,7 @@ struct Subscriber::Sent {
   ChannelKind kind;
   std::deque<std::string> names;
   int64_t deadline_ns;
+  bool probe = false;  // the PING after a planned move's subscribe: an error = not ready
 };
 
 // One connection of the subscriber, to one node.
@@ -54,7 +55,8 @@ struct Subscriber::Link {
   // Commands whose confirmations have not all come, in order.
   std::deque<Sent> sent;
   int64_t next_ping_ns = 0;
-  size_t names = 0;  // names placed on this link
+  size_t names = 0;     // names placed on this link
+  uint32_t probes = 0;  // planned moves' PINGs unanswered
   // Failed: dropped by SweepDead (after the caller's loop over links).
   bool dead = false;
   bool poisoned = false;
@@ -72,6 +74,14 @@ struct Subscriber::Name {
   std::string master;      // a shard channel: its slot's master when placed
   std::string moved_from;  // the master its slot left (sunsubscribe / MOVED); "" = none
   int64_t moved_ns = 0;
+  // A planned move (make-before-break): subscribed on `next` too, not yet
+  // confirmed; then, once it is, `link` is the new node and `draining` the
+  // old one until its unsubscribe is confirmed. Messages of all three count.
+  Link *next = nullptr;
+  bool next_confirmed = false;  // its subscribe is; the probe PING after it not yet
+  Link *draining = nullptr;
+  std::string next_master;
+  int64_t planned_ns = 0;  // the last planned move started (anti-flap)
 };
 
 Result<std::unique_ptr<Subscriber>> Subscriber::Start(ClientContext *ctx, NodePools *pools) {
@@ -150,6 +160,7 @@ void Subscriber::Run() {
     const int64_t now = SteadyNowNs();
     Reconcile(now);
     PlacePending(now);
+    PlanMoves(now);
     SweepDead();
     Timers(SteadyNowNs());
     CloseIdleLinks();
@@ -176,6 +187,10 @@ void Subscriber::ApplyOps() {
       if (it == names_.end()) continue;
       Link *l = it->second.link;
       Event(PubSubItem::Type::kUnsubscribed, it->first, l != nullptr ? l->address : "");
+      if (Link *x = it->second.next; x != nullptr) {  // a planned move's new node too
+        --x->names;
+        off[x].push_back(n);
+      }
       if (l != nullptr) {
         --l->names;
         off[l].push_back(std::move(n));
@@ -186,8 +201,7 @@ void Subscriber::ApplyOps() {
   }
 }
 
-bool Subscriber::StillServes(const Key &key, const Name &n, const Snapshot &snap) const {
-  const NodeEntry *node = n.link->node;
+bool Subscriber::StillServes(const Key &key, const NodeEntry *node, const Snapshot &snap) const {
   if (key.first == ChannelKind::kShard) {
     const CandidateSet *set = SetForName(snap, key.second);
     if (set == nullptr) return false;
@@ -211,11 +225,15 @@ void Subscriber::Reconcile(int64_t now) {
   std::shared_ptr<const Snapshot> snap = ctx_->topo->Current();
   if (snap == nullptr || snap->generation == generation_) return;
   generation_ = snap->generation;
+  replan_ = true;
   // Names on a node that no longer serves them move (shard channels of a
   // moved slot whose node has not told us, the classic link's node gone).
   std::map<Link *, std::map<ChannelKind, std::vector<std::string>>> off;
   for (auto &[key, n] : names_) {
-    if (n.link == nullptr || StillServes(key, n, *snap)) continue;
+    if (n.next != nullptr && !StillServes(key, n.next->node, *snap)) {
+      AbortMove(key, &n, "the topology no longer places it on " + n.next->address);
+    }
+    if (n.link == nullptr || StillServes(key, n.link->node, *snap)) continue;
     Link *l = n.link;
     off[l][key.first].push_back(key.second);
     --l->names;
@@ -229,6 +247,13 @@ void Subscriber::Reconcile(int64_t now) {
 
 void Subscriber::Moving(const Key &key, Name *n, const std::string &node, const std::string &reason,
                         int64_t retry_ns) {
+  if (Link *x = n->next; x != nullptr) {  // a planned move in flight: undone quietly
+    n->next = nullptr;
+    n->next_confirmed = false;
+    --x->names;
+    SendGrouped(x, PushFrame::Type::kUnsubscribe, key.first, {key.second});
+  }
+  n->draining = nullptr;  // its unsubscribe is sent already
   n->state = Name::State::kPending;
   n->link = nullptr;
   n->retry_ns = retry_ns;
@@ -327,6 +352,7 @@ Result<Subscriber::Link *> Subscriber::LinkFor(NodeEntry *node, Tier tier, bool 
 }
 
 void Subscriber::AvoidNode(const std::string &address, int64_t now) {
+  ready_.Forget(address);  // a planned move waits for it to settle again
   Avoid &a = avoid_[address];
   a.until_ns = DeadlineAfter(Backoff(kAvoidBaseMs, a.times, kAvoidMaxMs), now);
   ++a.times;
@@ -369,6 +395,96 @@ void Subscriber::PlacePending(int64_t now) {
   }
 }
 
+bool Subscriber::Healthy(const NodeEntry *node, int64_t now) const {
+  return node != nullptr && !node->health.open() && !Avoided(node->address, now);
+}
+
+void Subscriber::PlanMoves(int64_t now) {
+  if (!replan_ && (replan_ns_ == 0 || now < replan_ns_)) return;
+  std::shared_ptr<const Snapshot> snap = ctx_->topo->Current();
+  if (snap == nullptr) return;
+  replan_ = false;
+  replan_ns_ = 0;
+  // Which nodes are healthy read candidates now, and since when.
+  const size_t shards =
+      std::min(snap->topology != nullptr ? snap->topology->shards.size() : 0, snap->sets.size());
+  std::vector<std::string> healthy;
+  for (size_t i = 0; i < shards; ++i) {
+    for (const Candidate &c : snap->sets[i].list) {
+      if (Healthy(c.node, now)) healthy.push_back(c.node->address);
+    }
+  }
+  ready_.Sample(healthy, now);
+  auto option = [&](const Candidate &c) {
+    return NearerOption{c.node->address, c.tier, Healthy(c.node, now)};
+  };
+  // Channels and patterns: any shard's candidates, by tier and rank.
+  std::vector<const Candidate *> classic;
+  for (size_t i = 0; i < shards; ++i) {
+    for (const Candidate &c : snap->sets[i].list) classic.push_back(&c);
+  }
+  std::stable_sort(classic.begin(), classic.end(), [](const Candidate *a, const Candidate *b) {
+    return a->tier != b->tier ? a->tier < b->tier : a->rank < b->rank;
+  });
+  std::vector<NearerOption> classic_options;
+  for (const Candidate *c : classic) classic_options.push_back(option(*c));
+
+  std::map<Link *, std::map<ChannelKind, std::vector<std::string>>> batches;
+  std::vector<NearerOption> options;
+  for (auto &[key, n] : names_) {
+    if (n.state != Name::State::kSubscribed || n.link == nullptr || n.link->dead ||
+        n.next != nullptr || n.draining != nullptr) {
+      continue;
+    }
+    const bool is_classic = key.first != ChannelKind::kShard;
+    const CandidateSet *set = is_classic ? nullptr : SetForName(*snap, key.second);
+    if (!is_classic && set == nullptr) continue;
+    if (!is_classic) {
+      options.clear();
+      for (const Candidate &c : set->list) options.push_back(option(c));
+    }
+    const NearerDecision d = NearerNode::Decide(
+        n.link->tier, is_classic ? classic_options : options, ready_, n.planned_ns, now);
+    if (d.recheck_ns != 0)
+      replan_ns_ = replan_ns_ == 0 ? d.recheck_ns : std::min(replan_ns_, d.recheck_ns);
+    if (d.index < 0) continue;
+    const size_t at = static_cast<size_t>(d.index);
+    const Candidate &to = is_classic ? *classic[at] : set->list[at];
+    if (to.node == n.link->node) continue;
+    auto link = LinkFor(to.node, to.tier, is_classic, snap, now);
+    if (!link.ok()) continue;  // reported and avoided: it has to settle again
+    n.next = *link;
+    n.next_master = is_classic ? std::string()
+                               : (set->master != nullptr ? set->master->address : std::string());
+    n.planned_ns = now;
+    ++(*link)->names;
+    Event(PubSubItem::Type::kMoving, key, n.link->address,
+          "a nearer node is ready: " + to.node->address + " (" + TierName(to.tier) + ")");
+    batches[*link][key.first].push_back(key.second);
+  }
+  for (auto &[l, kinds] : batches) {
+    // Then a PING, answered once the connection is subscribed: a node still
+    // loading refuses it (LOADING) while it accepts the subscribe. The move
+    // completes only when both are answered.
+    for (auto &[kind, list] : kinds) SendGrouped(l, PushFrame::Type::kSubscribe, kind, list);
+    (void)Send(l, PushFrame::Type::kPong, ChannelKind::kChannel, {}, /*probe=*/true);
+  }
+}
+
+void Subscriber::AbortMove(const Key &key, Name *n, const std::string &why) {
+  Link *x = n->next;
+  n->next = nullptr;
+  n->next_confirmed = false;
+  --x->names;
+  SendGrouped(x, PushFrame::Type::kUnsubscribe, key.first, {key.second});
+  Event(PubSubItem::Type::kResubscribed, key, n->link->address);
+  if (ctx_->log.Enabled(LogLevel::kInfo)) {
+    ctx_->log.EmitLimited(LogLevel::kInfo, "move failed " + x->address,
+                          "subscription stays: the nearer node did not take it",
+                          {{"node", x->address}, {"name", key.second}, {"error", why}});
+  }
+}
+
 void Subscriber::SendGrouped(Link *link, PushFrame::Type type, ChannelKind kind,
                              const std::vector<std::string> &names) {
   if (kind != ChannelKind::kShard) {
@@ -382,7 +498,7 @@ void Subscriber::SendGrouped(Link *link, PushFrame::Type type, ChannelKind kind,
 }
 
 bool Subscriber::Send(Link *link, PushFrame::Type type, ChannelKind kind,
-                      const std::vector<std::string> &names) {
+                      const std::vector<std::string> &names, bool probe) {
   if (link->dead) return false;
   Args args;
   if (type == PushFrame::Type::kPong) {
@@ -401,7 +517,8 @@ bool Subscriber::Send(Link *link, PushFrame::Type type, ChannelKind kind,
     return false;
   }
   link->sent.push_back(Sent{type, kind, std::deque<std::string>(names.begin(), names.end()),
-                            DeadlineAfter(timeout)});
+                            DeadlineAfter(timeout), probe});
+  if (probe) ++link->probes;
   return true;
 }
 
@@ -433,7 +550,31 @@ void Subscriber::SweepDead() {
     const std::string reason =
         (l->poisoned ? std::string() : std::string("connection lost: ")) + l->why.message();
     for (auto &[key, n] : names_) {
-      if (n.link == l) Moving(key, &n, l->address, reason, now);
+      if (n.next == l) {  // a planned move failed: still on its node
+        n.next = nullptr;
+        n.next_confirmed = false;
+        Event(PubSubItem::Type::kResubscribed, key, n.link->address);
+        continue;
+      }
+      if (n.draining == l) {  // the old node of a planned move: done with it
+        n.draining = nullptr;
+        Event(PubSubItem::Type::kResubscribed, key, n.link->address);
+        continue;
+      }
+      if (n.link != l) continue;
+      if (Link *x = n.next; x != nullptr && !x->dead) {
+        // Lost while moving to a nearer node: its subscription there,
+        // sent already, is the placement now (its confirmation resubscribes).
+        Event(PubSubItem::Type::kMoving, key, l->address, reason);
+        n.link = x;
+        n.next = nullptr;
+        n.master = n.next_master;
+        n.state = Name::State::kSent;
+        if (n.next_confirmed) Confirmed(x, key);  // subscribed there already
+        n.next_confirmed = false;
+        continue;
+      }
+      Moving(key, &n, l->address, reason, now);
     }
     links_.erase(links_.begin() + static_cast<std::ptrdiff_t>(i));
   }
@@ -527,8 +668,12 @@ void Subscriber::HandleFrame(Link *link, PushFrame f) {
   if (f.type == PushFrame::Type::kMessage) {
     auto it = names_.find(Key{f.kind, f.kind == ChannelKind::kPattern ? f.pattern : f.name});
     // A message for a name removed or moved since: its queue entry would
-    // repeat or outlive the caller's choice; dropped.
-    if (it == names_.end() || it->second.link != link) return;
+    // repeat or outlive the caller's choice; dropped. During a planned move
+    // both nodes' messages count (some twice, none lost).
+    if (it == names_.end() ||
+        (it->second.link != link && it->second.next != link && it->second.draining != link)) {
+      return;
+    }
     PubSubItem item;
     item.type = PubSubItem::Type::kMessage;
     item.kind = f.kind;
@@ -549,7 +694,9 @@ void Subscriber::HandleFrame(Link *link, PushFrame f) {
     const bool pong = f.type == PushFrame::Type::kPong;
     if (f.type == h.type &&
         (pong || (f.kind == h.kind && !h.names.empty() && f.name == h.names.front()))) {
+      if (pong && h.probe) ProbeAnswered(link);
       if (f.type == PushFrame::Type::kSubscribe) Confirmed(link, Key{f.kind, f.name});
+      if (f.type == PushFrame::Type::kUnsubscribe) Unsubscribed(link, Key{f.kind, f.name});
       if (!pong) h.names.pop_front();
       if (pong || h.names.empty()) link->sent.pop_front();
       return;
@@ -573,6 +720,11 @@ void Subscriber::HandleFrame(Link *link, PushFrame f) {
 
 void Subscriber::Confirmed(Link *link, const Key &key) {
   auto it = names_.find(key);
+  if (it != names_.end() && it->second.next == link) {
+    it->second.next_confirmed = true;
+    if (link->probes == 0) Promote(key, &it->second);  // else once the probe is answered
+    return;
+  }
   if (it == names_.end() || it->second.link != link || it->second.state != Name::State::kSent) {
     return;  // removed or moved since it was sent: its unsubscribe follows
   }
@@ -590,7 +742,52 @@ void Subscriber::Confirmed(Link *link, const Key &key) {
   n.ever = true;
 }
 
+void Subscriber::Promote(const Key &key, Name *n) {
+  // A planned move's new subscription holds: the old one is let go, and its
+  // messages count until that is confirmed (Unsubscribed).
+  Link *old = n->link;
+  n->link = n->next;
+  n->next = nullptr;
+  n->next_confirmed = false;
+  n->draining = old;
+  n->master = n->next_master;
+  avoid_.erase(n->link->address);
+  --old->names;
+  SendGrouped(old, PushFrame::Type::kUnsubscribe, key.first, {key.second});
+  // A failed send: SweepDead ends the overlap.
+}
+
+void Subscriber::ProbeAnswered(Link *link) {
+  if (--link->probes != 0) return;
+  for (auto &[key, n] : names_) {
+    if (n.next == link && n.next_confirmed) Promote(key, &n);
+  }
+}
+
+void Subscriber::Unsubscribed(Link *link, const Key &key) {
+  auto it = names_.find(key);
+  if (it == names_.end() || it->second.draining != link) return;
+  Name &n = it->second;
+  n.draining = nullptr;
+  Event(PubSubItem::Type::kResubscribed, key, n.link->address);
+  if (ctx_->log.Enabled(LogLevel::kInfo)) {
+    ctx_->log.EmitLimited(
+        LogLevel::kInfo, "moved nearer " + n.link->address, "subscription moved to a nearer node",
+        {{"from", link->address}, {"node", n.link->address}, {"name", key.second}});
+  }
+}
+
 void Subscriber::RefusedCommand(Link *link, Sent *h, const std::string &text, int64_t now) {
+  if (h->probe) {
+    // The PING after a planned move's subscribe: the node is not ready
+    // (LOADING while it loads a sync, which SUBSCRIBE would not say).
+    --link->probes;
+    AvoidNode(link->address, now);
+    for (auto &[key, n] : names_) {
+      if (n.next == link) AbortMove(key, &n, "not ready: " + Quote(text));
+    }
+    return;
+  }
   if (h->type != PushFrame::Type::kSubscribe) return;  // nothing to undo
   uint16_t slot = 0;
   std::string host;
@@ -603,6 +800,13 @@ void Subscriber::RefusedCommand(Link *link, Sent *h, const std::string &text, in
   }
   for (const std::string &name : h->names) {
     auto it = names_.find(Key{h->kind, name});
+    if (it != names_.end() && it->second.next == link) {
+      if (!Avoided(link->address, now)) {
+        AvoidNode(link->address, now);
+      }
+      AbortMove(it->first, &it->second, "refused: " + Quote(text));
+      continue;
+    }
     if (it == names_.end() || it->second.link != link) continue;
     Name &n = it->second;
     --link->names;
@@ -614,6 +818,14 @@ void Subscriber::RefusedCommand(Link *link, Sent *h, const std::string &text, in
 
 void Subscriber::ServerUnsubscribed(Link *link, const std::string &name, int64_t now) {
   auto it = names_.find(Key{ChannelKind::kShard, name});
+  if (it != names_.end() && it->second.next == link) {
+    AbortMove(it->first, &it->second, "the server sent sunsubscribe");
+    return;
+  }
+  if (it != names_.end() && it->second.draining == link) {  // its unsubscribe's work is done
+    Unsubscribed(link, it->first);
+    return;
+  }
   if (it == names_.end() || it->second.link != link) return;  // already moved or removed
   Name &n = it->second;
   --link->names;

@@ -9,7 +9,9 @@
 //    its slot (CLUSTER MIGRATESLOTS on Valkey 9.1, MIGRATING / IMPORTING +
 //    SETSLOT NODE on Redis 7), during the subscription: every message
 //    published after the last SUBSCRIBED / RESUBSCRIBED event arrives, and
-//    no MOVING follows that event;
+//    no MOVING follows that event; after the failover, once the cluster
+//    settled, the name is back on its cloud-A replica (a planned move when
+//    it had landed in cloud B, which loses no message);
 //  - the node of a classic subscription is killed: MOVING, then
 //    RESUBSCRIBED on another node, and every message published after it
 //    arrives.
@@ -137,6 +139,7 @@ class Publisher {
   struct Sent {
     Clock::time_point start;
     bool ok;
+    std::string error;  // when not ok
   };
   std::vector<Sent> sent;  // by seq; read after Stop
 
@@ -148,7 +151,7 @@ class Publisher {
       int64_t n = 0;
       const cr_status s = (sharded_ ? cr_client_spublish : cr_client_publish)(
           &n, c_, channel_.data(), channel_.size(), msg.data(), msg.size());
-      sent.push_back(Sent{start, s == CR_OK});
+      sent.push_back(Sent{start, s == CR_OK, s == CR_OK ? "" : cr_last_error()});
       std::this_thread::sleep_for(milliseconds(10));
     }
   }
@@ -165,6 +168,34 @@ void PrintEvents(const char *test, const std::vector<Item> &items) {
     std::printf("PUBSUB %s event=%d name=%s node=%s reason=%s\n", test, static_cast<int>(i.type),
                 i.channel.c_str(), i.node.c_str(), i.reason.c_str());
   }
+}
+
+// Every message of channel published (and acknowledged) after `since`
+// arrived; at least min_checked were checked.
+void ExpectNoLossAfter(const std::vector<Item> &items, const std::vector<Publisher::Sent> &sent,
+                       const std::string &channel, Clock::time_point since, size_t min_checked) {
+  const Clock::time_point last = since;
+  std::set<std::string> got;
+  for (const Item &i : items) {
+    if (i.type == CR_MESSAGE_TYPE_MESSAGE && i.channel == channel) got.insert(i.payload);
+  }
+  size_t checked = 0, missing = 0;
+  std::string first_missing, refused;
+  size_t failed = 0;
+  for (size_t seq = 0; seq < sent.size(); ++seq) {
+    if (sent[seq].start <= last) continue;
+    if (!sent[seq].ok) {
+      if (failed++ == 0) refused = sent[seq].error;
+      continue;
+    }
+    ++checked;
+    if (got.count(std::to_string(seq)) == 0) {
+      if (missing++ == 0) first_missing = std::to_string(seq);
+    }
+  }
+  EXPECT_GE(checked, min_checked) << failed << " publishes failed, the first: " << refused;
+  EXPECT_EQ(missing, 0u) << "of " << checked << " published after the (re)subscription, " << missing
+                         << " never arrived (first: " << first_missing << ")";
 }
 
 // Every message published after the last (RE)SUBSCRIBED event of channel
@@ -188,22 +219,7 @@ void ExpectNoLossAfterLastSubscribe(const std::vector<Item> &items,
       EXPECT_LT(i.at, last) << "a MOVING after the last resubscription: " << i.reason;
     }
   }
-  std::set<std::string> got;
-  for (const Item &i : items) {
-    if (i.type == CR_MESSAGE_TYPE_MESSAGE && i.channel == channel) got.insert(i.payload);
-  }
-  size_t checked = 0, missing = 0;
-  std::string first_missing;
-  for (size_t seq = 0; seq < sent.size(); ++seq) {
-    if (!sent[seq].ok || sent[seq].start <= last) continue;
-    ++checked;
-    if (got.count(std::to_string(seq)) == 0) {
-      if (missing++ == 0) first_missing = std::to_string(seq);
-    }
-  }
-  EXPECT_GE(checked, min_checked);
-  EXPECT_EQ(missing, 0u) << "of " << checked << " published after the last (re)subscription, "
-                         << missing << " never arrived (first: " << first_missing << ")";
+  ExpectNoLossAfter(items, sent, channel, last, min_checked);
 }
 
 class PubSubLive : public crtest::ClusterTest {
@@ -447,12 +463,67 @@ TEST_F(PubSubLive, ACLusterFailoverDuringAShardSubscription) {
   Publisher pub(c_, ch, true);
   ASSERT_NO_FATAL_FAILURE(Failover(5));  // n5 takes over from n4
   ASSERT_TRUE(AwaitRole(4, "slave"));
-  std::this_thread::sleep_for(seconds(3));  // messages keep flowing after the failover
+  // The subscription may have landed on the new master in cloud B (n6 still
+  // syncing); once n6 is a healthy candidate again it moves back there: a
+  // planned move, MOVING ("a nearer node is ready") then RESUBSCRIBED on n6.
+  // After the cluster settled, until its last event is a RESUBSCRIBED on a
+  // cloud-A node (bounded).
+  ASSERT_NO_FATAL_FAILURE(AwaitSteady());
+  Item home;
+  const bool back = crtest::WaitUntil(
+      [&] {
+        for (const Item &i : reader_->Items()) {
+          if (i.channel == ch && i.type != CR_MESSAGE_TYPE_MESSAGE) home = i;
+        }
+        return home.type == CR_MESSAGE_TYPE_RESUBSCRIBED && InCloudA(home.node);
+      },
+      seconds(30), milliseconds(20));
+  if (!back) {
+    pub.Stop();
+    PrintEvents("failover", reader_->Items());
+    ADD_FAILURE() << "never back on a cloud-A node";
+    ASSERT_NO_FATAL_FAILURE(Failover(4));  // back to the harness layout
+    return;
+  }
+  EXPECT_EQ(home.node, Node(6, "ADDR")) << "shard 2's replica in cloud A";
+  // Messages keep flowing after it: until 50 more arrived (bounded).
+  const size_t mark = reader_->Count();
+  EXPECT_TRUE(crtest::WaitUntil(
+      [&] {
+        size_t got = 0;
+        const auto items = reader_->Items();
+        for (size_t k = mark; k < items.size(); ++k) {
+          got += items[k].type == CR_MESSAGE_TYPE_MESSAGE && items[k].channel == ch;
+        }
+        return got >= 50;
+      },
+      seconds(20)));
   pub.Stop();
   Drain(pub, ch);
   const auto items = reader_->Items();
   PrintEvents("failover", items);
   ExpectNoLossAfterLastSubscribe(items, pub.sent, ch, 50);
+  // A planned move loses nothing: every message published after the
+  // resubscription that preceded it arrived too.
+  const Item *planned = nullptr, *before = nullptr;
+  for (const Item &i : items) {
+    if (i.channel != ch) continue;
+    if (i.type == CR_MESSAGE_TYPE_MOVING && i.at <= home.at) planned = &i;
+    if ((i.type == CR_MESSAGE_TYPE_RESUBSCRIBED || i.type == CR_MESSAGE_TYPE_SUBSCRIBED) &&
+        i.at < home.at) {
+      before = &i;
+    }
+  }
+  ASSERT_NE(planned, nullptr);
+  if (planned->reason.rfind("a nearer node is ready: ", 0) == 0) {
+    EXPECT_EQ(planned->reason, "a nearer node is ready: " + Node(6, "ADDR") + " (local)");
+    EXPECT_FALSE(InCloudA(planned->node)) << "it left a cloud-B node";
+    ASSERT_NE(before, nullptr);
+    ExpectNoLossAfter(items, pub.sent, ch, before->at, 50);
+  } else {
+    std::printf("PUBSUB failover: back on n6 without a planned move (%s)\n",
+                planned->reason.c_str());
+  }
   ASSERT_NO_FATAL_FAILURE(Failover(4));  // back to the harness layout
 }
 

@@ -25,6 +25,15 @@
 //  - On every new snapshot, names whose node is no longer a candidate of
 //    their slot (a shard channel) or in the topology (the classic link) are
 //    unsubscribed there and moved.
+//  - A planned move (NearerNode decides): a name on a worse tier than a
+//    healthy, settled candidate of its own moves there, make-before-break —
+//    kMoving ("a nearer node is ready: ..."), the subscribe then a PING on
+//    the new node (the PING fails with LOADING while the node loads, the
+//    subscribe would not), once both are answered the unsubscribe on the old
+//    node, and once that is confirmed kResubscribed with the new node. Messages of both nodes are
+//    delivered meanwhile (some twice, none lost). A failed attempt (the PING or the subscribe
+//    refused, the new link lost) undoes the new subscription, avoids the
+//    node, and gives kResubscribed with the old node: it never stopped.
 //  Each name's moves are events on the queue: kSubscribed (the first time),
 //  kMoving (why), kResubscribed (the node), kUnsubscribed (Remove).
 //
@@ -44,6 +53,7 @@
 #include <vector>
 
 #include "cloudroute/net/client_context.hpp"
+#include "cloudroute/net/nearer_node.hpp"
 #include "cloudroute/net/node_pools.hpp"
 #include "cloudroute/net/pubsub_frame.hpp"
 #include "cloudroute/net/pubsub_queue.hpp"
@@ -86,6 +96,13 @@ class Subscriber {
   void Reconcile(int64_t now);
   // Subscribes the pending names that are due.
   void PlacePending(int64_t now);
+  // Starts planned moves to nearer nodes (on a new snapshot, or when a
+  // decision asked to be made again).
+  void PlanMoves(int64_t now);
+  // A planned move's new subscription failed or is given up: it is undone
+  // (unsubscribed there) and the name stays where it is (kResubscribed).
+  void AbortMove(const Key &key, Name *n, const std::string &why);
+  bool Healthy(const NodeEntry *node, int64_t now) const;
   void Poll(int64_t now);
   // Confirmation deadlines and PINGs.
   void Timers(int64_t now);
@@ -93,6 +110,13 @@ class Subscriber {
   bool Drain(Link *link);
   void HandleFrame(Link *link, PushFrame f);
   void Confirmed(Link *link, const Key &key);
+  // A planned move's new subscription and its probe are both answered: the
+  // old node is unsubscribed.
+  void Promote(const Key &key, Name *n);
+  // The pong of a planned move's probe PING.
+  void ProbeAnswered(Link *link);
+  // The confirmation of an unsubscribe: ends a planned move's overlap.
+  void Unsubscribed(Link *link, const Key &key);
   // An error reply to the command at the head of link's queue.
   void RefusedCommand(Link *link, Sent *h, const std::string &text, int64_t now);
   // A sunsubscribe nobody asked for: the slot left the node.
@@ -109,8 +133,8 @@ class Subscriber {
   NodeEntry *Choose(const Key &key, const Name &n, const Snapshot &snap, int64_t now,
                     int64_t *retry_ns, std::string *master, Tier *tier);
   bool Usable(const NodeEntry *node, int64_t now) const;
-  // Whether the node of n's link still serves key in snap.
-  bool StillServes(const Key &key, const Name &n, const Snapshot &snap) const;
+  // Whether node still serves key in snap.
+  bool StillServes(const Key &key, const NodeEntry *node, const Snapshot &snap) const;
   // The link to node (dialed now if there is none); a dial failure is
   // reported and the node avoided.
   Result<Link *> LinkFor(NodeEntry *node, Tier tier, bool classic,
@@ -120,7 +144,7 @@ class Subscriber {
   void SendGrouped(Link *link, PushFrame::Type type, ChannelKind kind,
                    const std::vector<std::string> &names);
   bool Send(Link *link, PushFrame::Type type, ChannelKind kind,
-            const std::vector<std::string> &names);
+            const std::vector<std::string> &names, bool probe = false);
   void Moving(const Key &key, Name *n, const std::string &node, const std::string &reason,
               int64_t retry_ns);
   void Event(PubSubItem::Type type, const Key &key, const std::string &node,
@@ -146,7 +170,10 @@ class Subscriber {
   };
   std::map<std::string, Avoid> avoid_;  // by address
   uint64_t generation_ = 0;
-  uint64_t pick_ = 0;  // spreads equal classic candidates
+  bool replan_ = false;    // a new snapshot: PlanMoves looks at every name
+  int64_t replan_ns_ = 0;  // PlanMoves looks again then (0: no need)
+  ReadyClock ready_;       // nodes healthy since
+  uint64_t pick_ = 0;      // spreads equal classic candidates
   std::thread thread_;
 };
 
