@@ -25,10 +25,10 @@ events), ``node`` (``"host:port"``) and ``reason`` (a ``MOVING`` event's).
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import Callable, Iterable, Iterator, List, Optional, Type, Union
+from typing import Callable, Iterable, Iterator, List, Optional, Union
 
 from . import _native
+from ._lifecycle import Closing
 from ._native import Message
 from ._types import ChannelKind, MessageType
 from .errors import InvalidArgumentError
@@ -57,7 +57,7 @@ def _timeout_ms(timeout: Optional[float]) -> Optional[int]:
     return min(int(timeout * 1000 + 0.999), 0xFFFFFFFE)
 
 
-class Subscription:
+class Subscription(Closing):
     """Messages of channels, patterns and shard channels (from
     :meth:`cloudroute.Client.subscribe`).
 
@@ -121,17 +121,6 @@ class Subscription:
         unsubscribe: the servers see the connections close); messages not read
         yet are dropped. Idempotent."""
         self._sub.close()
-
-    def __enter__(self) -> "Subscription":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<cloudroute.Subscription{' closed' if self.closed else ''}>"

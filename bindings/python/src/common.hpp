@@ -154,6 +154,19 @@ struct OwnedClient {
   }
 };
 
+// Runs f() without the GIL, releasing it when this thread holds it: for
+// frees that join a library thread, which may be waiting for the GIL to log
+// an event.
+template <class F>
+void WithoutGil(F f) {
+  if (PyGILState_Check() != 0) {
+    py::gil_scoped_release nogil;
+    f();
+  } else {
+    f();
+  }
+}
+
 // Whether the interpreter is shutting down (no Python call may be made from
 // a library thread then).
 bool Finalizing();

@@ -48,14 +48,10 @@ struct SubscriptionHandle {
   bool forked() const { return generation != ForkGeneration(); }
   ~SubscriptionHandle() {
     if (forked()) return;  // the parent's: leaked on purpose (common.hpp, "fork")
-    if (PyGILState_Check() != 0) {
-      py::gil_scoped_release nogil;
-      cr_subscription_free(s);
+    WithoutGil([this] {
+      cr_subscription_free(s);  // joins its thread, which may log an event
       client.reset();
-    } else {
-      cr_subscription_free(s);
-      client.reset();
-    }
+    });
   }
 };
 
