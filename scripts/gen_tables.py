@@ -79,6 +79,8 @@ PYTHON_ENUMS = {
     "cr_ring_algo": "RingAlgo",
     "cr_hash_algo": "HashAlgo",
     "cr_ring_naming": "RingNaming",
+    "cr_channel_kind": "ChannelKind",
+    "cr_message_type": "MessageType",
 }
 
 # The option structs the JNI marshals as arrays (Java class -> C struct).

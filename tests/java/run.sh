@@ -2,7 +2,7 @@
 # tests/java/run.sh — the JVM binding's tests (bindings/java, bindings/clojure,
 # bindings/java/clients): JUnit 5 and clojure.test through Maven, against two-cloud
 # clusters and a Sentinel setup started by scripts/redis-harness.sh (ports:
-# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609, 8961-8989, 9041-9049; bus ports
+# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609, 8961-8989, 9041-9049, 9181-9189; bus ports
 # +10000), the
 # binding's JUnit tests under -Xcheck:jni, failing on any JNI warning. Servers
 # run under the global lock /tmp/cr-servers.lock and are stopped on exit.
@@ -14,6 +14,7 @@
 # shards the adapters' tests fail over into the other cloud, default 8601),
 # CR_JAVA_JEDIS_PIPE_PORT (the cluster of the Jedis pipeline fault tests: a slot
 # migration, a failover and a killed replica under pipelined load, default 9041),
+# CR_JAVA_PUBSUB_PORT (the cluster of the pub/sub tests, whose node one test kills, default 9181),
 # CR_JAVA_SHARDED_PORT (the first of the standalone servers the pre-sharded
 # client's JUnit and Clojure tests start themselves, 127.0.0.1, default 8961;
 # they use 8961-8989), JEDIS_VERSION / LETTUCE_VERSION (the client
@@ -36,6 +37,7 @@ cleanup() {
   "$harness" stop "$dir/kill" >/dev/null 2>&1 || true
   "$harness" stop "$dir/failover" >/dev/null 2>&1 || true
   "$harness" stop "$dir/jedispipe" >/dev/null 2>&1 || true
+  "$harness" stop "$dir/pubsub" >/dev/null 2>&1 || true
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -44,7 +46,7 @@ exec 9>/tmp/cr-servers.lock
 flock 9
 # Each step prints its wall time (what the stage's time is made of).
 t=$SECONDS
-# The five setups start side by side (each start waits until it is usable).
+# The six setups start side by side (each start waits until it is usable).
 # Here and in Maven's runs, without fd 9: the servers daemonize, and any that
 # inherited the lock's descriptor would hold the lock for as long as it lives.
 starts=()
@@ -58,13 +60,16 @@ starts+=($!)
 starts+=($!)
 "$harness" cluster "$dir/jedispipe" "${CR_JAVA_JEDIS_PIPE_PORT:-9041}" >/dev/null 9>&- &
 starts+=($!)
+"$harness" cluster "$dir/pubsub" "${CR_JAVA_PUBSUB_PORT:-9181}" >/dev/null 9>&- &
+starts+=($!)
 for p in "${starts[@]}"; do wait "$p"; done
-echo "== the five setups started ($((SECONDS - t)) s)"
+echo "== the six setups started ($((SECONDS - t)) s)"
 export CR_JAVA_CLUSTER_ENV="$dir/cluster/cluster.env"
 export CR_JAVA_SENTINEL_ENV="$dir/sentinel/sentinel.env"
 export CR_JAVA_KILL_ENV="$dir/kill/cluster.env"
 export CR_JAVA_FAILOVER_ENV="$dir/failover/cluster.env"
 export CR_JAVA_JEDIS_PIPE_ENV="$dir/jedispipe/cluster.env"
+export CR_JAVA_PUBSUB_ENV="$dir/pubsub/cluster.env"
 export CR_JAVA_SHARDED_PORT="${CR_JAVA_SHARDED_PORT:-8961}"
 versions=()
 [[ -n "${JEDIS_VERSION:-}" ]] && versions+=("-Djedis.version=$JEDIS_VERSION")

@@ -37,8 +37,8 @@ def run(name: str, host: str = "", port: int = 0, swap: Dict[str, str] | None = 
 
 def test_every_python_example_is_run_here() -> None:
     names = {n for n in SNIPPETS if n.startswith("python-")}
-    assert names == {"python-router", "python-client", "python-redis-py", "python-sentinel",
-                     "python-sharded"}
+    assert names == {"python-router", "python-client", "python-redis-py", "python-pubsub",
+                     "python-sentinel", "python-sharded"}
 
 
 def test_router_example() -> None:
@@ -60,6 +60,14 @@ def test_redis_py_adapter_example(cluster: Dict[str, str]) -> None:
     out = run("python-redis-py", host, int(port))
     assert out.startswith("b'alice' {"), out
     assert "'routed': " in out
+
+
+@live
+def test_pubsub_example(cluster: Dict[str, str]) -> None:
+    host, port = cluster["SEEDS"].split(",")[0].rsplit(":", 1)
+    lines = run("python-pubsub", host, int(port)).splitlines()
+    # Two connections (the channel's, the shard channel's): either message may come first.
+    assert sorted(lines) == ["b'news' b'hello'", "b'{eu}orders' b'order 1'"], lines
 
 
 # The Sentinel example against a Sentinel setup of its own (data nodes 8944-8949,

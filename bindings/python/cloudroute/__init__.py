@@ -55,6 +55,8 @@ from .sentinel import SentinelClient, SentinelStats
 from .sharded import ShardedClient
 from .commands import Pinned, Script
 from .pipeline import Pipeline
+from .pubsub import Message, Subscription
+from ._types import ChannelKind, MessageType
 from ._types import Health, HashAlgo, Policy, RingAlgo, RingNaming, Role, Tier
 from ._types import FamilyKeyVariant, Selection
 from .errors import (
@@ -112,6 +114,10 @@ __all__ = [
     "Pinned",
     "Script",
     "Pipeline",
+    "Subscription",
+    "Message",
+    "ChannelKind",
+    "MessageType",
     "AUTO",
     "READ",
     "WRITE",

@@ -161,6 +161,8 @@ PYTHON_ENUMS: Dict[str, str] = {
     "cr_ring_algo": "RingAlgo",
     "cr_hash_algo": "HashAlgo",
     "cr_ring_naming": "RingNaming",
+    "cr_channel_kind": "ChannelKind",
+    "cr_message_type": "MessageType",
 }
 
 #: Every *_options struct: C type -> {field: default} (arrays as tuples, enum

@@ -9,7 +9,19 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["Policy", "Tier", "Role", "Health", "RingAlgo", "HashAlgo", "RingNaming", "Selection", "FamilyKeyVariant"]
+__all__ = [
+    "Policy",
+    "Tier",
+    "Role",
+    "Health",
+    "RingAlgo",
+    "HashAlgo",
+    "RingNaming",
+    "Selection",
+    "FamilyKeyVariant",
+    "ChannelKind",
+    "MessageType",
+]
 
 
 class _StrEnum(str, enum.Enum):
@@ -71,6 +83,24 @@ class Health(_StrEnum):
     ONLINE = "online"
     LOADING = "loading"
     FAILED = "failed"
+
+
+class ChannelKind(_StrEnum):
+    """What a subscribed name is (cr_channel_kind)."""
+
+    CHANNEL = "channel"  #: a channel: SUBSCRIBE, PUBLISH
+    PATTERN = "pattern"  #: a glob-style pattern of channels: PSUBSCRIBE
+    SHARD = "shard"  #: a shard channel, placed by its slot: SSUBSCRIBE, SPUBLISH
+
+
+class MessageType(_StrEnum):
+    """What a Subscription gave: a message or an event about a name (cr_message_type)."""
+
+    MESSAGE = "message"  #: a published message: channel, payload (and pattern)
+    SUBSCRIBED = "subscribed"  #: the name is subscribed on node (first time)
+    RESUBSCRIBED = "resubscribed"  #: the name is subscribed again, on node, after MOVING
+    MOVING = "moving"  #: the name lost its subscription on node (reason); moving
+    UNSUBSCRIBED = "unsubscribed"  #: Subscription.remove took the name off node
 
 
 class RingAlgo(enum.IntEnum):

@@ -24,6 +24,13 @@ one request on its shared connection, all in flight at once, completed through
 the same queue — no executor thread either. They route, retry and fail as
 :meth:`cloudroute.Client.mget` and :meth:`cloudroute.Pipeline.execute` do.
 
+Subscriptions (``c.subscribe(...)``, an ``async for`` of
+:class:`cloudroute.Message` records, ``await sub.get_message(timeout)``) wait
+on a thread of their own for the next message, never on the loop; a
+coroutine cancelled while it waits loses nothing: the message goes to the
+next one that asks. ``publish`` and ``spublish`` are submitted as the other
+commands are.
+
 ``SentinelClient`` is the same face for :class:`cloudroute.SentinelClient`:
 its single-key commands (``cr_sentinel_client_submit``) and its batches
 (``mget``, ``mset``, ``delete``, ``exists``: ``cr_sentinel_client_submit_mget``
@@ -47,6 +54,7 @@ to close its connections and threads (milliseconds).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 from types import TracebackType
 from typing import (
@@ -81,10 +89,11 @@ from .client import (
 from .commands import _timeout_ms
 from . import _native
 from .pipeline import Pipeline as _SyncPipeline, _results
+from .pubsub import Message, Names, Subscription as _SyncSubscription
 from .sentinel import SentinelClient as _SyncSentinelClient, _batch_outcome
 from .sharded import ShardedClient as _SyncShardedClient
 
-__all__ = ["Client", "Pipeline", "SentinelClient", "ShardedClient"]
+__all__ = ["Client", "Pipeline", "SentinelClient", "ShardedClient", "Subscription"]
 
 
 def _resolver(fut: "asyncio.Future[Any]", convert: Optional[Callable[[Any], Any]]) -> Callable[[Any, Any], None]:
@@ -320,10 +329,116 @@ class Client(_MultiKey[_SyncClient]):
         sent by ``await p.execute()``."""
         return Pipeline(self, self.sync.pipeline(transaction))
 
+    # -- publish / subscribe ------------------------------------------------------
+
+    def subscribe(self, channels: Names = (), patterns: Names = (), shard_channels: Names = ()) -> "Subscription":
+        """A :class:`Subscription` of channels, patterns and shard channels, placed
+        and moved as :meth:`cloudroute.Client.subscribe` does (returns at once: the
+        ``SUBSCRIBED`` events follow)::
+
+            async with c.subscribe(channels="news") as sub:
+                async for msg in sub:
+                    ...
+        """
+        return Subscription(self.sync.subscribe(channels, patterns, shard_channels))
+
+    async def publish(self, channel: KeyT, message: Arg) -> int:
+        """PUBLISH channel message: how many subscribers of the node it reached got it."""
+        result: int = await self._submit(WRITE, 1, ("PUBLISH", channel, message), None)
+        return result
+
+    async def spublish(self, channel: KeyT, message: Arg) -> int:
+        """SPUBLISH, on the shard channel's slot's master: its subscribers in that shard that got it."""
+        result: int = await self._submit(WRITE, 1, ("SPUBLISH", channel, message), None)
+        return result
+
     def __repr__(self) -> str:
         if self._sync is None:
             return "<cloudroute.asyncio.Client closed>"
         return f"<cloudroute.asyncio.Client {self._sync!r}>"
+
+
+class Subscription:
+    """The asyncio face of :class:`cloudroute.Subscription` (from
+    :meth:`Client.subscribe`): ``async for msg in sub`` gives every message and
+    event until the subscription is closed; ``await sub.get_message(timeout)``
+    waits at most timeout seconds. The wait runs on a thread of the
+    subscription's own (``cloudroute-subscription``), one message at a time (a
+    slow reader leaves the rest queued in the library, which stops reading its
+    sockets past its limit); a waiting coroutine that is cancelled (or timed
+    out) loses nothing: the message goes to the next wait. ``add``, ``remove``
+    and ``close`` return at once. ``async with`` closes it on exit."""
+
+    def __init__(self, sync: _SyncSubscription) -> None:
+        self._sync = sync
+        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="cloudroute-subscription")
+        self._waiting: Optional["concurrent.futures.Future[Optional[Message]]"] = None
+        self._lock: Optional[asyncio.Lock] = None
+
+    @property
+    def sync(self) -> _SyncSubscription:
+        """The blocking subscription underneath."""
+        return self._sync
+
+    def add(self, channels: Names = (), patterns: Names = (), shard_channels: Names = ()) -> None:
+        """Subscribes more names, as :meth:`cloudroute.Subscription.add`."""
+        self._sync.add(channels, patterns, shard_channels)
+
+    def remove(self, channels: Names = (), patterns: Names = (), shard_channels: Names = ()) -> None:
+        """Unsubscribes names, as :meth:`cloudroute.Subscription.remove`."""
+        self._sync.remove(channels, patterns, shard_channels)
+
+    async def get_message(self, timeout: Optional[float] = None) -> Optional[Message]:
+        """The next message or event; waits at most ``timeout`` seconds (None:
+        until one comes). None when none came in time, or once closed."""
+        try:
+            return await asyncio.wait_for(self._next(), timeout)
+        except asyncio.TimeoutError:
+            return None
+
+    async def _next(self) -> Optional[Message]:
+        if self._lock is None:  # made on the loop (Python 3.9 binds a Lock to one)
+            self._lock = asyncio.Lock()
+        async with self._lock:  # one coroutine takes each message
+            if self._sync.closed:
+                return None
+            if self._waiting is None:
+                self._waiting = self._thread.submit(self._sync.get_message, None)
+            # Shielded: a coroutine cancelled here (or timed out) leaves the wait
+            # running, and its message, for the next one.
+            msg = await asyncio.shield(asyncio.wrap_future(self._waiting))
+            self._waiting = None
+            return msg
+
+    def __aiter__(self) -> "Subscription":
+        return self
+
+    async def __anext__(self) -> Message:
+        msg = await self.get_message()
+        if msg is None:
+            raise StopAsyncIteration
+        return msg
+
+    @property
+    def closed(self) -> bool:
+        return self._sync.closed
+
+    def close(self) -> None:
+        """Closes the subscription (the thread's wait returns; every coroutine
+        waiting gets None, and ``async for`` ends). Idempotent."""
+        self._sync.close()
+        self._thread.shutdown(wait=False)
+
+    async def __aenter__(self) -> "Subscription":
+        return self
+
+    async def __aexit__(
+        self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<cloudroute.asyncio.Subscription{' closed' if self.closed else ''}>"
 
 
 class Pipeline:

@@ -31,6 +31,7 @@ from ._lifecycle import Closing
 from ._native import ClientStats, NodeStats
 from .commands import ClientCommands, _timeout_ms
 from .errors import InvalidArgumentError
+from .pubsub import Names, Subscription
 
 if TYPE_CHECKING:
     from .pipeline import Pipeline
@@ -384,6 +385,33 @@ class Client(Closing, ClientCommands):
             return reply
         it = iter(reply)
         return dict(zip(it, it))
+
+    # -- publish / subscribe ---------------------------------------------------
+
+    def subscribe(self, channels: Names = (), patterns: Names = (), shard_channels: Names = ()) -> Subscription:
+        """A :class:`cloudroute.Subscription` of channels (SUBSCRIBE), patterns
+        (PSUBSCRIBE) and shard channels (SSUBSCRIBE), each one name or an
+        iterable of them; :meth:`Subscription.add` subscribes more::
+
+            with client.subscribe(channels="news", shard_channels=["{eu}orders"]) as sub:
+                for msg in sub:  # cloudroute.Message: messages and events
+                    ...
+
+        Channels and patterns are read on the node a read would use first (a
+        local replica first), a shard channel on its slot's shard (its local
+        replica where there is one); a name whose node fails or whose slot
+        moves is subscribed again elsewhere (``MOVING``, then ``RESUBSCRIBED``).
+        Publish with :meth:`publish` (``PUBLISH``, to any node) and
+        :meth:`spublish` (``SPUBLISH``, to the slot's master): each returns how
+        many subscribers got the message.
+        """
+        sub = Subscription(self.subscription())
+        try:
+            sub.add(channels, patterns, shard_channels)
+        except BaseException:
+            sub.close()
+            raise
+        return sub
 
     # -- pipelines -------------------------------------------------------------
 

@@ -25,12 +25,7 @@ struct ClientHandle {
     if (forked()) return;  // the parent's: leaked on purpose (common.hpp, "fork")
     // Freeing joins the refresher thread, which may be waiting for the GIL
     // to log an event: never free while holding it.
-    if (PyGILState_Check() != 0) {
-      py::gil_scoped_release nogil;
-      cr_client_free(c);
-    } else {
-      cr_client_free(c);
-    }
+    WithoutGil([this] { cr_client_free(c); });
   }
 };
 

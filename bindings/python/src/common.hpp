@@ -104,6 +104,10 @@ uint64_t ForkGeneration();
 // GIL again, after: raises the pending exception of a failed call.
 void GiveWayToSignals();
 void RaiseSignalError(cr_status st);
+// Whether this is the thread Python runs signal handlers on (a wait the C
+// library cannot interrupt — cr_subscription_next — waits there in slices,
+// running them in between).
+bool OnMainThread();
 
 void InitProcess();  // from the module's init: the fork handler, the main thread
 
@@ -149,6 +153,19 @@ struct OwnedClient {
     return st;
   }
 };
+
+// Runs f() without the GIL, releasing it when this thread holds it: for
+// frees that join a library thread, which may be waiting for the GIL to log
+// an event.
+template <class F>
+void WithoutGil(F f) {
+  if (PyGILState_Check() != 0) {
+    py::gil_scoped_release nogil;
+    f();
+  } else {
+    f();
+  }
+}
 
 // Whether the interpreter is shutting down (no Python call may be made from
 // a library thread then).
@@ -295,6 +312,7 @@ void InitClientAsync(py::module_ &m);     // after InitClient: submit, completio
 void RouteLogsToLogging(cr_config *cfg);
 void InitPipeline(py::module_ &m);
 void InitShardedClient(py::module_ &m);  // after InitClientCommands and InitPipeline
+void InitPubSub(py::module_ &m);         // after InitClient: subscriptions, publish
 
 // Wrapped handles, shared between sections.
 struct Topology {

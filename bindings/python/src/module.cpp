@@ -19,6 +19,7 @@ PYBIND11_MODULE(_native, m) {
   crpy::InitSentinelClient(m);
   crpy::InitClientCommands(m);
   crpy::InitClientAsync(m);
+  crpy::InitPubSub(m);
   crpy::InitPipeline(m);
   m.def("_option_defaults", &crpy::OptionDefaults,
         "What the linked library's *_options_init functions write: {C struct: {field: value}}\n"

@@ -48,11 +48,13 @@ void ThrowForked(const char *what) {
                "threads and connections belong to the parent): create a new one in the child");
 }
 
+bool OnMainThread() { return PyThread_get_thread_ident() == g_main_thread; }
+
 void GiveWayToSignals() {
   thread_local bool asked = false;
   if (asked) return;
   asked = true;
-  if (PyThread_get_thread_ident() == g_main_thread) {
+  if (OnMainThread()) {
     Check(cr_thread_set_interrupt_check(&CheckSignals, nullptr));
   }
 }

@@ -23,13 +23,20 @@
   Sentinel and pre-sharded clients too) return a java.util.concurrent.CompletableFuture at once
   (deref-able: @f, (deref f ms nil)), with no thread per call; it fails with the same ex-info as
   the blocking call (deref throws an ExecutionException whose cause it is; a Sentinel batch's
-  carries :cloudroute/failed-keys and :cloudroute/results)."
-  (:import (io.cloudroute Access AsyncKeyClient CallOptions Candidate Client ClientOptions ClientStats CloudRoute
-                          CloudRouteException Config HashAlgo HedgeMode NodeInfo
+  carries :cloudroute/failed-keys and :cloudroute/results).
+
+  Publish / subscribe: subscribe (a Subscription, with-open closes it; next-message reads it,
+  or a handler fn gets every message on the subscription's thread), add! / remove! of names,
+  publish! and spublish!. Messages and events are maps: {:type :message, :kind :channel,
+  :channel \"news\", :payload \"...\", :payload-bytes #bytes, :node \"host:port\"} (:pattern for a
+  pattern's match, :reason for a :moving event)."
+  (:import (io.cloudroute Access AsyncKeyClient CallOptions Candidate ChannelKind Client ClientOptions
+                          ClientStats CloudRoute CloudRouteException Config HashAlgo HedgeMode Message
+                          NodeInfo
                           NodeStats Pipeline Policy Ring Ring$Builder RingAlgo RingNaming Route Router
                           Scan ScanOptions Script Selection SentinelClient SentinelOptions ShardGroups
-                          ShardedClient ShardedOptions Tier Topology Topology$Format
-                          Transaction)
+                          ShardedClient ShardedOptions Subscription Subscription$Listener Tier Topology
+                          Topology$Format Transaction)
            (java.nio.charset StandardCharsets)
            (java.util.concurrent CompletableFuture CompletionException Executor)
            (java.util.function BiFunction)))
@@ -723,6 +730,80 @@
           {:address (.address n) :host (.host n) :port (.port n) :reads (.reads n)
            :writes (.writes n) :errors (.errors n) :latency-us (.latencyUs n)})
         (on-client [c c [Client ShardedClient SentinelClient]] (.nodeStats c))))
+
+;; ---------------------------------------------------------------- publish / subscribe
+
+(defn message->map
+  "A Message as a map: :type (:message :subscribed :resubscribed :moving :unsubscribed),
+  :kind (:channel :pattern :shard), :channel, :node, and where they apply :pattern, :payload
+  (a String, UTF-8), :payload-bytes and :reason."
+  [^Message m]
+  (cond-> {:type (kw (.type m)) :kind (kw (.kind m)) :channel (.channelString m) :node (.node m)}
+    (.patternString m) (assoc :pattern (.patternString m))
+    (.payloadString m) (assoc :payload (.payloadString m) :payload-bytes (.payload m))
+    (seq (.reason m)) (assoc :reason (.reason m))))
+
+(defn- names!
+  "Adds (add? true) or removes {:channels [...] :patterns [...] :shard-channels [...]} on s."
+  [^Subscription s add? {:keys [channels patterns shard-channels]}]
+  (checked
+   (doseq [[^ChannelKind kind names] [[ChannelKind/CHANNEL channels] [ChannelKind/PATTERN patterns]
+                                      [ChannelKind/SHARD shard-channels]]
+           :when (seq names)]
+     (if add?
+       (.add s kind (object-array names))
+       (.remove s kind (object-array names)))))
+  s)
+
+(defn add!
+  "Subscribes more names: {:channels [...] :patterns [...] :shard-channels [...]} (Strings or
+  byte arrays). Returns at once; each name's :subscribed event follows. Returns s."
+  ^Subscription [^Subscription s names]
+  (names! s true names))
+
+(defn remove!
+  "Unsubscribes names (as add!); each subscribed one gives an :unsubscribed event. Returns s."
+  ^Subscription [^Subscription s names]
+  (names! s false names))
+
+(defn subscribe
+  "A Subscription of the client's channels, patterns and shard channels: {:channels [...]
+  :patterns [...] :shard-channels [...]}, on connections and a thread of its own (with-open
+  closes it). Channels and patterns are read on the node a read would use first (a local
+  replica first), a shard channel on its slot's shard; a name whose node fails or whose slot
+  moves is subscribed again elsewhere (:moving, then :resubscribed). Without handler, read
+  it with next-message; with one, (handler message-map) runs on the subscription's thread for
+  every message and event (what it throws goes to the thread's uncaught exception handler)."
+  (^Subscription [^Client c names] (subscribe c names nil))
+  (^Subscription [^Client c names handler]
+   (let [^Subscription s
+         (checked
+          (if handler
+            (.subscribe c (reify Subscription$Listener
+                            (onMessage [_ m] (handler (message->map m)))
+                            (onEvent [_ m] (handler (message->map m)))))
+            (.subscribe c)))]
+     (try
+       (names! s true names)
+       (catch Throwable e (.close s) (throw e))))))
+
+(defn next-message
+  "The next message or event of s as a map, waiting at most timeout-ms (nil: until one
+  comes); nil when none came in time or s is closed."
+  ([^Subscription s] (next-message s nil))
+  ([^Subscription s timeout-ms]
+   (some-> (checked (.next s (when timeout-ms (java.time.Duration/ofMillis (long timeout-ms)))))
+           message->map)))
+
+(defn publish!
+  "PUBLISH channel message: how many subscribers of the node it reached got it."
+  [^Client c channel message]
+  (checked (.publish c channel message)))
+
+(defn spublish!
+  "SPUBLISH shard channel message, on its slot's master: its subscribers in that shard that got it."
+  [^Client c channel message]
+  (checked (.spublish c channel message)))
 
 ;; ---------------------------------------------------------------- shard groups
 

@@ -43,6 +43,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
   if (!(crj.object_class = global_class(env, "java/lang/Object"))) return JNI_ERR;
   if (!(crj.byte_array_class = global_class(env, "[B"))) return JNI_ERR;
   if (!(crj.oom = global_class(env, "java/lang/OutOfMemoryError"))) return JNI_ERR;
+  if (!(crj.message = global_class(env, "io/cloudroute/Message"))) return JNI_ERR;
+  crj.message_new = (*env)->GetMethodID(env, crj.message, "<init>", "(II[B[B[B[B[B)V");
   if (!crj_log_init(vm, env)) return JNI_ERR;
   if ((*env)->ExceptionCheck(env)) return JNI_ERR;
   return JNI_VERSION_1_8;

@@ -30,6 +30,8 @@ typedef struct crj_cache {
   jclass object_class;
   jclass byte_array_class;
   jclass oom;
+  jclass message;        /* io.cloudroute.Message */
+  jmethodID message_new; /* Message(int, int, byte[], byte[], byte[], byte[], byte[]) */
 } crj_cache;
 
 extern crj_cache crj;

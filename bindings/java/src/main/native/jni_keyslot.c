@@ -43,6 +43,9 @@ JNIEXPORT void JNICALL Java_io_cloudroute_NativeResource_free(JNIEnv *env, jclas
     case 11:
       cr_sharded_client_free((cr_sharded_client *)p);
       break;
+    case 12:
+      cr_subscription_free((cr_subscription *)p);
+      break;
     default:
       break;
   }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 /**
@@ -27,8 +28,11 @@ import java.util.concurrent.Executor;
  * #scan} (every key of the cluster), {@link #eval} / {@link #fcall} (scripts and functions routed
  * by their keys, NOSCRIPT recovered), {@link #transaction} (MULTI / EXEC / WATCH on a connection
  * pinned to one slot's master) and node commands ({@link #onNode}, {@link #onMasters}, {@link
- * #onAllNodes}). Per-call timeouts: {@link CallOptions}. Closing the client closes its open scans
- * and transactions.
+ * #onAllNodes}). Per-call timeouts: {@link CallOptions}. Publish / subscribe: {@link #subscribe()}
+ * (a {@link Subscription}, read with {@link Subscription#next}), {@link
+ * #subscribe(Subscription.Listener)} (a listener called on the subscription's thread), {@link
+ * #publish}, {@link #spublish}. Closing the client closes its open scans, transactions and
+ * subscriptions.
  *
  * <p>Asynchronous calls ({@link #commandAsync}, {@link #getAsync}, {@link #setAsync}, typed ones
  * such as {@link #incrAsync}, the multi-key {@link #mgetAsync(Object...)}, {@link #msetAsync},
@@ -49,6 +53,9 @@ import java.util.concurrent.Executor;
  */
 public final class Client extends AsyncKeyClient implements KeyCommands {
   private final Router router;
+
+  /** Open subscriptions: closed (their waiters woken) before the client is freed. */
+  private final Set<Subscription> subscriptions = ConcurrentHashMap.newKeySet();
 
   private Client(long ptr, Executor asyncExecutor) {
     super(ptr, KIND_CLIENT, AsyncCall.KIND_CLUSTER, asyncExecutor);
@@ -600,6 +607,84 @@ public final class Client extends AsyncKeyClient implements KeyCommands {
     return list.toArray();
   }
 
+  // ---- publish / subscribe ----
+
+  /**
+   * A new {@link Subscription} with no names, read with {@link Subscription#next}: {@code
+   * client.subscribe().add(ChannelKind.CHANNEL, "news")}. Close it (try-with-resources).
+   *
+   * @return the subscription: connections and a thread of its own
+   */
+  public Subscription subscribe() {
+    return Subscription.open(this, null);
+  }
+
+  /**
+   * A new {@link Subscription} with no names whose daemon thread hands every message to {@code
+   * listener.onMessage} and every event to {@code listener.onEvent}: {@code client.subscribe(m ->
+   * handle(m)).add(ChannelKind.SHARD, "{eu}orders")}. Closing it stops and joins the thread.
+   *
+   * @param listener what receives the messages
+   * @return the subscription
+   */
+  public Subscription subscribe(Subscription.Listener listener) {
+    if (listener == null) throw invalid("listener is null");
+    return Subscription.open(this, listener);
+  }
+
+  /**
+   * PUBLISH channel message (String, sent as UTF-8, or byte[]), on the master of the channel's slot
+   * (the cluster forwards it to every node). Not re-sent after a failure that may have reached the
+   * server.
+   *
+   * @param channel the channel
+   * @param message the payload
+   * @return how many subscribers of that node got it
+   */
+  public long publish(Object channel, Object message) {
+    return publish(false, channel, message);
+  }
+
+  /**
+   * SPUBLISH shard channel message, on the master of the channel's slot (MOVED is followed).
+   *
+   * @param channel the shard channel
+   * @param message the payload
+   * @return how many subscribers in that shard got it
+   */
+  public long spublish(Object channel, Object message) {
+    return publish(true, channel, message);
+  }
+
+  private long publish(boolean sharded, Object channel, Object message) {
+    if (channel == null) throw invalid("channel is null");
+    if (message == null) throw invalid("message is null");
+    long p = acquire();
+    try {
+      return publish0(p, sharded, channel, message);
+    } finally {
+      release();
+    }
+  }
+
+  void opened(Subscription s) {
+    subscriptions.add(s);
+  }
+
+  void closed(Subscription s) {
+    subscriptions.remove(s);
+  }
+
+  /**
+   * Closes the client: its subscriptions first (their waiters return null, listener threads are
+   * joined), then, once no call is running, its connections and threads. Idempotent.
+   */
+  @Override
+  public void close() {
+    for (Subscription s : subscriptions) s.close();
+    super.close();
+  }
+
   static CloudRouteException invalid(String message) {
     return new CloudRouteException.InvalidArgumentException(CloudRouteException.EINVAL, message);
   }
@@ -693,6 +778,8 @@ public final class Client extends AsyncKeyClient implements KeyCommands {
       long h, int timeoutMs, String function, boolean readOnly, Object[] keys, Object[] args);
 
   private static native Object get0(long h, Object key);
+
+  private static native long publish0(long h, boolean sharded, Object channel, Object message);
 
   private static native void set0(long h, Object key, Object value, long ttlMs);
 

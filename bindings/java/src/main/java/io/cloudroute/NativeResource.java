@@ -19,10 +19,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A borrowed handle (a client's router, a Sentinel client's groups) belongs to its owner: it
  * counts on the owner's in-flight count, and closing it does nothing.
  *
- * <p>A dependent handle (a client's {@link Scan}, {@link Transaction}) has its own count and is
- * closed on its own, but the C library needs it freed before its parent: the parent's free (by
- * close or by the Cleaner) frees every dependent still open first. Its calls run inside a call of
- * the parent (see {@link #acquireWithParent}), so they are drained by the parent's close.
+ * <p>A dependent handle (a client's {@link Scan}, {@link Transaction}, {@link Subscription}) has
+ * its own count and is closed on its own, but the C library needs it freed before its parent: the
+ * parent's free (by close or by the Cleaner) frees every dependent still open first. Its calls run
+ * inside a call of the parent (see {@link #acquireWithParent}), so they are drained by the parent's
+ * close.
  */
 abstract class NativeResource implements AutoCloseable {
   static final Cleaner CLEANER = Cleaner.create();
@@ -39,6 +40,7 @@ abstract class NativeResource implements AutoCloseable {
   static final int KIND_SCRIPT = 9;
   static final int KIND_PINNED = 10;
   static final int KIND_SHARDED = 11;
+  static final int KIND_SUBSCRIPTION = 12;
 
   static {
     NativeLoader.load();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -61,6 +62,23 @@ class ReadmeExamplesTest {
       }
     });
     assertEquals("alice [true, bob, {}]\n", out);
+  }
+
+  @Test
+  void javaPubSub() {
+    final String SEEDS = Harness.require("CR_JAVA_CLUSTER_ENV").get("SEEDS").split(",")[0];
+    String out = printed(() -> {
+      // README snippet java-pubsub
+      try (Config config = new Config().localCidr("127.0.1.0/24");
+          Client client = Client.connect(SEEDS, config);
+          Subscription sub = client.subscribe().add(ChannelKind.CHANNEL, "news")) {
+        Message m = sub.next(Duration.ofSeconds(5)); // SUBSCRIBED, on a node of the client's cloud
+        client.publish("news", "hello"); // how many subscribers got it
+        m = sub.next(Duration.ofSeconds(5)); // or client.subscribe(listener): a thread calls it
+        System.out.println(m.type() + " " + m.channelString() + " " + m.payloadString());
+      }
+    });
+    assertEquals("message news hello\n", out);
   }
 
   @Test

@@ -1,0 +1,305 @@
+"""Publish / subscribe through the Python binding against a two-cloud cluster
+of its own (scripts/redis-harness.sh cluster, ports 9171-9179: tests/PORTS.md;
+cloud A = 127.0.1.x, the client's; policy local-replicas-first):
+
+- channels, patterns and a shard channel get messages, each subscribed on a
+  cloud-A node (the shard channel on its shard's cloud-A replica);
+- a thread waiting for a message returns when another closes the
+  subscription; Ctrl-C ends a wait on the main thread;
+- asyncio: ``async for`` under a timeout, and a timed-out wait loses nothing;
+- a CLUSTER FAILOVER of a shard channel's shard while messages flow: every
+  message published after the last (re)subscription arrives;
+- the node of a channel subscription is killed (last: the cluster is not
+  restored): MOVING, RESUBSCRIBED on another cloud-A node, and every message
+  published after that arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import threading
+import time
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
+
+import pytest
+from conftest import harness, live, wait_until
+
+import cloudroute
+import cloudroute.asyncio
+from cloudroute import ChannelKind, Message, MessageType
+
+pytestmark = live
+
+PORT = 9171
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dict[str, str]]:
+    with harness("cluster", tmp_path_factory, PORT) as e:
+        yield e
+
+
+def client(env: Dict[str, str]) -> cloudroute.Client:
+    cfg = cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]], policy="local-replicas-first", failure_threshold=1)
+    return cloudroute.Client(env["SEEDS"], cfg, refresh_min_gap_ms=200, command_timeout_ms=2000)
+
+
+def name_in_shard(env: Dict[str, str], shard: int, prefix: str) -> str:
+    first, _, last = env[f"SHARD{shard}_SLOTS"].split(",")[0].partition("-")
+    i = 0
+    while not int(first) <= cloudroute.keyslot(f"{prefix}{i}") <= int(last):
+        i += 1
+    return f"{prefix}{i}"
+
+
+def cli(addr: str, *args: str) -> str:
+    host, port = addr.rsplit(":", 1)
+    out = subprocess.run(["redis-cli", "-h", host, "-p", port, *args], capture_output=True, text=True, timeout=10)
+    return out.stdout.strip()
+
+
+def in_cloud_a(node: str) -> bool:
+    return node.startswith("127.0.1.")
+
+
+class Reader:
+    """Iterates a subscription on a thread of its own, keeping every item and
+    when it was read; ends when the subscription is closed."""
+
+    def __init__(self, sub: cloudroute.Subscription) -> None:
+        self.sub = sub
+        self.items: List[Tuple[Message, float]] = []
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        for msg in self.sub:
+            with self.lock:
+                self.items.append((msg, time.monotonic()))
+
+    def snapshot(self) -> List[Tuple[Message, float]]:
+        with self.lock:
+            return list(self.items)
+
+    def find(self, pred: Callable[[Message], bool], timeout: float = 10.0) -> Optional[Message]:
+        found: List[Message] = []
+
+        def seen() -> bool:
+            found[:] = [m for m, _ in self.snapshot() if pred(m)][:1]
+            return bool(found)
+
+        return found[0] if wait_until(seen, timeout) else None
+
+    def event(self, type: MessageType, name: bytes, timeout: float = 10.0) -> Optional[Message]:
+        return self.find(lambda m: m.type == type and m.channel == name, timeout)
+
+    def stop(self) -> None:
+        self.sub.close()
+        self.thread.join(10)
+        assert not self.thread.is_alive()
+
+
+def settled(env: Dict[str, str]) -> None:
+    """Every node is up in a cluster that is ok, every replica linked to its master."""
+
+    def ok(addr: str) -> bool:
+        role = cli(addr, "ROLE")
+        return "cluster_state:ok" in cli(addr, "CLUSTER", "INFO") and (
+            role.startswith("master") or "connected" in role
+        )
+
+    for n in range(1, int(env["NODE_COUNT"]) + 1):
+        addr = env[f"NODE{n}_ADDR"]
+        assert wait_until(lambda: ok(addr), 30, 0.05), addr  # noqa: B023 (called here only)
+
+
+def test_channels_patterns_and_shard_channels_arrive_from_local_nodes(env: Dict[str, str]) -> None:
+    shard_ch = name_in_shard(env, 1, "ps:s1:")
+    with client(env) as c, c.subscribe(channels="ps:news", patterns=["ps:pat.*"], shard_channels=[shard_ch]) as sub:
+        r = Reader(sub)
+        for name in (b"ps:news", b"ps:pat.*"):
+            ev = r.event(MessageType.SUBSCRIBED, name)
+            assert ev is not None, name
+            assert in_cloud_a(ev.node), ev
+        ev = r.event(MessageType.SUBSCRIBED, shard_ch.encode())
+        assert ev is not None and ev.kind == ChannelKind.SHARD
+        assert ev.node == env["NODE2_ADDR"], "shard 1's replica in cloud A"
+        assert c.publish("ps:news", b"a\0\r\nb") >= 0
+        assert c.publish("ps:pat.x", "meow") >= 0
+        assert c.spublish(shard_ch, "s1") >= 0
+        m = r.find(lambda m: m.payload == b"a\0\r\nb")
+        assert m is not None and m.type == MessageType.MESSAGE and m.channel == b"ps:news"
+        assert m.kind == ChannelKind.CHANNEL and m.pattern is None and in_cloud_a(m.node)
+        m = r.find(lambda m: m.payload == b"meow")
+        assert m is not None and m.channel == b"ps:pat.x" and m.pattern == b"ps:pat.*"
+        assert m.kind == ChannelKind.PATTERN
+        m = r.find(lambda m: m.payload == b"s1")
+        assert m is not None and m.kind == ChannelKind.SHARD and m.node == env["NODE2_ADDR"]
+        # remove: its event, and no more of its messages.
+        sub.remove(channels=["ps:news"])
+        assert r.event(MessageType.UNSUBSCRIBED, b"ps:news") is not None
+        c.publish("ps:news", "after")
+        c.publish("ps:pat.y", "marker")
+        assert r.find(lambda m: m.payload == b"marker") is not None
+        assert all(m.payload != b"after" for m, _ in r.snapshot())
+        r.stop()
+    assert sub.closed and sub.get_message(0) is None
+
+
+def test_get_message_times_out_and_a_close_ends_a_wait_on_another_thread(env: Dict[str, str]) -> None:
+    with client(env) as c:
+        sub = c.subscribe(channels="ps:idle")
+        first = sub.get_message(timeout=5)
+        assert first is not None and first.type == MessageType.SUBSCRIBED
+        t0 = time.monotonic()
+        assert sub.get_message(timeout=0.2) is None
+        assert 0.15 <= time.monotonic() - t0 < 2
+        got: List[object] = []
+        waiter = threading.Thread(target=lambda: got.append(sub.get_message()))
+        waiter.start()
+        time.sleep(0.1)  # let it wait (not asserted on: the close must end it either way)
+        sub.close()
+        waiter.join(5)
+        assert not waiter.is_alive() and got == [None]
+        assert list(sub) == []
+
+
+def test_ctrl_c_ends_a_wait_on_the_main_thread(env: Dict[str, str]) -> None:
+    with client(env) as c, c.subscribe(channels="ps:sigint") as sub:
+        assert sub.get_message(timeout=5) is not None  # SUBSCRIBED
+        main = threading.get_ident()
+        # A bound, should the interrupt not end the wait: the close does.
+        guard = threading.Timer(10, sub.close)
+        threading.Timer(0.2, lambda: signal.pthread_kill(main, signal.SIGINT)).start()
+        guard.start()
+        t0 = time.monotonic()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                next(iter(sub))
+        finally:
+            guard.cancel()
+        assert time.monotonic() - t0 < 5
+
+
+def test_asyncio_async_for_with_a_timeout(env: Dict[str, str]) -> None:
+    async def main() -> List[bytes]:
+        async with cloudroute.asyncio.Client(env["SEEDS"], cloudroute.Config(local_cidrs=[env["CLOUD_A_CIDR"]])) as c:
+            async with c.subscribe(channels=["ps:aio"]) as sub:
+                first = await sub.get_message(timeout=5)
+                assert first is not None and first.type == MessageType.SUBSCRIBED
+                assert in_cloud_a(first.node)
+                # Timed out: None, and the wait left running loses nothing.
+                assert await sub.get_message(timeout=0.05) is None
+                assert await c.publish("ps:aio", "one") >= 0
+                got: List[bytes] = []
+
+                async def take() -> None:
+                    async for msg in sub:
+                        assert msg.payload is not None
+                        got.append(msg.payload)
+                        if len(got) == 3:
+                            return
+                        if len(got) == 1:
+                            await c.publish("ps:aio", "two")
+                            await c.publish("ps:aio", "three")
+
+                await asyncio.wait_for(take(), 10)
+                sub.close()
+                assert await sub.get_message() is None
+                return got
+
+    assert asyncio.run(main()) == [b"one", b"two", b"three"]
+
+
+class Publisher:
+    """SPUBLISHes "<seq>" on a channel every few ms until stopped, noting when each started."""
+
+    def __init__(self, c: cloudroute.Client, channel: str) -> None:
+        self.c, self.channel = c, channel
+        self.sent: List[Tuple[float, bool]] = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        seq = 0
+        while not self.done.is_set():
+            start = time.monotonic()
+            try:
+                self.c.spublish(self.channel, str(seq))
+                ok = True
+            except cloudroute.Error:
+                ok = False
+            self.sent.append((start, ok))
+            seq += 1
+            time.sleep(0.01)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(10)
+
+
+def no_loss_after_last_subscribe(r: Reader, pub: Publisher, channel: bytes, min_checked: int) -> None:
+    items = r.snapshot()
+    placed = (MessageType.SUBSCRIBED, MessageType.RESUBSCRIBED)
+    subs = [t for m, t in items if m.channel == channel and m.type in placed]
+    assert subs, "never subscribed"
+    last = subs[-1]
+    assert not [m for m, t in items if m.channel == channel and m.type == MessageType.MOVING and t > last]
+    got = {m.payload for m, _ in items if m.type == MessageType.MESSAGE and m.channel == channel}
+    expected = [str(seq).encode() for seq, (start, ok) in enumerate(pub.sent) if ok and start > last]
+    assert len(expected) >= min_checked
+    missing = [e for e in expected if e not in got]
+    assert not missing, f"{len(missing)} of {len(expected)} published after the last (re)subscription never arrived"
+
+
+def test_a_cluster_failover_during_a_shard_subscription(env: Dict[str, str]) -> None:
+    settled(env)
+    # Shard 2: n4 master (cloud B), n5 replica (B), n6 replica (A).
+    ch = name_in_shard(env, 2, "ps:fo:")
+    with client(env) as c:
+        r = Reader(c.subscribe(shard_channels=ch))
+        ev = r.event(MessageType.SUBSCRIBED, ch.encode())
+        assert ev is not None and ev.node == env["NODE6_ADDR"]
+        pub = Publisher(c, ch)
+        try:
+            assert cli(env["NODE5_ADDR"], "CLUSTER", "FAILOVER") == "OK"
+            assert wait_until(lambda: cli(env["NODE5_ADDR"], "ROLE").startswith("master"), 20, 0.05)
+            assert wait_until(lambda: cli(env["NODE4_ADDR"], "ROLE").startswith("slave"), 20, 0.05)
+            # Messages keep flowing after the failover, until 100 more were acknowledged.
+            mark = len(pub.sent)
+            assert wait_until(lambda: sum(ok for _, ok in pub.sent[mark:]) >= 100, 15)
+        finally:
+            pub.stop()
+        last = str(max(seq for seq, (_, ok) in enumerate(pub.sent) if ok)).encode()
+        r.find(lambda m: m.payload == last, 5)  # drained (judged below)
+        r.stop()
+        no_loss_after_last_subscribe(r, pub, ch.encode(), 50)
+    # Back to the harness layout.
+    assert cli(env["NODE4_ADDR"], "CLUSTER", "FAILOVER") == "OK"
+    assert wait_until(lambda: cli(env["NODE4_ADDR"], "ROLE").startswith("master"), 20, 0.05)
+
+
+def test_the_node_of_a_channel_subscription_is_killed(env: Dict[str, str]) -> None:
+    # Last in this module: the killed node stays down.
+    settled(env)
+    with client(env) as c, c.subscribe(channels="ps:kill") as sub:
+        r = Reader(sub)
+        ev = r.event(MessageType.SUBSCRIBED, b"ps:kill")
+        assert ev is not None and in_cloud_a(ev.node)
+        victim = next(n for n in range(1, 10) if env[f"NODE{n}_ADDR"] == ev.node)
+        os.kill(int(env[f"NODE{victim}_PID"]), signal.SIGKILL)
+        moving = r.event(MessageType.MOVING, b"ps:kill")
+        assert moving is not None and moving.node == ev.node and moving.reason
+        re = r.event(MessageType.RESUBSCRIBED, b"ps:kill", 15)
+        assert re is not None and re.node != ev.node and in_cloud_a(re.node), re
+        # Published on a cloud-B node (the victim may have been a master).
+        for i in range(50):
+            assert cli(env["NODE5_ADDR"], "PUBLISH", "ps:kill", f"k{i}").isdigit()
+        want = {f"k{i}".encode() for i in range(50)}
+        assert wait_until(lambda: want <= {m.payload for m, _ in r.snapshot()}, 10)
+        r.stop()
