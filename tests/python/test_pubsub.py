@@ -243,18 +243,53 @@ class Publisher:
         self.thread.join(10)
 
 
-def no_loss_after_last_subscribe(r: Reader, pub: Publisher, channel: bytes, min_checked: int) -> None:
+def failover(env: Dict[str, str], to: int, replicas: List[int]) -> None:
+    """CLUSTER FAILOVER on replica `to` until it is the master and every other node of
+    its shard (replicas) replicates from it. A manual failover the old master does not
+    complete in time is abandoned by the servers: asked again, three times at most."""
+    new = env[f"NODE{to}_ADDR"]
+    for _ in range(3):
+        assert cli(new, "CLUSTER", "FAILOVER") == "OK"
+        if wait_until(lambda: cli(new, "ROLE").startswith("master"), 8, 0.05):
+            break
+    port = env[f"NODE{to}_PORT"]
+
+    def follows(addr: str) -> bool:
+        role = cli(addr, "ROLE").split("\n")
+        return role[:1] == ["slave"] and port in role and "connected" in role
+
+    for n in replicas:
+        addr = env[f"NODE{n}_ADDR"]
+        assert wait_until(lambda: follows(addr), 20, 0.05), (addr, cli(addr, "ROLE"))  # noqa: B023
+
+
+PLACED = (MessageType.SUBSCRIBED, MessageType.RESUBSCRIBED)
+PLANNED = "a nearer node is ready"  # a MOVING reason: make-before-break, nothing lost
+
+
+def no_loss_while_placed(r: Reader, pub: Publisher, channel: bytes, since: float, min_checked: int) -> None:
+    """The contract: a message published (and acknowledged) after a (re)subscription
+    was read arrives, unless the name then lost its subscription (a MOVING that is
+    not a planned move: what was published around the loss may be lost). Only those
+    published after since (the servers' failover done: one the old master took while
+    handing over may never reach the shard's other nodes)."""
     items = r.snapshot()
-    placed = (MessageType.SUBSCRIBED, MessageType.RESUBSCRIBED)
-    subs = [t for m, t in items if m.channel == channel and m.type in placed]
-    assert subs, "never subscribed"
-    last = subs[-1]
-    assert not [m for m, t in items if m.channel == channel and m.type == MessageType.MOVING and t > last]
+    events = [(m, t) for m, t in items if m.channel == channel and m.type != MessageType.MESSAGE]
     got = {m.payload for m, _ in items if m.type == MessageType.MESSAGE and m.channel == channel}
-    expected = [str(seq).encode() for seq, (start, ok) in enumerate(pub.sent) if ok and start > last]
-    assert len(expected) >= min_checked
+    expected = []
+    for seq, (start, ok) in enumerate(pub.sent):
+        before = [i for i, (_, t) in enumerate(events) if t < start]
+        if not ok or start <= since or not before or events[before[-1]][0].type not in PLACED:
+            continue
+        after = events[before[-1] + 1 :]
+        if after and after[0][0].type == MessageType.MOVING and not after[0][0].reason.startswith(PLANNED):
+            continue
+        expected.append(str(seq).encode())
+    assert len(expected) >= min_checked, [m for m, _ in events]
     missing = [e for e in expected if e not in got]
-    assert not missing, f"{len(missing)} of {len(expected)} published after the last (re)subscription never arrived"
+    seen = [(str(m.type), m.node, m.reason, round(t - since, 3)) for m, t in events]
+    starts = [round(pub.sent[int(e)][0] - since, 3) for e in missing[:5]]
+    assert not missing, f"{len(missing)} of {len(expected)} never arrived: {missing[:5]} at {starts}; events {seen}"
 
 
 def test_a_cluster_failover_during_a_shard_subscription(env: Dict[str, str]) -> None:
@@ -267,21 +302,26 @@ def test_a_cluster_failover_during_a_shard_subscription(env: Dict[str, str]) -> 
         assert ev is not None and ev.node == env["NODE6_ADDR"]
         pub = Publisher(c, ch)
         try:
-            assert cli(env["NODE5_ADDR"], "CLUSTER", "FAILOVER") == "OK"
-            assert wait_until(lambda: cli(env["NODE5_ADDR"], "ROLE").startswith("master"), 20, 0.05)
-            assert wait_until(lambda: cli(env["NODE4_ADDR"], "ROLE").startswith("slave"), 20, 0.05)
-            # Messages keep flowing after the failover, until 100 more were acknowledged.
-            mark = len(pub.sent)
-            assert wait_until(lambda: sum(ok for _, ok in pub.sent[mark:]) >= 100, 15)
+            failover(env, to=5, replicas=[4, 6])
+            done = time.monotonic()
+            # The name may move (to the new master in cloud B while n6 resyncs, then back
+            # to n6: a planned move); until its last event is a (re)subscription and 60
+            # publishes were acknowledged after it (bounded).
+            settled(env)
+
+            def steady() -> bool:
+                events = [(m, t) for m, t in r.snapshot() if m.channel == ch.encode() and m.payload is None]
+                m, t = events[-1]
+                return m.type in PLACED and sum(ok for start, ok in pub.sent if start > t) >= 60
+
+            assert wait_until(steady, 30), [m for m, _ in r.snapshot() if m.payload is None]
         finally:
             pub.stop()
         last = str(max(seq for seq, (_, ok) in enumerate(pub.sent) if ok)).encode()
         r.find(lambda m: m.payload == last, 5)  # drained (judged below)
         r.stop()
-        no_loss_after_last_subscribe(r, pub, ch.encode(), 50)
-    # Back to the harness layout.
-    assert cli(env["NODE4_ADDR"], "CLUSTER", "FAILOVER") == "OK"
-    assert wait_until(lambda: cli(env["NODE4_ADDR"], "ROLE").startswith("master"), 20, 0.05)
+        no_loss_while_placed(r, pub, ch.encode(), done, 50)
+    failover(env, to=4, replicas=[5, 6])  # back to the harness layout
 
 
 def test_the_node_of_a_channel_subscription_is_killed(env: Dict[str, str]) -> None:
