@@ -38,8 +38,10 @@ import redis.clients.jedis.exceptions.JedisMovedDataException;
  * reported to the router (which patches the slot at once) and retried there, an ASK retried once
  * with ASKING at its target, a connection error or timeout reported as the node's failure and the
  * node's commands retried (reads on their next candidate; writes on the master after the slot table
- * is renewed, as Jedis retries a command: a write whose connection broke may apply twice). Rounds
- * are bounded by the cluster's maxAttempts and maxTotalRetriesDuration; what still fails is a
+ * is renewed, as Jedis retries a command: a write whose connection broke may apply twice). A
+ * replica's LOADING or MASTERDOWN moves a read to its next candidate; TRYAGAIN and CLUSTERDOWN (a
+ * failover or a slot move under way) are retried after the same renewal and pause. Rounds are
+ * bounded by the cluster's maxAttempts and maxTotalRetriesDuration; what still fails is a
  * JedisDataException in its place. Replies come back in the order queued.
  *
  * <p>Not thread-safe: one pipeline, one thread (as Jedis's pipelines).
@@ -93,6 +95,8 @@ final class RoutedBatch extends Connection {
     final List<Queued> commands = new ArrayList<>();
     Connection conn;
     int replies; // replies expected: the commands plus one per ASKING
+    boolean refused; // LOADING / MASTERDOWN to a read: its next round goes to another node
+    boolean waitAsked; // TRYAGAIN / CLUSTERDOWN (LOADING / MASTERDOWN to a master): pause first
 
     NodeBatch(String host, int port, int handle) {
       this.host = host;
@@ -159,11 +163,22 @@ final class RoutedBatch extends Connection {
                       a.getSlot(), a.getTargetNode().getHost(), a.getTargetNode().getPort()));
           q.ask = a.getTargetNode();
           q.reply = r;
+        } else if (r instanceof JedisDataException && !q.toMaster && refusesReads(r)) {
+          // A replica still loading, or cut from its master: the read moves on to the next
+          // candidate, and the node counts as failed for the router as for this pipeline.
+          q.reply = r;
+          refused = true;
+        } else if (r instanceof JedisDataException && asksToWait(r)) {
+          // A cluster mid-failover or a slot mid-move (a master loading or cut off): the command
+          // goes again after a pause, on the table as it then stands.
+          q.reply = r;
+          waitAsked = true;
         } else {
           q.reply = r;
           q.done = true;
         }
       }
+      if (refused && handle >= 0) feedback(() -> router.reportFailure(handle));
       return true;
     }
 
@@ -250,19 +265,24 @@ final class RoutedBatch extends Connection {
         }
       }
       boolean masterFailed = sent.size() < batches.size() && anyMasterFailed(batches, sent);
+      boolean waitAsked = false;
       for (NodeBatch b : sent) {
         if (!b.read()) {
           if (b.handle >= 0) failedNodes.add(b.handle);
           masterFailed |= !b.replica;
+        } else {
+          if (b.refused && b.handle >= 0) failedNodes.add(b.handle);
+          waitAsked |= b.waitAsked;
         }
       }
       if (attempt >= maxAttempts || System.nanoTime() >= deadline) break;
       boolean pending = false;
       for (Queued q : queued) pending |= !q.done;
       if (!pending) break;
-      if (masterFailed) {
-        // A master that cannot be reached: perhaps failing over. Renew the slot table (and the
-        // router's topology) and wait a share of the retry budget left, as Jedis does.
+      if (masterFailed || waitAsked) {
+        // A master that cannot be reached, or a server asking to wait: perhaps failing over.
+        // Renew the slot table (and the router's topology) and wait a share of the retry budget
+        // left, as Jedis does after a connection failure.
         try {
           provider.renewSlotCache();
         } catch (JedisException renewFailed) {
@@ -283,6 +303,26 @@ final class RoutedBatch extends Connection {
     Object[] out = new Object[queued.size()];
     for (int i = 0; i < out.length; i++) out[i] = queued.get(i).reply;
     return Arrays.asList(out);
+  }
+
+  /** An error reply's first word, as the server sends it ("TRYAGAIN", "LOADING", ...). */
+  private static String errorPrefix(Object reply) {
+    String m = ((JedisDataException) reply).getMessage();
+    if (m == null) return "";
+    int space = m.indexOf(' ');
+    return space < 0 ? m : m.substring(0, space);
+  }
+
+  /** LOADING / MASTERDOWN: the node cannot serve a read yet (the C engine's rule as well). */
+  private static boolean refusesReads(Object reply) {
+    String prefix = errorPrefix(reply);
+    return prefix.equals("LOADING") || prefix.equals("MASTERDOWN");
+  }
+
+  /** TRYAGAIN / CLUSTERDOWN, and LOADING / MASTERDOWN from a master: retried after a pause. */
+  private static boolean asksToWait(Object reply) {
+    String prefix = errorPrefix(reply);
+    return prefix.equals("TRYAGAIN") || prefix.equals("CLUSTERDOWN") || refusesReads(reply);
   }
 
   private static boolean anyMasterFailed(Map<String, NodeBatch> batches, List<NodeBatch> sent) {

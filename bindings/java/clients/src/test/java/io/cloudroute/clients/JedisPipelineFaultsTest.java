@@ -9,13 +9,17 @@ import io.cloudroute.Candidate;
 import io.cloudroute.Role;
 import io.cloudroute.jedis.CloudRouteJedisCluster;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.ClusterPipeline;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.Protocol;
@@ -77,6 +81,68 @@ class JedisPipelineFaultsTest {
   }
 
   /**
+   * Shard 3's key slot migrating from n7 to n4 with one of two keys already moved: a pipeline's
+   * MGET of both (on the master: the pipeline wrote the slot first) gets TRYAGAIN from n7, waits,
+   * and once the other key has moved too follows the ASK to n4 and returns both values.
+   */
+  @Test
+  void tryAgainIsWaitedOut() throws Exception {
+    ClusterEnv env = ClusterEnv.require("CR_JAVA_JEDIS_PIPE_ENV");
+    int slot = Integer.parseInt(env.get("SHARD3_KEY_SLOT"));
+    String tag = "{" + env.get("SHARD3_KEY") + "}";
+    String first = tag + ":jedis-tryagain-1";
+    String second = tag + ":jedis-tryagain-2";
+    HostAndPort to = env.node(4);
+    try (Jedis source = new Jedis(env.node(7));
+        Jedis target = new Jedis(to);
+        Jedis mover = new Jedis(env.node(7));
+        CloudRouteJedisCluster jc = JedisPipelineTest.cluster(env, 2000)) {
+      assertEquals("OK", source.set(first, "one"));
+      assertEquals("OK", source.set(second, "two"));
+      assertEquals("OK", target.clusterSetSlotImporting(slot, env.get("NODE7_ID")));
+      assertEquals("OK", source.clusterSetSlotMigrating(slot, env.get("NODE4_ID")));
+      try {
+        assertEquals("OK", source.migrate(to.getHost(), to.getPort(), second, 0, 5000));
+        long tryAgains = errorCount(source, "TRYAGAIN");
+        // Moves the first key once n7 has answered the MGET with TRYAGAIN.
+        CompletableFuture<String> moved =
+            CompletableFuture.supplyAsync(
+                () -> {
+                  waitFor(() -> errorCount(mover, "TRYAGAIN") > tryAgains, "n7's TRYAGAIN");
+                  return mover.migrate(to.getHost(), to.getPort(), first, 0, 5000);
+                });
+        Response<String> set;
+        Response<List<String>> mget;
+        try (ClusterPipeline p = jc.pipelined()) {
+          set = p.set(first, "one, again");
+          mget = p.mget(first, second);
+        }
+        assertEquals("OK", set.get());
+        assertEquals(Arrays.asList("one, again", "two"), mget.get());
+        assertEquals("OK", moved.get(60, TimeUnit.SECONDS));
+      } finally {
+        target.sendCommand(Protocol.Command.ASKING);
+        target.del(first, second);
+        assertEquals("OK", source.clusterSetSlotStable(slot));
+        source.del(first, second);
+        assertEquals("OK", target.clusterSetSlotStable(slot));
+      }
+    }
+  }
+
+  /** errorstat_PREFIX of a node's INFO errorstats: how many such error replies it sent. */
+  private static long errorCount(Jedis node, String prefix) {
+    for (String line : node.info("errorstats").split("\r?\n")) {
+      if (line.startsWith("errorstat_" + prefix + ":count=")) {
+        String rest = line.substring(line.indexOf('=') + 1);
+        int comma = rest.indexOf(',');
+        return Long.parseLong(comma < 0 ? rest : rest.substring(0, comma));
+      }
+    }
+    return 0;
+  }
+
+  /**
    * Pipelines of the seed's shape (reads over every shard, an MGET over them all, a write to each
    * shard) run without pause while shard 1's master n1 hands over to its cloud-B replica n3 and
    * then shard 2's cloud-A replica n6 is killed: not one reply fails. A plain JedisCluster pipeline
@@ -97,7 +163,13 @@ class JedisPipelineFaultsTest {
       try (ClusterPipeline p = jc.pipelined()) {
         for (int i = 0; i < all.length; i++) p.set(all[i], "v" + i);
       }
-      for (int s = 0; s < 3; s++) assertEquals(2L, jc.waitReplicas(all[s], 2, 5000));
+      for (int s = 0; s < 3; s++) {
+        int master = 3 * s + 1;
+        assertEquals(
+            2L,
+            jc.waitReplicas(all[s], 2, 5000),
+            () -> "n" + master + ": " + replication(env, master));
+      }
       Thread load =
           new Thread(
               () -> {
@@ -159,6 +231,13 @@ class JedisPipelineFaultsTest {
       assertTrue(
           shard2.stream().anyMatch(c -> c.port() == env.node(6).getPort() && c.down()),
           "n6 reported down: " + shard2);
+    }
+  }
+
+  /** A node's INFO replication (what a failed WAIT's message shows). */
+  private static String replication(ClusterEnv env, int n) {
+    try (Jedis node = new Jedis(env.node(n))) {
+      return node.info("replication");
     }
   }
 
