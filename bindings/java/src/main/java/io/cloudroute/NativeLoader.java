@@ -13,7 +13,8 @@ import java.util.Locale;
  * Loads libcloudroute_jni once: from the system property {@code cloudroute.library.path} (an
  * installed library) when set, else from the jar's {@code /native/<os>-<arch>/} resource for the
  * running JVM's {@code os.name} and {@code os.arch} (linux-x86_64, linux-aarch64), extracted to a
- * private temporary file. The jar lists the platforms it carries in {@code /native/platforms.txt}.
+ * private temporary file that is removed once loaded. The jar lists the platforms it carries in
+ * {@code /native/platforms.txt}.
  */
 final class NativeLoader {
   static final String PROPERTY = "cloudroute.library.path";
@@ -29,9 +30,28 @@ final class NativeLoader {
     if (explicit != null && !explicit.isEmpty()) {
       System.load(Path.of(explicit).toAbsolutePath().toString());
     } else {
-      System.load(extract(platform()).toString());
+      Path file = extract(platform());
+      try {
+        System.load(file.toString());
+      } finally {
+        discard(file);
+      }
     }
     loaded = true;
+  }
+
+  /**
+   * Removes an extracted library and its directory: once loaded, the process keeps its mapping, and
+   * nothing is left in the temporary directory even when the JVM is killed. Where the file cannot
+   * be removed now, the JVM's exit removes it.
+   */
+  static void discard(Path file) {
+    try {
+      Files.deleteIfExists(file);
+      Files.deleteIfExists(file.getParent());
+    } catch (IOException e) {
+      // at exit, then: see extract
+    }
   }
 
   static String platform() {
@@ -67,9 +87,10 @@ final class NativeLoader {
               "cloudroute-",
               PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       Path file = dir.resolve(NAME);
-      Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
-      file.toFile().deleteOnExit();
+      // Deleted at exit in the reverse order of registration: the file, then its directory.
       dir.toFile().deleteOnExit();
+      file.toFile().deleteOnExit();
+      Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
       return file;
     } catch (IOException e) {
       throw new UnsatisfiedLinkError("libcloudroute: cannot extract " + resource + ": " + e);

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** The library the jar carries needs only glibc, libstdc++ (or not even) and OpenSSL. */
@@ -48,11 +49,16 @@ class NativeLibraryTest {
   }
 
   private static String probe(String libraryPath) throws IOException, InterruptedException {
+    return probeWith("-D" + NativeLoader.PROPERTY + "=" + libraryPath);
+  }
+
+  /** LoaderProbe's output in a JVM with one more option. */
+  private static String probeWith(String option) throws IOException, InterruptedException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p =
         new ProcessBuilder(
                 java,
-                "-D" + NativeLoader.PROPERTY + "=" + libraryPath,
+                option,
                 "-cp",
                 System.getProperty("java.class.path"),
                 LoaderProbe.class.getName())
@@ -73,12 +79,30 @@ class NativeLibraryTest {
         missing.contains("UnsatisfiedLinkError") && missing.contains("/nonexistent/"), missing);
   }
 
+  /** The library extracted from the jar is loaded and leaves nothing in the temporary directory. */
+  @Test
+  void theJarsLibraryLeavesNoTemporaryFiles() throws Exception {
+    Path tmp = Files.createTempDirectory("cr-tmp");
+    try {
+      String out = probeWith("-Djava.io.tmpdir=" + tmp);
+      assertTrue(out.contains("slot 12182"), out);
+      try (var left = Files.list(tmp)) {
+        assertEquals(List.of(), left.map(Path::toString).collect(Collectors.toList()));
+      }
+    } finally {
+      Files.delete(tmp);
+    }
+  }
+
   @Test
   void platformsAndTheErrorForAMissingOne() throws Exception {
     String arch = System.getProperty("os.arch");
     assertEquals(
         arch.equals("aarch64") ? "linux-aarch64" : "linux-x86_64", NativeLoader.platform());
-    assertTrue(Files.isRegularFile(NativeLoader.extract(NativeLoader.platform())));
+    Path extracted = NativeLoader.extract(NativeLoader.platform());
+    assertTrue(Files.isRegularFile(extracted));
+    NativeLoader.discard(extracted);
+    assertFalse(Files.exists(extracted.getParent()), extracted.getParent() + " left behind");
     // The index names what target/classes/native/ holds, and the error names both.
     List<String> held = new ArrayList<>();
     try (var dirs = Files.list(Path.of("target/classes/native"))) {
