@@ -60,22 +60,45 @@ echo "== python: mypy --strict (package stubs, typed usage example) and stubtest
 took
 
 # The adapters against every other redis-py major (fresh virtualenvs, redis-py
-# from PyPI); skipped when pytest was given arguments (a focused run) or with
-# CR_PY_REDIS_MAJORS=none.
+# from PyPI; CR_PY_REDIS_MAJORS=none skips them) and redis-py's own cluster test
+# suite through the adapters, compared with plain redis-py's recorded outcomes
+# (tests/python/run_redis_py_suite.sh; CR_PY_REDIS_SUITE=none skips it). Both
+# are skipped when pytest was given arguments (a focused run). They use
+# clusters of their own (tests/PORTS.md) and run side by side: the suite's
+# async half alone keeps one core busy for most of its run, the majors another.
+# Each one's output follows when both are done.
+side_pids=() side_logs=()
+side() { # NAME LOG COMMAND...: COMMAND in the background, its output and wall time in LOG
+  local name=$1 log=$2
+  shift 2
+  {
+    local start=$SECONDS rc=0
+    echo "== python: $name"
+    "$@" || rc=$?
+    echo "   (took $((SECONDS - start)) s)"
+    exit "$rc"
+  } >"$log" 2>&1 &
+  side_pids+=($!) side_logs+=("$log")
+}
 if (($# == 0)) && [[ ${CR_PY_REDIS_MAJORS:-} != none ]]; then
-  echo "== python: the redis-py adapters against each redis-py major"
   read -ra majors <<<"${CR_PY_REDIS_MAJORS:-5 6 7 8}"
-  CR_PY_REDIS_TESTED_MAJOR=$("$venv/bin/python" -c 'import redis; print(redis.__version__.split(".")[0])') \
-    tests/python/run_redis_py.sh "$wheel" "${majors[@]}"
-  took
+  tested=$("$venv/bin/python" -c 'import redis; print(redis.__version__.split(".")[0])')
+  side "the redis-py adapters against each redis-py major" "$out/redis-py-majors.out" \
+    env CR_PY_REDIS_TESTED_MAJOR="$tested" tests/python/run_redis_py.sh "$wheel" "${majors[@]}"
 fi
-
-# redis-py's own cluster test suite through the adapters, compared with plain
-# redis-py's recorded outcomes (tests/python/run_redis_py_suite.sh: clusters of
-# its own); skipped when pytest was given arguments or with
-# CR_PY_REDIS_SUITE=none.
 if (($# == 0)) && [[ ${CR_PY_REDIS_SUITE:-} != none ]]; then
-  echo "== python: redis-py's own cluster test suite against the adapters"
-  tests/python/run_redis_py_suite.sh "$wheel"
-  took
+  side "redis-py's own cluster test suite against the adapters" "$out/redis-py-suite.out" \
+    tests/python/run_redis_py_suite.sh "$wheel"
+fi
+if ((${#side_pids[@]})); then
+  # Interrupted: the background steps and what each is running (its clusters stop with it).
+  # (`|| true`: errexit holds inside a trap too, and the steps are usually gone by then.)
+  trap 'for p in "${side_pids[@]}"; do pkill -TERM -P "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done' EXIT
+  status=0
+  for i in "${!side_pids[@]}"; do
+    wait "${side_pids[$i]}" || status=1
+    cat "${side_logs[$i]}"
+  done
+  echo "   (side by side: $((SECONDS - t)) s)"
+  exit "$status"
 fi
