@@ -1,7 +1,7 @@
-"""The README's Python examples, run as they stand (tests/readme/snippets.py reads
-them from README.md): each in a fresh interpreter of this virtualenv, the live ones
-against the session's harness cluster (its first node in place of the README's
-127.0.1.1:7001, nothing else changed), and what they print checked."""
+"""The Python examples of the README and docs/guide.md, run as they stand
+(tests/readme/snippets.py reads them from both, its DOCS): each in a fresh interpreter of
+this virtualenv, the live ones against the session's harness cluster (its first node in
+place of the examples' 127.0.1.1:7001, nothing else changed), and what they print checked."""
 
 from __future__ import annotations
 
@@ -17,21 +17,21 @@ _spec = importlib.util.spec_from_file_location("readme_snippets", REPO / "tests"
 assert _spec is not None and _spec.loader is not None
 snippets: Any = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(snippets)
-SNIPPETS = snippets.extract(REPO / "README.md")
+SNIPPETS = snippets.extract_all(REPO / doc for doc in snippets.DOCS)
 
 
 def run(name: str, host: str = "", port: int = 0, swap: Dict[str, str] | None = None) -> str:
-    """The snippet run as it stands; host/port in place of the README's cluster seed,
-    or each text of swap (the README's addresses) in place by the test's own."""
+    """The snippet run as it stands; host/port in place of the examples' cluster seed,
+    or each text of swap (the example's addresses) in place by the test's own."""
     s = SNIPPETS[name]
     code = snippets.seed(s.text, host, port) if host else s.text
     if host:
-        assert code != s.text, f"{name}: the README's seed 127.0.1.1:7001 is not in it"
+        assert code != s.text, f"{name}: the examples' seed 127.0.1.1:7001 is not in it"
     for old, new in (swap or {}).items():
-        assert old in code, f"{name}: the README's {old} is not in it"
+        assert old in code, f"{name}: the example's {old} is not in it"
         code = code.replace(old, new)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/")
-    assert r.returncode == 0, f"README.md:{s.line}: {name} failed:\n{r.stderr}"
+    assert r.returncode == 0, f"{s.where}: {name} failed:\n{r.stderr}"
     return r.stdout
 
 
@@ -80,14 +80,14 @@ def test_sentinel_batches_example(tmp_path_factory: pytest.TempPathFactory) -> N
 
 
 # The pre-sharded example against three standalone servers of its own
-# (127.0.0.1:8941-8943: tests/PORTS.md) in place of the README's 6379-6381.
-README_PORTS = {"6379": "8941", "6380": "8942", "6381": "8943"}
+# (127.0.0.1:8941-8943: tests/PORTS.md) in place of the example's 6379-6381.
+EXAMPLE_PORTS = {"6379": "8941", "6380": "8942", "6381": "8943"}
 
 
 @pytest.fixture
 def standalone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[List[int]]:
     d = tmp_path_factory.mktemp("readme-sharded")
-    ports = [int(p) for p in README_PORTS.values()]
+    ports = [int(p) for p in EXAMPLE_PORTS.values()]
     procs = [subprocess.Popen(["redis-server", "--port", str(p), "--bind", "127.0.0.1", "--save", "",
                                "--appendonly", "no", "--dir", str(d), "--dbfilename", f"{p}.rdb"],
                               stdout=subprocess.DEVNULL) for p in ports]
@@ -104,7 +104,7 @@ def standalone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[List[int]]:
 
 @live
 def test_sharded_example(standalone: List[int]) -> None:
-    out = run("python-sharded", swap=README_PORTS).splitlines()
+    out = run("python-sharded", swap=EXAMPLE_PORTS).splitlines()
     assert out == ["b'alice' [b'2', None]", "99"], out
     # the move took: the spare, promoted, holds cache-b's keys
     role, size = (subprocess.run(["redis-cli", "-p", "8943", *cmd], capture_output=True, text=True).stdout.split()[0]

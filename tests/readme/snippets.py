@@ -1,33 +1,41 @@
 #!/usr/bin/env python3
-"""The README's examples, run or compared so that none can rot.
+"""The examples of README.md and docs/guide.md, run or compared so that none can rot.
 
-Every fenced block of README.md sits under an HTML comment naming it:
+Every fenced block of those files (DOCS) sits under an HTML comment naming it:
 
     <!-- snippet: NAME [mirrored-in PATH] -->
 
-and a block without one fails the check (a new example needs a test). By NAME:
+and a block without one fails the check (a new example needs a test). A name is used once
+across the files, so an example may move from one to the other and keep its test. By NAME:
 
   c-*        compiled against the C API and run (c-live, c-pubsub against a live cluster)
-  cli-*      each line run with `cloudroute` the built CLI (cli-live: live cluster)
-  python-*   run by tests/python/test_readme.py in the Python stage (python-client and
-             python-redis-py against its live cluster)
+  cli-*      each line run with `cloudroute` the built CLI (cli-live, cli-pubsub: live cluster)
+  python-*   run by tests/python/test_readme.py in the Python stage (python-client,
+             python-redis-py and python-pubsub against its live cluster, python-sentinel and
+             python-sharded against servers of their own)
   java-*, clojure*   mirrored: the same lines (indentation aside) are in PATH, a test of
              the JVM stage (tests/java/run.sh) that compiles and runs them
   install-*  the commands name artifacts scripts/package.sh builds, with the version of
              cloudroute.h; tests/package/*_test.sh install those artifacts the same way
   commands, harness   the two commands and the harness command (checked against scripts/)
   layout     every directory it names exists, and every top-level one is named
+  usage-cli  the CLI's synopsis: every command it names is in the CLI's usage (tools/cloudroute)
+  excerpt-c-*  a fragment of C, not a program: every cr_/CR_ name it uses is in cloudroute.h
   output-*   a captured output, shown only
+
+The check also fails when a tracked Markdown file holds a snippet marker but was not given,
+and when a relative link of a given file (its #anchor included) leads nowhere.
 
 The live examples connect to 127.0.1.1:7001, the first node of
 `scripts/redis-harness.sh cluster DIR` on its default ports; tests put their own cluster's
 first node in its place, and nothing else is changed (seed()).
 
-  snippets.py check README                           the markers, mirrors, install names
-  snippets.py run-offline README LIBDIR CLI           c-route, cli-offline and cli-reshard
-  snippets.py run-live README LIBDIR CLI ENV_FILE    c-live, c-pubsub, cli-live and cli-pubsub
+  snippets.py check DOC...                           the markers, mirrors, install names, links
+  snippets.py run-offline DOC... LIBDIR CLI          c-route, cli-offline and cli-reshard
+  snippets.py run-live DOC... LIBDIR CLI ENV_FILE    c-live, c-pubsub, cli-live and cli-pubsub
                                                      (a harness cluster.env)
-(LIBDIR: where libcloudroute.so is; CLI: the cloudroute tool.)
+(DOC: README.md, docs/guide.md — every file of DOCS; LIBDIR: where libcloudroute.so is;
+CLI: the cloudroute tool.)
 """
 
 from __future__ import annotations
@@ -39,21 +47,35 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Tuple
+from typing import Dict, Iterable, List, Tuple
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+# The files whose fenced blocks are examples (repository-relative): the README shows one per
+# language, the guide the rest.
+DOCS = ("README.md", "docs/guide.md")
 MARK = re.compile(r"^<!-- snippet: ([a-z0-9-]+)(?: mirrored-in (\S+))? -->$")
 SEED_HOST, SEED_PORT = "127.0.1.1", 7001
 
 
 class Snippet:
-    def __init__(self, name: str, lang: str, text: str, line: int, mirror: str | None) -> None:
-        self.name, self.lang, self.text, self.line, self.mirror = name, lang, text, line, mirror
+    def __init__(self, name: str, lang: str, text: str, line: int, mirror: str | None, doc: str) -> None:
+        self.name, self.lang, self.text, self.line, self.mirror, self.doc = name, lang, text, line, mirror, doc
+
+    @property
+    def where(self) -> str:
+        """file:line of the block's first line, for messages."""
+        return f"{self.doc}:{self.line}"
+
+
+def relative(path: pathlib.Path) -> str:
+    path = path.resolve()
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else str(path)
 
 
 def extract(readme: pathlib.Path) -> Dict[str, Snippet]:
-    """The README's fenced blocks by name; fails on a block without a marker,
+    """One file's fenced blocks by name; fails on a block without a marker,
     a marker without a block, or a name used twice."""
+    doc = relative(readme)
     lines = readme.read_text().split("\n")
     out: Dict[str, Snippet] = {}
     pending: Tuple[str, str | None, int] | None = None
@@ -77,13 +99,65 @@ def extract(readme: pathlib.Path) -> Dict[str, Snippet]:
             name, mirror, _ = pending
             if name in out:
                 raise SystemExit(f"{readme}:{i}: snippet name '{name}' used twice")
-            out[name] = Snippet(name, lang, "\n".join(lines[i + 1:end]) + "\n", i + 2, mirror)
+            out[name] = Snippet(name, lang, "\n".join(lines[i + 1:end]) + "\n", i + 2, mirror, doc)
             pending = None
             i = end
         i += 1
     if pending:
         raise SystemExit(f"{readme}:{pending[2]}: snippet '{pending[0]}' has no code block")
     return out
+
+
+def extract_all(docs: Iterable[pathlib.Path]) -> Dict[str, Snippet]:
+    """The fenced blocks of every file by name (extract()); fails on a name used in two files."""
+    out: Dict[str, Snippet] = {}
+    for doc in docs:
+        for name, s in extract(doc).items():
+            if name in out:
+                raise SystemExit(f"{s.where}: snippet name '{name}' already used at {out[name].where}")
+            out[name] = s
+    return out
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(path: pathlib.Path) -> set[str]:
+    """The anchors of a Markdown file's headings (outside code blocks; repeats get -1, -2 …)."""
+    out: set[str] = set()
+    repeats: Dict[str, int] = {}
+    fenced = False
+    for line in path.read_text().split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and (m := re.match(r"#{1,6} (.*)", line)):
+            base = slug(m.group(1))
+            n = repeats.get(base, 0)
+            out.add(f"{base}-{n}" if n else base)
+            repeats[base] = n + 1
+    return out
+
+
+def check_links(doc: pathlib.Path) -> None:
+    """Every relative link of doc leads to a file of the repository, and its #anchor to a heading."""
+    fenced = False
+    for n, line in enumerate(doc.read_text().split("\n"), 1):
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", line):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            dest = (doc.parent / path).resolve() if path else doc
+            if not dest.exists():
+                fail(f"{relative(doc)}:{n}: the link {target} leads to no file")
+            if anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+                fail(f"{relative(doc)}:{n}: the link {target}: {relative(dest)} has no heading #{anchor}")
 
 
 def seed(text: str, host: str, port: int, *, java: bool = False, clojure: bool = False) -> str:
@@ -121,25 +195,44 @@ def stripped(text: str) -> List[str]:
     return [ln.strip() for ln in text.strip("\n").split("\n")]
 
 
-def check(snippets: Dict[str, Snippet], readme: str) -> None:
-    known = ("c-", "cli-", "python-", "java-", "clojure", "install-", "output-")
+def check(snippets: Dict[str, Snippet], docs: List[pathlib.Path]) -> None:
+    readme = "".join(d.read_text() for d in docs)
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    given = {relative(d) for d in docs}
+    for md in (f for f in tracked.split("\n") if f.endswith(".md")):
+        if md not in given and any(MARK.match(ln) for ln in (REPO / md).read_text().split("\n")):
+            fail(f"{md} holds snippet markers but was not given: its examples would go untested "
+                 f"(tests/readme/snippets.py's DOCS and its callers)")
+    for d in docs:
+        check_links(d)
+    known = ("c-", "cli-", "python-", "java-", "clojure", "install-", "output-", "excerpt-c-")
+    header = (REPO / "capi/include/cloudroute.h").read_text()
     for s in snippets.values():
-        if not (s.name.startswith(known) or s.name in ("commands", "harness", "layout")):
-            fail(f"README.md:{s.line}: snippet '{s.name}': no test runs this kind (tests/readme/snippets.py)")
+        if not (s.name.startswith(known) or s.name in ("commands", "harness", "layout", "usage-cli")):
+            fail(f"{s.where}: snippet '{s.name}': no test runs this kind (tests/readme/snippets.py)")
+        if s.name.startswith("excerpt-c-"):
+            for ident in sorted(set(re.findall(r"\b(?:cr|CR)_[A-Za-z0-9_]+\b", s.text))):
+                if not re.search(rf"\b{ident}\b", header):
+                    fail(f"{s.where}: snippet '{s.name}' uses {ident}, which cloudroute.h does not declare")
+        if s.name == "usage-cli":
+            usage = (REPO / "tools/cloudroute/main.cpp").read_text()
+            for cmd in sorted(set(re.findall(r"\bcloudroute ([a-z][a-z-]*)", s.text))):
+                if f'"  {cmd} ' not in usage:
+                    fail(f"{s.where}: the synopsis names `cloudroute {cmd}`, which the CLI's usage "
+                         f"(tools/cloudroute/main.cpp) does not list")
         if s.name.startswith(("java-", "clojure")):
             if not s.mirror:
-                fail(f"README.md:{s.line}: snippet '{s.name}' needs 'mirrored-in PATH' (a test of the JVM stage)")
+                fail(f"{s.where}: snippet '{s.name}' needs 'mirrored-in PATH' (a test of the JVM stage)")
             want = stripped(seed(s.text, SEED_HOST, SEED_PORT, java=s.name.startswith("java-"),
                                  clojure=s.name.startswith("clojure")))
             have = stripped((REPO / s.mirror).read_text())
             if not any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1)):
-                fail(f"README.md:{s.line}: snippet '{s.name}' differs from its test {s.mirror}: "
+                fail(f"{s.where}: snippet '{s.name}' differs from its test {s.mirror}: "
                      f"the test must hold these lines (indentation aside; the seed as SEEDS / "
                      f"SEED_HOST, SEED_PORT / seeds):\n" + "\n".join(want))
     # The layout: what it names exists; no top-level directory is left out.
     layout = snippets["layout"].text
     named = set(re.findall(r"^([a-z]+)/ ", layout, re.M))
-    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
     top = {f.split("/")[0] for f in tracked.split("\n") if "/" in f and not f.startswith(".")}
     if named != top:
         fail(f"the layout names {sorted(named)}, the repository's top-level directories are {sorted(top)}")
@@ -189,7 +282,7 @@ def check(snippets: Dict[str, Snippet], readme: str) -> None:
                    f'io.cloudroute/cloudroute {{:mvn/version "{v}"}}', f'[io.cloudroute/cloudroute "{v}"]',
                    f"<artifactId>cloudroute</artifactId><version>{v}</version>"):
         if coords not in readme:
-            fail(f"README.md lacks the coordinates {coords}")
+            fail(f"the documents lack the coordinates {coords}")
     poms = (("bindings/java/pom.xml", "cloudroute"), ("bindings/java/clients/pom.xml", "cloudroute-clients"))
     for pom, artifact in poms:
         text = (REPO / pom).read_text()
@@ -198,11 +291,12 @@ def check(snippets: Dict[str, Snippet], readme: str) -> None:
             fail(f"{pom} is not io.cloudroute:{artifact}:{v}, the README's coordinates")
     clj = re.search(r"<clojure.version>(.*)</clojure.version>", (REPO / "bindings/java/pom.xml").read_text())
     if clj is None or f'org.clojure/clojure {{:mvn/version "{clj.group(1)}"}}' not in readme:
-        fail("README.md's deps.edn names another Clojure than bindings/java/pom.xml tests with")
+        fail("the documents' deps.edn names another Clojure than bindings/java/pom.xml tests with")
     extras = (REPO / "bindings/python/pyproject.toml").read_text()
     if not re.search(r'^redis = \["redis>=\d+"\]$', extras, re.M):
         fail("bindings/python/pyproject.toml has no `redis` extra (the README's [redis])")
-    print(f"ok: {len(snippets)} snippets marked; mirrors, commands, install names and coordinates match")
+    print(f"ok: {len(snippets)} snippets marked in {len(docs)} files; mirrors, commands, install names, "
+          "coordinates and links match")
 
 
 def compile_run(s: Snippet, lib: pathlib.Path, work: pathlib.Path, expect: str) -> None:
@@ -214,10 +308,10 @@ def compile_run(s: Snippet, lib: pathlib.Path, work: pathlib.Path, expect: str) 
            "-o", str(exe), f"-L{lib}", "-lcloudroute", f"-Wl,-rpath,{lib}"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        fail(f"README.md:{s.line}: {s.name} does not compile:\n{' '.join(cmd)}\n{r.stderr}")
+        fail(f"{s.where}: {s.name} does not compile:\n{' '.join(cmd)}\n{r.stderr}")
     r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     if r.returncode != 0 or r.stdout != expect:
-        fail(f"README.md:{s.line}: {s.name} exited {r.returncode}, printed {r.stdout!r} (want {expect!r}); "
+        fail(f"{s.where}: {s.name} exited {r.returncode}, printed {r.stdout!r} (want {expect!r}); "
              f"stderr {r.stderr!r}")
     print(f"ok: {s.name} compiles as C99 with -Wall -Wextra -Werror and prints {r.stdout.strip()!r}")
 
@@ -226,7 +320,7 @@ def printed(s: Snippet) -> str:
     """What a C example promises to print: its `/* prints: … */` comment."""
     m = re.search(r"/\* prints: (.*) \*/", s.text)
     if m is None:
-        fail(f"README.md:{s.line}: {s.name} has no /* prints: … */ comment to check")
+        fail(f"{s.where}: {s.name} has no /* prints: … */ comment to check")
     return m.group(1) + "\n"  # type: ignore[union-attr]
 
 
@@ -235,10 +329,10 @@ def run_cli(s: Snippet, cli: pathlib.Path, host: str, port: int) -> List[Tuple[s
     for line in seed(s.text, host, port).strip().split("\n"):
         argv = shlex.split(line, comments=True)
         if argv[0] != "cloudroute":
-            fail(f"README.md:{s.line}: {s.name}: a line that is not a cloudroute command: {line}")
+            fail(f"{s.where}: {s.name}: a line that is not a cloudroute command: {line}")
         r = subprocess.run([str(cli), *argv[1:]], capture_output=True, text=True, cwd=REPO, timeout=60)
         if r.returncode != 0:
-            fail(f"README.md:{s.line}: `{line}` exited {r.returncode}: {r.stderr}")
+            fail(f"{s.where}: `{line}` exited {r.returncode}: {r.stderr}")
         outs.append((r.stdout, r.stderr))
     return outs
 
@@ -246,12 +340,18 @@ def run_cli(s: Snippet, cli: pathlib.Path, host: str, port: int) -> List[Tuple[s
 def main() -> None:
     if len(sys.argv) < 3:
         fail(__doc__ or "")
-    what, readme = sys.argv[1], pathlib.Path(sys.argv[2])
-    snippets = extract(readme)
+    what, args = sys.argv[1], sys.argv[2:]
+    n = next((i for i, a in enumerate(args) if not a.endswith(".md")), len(args))
+    docs, rest = [pathlib.Path(a) for a in args[:n]], args[n:]
+    if not docs:
+        fail(f"no DOC given (a .md file)\n{__doc__}")
+    snippets = extract_all(docs)
     if what == "check":
-        check(snippets, readme.read_text())
+        check(snippets, docs)
         return
-    lib, cli = pathlib.Path(sys.argv[3]).resolve(), pathlib.Path(sys.argv[4]).resolve()
+    if len(rest) < (3 if what == "run-live" else 2):
+        fail(__doc__ or "")
+    lib, cli = pathlib.Path(rest[0]).resolve(), pathlib.Path(rest[1]).resolve()
     with tempfile.TemporaryDirectory(prefix="cr-readme.") as tmp:
         work = pathlib.Path(tmp)
         if what == "run-offline":
@@ -265,15 +365,15 @@ def main() -> None:
                 fail(f"cli-reshard printed no share of keys that move to the new shard:\n{out}")
             print("ok: cli-reshard")
         elif what == "run-live":
-            host, port = first_seed(pathlib.Path(sys.argv[5]))
+            host, port = first_seed(pathlib.Path(rest[2]))
             c = snippets["c-live"]
-            compile_run(Snippet(c.name, c.lang, seed(c.text, host, port), c.line, None), lib, work, printed(c))
+            compile_run(Snippet(c.name, c.lang, seed(c.text, host, port), c.line, None, c.doc), lib, work, printed(c))
             (set_out, _), (get_out, get_err) = run_cli(snippets["cli-live"], cli, host, port)
             if set_out != "OK\n" or get_out != "alice\n" or "(local)" not in get_err:
                 fail(f"cli-live printed {set_out!r}, {get_out!r}, stderr {get_err!r}")
             print("ok: cli-live: set, then get served in the client's cloud")
             c = snippets["c-pubsub"]
-            compile_run(Snippet(c.name, c.lang, seed(c.text, host, port), c.line, None), lib, work, printed(c))
+            compile_run(Snippet(c.name, c.lang, seed(c.text, host, port), c.line, None, c.doc), lib, work, printed(c))
             (pub_out, _), (_, sub_err) = run_cli(snippets["cli-pubsub"], cli, host, port)
             if not re.fullmatch(r"\d+\n", pub_out) or not re.search(r"^subscribed news at 127\.0\.1\.", sub_err, re.M):
                 fail(f"cli-pubsub printed {pub_out!r}, stderr {sub_err!r}")

@@ -15,8 +15,9 @@ import redis.clients.jedis.JedisShardInfo;
 import redis.clients.jedis.ShardedJedis;
 
 /**
- * The README's Java examples, line for line (tests/readme/snippets.py fails when the README and
- * this file differ; the README's seed 127.0.1.1:7001 is SEEDS here), run and their output checked.
+ * The Java examples of the README and docs/guide.md ("README snippet NAME" marks each), line for
+ * line (tests/readme/snippets.py fails when the document and this file differ; the examples' seed
+ * 127.0.1.1:7001 is SEEDS here), run and their output checked.
  */
 class ReadmeExamplesTest {
   /** What body prints on System.out. */
@@ -83,7 +84,7 @@ class ReadmeExamplesTest {
 
   @Test
   void javaShardedJedisBeforeAndAfter() {
-    Standalone.basePort(); // the README's servers 8968-8969 are in the JVM stage's range
+    Standalone.basePort(); // the example's servers 8968-8969 are in the JVM stage's range
     try (Standalone servers = Standalone.start(8968, 8969)) {
       String out = printed(() -> {
         // README snippet java-shardedjedis-before
@@ -132,7 +133,7 @@ class ReadmeExamplesTest {
 
   @Test
   void javaShardedAsync() {
-    Standalone.basePort(); // the README's servers 8968-8969 are in the JVM stage's range
+    Standalone.basePort(); // the example's servers 8968-8969 are in the JVM stage's range
     try (Standalone servers = Standalone.start(8968, 8969)) {
       String out = printed(() -> {
         // README snippet java-sharded-async

@@ -27,8 +27,8 @@ import redis.clients.jedis.JedisCluster;
 import redis.clients.jedis.Response;
 
 /**
- * The README's Jedis, Lettuce and Spring Data Redis examples, line for line (tests/readme/snippets.py fails when the
- * README and this file differ; the README's seed 127.0.1.1, 7001 is SEED_HOST, SEED_PORT here),
+ * The Jedis, Lettuce and Spring Data Redis examples of docs/guide.md, line for line (tests/readme/snippets.py fails
+ * when the guide and this file differ; the examples' seed 127.0.1.1, 7001 is SEED_HOST, SEED_PORT here),
  * run against the harness cluster: the example's SET reaches the master, its reads (the Jedis
  * example's pipelined GET and per-slot MGETs too) cloud-A nodes.
  */
