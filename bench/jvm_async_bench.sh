@@ -29,7 +29,9 @@
 # in wrong (per GET, not per request). After each run, GETS_BY_CLOUD: the GETs
 # the cloud-A and cloud-B nodes served in it (INFO commandstats, reset before
 # the run: the loading and the warm-up count too); the table gives the median
-# share served in cloud A.
+# share served in cloud A. With seed, proxy_cpu_us_per_req: the latency
+# proxies' CPU time (they share the machine's cores with the clients and the
+# servers) over the measured seconds, per request.
 # Prints the load, each run's ASYNC_BENCH line, then the medians over the runs
 # and the ratios cloudroute / each Lettuce client (req/s: higher is better;
 # p50, p99, CPU per request: lower is better), and the load at the end.
@@ -53,6 +55,7 @@ timeout 1200 "${mvn[@]}" -f "$SRC/bindings/java/pom.xml" install -DskipTests >/d
 if [[ $WORKLOAD == get ]]; then
   bench_cluster jvm-async-bench 8991
   BENCH_SEEDS=$SEEDS
+  PROXY_PIDS=""
   WHAT="GET of 1000 keys"
 else
   DIR="$(mktemp -d "${TMPDIR:-/tmp}/cr-jvm-async-bench.XXXXXX")"
@@ -62,6 +65,7 @@ else
   # shellcheck disable=SC1091
   . "$DIR/e2e.env"
   BENCH_SEEDS=$CLOUD_A_NODES
+  PROXY_PIDS=$(cat "$DIR"/proxy-*.pid | paste -sd,)
   WHAT="seed: $FANOUT GETs over the 3 shards of 1000 keys per request, cloud B $DELAY_MS ms away (each way); valkey $(valkey-server --version | sed 's/.*v=\([^ ]*\).*/\1/')"
 fi
 timeout 600 "${mvn[@]}" -f "$SRC/bench/jvm/pom.xml" dependency:build-classpath \
@@ -88,7 +92,7 @@ for rep in $(seq 1 "$REPS"); do
     done
     timeout $((SECS + WARMUP + 120)) java -cp "$(cat "$DIR/classpath")" \
       "$SRC/bench/jvm/AsyncClientBench.java" --seeds "$BENCH_SEEDS" --client "$client" \
-      --workload "$WORKLOAD" --fanout "$FANOUT" \
+      --workload "$WORKLOAD" --fanout "$FANOUT" --proxy-pids "$PROXY_PIDS" \
       --in-flight "$IN_FLIGHT" --seconds "$SECS" --warmup "$WARMUP" |
       tee -a "$LINES" | sed "s/^/run $rep  /"
     read -r ga gb < <(gets_by_cloud)
@@ -97,7 +101,7 @@ for rep in $(seq 1 "$REPS"); do
 done
 
 echo "== medians over $REPS runs"
-python3 - "$LINES" <<'PY'
+python3 - "$LINES" "$WORKLOAD" <<'PY'
 import statistics, sys
 runs, local = {}, {}
 for line in open(sys.argv[1]):
@@ -110,12 +114,14 @@ for line in open(sys.argv[1]):
         a, b = int(f["cloud_a"]), int(f["cloud_b"])
         local.setdefault(f["client"], []).append(a / (a + b) if a + b else float("nan"))
 cols = ["req_s", "p50_us", "p99_us", "cpu_us_per_req", "errors", "wrong"]
+if sys.argv[2] == "seed":
+    cols.insert(4, "proxy_cpu_us_per_req")
 med = {c: {k: statistics.median(float(r[k]) for r in rs) for k in cols} for c, rs in runs.items()}
 print("| client | " + " | ".join(cols) + " | GETs in cloud A |")
 print("|---" * (len(cols) + 2) + "|")
 for c, m in med.items():
     share = f"{statistics.median(local[c]):.2f}" if c in local else "-"
-    print(f"| {c} | " + " | ".join(f"{m[k]:.1f}" if k == "cpu_us_per_req" else f"{m[k]:.0f}" for k in cols) + f" | {share} |")
+    print(f"| {c} | " + " | ".join(f"{m[k]:.1f}" if "cpu" in k else f"{m[k]:.0f}" for k in cols) + f" | {share} |")
 for other in (c for c in med if c.startswith("lettuce")):
     if "cloudroute" not in med:
         break

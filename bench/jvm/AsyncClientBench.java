@@ -3,7 +3,7 @@
 // (classpath: bench/jvm/pom.xml):
 //   java -cp CP bench/jvm/AsyncClientBench.java --seeds HOST:PORT,...
 //        --client cloudroute|lettuce|lettuce-nearest [--workload get|seed] [--fanout 60]
-//        [--in-flight 64] [--seconds 10] [--warmup 3] [--keys 1000]
+//        [--in-flight 64] [--seconds 10] [--warmup 3] [--keys 1000] [--proxy-pids PID,...]
 // Workloads (a request is what one lane waits for):
 //   get   one GET (cloudroute: Client.getAsync; Lettuce: async().get)
 //   seed  --fanout GETs of distinct keys, as many of each shard (the cluster's CLUSTER SLOTS
@@ -22,7 +22,9 @@
 //     cpu_us_per_req=… errors=0 wrong=0
 // (cpu: the whole JVM's process CPU time over the measured seconds, divided by the requests;
 // errors and wrong: GET replies that failed or held another value than the one written, counted
-// per GET — a request of the seed workload counts up to --fanout of each).
+// per GET — a request of the seed workload counts up to --fanout of each; proxy_cpu_us_per_req:
+// the CPU time of the processes --proxy-pids names — bench/e2e/cluster.sh's latency proxies,
+// which share the machine — over the same seconds, divided by the requests; 0 without them).
 import io.cloudroute.Client;
 import io.cloudroute.ClientOptions;
 import io.cloudroute.CloudRoute;
@@ -63,6 +65,7 @@ public final class AsyncClientBench {
     int seconds = 10;
     int warmup = 3;
     int keyCount = 1000;
+    long[] proxyPids = new long[0];
     for (int i = 0; i + 1 < argv.length; i += 2) {
       switch (argv[i]) {
         case "--seeds" -> seeds = argv[i + 1];
@@ -73,6 +76,12 @@ public final class AsyncClientBench {
         case "--seconds" -> seconds = Integer.parseInt(argv[i + 1]);
         case "--warmup" -> warmup = Integer.parseInt(argv[i + 1]);
         case "--keys" -> keyCount = Integer.parseInt(argv[i + 1]);
+        case "--proxy-pids" ->
+            proxyPids =
+                Arrays.stream(argv[i + 1].split(","))
+                    .filter(p -> !p.isEmpty())
+                    .mapToLong(Long::parseLong)
+                    .toArray();
         default -> throw new IllegalArgumentException("unknown option " + argv[i]);
       }
     }
@@ -105,6 +114,7 @@ public final class AsyncClientBench {
         while (!values[i].equals(loader.get(keys[i]))) Thread.onSpinWait();
       }
       Loop loop = new Loop(keys, values, fanout, shards(loader, seeds, keys, fanout));
+      loop.proxyPids = proxyPids;
       if (which.equals("cloudroute")) {
         try (Client c = Client.connect(seeds, config, new ClientOptions())) {
           if (seed) {
@@ -212,17 +222,19 @@ public final class AsyncClientBench {
     long sleepMs = TimeUnit.NANOSECONDS.toMillis(loop.measureFrom - System.nanoTime());
     if (sleepMs > 0) Thread.sleep(sleepMs);
     long cpu0 = cpuNanos();
+    long proxy0 = ticks(loop.proxyPids);
     if (!loop.lanes.await(seconds + warmup + 30L, TimeUnit.SECONDS)) {
       throw new IllegalStateException("lanes did not finish within the bound");
     }
     long cpu = cpuNanos() - cpu0;
+    long proxyTicks = ticks(loop.proxyPids) - proxy0;
     int n = Math.min(loop.count.get(), MAX_SAMPLES);
     int[] us = Arrays.copyOf(loop.samples, n);
     Arrays.sort(us);
     long done = loop.count.get();
     System.out.printf(
         "ASYNC_BENCH client=%s workload=%s fanout=%d in_flight=%d req_s=%.0f p50_us=%d p99_us=%d"
-            + " cpu_us_per_req=%.1f errors=%d wrong=%d%n",
+            + " cpu_us_per_req=%.1f proxy_cpu_us_per_req=%.1f errors=%d wrong=%d%n",
         which,
         workload,
         loop.fanout,
@@ -231,8 +243,24 @@ public final class AsyncClientBench {
         n == 0 ? 0 : us[n / 2],
         n == 0 ? 0 : us[(int) (n * 0.99)],
         done == 0 ? 0.0 : cpu / 1000.0 / done,
+        done == 0 ? 0.0 : proxyTicks * (1e6 / CLOCK_TICKS) / done,
         loop.errors.get(),
         loop.wrong.get());
+  }
+
+  /** Linux's USER_HZ: the unit of /proc/PID/stat's CPU times. */
+  private static final double CLOCK_TICKS = 100;
+
+  /** The user + system CPU time of the processes pids, in clock ticks (/proc/PID/stat). */
+  private static long ticks(long[] pids) throws java.io.IOException {
+    long sum = 0;
+    for (long pid : pids) {
+      String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+      // Fields after the command name (which ends at the last ')'): state is field 3, utime 14.
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      sum += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+    return sum;
   }
 
   private static long cpuNanos() {
@@ -245,6 +273,7 @@ public final class AsyncClientBench {
     final String[] values;
     final int fanout;
     final int[][] shards;
+    long[] proxyPids = new long[0];
 
     /** A request of one GET (workload get) ... */
     Function<String, CompletionStage<String>> get;
