@@ -30,11 +30,16 @@ cr_status Route(cr_route *out, const cr_shard_groups *g, const void *key, size_t
   if (cr_status s = CheckOutput(out, fn, "out"); s != CR_OK) return s;
   if (cr_status s = NeedGroups(g, fn); s != CR_OK) return s;
   if (cr_status s = Bytes(key, len, fn, "key"); s != CR_OK) return s;
+  // Copied inside the read, as a router's routes are: a live client's table
+  // reclaims instances two changes after they left, and a failover's
+  // master and replica changes can both land between a read and a copy.
+  const cloudroute::ShardGroups::RouteFill fill = [](const cloudroute::Route &r, void *ctx) {
+    FillRoute(static_cast<cr_route *>(ctx), r);
+  };
   cloudroute::Route r;
-  const cloudroute::Code c =
-      write ? g->groups.RouteWrite(key, len, &r) : g->groups.RouteRead(key, len, &r);
+  const cloudroute::Code c = write ? g->groups.RouteWrite(key, len, &r, fill, out)
+                                   : g->groups.RouteRead(key, len, &r, fill, out);
   if (c != cloudroute::Code::kOk) return RouteFail(c, fn);
-  FillRoute(out, r);
   return CR_OK;
 }
 

@@ -274,7 +274,8 @@ Code ShardGroups::Locate(const void *key, size_t len, uint32_t *group) const {
   return Code::kOk;
 }
 
-Code ShardGroups::RouteWrite(const void *key, size_t len, Route *out) const {
+Code ShardGroups::RouteWrite(const void *key, size_t len, Route *out, RouteFill fill,
+                             void *ctx) const {
   SnapshotCell::Guard g = cell_.Read();
   const GroupSnapshot *s = AsGroups(g.get());
   if (s->ring == nullptr) return Code::kNoTopology;
@@ -286,10 +287,12 @@ Code ShardGroups::RouteWrite(const void *key, size_t len, Route *out) const {
   out->node = set.master;
   out->role = Role::kMaster;
   out->tier = set.master_tier;
+  if (fill != nullptr) fill(*out, ctx);  // the read still pins the instance
   return Code::kOk;
 }
 
-Code ShardGroups::RouteRead(const void *key, size_t len, Route *out) const {
+Code ShardGroups::RouteRead(const void *key, size_t len, Route *out, RouteFill fill,
+                            void *ctx) const {
   SnapshotCell::Guard g = cell_.Read();
   const GroupSnapshot *s = AsGroups(g.get());
   if (s->ring == nullptr) return Code::kNoTopology;
@@ -301,6 +304,7 @@ Code ShardGroups::RouteRead(const void *key, size_t len, Route *out) const {
   out->node = c->node;
   out->role = c->role;
   out->tier = c->tier;
+  if (fill != nullptr) fill(*out, ctx);  // the read still pins the instance
   return Code::kOk;
 }
 

@@ -473,4 +473,46 @@ TEST(ShardGroups, ReadersAndFeedbackDuringChurnSeeOnlyLiveInstances) {
   EXPECT_LE(groups.registry().size(), NodeRegistry::kReuseAfter + 8);
 }
 
+// A live client's table: RouteWrite / RouteRead with a fill copy the
+// instance's address while the snapshot is read, however fast the groups
+// change (TSan: no entry is reclaimed under the copy).
+TEST(ShardGroups, RouteFillCopiesTheInstanceWhileItIsPinned) {
+  ShardGroups groups(RouterConfig{}, &FakeNow);
+  ASSERT_TRUE(groups.AddGroup("g").ok());
+  ASSERT_TRUE(groups.SetRing(NamedRing({"g"})).ok());
+  ASSERT_TRUE(groups.SetMaster(0, "10.0.0.1", 6379).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<long> routed{0}, bad{0};
+  const ShardGroups::RouteFill copy = [](const Route &r, void *ctx) {
+    *static_cast<std::string *>(ctx) = r.node->address;
+  };
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t) {
+    readers.emplace_back([&, t] {
+      std::string address;
+      while (!stop.load()) {
+        Route r;
+        const Code c = t == 0 ? groups.RouteWrite("k", 1, &r, copy, &address)
+                              : groups.RouteRead("k", 1, &r, copy, &address);
+        if (c != Code::kOk || address.rfind("10.", 0) != 0) bad.fetch_add(1);
+        routed.fetch_add(1);
+      }
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (routed.load() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  // Master and replicas change one after the other, as a Sentinel failover
+  // applies them: two changes each round.
+  for (int n = 0; n < 1000; ++n) {
+    const std::string a = "10.1." + std::to_string(n / 250) + "." + std::to_string(n % 250);
+    ASSERT_TRUE(groups.SetMaster(0, a, 6379).ok());
+    ASSERT_TRUE(groups.SetReplicas(0, {{a, 6380}}).ok());
+  }
+  stop = true;
+  for (auto &t : readers) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_GT(routed.load(), 0);
+}
+
 }  // namespace

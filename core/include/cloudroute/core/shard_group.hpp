@@ -114,10 +114,18 @@ class ShardGroups {
 
   // kNoTopology when no ring is set.
   Code Locate(const void *key, size_t len, uint32_t *group) const;
+  // fill(*out, ctx), when given, runs while the snapshot is still read, so
+  // it may copy the instance's host: the registry entry is pinned by that
+  // snapshot, not by the caller, and a live client's table (reclaim_nodes)
+  // frees it once two changes have passed — which a Sentinel failover can
+  // make in a moment. After the call out->node is the caller's to guard.
+  using RouteFill = void (*)(const Route &route, void *ctx);
   // out->shard is the group, out->slot 0. kUnavailable: no master known.
-  Code RouteWrite(const void *key, size_t len, Route *out) const;
+  Code RouteWrite(const void *key, size_t len, Route *out, RouteFill fill = nullptr,
+                  void *ctx = nullptr) const;
   // kUnavailable: every instance is down or the group has none.
-  Code RouteRead(const void *key, size_t len, Route *out) const;
+  Code RouteRead(const void *key, size_t len, Route *out, RouteFill fill = nullptr,
+                 void *ctx = nullptr) const;
   // Calls emit(const Candidate &, bool down) for each instance of the key's
   // group in read order; *group gets the group. Never allocates.
   template <typename Emit>
