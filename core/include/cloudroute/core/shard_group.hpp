@@ -16,8 +16,8 @@
 //    open; ReadOrder() lists every instance in the order to try, those
 //    marked down last, for the "until one answers or all failed" loop.
 //
-// The net layer calls SetMaster / SetReplicas after SENTINEL
-// get-master-addr-by-name / SENTINEL replicas and on +switch-master, and
+// The net layer calls SetGroup (master and replicas in one change) after
+// SENTINEL get-master-addr-by-name / SENTINEL replicas and on +switch-master, and
 // reports each attempt with ReportFailure / ReportSuccess.
 //
 // Thread-safety: safe for concurrent use. Routing takes no lock: each
@@ -102,6 +102,12 @@ class ShardGroups {
   Status SetMaster(uint32_t group, const std::string &host, uint16_t port);
   // Replaces the group's replicas (duplicates and the master are dropped).
   Status SetReplicas(uint32_t group, const std::vector<GroupAddress> &replicas);
+  // The group's master and replicas at once, in one snapshot (a failover as
+  // Sentinel reports it: no reader sees the new master with the old replica
+  // list). Checked as SetMaster and SetReplicas check; the same addresses
+  // again publish nothing.
+  Status SetGroup(uint32_t group, const GroupAddress &master,
+                  const std::vector<GroupAddress> &replicas);
   // Every group's master and replicas at once (all[i] for group i), in one
   // snapshot: no reader sees some groups moved and others not. Checked
   // whole before anything changes (kInvalid: a count other than
