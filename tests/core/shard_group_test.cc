@@ -139,7 +139,8 @@ uint64_t Generation(const ShardGroups &groups) {
 TEST(ShardGroups, SetGroupChangesMasterAndReplicasInOneSnapshot) {
   Fixture f;
   const uint64_t before = Generation(f.groups);
-  ASSERT_TRUE(f.groups.SetGroup(1, {"10.0.2.2", 6379}, {{"10.0.2.3", 6379}, {"10.0.2.1", 6379}}).ok());
+  ASSERT_TRUE(
+      f.groups.SetGroup(1, {"10.0.2.2", 6379}, {{"10.0.2.3", 6379}, {"10.0.2.1", 6379}}).ok());
   EXPECT_EQ(Generation(f.groups), before + 1);
   std::string key;
   uint32_t g = 0;
@@ -155,7 +156,8 @@ TEST(ShardGroups, SetGroupChangesMasterAndReplicasInOneSnapshot) {
   ASSERT_EQ(f.groups.ReadOrder(key.data(), key.size(), &g, order, 8, &count), Code::kOk);
   EXPECT_EQ(count, 3u);
   // The same addresses again publish nothing; bad ones change nothing.
-  ASSERT_TRUE(f.groups.SetGroup(1, {"10.0.2.2", 6379}, {{"10.0.2.3", 6379}, {"10.0.2.1", 6379}}).ok());
+  ASSERT_TRUE(
+      f.groups.SetGroup(1, {"10.0.2.2", 6379}, {{"10.0.2.3", 6379}, {"10.0.2.1", 6379}}).ok());
   EXPECT_EQ(f.groups.SetGroup(1, {"10.0.2.9", 0}, {}).code(), Code::kInvalid);
   EXPECT_EQ(f.groups.SetGroup(1, {"10.0.2.9", 6379}, {{"", 6379}}).code(), Code::kInvalid);
   EXPECT_EQ(f.groups.SetGroup(7, {"10.0.2.9", 6379}, {}).code(), Code::kNotFound);
