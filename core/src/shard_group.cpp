@@ -110,18 +110,29 @@ bool SameInstances(const GroupAddress &master, const std::vector<GroupAddress> &
 
 }  // namespace
 
+// REQUIRES: mu_ held, group checked. Sets the group's master and replicas in
+// one published snapshot; the same addresses again publish nothing; a failed
+// publish leaves the group as it was.
+Status ShardGroups::ReplaceLocked(uint32_t group, GroupAddress master,
+                                  std::vector<GroupAddress> replicas) {
+  Group &g = groups_[group];
+  if (master.host.empty()) master.port = 0;
+  if (SameInstances(g.master, g.replicas, master, replicas)) return Status::Ok();
+  std::swap(g.master, master);
+  std::swap(g.replicas, replicas);
+  Status s = PublishLocked();
+  if (!s.ok()) {
+    g.master = std::move(master);
+    g.replicas = std::move(replicas);
+  }
+  return s;
+}
+
 Status ShardGroups::SetMaster(uint32_t group, const std::string &host, uint16_t port) {
   if (Status s = CheckMaster(host, port); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   if (Status s = CheckGroup(group); !s.ok()) return s;
-  Group &g = groups_[group];
-  GroupAddress next{host, host.empty() ? uint16_t{0} : port};
-  if (next.host == g.master.host && next.port == g.master.port) return Status::Ok();
-  GroupAddress prev = std::move(g.master);
-  g.master = std::move(next);
-  Status s = PublishLocked();
-  if (!s.ok()) g.master = std::move(prev);
-  return s;
+  return ReplaceLocked(group, GroupAddress{host, port}, groups_[group].replicas);
 }
 
 Status ShardGroups::SetGroup(uint32_t group, const GroupAddress &master,
@@ -130,19 +141,7 @@ Status ShardGroups::SetGroup(uint32_t group, const GroupAddress &master,
   if (Status s = CheckReplicas(replicas); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   if (Status s = CheckGroup(group); !s.ok()) return s;
-  Group &g = groups_[group];
-  GroupAddress next{master.host, master.host.empty() ? uint16_t{0} : master.port};
-  if (SameInstances(g.master, g.replicas, next, replicas)) return Status::Ok();
-  GroupAddress prev_master = std::move(g.master);
-  std::vector<GroupAddress> prev_replicas = std::move(g.replicas);
-  g.master = std::move(next);
-  g.replicas = replicas;
-  Status s = PublishLocked();
-  if (!s.ok()) {
-    g.master = std::move(prev_master);
-    g.replicas = std::move(prev_replicas);
-  }
-  return s;
+  return ReplaceLocked(group, master, replicas);
 }
 
 Status ShardGroups::SetAllInstances(const std::vector<GroupInstances> &all) {
@@ -181,12 +180,7 @@ Status ShardGroups::SetReplicas(uint32_t group, const std::vector<GroupAddress> 
   if (Status s = CheckReplicas(replicas); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   if (Status s = CheckGroup(group); !s.ok()) return s;
-  Group &g = groups_[group];
-  std::vector<GroupAddress> prev = std::move(g.replicas);
-  g.replicas = replicas;
-  Status s = PublishLocked();
-  if (!s.ok()) g.replicas = std::move(prev);
-  return s;
+  return ReplaceLocked(group, groups_[group].master, replicas);
 }
 
 namespace {

@@ -100,7 +100,8 @@ class ShardGroups {
 
   // The group's master; an empty host clears it (writes then fail fast).
   Status SetMaster(uint32_t group, const std::string &host, uint16_t port);
-  // Replaces the group's replicas (duplicates and the master are dropped).
+  // Replaces the group's replicas (duplicates and the master are dropped);
+  // the same list again publishes nothing.
   Status SetReplicas(uint32_t group, const std::vector<GroupAddress> &replicas);
   // The group's master and replicas at once, in one snapshot (a failover as
   // Sentinel reports it: no reader sees the new master with the old replica
@@ -154,6 +155,8 @@ class ShardGroups {
 
   // REQUIRES: mu_ held.
   Status PublishLocked();
+  // REQUIRES: mu_ held, group checked.
+  Status ReplaceLocked(uint32_t group, GroupAddress master, std::vector<GroupAddress> replicas);
   Result<CandidateSet> BuildSet(const Group &g) const;
   Status CheckGroup(uint32_t group) const;
   // fn(NodeEntry *) on the instance a handle names; kNotFound for none.
