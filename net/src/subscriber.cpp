@@ -88,7 +88,10 @@ struct Subscriber::Name {
   bool next_confirmed = false;  // its subscribe is; the probe PING after it not yet
   Link *draining = nullptr;
   std::string next_master;
-  int64_t planned_ns = 0;  // the last planned move started (anti-flap)
+  // The last planned move made (anti-flap). An attempt the new node refused
+  // does not count: the name never left, and the node's avoidance spaces
+  // the next attempt.
+  int64_t planned_ns = 0;
 };
 
 Result<std::unique_ptr<Subscriber>> Subscriber::Start(ClientContext *ctx, NodePools *pools) {
@@ -470,7 +473,6 @@ void Subscriber::PlanMoves(int64_t now) {
     n.next = *link;
     n.next_master = is_classic ? std::string()
                                : (set->master != nullptr ? set->master->address : std::string());
-    n.planned_ns = now;
     ++(*link)->names;
     Event(PubSubItem::Type::kMoving, key, n.link->address,
           "a nearer node is ready: " + to.node->address + " (" + TierName(to.tier) + ")");
@@ -489,6 +491,7 @@ void Subscriber::AbortMove(const Key &key, Name *n, const std::string &why) {
   Link *x = n->next;
   n->next = nullptr;
   n->next_confirmed = false;
+  replan_ = true;  // decided again: tried once the node is usable and settled again
   --x->names;
   SendGrouped(x, PushFrame::Type::kUnsubscribe, key.first, {key.second});
   Event(PubSubItem::Type::kResubscribed, key, n->link->address);
@@ -567,6 +570,7 @@ void Subscriber::SweepDead() {
       if (n.next == l) {  // a planned move failed: still on its node
         n.next = nullptr;
         n.next_confirmed = false;
+        replan_ = true;
         Event(PubSubItem::Type::kResubscribed, key, n.link->address);
         continue;
       }
@@ -583,6 +587,7 @@ void Subscriber::SweepDead() {
         n.link = x;
         n.next = nullptr;
         n.master = n.next_master;
+        n.planned_ns = now;
         n.state = Name::State::kSent;
         if (n.next_confirmed) Confirmed(x, key);  // subscribed there already
         n.next_confirmed = false;
@@ -765,6 +770,7 @@ void Subscriber::Promote(const Key &key, Name *n) {
   n->next_confirmed = false;
   n->draining = old;
   n->master = n->next_master;
+  n->planned_ns = SteadyNowNs();
   avoid_.erase(n->link->address);
   --old->names;
   SendGrouped(old, PushFrame::Type::kUnsubscribe, key.first, {key.second});
