@@ -1,0 +1,207 @@
+// A live upgrade of the servers under a client that classes commands by the
+// server's COMMAND table (CR_ACCESS_AUTO, net/command_table): the harness's
+// cluster started on redis 7.0, then shard 1 — the shard of slot 0, whose
+// master the client asks first — upgraded to Valkey 9.1 the way a rolling
+// upgrade goes, one node at a time, each shut down (SIGTERM) and started
+// again keeping its nodes.conf: its replica n2 (cloud A) restarted on
+// Valkey 9.1, a CLUSTER FAILOVER to n2, then the old master n1 and the
+// replica n3 (cloud B) restarted on Valkey 9.1 as replicas of n2. A
+// client in cloud A (local-replicas-first, a refresh every 250 ms) sends
+// HTTL, which Valkey 9.1 lists as read-only and redis 7.0 does not know:
+//  - before the upgrade the client goes by redis 7.0's table: HTTL is no
+//    read, so it goes to the master n1 (and the server refuses it);
+//  - after it, a refresh that saw the failover re-learns the table (one info
+//    event "command table re-learned: the server version changed") and HTTL
+//    is a read, served by n1, shard 1's replica in cloud A now (the client's
+//    node stats and n1's INFO commandstats agree); nothing goes to n2.
+// The other shards stay on redis 7.0: a cluster mid-upgrade.
+//
+// CR_TEST_CLUSTER_ENV names the harness's cluster.env; CR_TEST_VALKEY9_SERVER
+// the Valkey 9.1 binary (scripts/valkey9-path.sh; the test is skipped, saying
+// so, without it).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cloudroute.h"
+#include "common/wait_until.hpp"
+#include "fault_kit.hpp"
+#include "harness_env.hpp"
+
+namespace {
+
+using std::chrono::seconds;
+
+struct Log {
+  std::mutex mu;
+  std::vector<std::string> table_events;
+  static void Callback(cr_log_level, const char *message, const cr_log_field *, size_t,
+                       void *payload) {
+    if (std::strstr(message, "command table") == nullptr) return;
+    auto *self = static_cast<Log *>(payload);
+    std::lock_guard<std::mutex> lock(self->mu);
+    self->table_events.push_back(message);
+  }
+  std::vector<std::string> Events() {
+    std::lock_guard<std::mutex> lock(mu);
+    return table_events;
+  }
+};
+
+// argv with CR_ACCESS_AUTO: the reply as text ("[n]:v" for an array of one
+// integer), "(error) …" for a failure.
+std::string Auto(cr_client *c, const std::vector<std::string> &argv) {
+  std::vector<const void *> p;
+  std::vector<size_t> l;
+  for (const std::string &a : argv) {
+    p.push_back(a.data());
+    l.push_back(a.size());
+  }
+  cr_reply *r = nullptr;
+  const cr_status s = cr_client_command(&r, c, CR_ACCESS_AUTO, 0, p.size(), p.data(), l.data());
+  if (s != CR_OK) return std::string("(error) ") + cr_status_str(s) + ": " + cr_last_error();
+  std::string out;
+  size_t len = 0;
+  if (const char *str = cr_reply_get_string(r, &len); str != nullptr) {
+    out.assign(str, len);
+  } else if (cr_reply_get_type(r) == CR_REPLY_TYPE_INTEGER) {
+    out = std::to_string(cr_reply_get_integer(r));
+  } else if (cr_reply_get_type(r) == CR_REPLY_TYPE_ARRAY) {
+    out = "[" + std::to_string(cr_reply_get_count(r)) + "]";
+    const cr_reply *e = cr_reply_get_element(r, 0);
+    if (cr_reply_get_count(r) == 1 && cr_reply_get_type(e) == CR_REPLY_TYPE_INTEGER) {
+      out += ":" + std::to_string(cr_reply_get_integer(e));
+    }
+  }
+  cr_reply_free(r);
+  return out;
+}
+
+// What the client sent to each node ("host:port"): {reads, writes}.
+std::map<std::string, std::pair<uint64_t, uint64_t>> Sent(cr_client *c) {
+  std::vector<cr_client_node_stats> st(32);
+  for (auto &e : st) e.struct_size = sizeof e;
+  size_t n = 0;
+  EXPECT_EQ(cr_client_get_node_stats(st.data(), st.size(), &n, c), CR_OK) << cr_last_error();
+  std::map<std::string, std::pair<uint64_t, uint64_t>> out;
+  for (size_t i = 0; i < n && i < st.size(); ++i) {
+    out[std::string(st[i].host) + ":" + std::to_string(st[i].port)] = {st[i].reads, st[i].writes};
+  }
+  return out;
+}
+
+// calls= of cmdstat_<name> in the node's INFO commandstats (0: never run).
+uint64_t Calls(const std::string &addr, const std::string &name) {
+  const std::string info = crtest::Cli(addr, {"INFO", "commandstats"});
+  const std::string field = "cmdstat_" + name + ":calls=";
+  const size_t at = info.find(field);
+  return at == std::string::npos ? 0 : std::strtoull(info.c_str() + at + field.size(), nullptr, 10);
+}
+
+class CommandTableUpgrade : public crtest::ClusterTest {
+ protected:
+  std::string Addr(int n) { return Node(n, "ADDR"); }
+  // Node n runs on Valkey 9.1 and, a replica, has caught up with its master.
+  bool Upgraded(int n, bool replica) {
+    if (crtest::Cli(Addr(n), {"INFO", "server"}).find("valkey_version:9.") == std::string::npos) {
+      return false;
+    }
+    const std::string repl = crtest::Cli(Addr(n), {"INFO", "replication"});
+    return !replica || (repl.find("role:slave") != std::string::npos &&
+                        repl.find("master_link_status:up") != std::string::npos &&
+                        repl.find("master_sync_in_progress:0") != std::string::npos);
+  }
+  // Node n is restarted on Valkey 9.1 and serves its old role again.
+  void Upgrade(int n, const std::string &server, bool replica) {
+    ASSERT_NO_FATAL_FAILURE(KillAndRestart(n, server, SIGTERM));
+    ASSERT_TRUE(crtest::WaitUntil([&] { return Upgraded(n, replica); }, seconds(20)))
+        << "n" << n << ": " << crtest::Cli(Addr(n), {"INFO", "replication"});
+  }
+};
+
+TEST_F(CommandTableUpgrade, ARefreshAfterAShardIsUpgradedLearnsItsTableAndHttlBecomesARead) {
+  const char *v9 = std::getenv("CR_TEST_VALKEY9_SERVER");
+  if (v9 == nullptr || *v9 == '\0') {
+    GTEST_SKIP() << "Valkey 9.1 not found (scripts/valkey9-path.sh; scripts/deps.sh installs it): "
+                    "the live command-table upgrade is not tested";
+  }
+  const std::string valkey9 = v9;
+  ASSERT_NE(crtest::Cli(Addr(1), {"INFO", "server"}).find("redis_version:7.0."), std::string::npos);
+  Log log;
+  cr_config *cfg = nullptr;
+  ASSERT_EQ(cr_config_new(&cfg), CR_OK);
+  ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
+  ASSERT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
+  ASSERT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
+  cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
+  ro.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;
+  ASSERT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
+  ASSERT_EQ(cr_config_set_log_callback(cfg, CR_LOG_LEVEL_INFO, Log::Callback, &log), CR_OK);
+  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+  o.refresh_interval_ms = 250;
+  o.refresh_min_gap_ms = 100;
+  cr_client *raw = nullptr;
+  ASSERT_EQ(cr_client_new(&raw, cfg, &o, env_["SEEDS"].c_str()), CR_OK) << cr_last_error();
+  cr_config_free(cfg);
+  std::unique_ptr<cr_client, void (*)(cr_client *)> client(raw, cr_client_free);
+  cr_client *c = client.get();
+
+  const std::string h = "{" + env_["SHARD1_KEY"] + "}upgrade:h";
+  ASSERT_EQ(Auto(c, {"HSET", h, "f", "v"}).find("(error)"), std::string::npos);
+  const std::vector<std::string> httl = {"HTTL", h, "FIELDS", "1", "f"};
+  // redis 7.0's table: HTTL is unknown, so no read: the master n1 gets it.
+  auto sent = Sent(c);
+  for (int i = 0; i < 5; ++i) {
+    const std::string r = Auto(c, httl);
+    EXPECT_NE(r.find("unknown command"), std::string::npos) << r;
+  }
+  auto now = Sent(c);
+  EXPECT_EQ(now[Addr(1)].second - sent[Addr(1)].second, 5u) << "n1, the master, got each one";
+  EXPECT_EQ(now[Addr(2)].first, sent[Addr(2)].first) << "n2, the local replica, got none";
+  ASSERT_EQ(log.Events(), std::vector<std::string>{"command table learned from the server"});
+
+  // Shard 1 upgraded node by node: n2, a failover to it, then n1 and n3,
+  // each once every node of the shard follows n2.
+  ASSERT_NO_FATAL_FAILURE(Upgrade(2, valkey9, true));
+  ASSERT_EQ(crtest::Cli(Addr(2), {"CLUSTER", "FAILOVER"}), "OK");
+  auto follows_n2 = [&](int n) {
+    const std::string repl = crtest::Cli(Addr(n), {"INFO", "replication"});
+    return repl.find("role:slave") != std::string::npos &&
+           repl.find("master_port:" + Node(2, "PORT")) != std::string::npos &&
+           repl.find("master_link_status:up") != std::string::npos;
+  };
+  ASSERT_TRUE(crtest::WaitUntil([&] { return follows_n2(1) && follows_n2(3); }, seconds(20)))
+      << crtest::Cli(Addr(1), {"INFO", "replication"});
+  ASSERT_NO_FATAL_FAILURE(Upgrade(1, valkey9, true));
+  ASSERT_NO_FATAL_FAILURE(Upgrade(3, valkey9, true));
+  ASSERT_TRUE(follows_n2(1) && follows_n2(3));
+
+  ASSERT_TRUE(crtest::WaitUntil(
+      [&] {
+        for (const std::string &e : log.Events()) {
+          if (e == "command table re-learned: the server version changed") return true;
+        }
+        return false;
+      },
+      seconds(20)))
+      << "the client kept redis 7.0's table";
+  // The field has no expiry (-1) on n1, which has synced from n2.
+  std::string r;
+  ASSERT_TRUE(crtest::WaitUntil([&] { return (r = Auto(c, httl)) == "[1]:-1"; }, seconds(10))) << r;
+  sent = Sent(c);
+  const uint64_t calls1 = Calls(Addr(1), "httl"), calls2 = Calls(Addr(2), "httl");
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(Auto(c, httl), "[1]:-1") << i;
+  now = Sent(c);
+  EXPECT_EQ(now[Addr(1)].first - sent[Addr(1)].first, 10u) << "n1, the local replica, read each";
+  EXPECT_EQ(now[Addr(2)], sent[Addr(2)]) << "n2, the master, got none";
+  EXPECT_EQ(Calls(Addr(1), "httl") - calls1, 10u);
+  EXPECT_EQ(Calls(Addr(2), "httl"), calls2);
+}
+
+}  // namespace
