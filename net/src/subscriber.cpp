@@ -67,6 +67,9 @@ struct Subscriber::Link {
   // Failed: dropped by SweepDead (after the caller's loop over links).
   bool dead = false;
   bool poisoned = false;
+  // Drain stopped at a full queue: frames may wait in the reader's buffer,
+  // which poll does not see; drained again once the queue has room.
+  bool stalled = false;
   Status why;
 };
 
@@ -644,13 +647,15 @@ void Subscriber::Poll(int64_t now) {
   std::vector<pollfd> fds;
   fds.push_back(pollfd{wake_fd_, POLLIN, 0});
   const bool full = queue_.Full();
+  bool stalled = false;
   for (const auto &l : links_) {
     // A full queue: stop reading (the servers buffer) until the reader
     // catches up (on_drained signals); errors still show.
     fds.push_back(pollfd{l->conn->fd(), static_cast<short>(full ? 0 : POLLIN), 0});
+    stalled = stalled || (!full && l->stalled);
   }
-  const int n = poll(fds.data(), fds.size(), kTickMs);
-  if (n <= 0) return;
+  const int n = poll(fds.data(), fds.size(), stalled ? 0 : kTickMs);
+  if (n < 0 || (n == 0 && !stalled)) return;
   if (fds[0].revents != 0) {
     uint64_t v;
     while (read(wake_fd_, &v, sizeof v) > 0) {
@@ -658,13 +663,22 @@ void Subscriber::Poll(int64_t now) {
   }
   // links_ does not change while they are drained (failures are deferred).
   for (size_t i = 1; i < fds.size(); ++i) {
-    if (fds[i].revents != 0) (void)Drain(links_[i - 1].get());
+    Link *l = links_[i - 1].get();
+    if (fds[i].revents == 0 && !(stalled && l->stalled)) continue;
+    l->stalled = false;
+    (void)Drain(l);
   }
   SweepDead();
 }
 
 bool Subscriber::Drain(Link *link) {
   while (!link->dead) {
+    // The queue's limit holds frame by frame: what is not read yet waits
+    // in the socket (and the server's buffer), or in the reader's buffer.
+    if (queue_.Full()) {
+      link->stalled = true;
+      return true;
+    }
     ReplyPtr r;
     Status s = link->conn->TryReceive(&r);
     if (!s.ok()) {

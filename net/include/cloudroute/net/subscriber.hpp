@@ -111,7 +111,8 @@ class Subscriber {
   void Poll(int64_t now);
   // Confirmation deadlines and PINGs.
   void Timers(int64_t now);
-  // Reads and handles every frame link has; false when it failed.
+  // Reads and handles every frame link has, or those until the queue is
+  // full (the link is then marked stalled); false when it failed.
   bool Drain(Link *link);
   void HandleFrame(Link *link, PushFrame f);
   void Confirmed(Link *link, const Key &key);
