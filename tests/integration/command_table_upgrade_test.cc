@@ -30,71 +30,16 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "command_kit.hpp"
 #include "common/wait_until.hpp"
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
 namespace {
 
+using crtest::Auto;
+using crtest::Sent;
 using std::chrono::seconds;
-
-struct Log {
-  std::mutex mu;
-  std::vector<std::string> table_events;
-  static void Callback(cr_log_level, const char *message, const cr_log_field *, size_t,
-                       void *payload) {
-    if (std::strstr(message, "command table") == nullptr) return;
-    auto *self = static_cast<Log *>(payload);
-    std::lock_guard<std::mutex> lock(self->mu);
-    self->table_events.push_back(message);
-  }
-  std::vector<std::string> Events() {
-    std::lock_guard<std::mutex> lock(mu);
-    return table_events;
-  }
-};
-
-// argv with CR_ACCESS_AUTO: the reply as text ("[n]:v" for an array of one
-// integer), "(error) …" for a failure.
-std::string Auto(cr_client *c, const std::vector<std::string> &argv) {
-  std::vector<const void *> p;
-  std::vector<size_t> l;
-  for (const std::string &a : argv) {
-    p.push_back(a.data());
-    l.push_back(a.size());
-  }
-  cr_reply *r = nullptr;
-  const cr_status s = cr_client_command(&r, c, CR_ACCESS_AUTO, 0, p.size(), p.data(), l.data());
-  if (s != CR_OK) return std::string("(error) ") + cr_status_str(s) + ": " + cr_last_error();
-  std::string out;
-  size_t len = 0;
-  if (const char *str = cr_reply_get_string(r, &len); str != nullptr) {
-    out.assign(str, len);
-  } else if (cr_reply_get_type(r) == CR_REPLY_TYPE_INTEGER) {
-    out = std::to_string(cr_reply_get_integer(r));
-  } else if (cr_reply_get_type(r) == CR_REPLY_TYPE_ARRAY) {
-    out = "[" + std::to_string(cr_reply_get_count(r)) + "]";
-    const cr_reply *e = cr_reply_get_element(r, 0);
-    if (cr_reply_get_count(r) == 1 && cr_reply_get_type(e) == CR_REPLY_TYPE_INTEGER) {
-      out += ":" + std::to_string(cr_reply_get_integer(e));
-    }
-  }
-  cr_reply_free(r);
-  return out;
-}
-
-// What the client sent to each node ("host:port"): {reads, writes}.
-std::map<std::string, std::pair<uint64_t, uint64_t>> Sent(cr_client *c) {
-  std::vector<cr_client_node_stats> st(32);
-  for (auto &e : st) e.struct_size = sizeof e;
-  size_t n = 0;
-  EXPECT_EQ(cr_client_get_node_stats(st.data(), st.size(), &n, c), CR_OK) << cr_last_error();
-  std::map<std::string, std::pair<uint64_t, uint64_t>> out;
-  for (size_t i = 0; i < n && i < st.size(); ++i) {
-    out[std::string(st[i].host) + ":" + std::to_string(st[i].port)] = {st[i].reads, st[i].writes};
-  }
-  return out;
-}
 
 // calls= of cmdstat_<name> in the node's INFO commandstats (0: never run).
 uint64_t Calls(const std::string &addr, const std::string &name) {
@@ -133,7 +78,7 @@ TEST_F(CommandTableUpgrade, ARefreshAfterAShardIsUpgradedLearnsItsTableAndHttlBe
   }
   const std::string valkey9 = v9;
   ASSERT_NE(crtest::Cli(Addr(1), {"INFO", "server"}).find("redis_version:7.0."), std::string::npos);
-  Log log;
+  crtest::TableLog log;
   cr_config *cfg = nullptr;
   ASSERT_EQ(cr_config_new(&cfg), CR_OK);
   ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
@@ -142,7 +87,8 @@ TEST_F(CommandTableUpgrade, ARefreshAfterAShardIsUpgradedLearnsItsTableAndHttlBe
   cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
   ro.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;
   ASSERT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
-  ASSERT_EQ(cr_config_set_log_callback(cfg, CR_LOG_LEVEL_INFO, Log::Callback, &log), CR_OK);
+  ASSERT_EQ(cr_config_set_log_callback(cfg, CR_LOG_LEVEL_INFO, crtest::TableLog::Callback, &log),
+            CR_OK);
   cr_client_options o = CR_CLIENT_OPTIONS_INIT;
   o.refresh_interval_ms = 250;
   // Generous timeouts: a slow answer on a loaded machine must not open a
