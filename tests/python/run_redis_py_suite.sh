@@ -94,10 +94,11 @@ if ((all == 0)); then
 fi
 declare -A files=([sync]=tests/test_cluster.py [async]=tests/test_asyncio/test_cluster.py)
 # Each test's bound (pytest-timeout): redis-py's own configuration says 30 s,
-# but some of its tests spend most of that in its own retry backoff — the
-# async test_not_require_full_coverage_cluster_down_error takes 15-21 s here
-# with plain redis-py and with the adapter alike, quiet — so beside the other
-# stages a loaded machine timed it out under either. 90 s bounds a hang as well.
+# but some of its tests spend most of that in its own retry loop — the async
+# test_not_require_full_coverage_cluster_down_error closes every connection,
+# sleeps 0.25 s and reconnects ten times: 5-6 s alone, 15-40 s beside the other
+# stages, with plain redis-py and the adapter alike — so a loaded machine timed
+# it out at 30 s. 90 s bounds a hang as well.
 test_timeout=90
 
 # A lane: one half (sync or async) in one or more modes (plain redis-py, the
