@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cloudroute/core/cluster_reply.hpp"
+#include "common/sanitizers.hpp"
 #include "test_util.hpp"
 
 namespace cloudroute {
@@ -460,7 +461,9 @@ TEST(Router, ExplainNamesTierRoleHealthWeight) {
 // Swaps r between a and b while readers run: up to max_updates, but no longer
 // than `budget` once min_updates are done (under ASan or TSan on a loaded
 // machine each swap waits out readers that share two cores, and 2000 took
-// minutes). Returns how many were done.
+// minutes; there the readers spin for the whole budget, so the sanitizer
+// trees, which look for memory errors and races rather than the logic, take
+// fewer swaps and a shorter budget). Returns how many were done.
 int SwapWhileReading(Router &r, const std::shared_ptr<const Topology> &a,
                      const std::shared_ptr<const Topology> &b, int min_updates, int max_updates,
                      std::chrono::milliseconds budget) {
@@ -504,12 +507,14 @@ TEST(Router, ReadersNeverSeeAHalfBuiltSnapshot) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (reads.load() == 0 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::yield();
-  const int swaps = SwapWhileReading(r, a, b, 100, 2000, std::chrono::seconds(3));
+  const int min_swaps = crtest::Loops(100, 30);
+  const int swaps = SwapWhileReading(r, a, b, min_swaps, 2000,
+                                     std::chrono::milliseconds(crtest::Loops(3000, 1000)));
   stop = true;
   for (auto &t : readers) t.join();
   EXPECT_EQ(bad.load(), 0);
   EXPECT_GT(reads.load(), 0);
-  EXPECT_GE(swaps, 100);
+  EXPECT_GE(swaps, min_swaps);
 }
 
 // More threads than SnapshotCell has fast-path slots: the first ones read
@@ -539,10 +544,16 @@ TEST(Router, MoreReaderThreadsThanFastSlots) {
         if (shard0 != in0) ++bad;
         ++reads;
         if (i > 100000) break;  // bounded even if stop never comes
+        // A read costs far more under a sanitizer: a reader preempted inside
+        // one holds the writer for a round of all these threads on two
+        // cores, and the swaps took a minute. There each reader yields
+        // between reads, so the writer, and readers inside a read, run soon.
+        if (crtest::kSanitized) std::this_thread::yield();
       }
     });
   }
-  const int swaps = SwapWhileReading(r, a, b, 20, 300, std::chrono::seconds(3));
+  const int swaps =
+      SwapWhileReading(r, a, b, 20, 300, std::chrono::milliseconds(crtest::Loops(3000, 1000)));
   stop = true;
   for (auto &t : readers) t.join();
   EXPECT_EQ(bad.load(), 0);
