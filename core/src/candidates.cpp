@@ -113,7 +113,7 @@ CandidateSet MasterFirstCandidates(const CandidateSet &set) {
 
 CandidateSet RedirectCandidates(NodeEntry *master, const CandidateOptions &opts) {
   CandidateSet set;
-  set.shard_id = master->address;
+  set.shard_id = master->address;  // the entry is pinned as long as the set lives
   set.master = master;
   set.selection = opts.selection;
   if (!PolicyAdmits(opts.policy, Role::kMaster)) return set;

@@ -188,9 +188,9 @@ Status ShardGroups::ReportSuccess(uint32_t handle) {
   return WithInstance(handle, [](NodeEntry *e) { e->health.Success(); });
 }
 
-Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
+Result<CandidateSet> ShardGroups::BuildSet(const Group &g, TextArena *names) const {
   CandidateSet set;
-  set.shard_id = g.name;
+  set.shard_id = names->Keep(g.name);
   auto add = [&](const GroupAddress &a, Role role) -> Status {
     const std::string address = FormatAddress(a.host, a.port);
     for (const Candidate &c : set.list) {
@@ -199,7 +199,8 @@ Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
     auto entry = registry_->Intern(a.host, a.port);
     if (!entry.ok()) return entry.status();
     TopoNode node;
-    node.host = a.host;
+    TextArena host;
+    if (Status s = host.Put(&node, "", a.host, "", ""); !s.ok()) return s;
     node.port = a.port;
     node.role = role;
     const Tier tier = TierOf(cfg_.locality.client, cloudroute::Locate(cfg_.locality, node, ""));
@@ -241,7 +242,7 @@ Status ShardGroups::PublishLocked() {
   snap->ring = ring_;
   snap->sets.reserve(groups_.size());
   for (const Group &g : groups_) {
-    auto set = BuildSet(g);
+    auto set = BuildSet(g, &snap->names);
     if (!set.ok()) return set.status();
     if (snap->sets.size() < kSlotCount - 1) {
       snap->slot_to_set[snap->sets.size()] = static_cast<uint16_t>(snap->sets.size());

@@ -12,7 +12,7 @@ namespace {
 uint32_t WeightOf(const RouterConfig &cfg, const TopoNode &n) {
   if (cfg.weights.empty()) return 1;
   auto w = cfg.weights.find(n.address());
-  if (w == cfg.weights.end() && !n.id.empty()) w = cfg.weights.find(n.id);
+  if (w == cfg.weights.end() && n.id_len != 0) w = cfg.weights.find(std::string(n.id()));
   return w == cfg.weights.end() ? 1 : w->second;
 }
 
@@ -64,12 +64,13 @@ std::string Snapshot::Explain(uint16_t slot) const {
   const CandidateSet *set = SetForSlot(slot);
   if (set == nullptr) return "slot " + std::to_string(slot) + ": served by no shard\n";
   const int64_t now = registry->clock()();
-  std::string out =
-      "slot " + std::to_string(slot) + " shard " + set->shard_id + " policy " + PolicyName(policy) +
-      (set->selection != Selection::kRandom
-           ? std::string(" selection ") + SelectionName(set->selection)
-           : std::string()) +
-      " write " + (set->master != nullptr ? set->master->address : std::string("?")) + "\n";
+  std::string out = "slot " + std::to_string(slot) + " shard " + std::string(set->shard_id) +
+                    " policy " + PolicyName(policy) +
+                    (set->selection != Selection::kRandom
+                         ? std::string(" selection ") + SelectionName(set->selection)
+                         : std::string()) +
+                    " write " + (set->master != nullptr ? set->master->address : std::string("?")) +
+                    "\n";
   for (size_t i = 0; i < set->list.size(); ++i) {
     const Candidate &c = set->list[i];
     const char *health = HealthStateName(c.node->health.State(now));
@@ -117,18 +118,18 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
     const TopoNode &n = t.nodes[i];
     NodeEntry *entry = nullptr;
     if (n.endpoint_known()) {
-      auto e = in.registry->Intern(n.host, n.port);
+      auto e = in.registry->Intern(n.host(), n.port);
       if (!e.ok()) return e.status();
       entry = *e;
       snap->pins.Add(entry);
     }
     // The topology's zone when it has one, else one learned elsewhere.
-    const std::string *zone = &n.zone;
-    if (zone->empty() && in.zone_overrides != nullptr && entry != nullptr) {
+    std::string_view zone = n.zone();
+    if (zone.empty() && in.zone_overrides != nullptr && entry != nullptr) {
       auto z = in.zone_overrides->find(entry->address);
-      if (z != in.zone_overrides->end()) zone = &z->second;
+      if (z != in.zone_overrides->end()) zone = z->second;
     }
-    Placement p = Locate(cfg.locality, n, *zone);
+    Placement p = Locate(cfg.locality, n, zone);
     const auto place = place_index.emplace(PlaceKey(p), static_cast<uint32_t>(snap->places.size()));
     if (place.second) snap->places.push_back(std::move(p));
     snap->place_of[i] = place.first->second;

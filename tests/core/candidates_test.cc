@@ -23,8 +23,8 @@ class CandidatesTest : public ::testing::Test {
     ASSERT_TRUE(t.ok());
     topo_ = *t;
     for (const TopoNode &n : topo_->nodes) {
-      NodeEntry *e = *reg_.Intern(n.host, n.port);
-      const bool local = n.host.rfind("127.0.1.", 0) == 0;
+      NodeEntry *e = *reg_.Intern(n.host(), n.port);
+      const bool local = n.host().rfind("127.0.1.", 0) == 0;
       facts_.push_back(NodeFacts{e, local ? Tier::kLocal : Tier::kOtherCloud, 1});
     }
   }
@@ -101,8 +101,8 @@ TEST_F(CandidatesTest, LoadingReplicaAndUnknownEndpointAreNotCandidates) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   std::vector<NodeFacts> facts;
   for (const TopoNode &n : (*t)->nodes) {
-    facts.push_back(
-        NodeFacts{n.endpoint_known() ? *reg_.Intern(n.host, n.port) : nullptr, Tier::kUnknown, 1});
+    facts.push_back(NodeFacts{n.endpoint_known() ? *reg_.Intern(n.host(), n.port) : nullptr,
+                              Tier::kUnknown, 1});
   }
   CandidateSet s = BuildCandidates(**t, 0, facts, CandidateOptions{Policy::kPreferReplica, 0});
   ASSERT_EQ(s.list.size(), 1u);

@@ -70,7 +70,7 @@ TEST(ClusterShards, HealthZoneTlsPortAndUnknownFields) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   const TopoNode &n = (*t)->nodes[1];
   EXPECT_EQ(n.health, ReportedHealth::kLoading);
-  EXPECT_EQ(n.zone, "use1-az2");
+  EXPECT_EQ(n.zone(), "use1-az2");
   EXPECT_EQ(n.tls_port, 17001);
 }
 
@@ -147,7 +147,7 @@ TEST(ClusterShards, QuestionMarkEndpointFallsBackToIp) {
                       R::Arr({ShardNode("m", "10.0.0.1", 7000, "master", "online", "?")})}});
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ((*t)->nodes[0].host, "10.0.0.1");
+  EXPECT_EQ((*t)->nodes[0].host(), "10.0.0.1");
 }
 
 TEST(ClusterShards, Resp3Maps) {

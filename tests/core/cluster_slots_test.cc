@@ -55,8 +55,8 @@ TEST(ClusterSlots, UncoveredSlotsStayUncovered) {
 TEST(ClusterSlots, EmptyHostMeansTheAskedAddressAndQuestionMarkIsUnknown) {
   auto t = Parse(R::Arr({R{0, 16383, Node("", 7000, "m"), Node("?", 7001, "r")}}), "10.9.9.9");
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ((*t)->nodes[0].host, "10.9.9.9");
-  EXPECT_EQ((*t)->nodes[1].host, "?");
+  EXPECT_EQ((*t)->nodes[0].host(), "10.9.9.9");
+  EXPECT_EQ((*t)->nodes[1].host(), "?");
   EXPECT_FALSE((*t)->nodes[1].endpoint_known());
   auto u = Parse(R::Arr({R{0, 16383, Node("", 7000, "m")}}));
   ASSERT_TRUE(u.ok());
@@ -66,7 +66,7 @@ TEST(ClusterSlots, EmptyHostMeansTheAskedAddressAndQuestionMarkIsUnknown) {
 TEST(ClusterSlots, NullEndpointIsTheAskedAddress) {
   auto t = Parse(R::Arr({R{0, 16383, R{R::Null(), 7000, "m"}}}), "10.9.9.9");
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ((*t)->nodes[0].host, "10.9.9.9");
+  EXPECT_EQ((*t)->nodes[0].host(), "10.9.9.9");
 }
 
 TEST(ClusterSlots, MetadataGivesIpHostnameAndZone) {
@@ -75,13 +75,13 @@ TEST(ClusterSlots, MetadataGivesIpHostnameAndZone) {
   R node{"redis-0.a.example", 7000, "m", R{"ip", "10.0.0.1", "availability-zone", "use1-az1"}};
   auto t = Parse(R::Arr({R{0, 16383, node}}));
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ((*t)->nodes[0].host, "redis-0.a.example");
-  EXPECT_EQ((*t)->nodes[0].ip, "10.0.0.1");
-  EXPECT_EQ((*t)->nodes[0].zone, "use1-az1");
+  EXPECT_EQ((*t)->nodes[0].host(), "redis-0.a.example");
+  EXPECT_EQ((*t)->nodes[0].ip(), "10.0.0.1");
+  EXPECT_EQ((*t)->nodes[0].zone(), "use1-az1");
   R unknown{"?", 7000, "m", R{"ip", "10.0.0.1"}};
   auto u = Parse(R::Arr({R{0, 16383, unknown}}));
   ASSERT_TRUE(u.ok());
-  EXPECT_EQ((*u)->nodes[0].host, "10.0.0.1");
+  EXPECT_EQ((*u)->nodes[0].host(), "10.0.0.1");
 }
 
 TEST(ClusterSlots, Resp3MetadataMap) {
@@ -91,7 +91,7 @@ TEST(ClusterSlots, Resp3MetadataMap) {
   ClusterReplyOptions o;
   auto t = ParseClusterSlots(reply, o);
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ((*t)->nodes[0].host, "10.0.0.1");
+  EXPECT_EQ((*t)->nodes[0].host(), "10.0.0.1");
 }
 
 TEST(ClusterSlots, NoIdsUseAddressAsShardIdentity) {
@@ -193,7 +193,7 @@ TEST(ClusterSlots, RealHostsStillParse) {
   auto t = Parse(R{R{0, 100, m, r}, R{101, 16383, m, r}});
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ((*t)->nodes.size(), 2u);
-  EXPECT_EQ((*t)->nodes[0].host, "redis-0.redis.svc.cluster.local");
+  EXPECT_EQ((*t)->nodes[0].host(), "redis-0.redis.svc.cluster.local");
   EXPECT_EQ((*t)->nodes[0].port, 7000);
   EXPECT_EQ((*t)->nodes[1].address(), "[fd00::1]:7001");
 }

@@ -13,7 +13,7 @@ TEST(StaticTopology, SingleShardOwnsEverySlot) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->shards.size(), 1u);
   EXPECT_EQ((*t)->nodes.size(), 3u);
-  EXPECT_EQ((*t)->nodes[2].host, "fd00::1");
+  EXPECT_EQ((*t)->nodes[2].host(), "fd00::1");
   EXPECT_EQ((*t)->nodes[2].address(), "[fd00::1]:6379");
   EXPECT_EQ((*t)->slot_to_shard[16383], 0);
 }
@@ -102,7 +102,7 @@ TEST(StaticTopology, HostnamesAndIpv6StillParse) {
       "shard master=redis-0.redis.svc:6379 replicas=[fd00::2]:6379,10.0.0.3:6379 id=a\n");
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->nodes.size(), 3u);
-  EXPECT_EQ((*t)->nodes[1].host, "fd00::2");
+  EXPECT_EQ((*t)->nodes[1].host(), "fd00::2");
 }
 
 }  // namespace

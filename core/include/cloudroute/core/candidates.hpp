@@ -58,7 +58,9 @@ struct alignas(64) CandidateSet {
   uint32_t master_topo = kNoNode;
   Tier master_tier = Tier::kUnknown;
   Selection selection = Selection::kRandom;  // kRoundRobin: reads take `ticket`
-  std::string shard_id;
+  // Kept by whoever built the set (the snapshot's topology, the registry
+  // entry of a redirect target, a shard-group snapshot), NUL-terminated.
+  std::string_view shard_id;
   RoundRobinTicket ticket;
 };
 

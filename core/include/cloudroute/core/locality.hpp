@@ -72,7 +72,7 @@ struct Placement {
 
 // Where a node is. reported_zone is the server-reported zone (the topology's,
 // or a newer one the net layer learned); "" when none.
-Placement Locate(const LocalityConfig &cfg, const TopoNode &node, const std::string &reported_zone);
+Placement Locate(const LocalityConfig &cfg, const TopoNode &node, std::string_view reported_zone);
 
 // The first level at which the node's location differs from the client's.
 Tier TierOf(const Location &client, const Placement &p);
