@@ -324,7 +324,9 @@ Status TopologyBuilder::AddReplica(uint32_t shard, const NodeSpec &replica) {
   TopoNode &n = t_.nodes[*idx];
   if (n.shard == kNoNode) {
     n.shard = shard;
-    t_.shards[shard].replicas.push_back(*idx);
+    std::vector<uint32_t> &replicas = t_.shards[shard].replicas;
+    if (replicas.empty()) replicas.reserve(2);  // most shards have one or two
+    replicas.push_back(*idx);
   } else if (n.shard != shard) {
     return Status::Contradiction("replica " + NodeAddress(*idx) + " is listed under two masters");
   }
