@@ -4,7 +4,35 @@
 
 namespace cloudroute {
 
-void AssignRanks(CandidateSet *set, const std::vector<uint64_t> &keys) {
+namespace {
+
+// Scratch for n values: on the stack up to kSmall (a shard has a few
+// nodes), on the heap beyond, so building a set allocates its list and
+// ranks only.
+template <typename T>
+class Scratch {
+ public:
+  static constexpr size_t kSmall = 16;
+  explicit Scratch(size_t n) : p_(small_) {
+    if (n > kSmall) {
+      big_.resize(n);
+      p_ = big_.data();
+    }
+  }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  T &operator[](size_t i) { return p_[i]; }
+  T *data() { return p_; }
+
+ private:
+  T small_[kSmall] = {};
+  std::vector<T> big_;
+  T *p_;
+};
+
+}  // namespace
+
+void AssignRanks(CandidateSet *set, const uint64_t *keys) {
   set->ranks.clear();
   size_t ranks = 0;
   for (size_t i = 0; i < set->list.size(); ++i) {
@@ -19,6 +47,10 @@ void AssignRanks(CandidateSet *set, const std::vector<uint64_t> &keys) {
   }
 }
 
+void AssignRanks(CandidateSet *set, const std::vector<uint64_t> &keys) {
+  AssignRanks(set, keys.data());
+}
+
 CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vector<NodeFacts> &facts,
                              const CandidateOptions &opts) {
   const TopoShard &s = t.shards[shard];
@@ -29,33 +61,39 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
   set.master_tier = facts[s.master].tier;
   set.selection = opts.selection;
 
-  std::vector<uint32_t> members;
-  members.push_back(s.master);
-  for (uint32_t r : s.replicas) {
-    // A replica that is loading or failed cannot serve reads.
-    if (t.nodes[r].health == ReportedHealth::kOnline) members.push_back(r);
-  }
-  set.list.reserve(members.size());  // kept as long as the snapshot: no growth slack
-  for (uint32_t n : members) {
+  // The master, then every replica that is online (one loading or failed
+  // cannot serve reads), that has an endpoint and the policy reads from.
+  auto admitted = [&](uint32_t n) {
+    return facts[n].entry != nullptr && PolicyAdmits(opts.policy, t.nodes[n].role) &&
+           (n == s.master || t.nodes[n].health == ReportedHealth::kOnline);
+  };
+  size_t count = admitted(s.master) ? 1u : 0u;
+  for (uint32_t r : s.replicas) count += admitted(r) ? 1u : 0u;
+  set.list.reserve(count);  // kept as long as the snapshot: no growth slack
+  auto add = [&](uint32_t n) {
+    if (!admitted(n)) return;
     const NodeFacts &f = facts[n];
-    if (f.entry == nullptr || !PolicyAdmits(opts.policy, t.nodes[n].role)) continue;
     set.list.push_back(Candidate{f.entry, n, t.nodes[n].role, f.tier, 0, f.weight,
                                  f.entry->rtt_us.load(std::memory_order_relaxed),
                                  f.lagging && t.nodes[n].role == Role::kReplica});
-  }
+  };
+  add(s.master);
+  for (uint32_t r : s.replicas) add(r);
+  const size_t n = set.list.size();
 
   // NEAREST bands: sorted by RTT, a band holds every node within `margin` of
   // the band's fastest, so near-equal nodes share load instead of the single
   // fastest one taking everything.
-  std::vector<uint32_t> band(set.list.size(), 0);
+  Scratch<uint32_t> band(n);
+  Scratch<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
   if (opts.policy == Policy::kNearest) {
-    std::vector<size_t> order(set.list.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(),
+    std::sort(order.data(), order.data() + n,
               [&](size_t a, size_t b) { return set.list[a].rtt_us < set.list[b].rtt_us; });
     uint32_t current = 0, floor = 0;
     bool open = false;
-    for (size_t i : order) {
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = order[k];
       const uint32_t rtt = set.list[i].rtt_us;
       if (rtt == 0) continue;
       if (!open || rtt > floor + opts.nearest_margin_us) {
@@ -65,10 +103,11 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
       }
       band[i] = current;
     }
+    for (size_t i = 0; i < n; ++i) order[i] = i;
   }
 
-  std::vector<uint64_t> keys(set.list.size());
-  for (size_t i = 0; i < set.list.size(); ++i) {
+  Scratch<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) {
     const Candidate &c = set.list[i];
     keys[i] = RankKey(opts.policy, RankInput{c.role, c.tier, c.rtt_us}, band[i]);
     // A replica lagging past the configured bound stays a candidate — a last
@@ -77,21 +116,18 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
   }
   // Deterministic order: by rank key, then by address — every language and
   // every run gives the same list.
-  std::vector<size_t> idx(set.list.size());
-  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+  std::sort(order.data(), order.data() + n, [&](size_t a, size_t b) {
     if (keys[a] != keys[b]) return keys[a] < keys[b];
     return set.list[a].node->address < set.list[b].node->address;
   });
-  std::vector<Candidate> sorted;
-  std::vector<uint64_t> sorted_keys;
-  sorted.reserve(idx.size());
-  for (size_t i : idx) {
-    sorted.push_back(set.list[i]);
-    sorted_keys.push_back(keys[i]);
+  Scratch<Candidate> sorted(n);
+  Scratch<uint64_t> sorted_keys(n);
+  for (size_t k = 0; k < n; ++k) {
+    sorted[k] = set.list[order[k]];
+    sorted_keys[k] = keys[order[k]];
   }
-  set.list = std::move(sorted);
-  AssignRanks(&set, sorted_keys);
+  std::copy(sorted.data(), sorted.data() + n, set.list.begin());
+  AssignRanks(&set, sorted_keys.data());
   return set;
 }
 

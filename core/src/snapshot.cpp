@@ -114,6 +114,8 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   snap->place_of.resize(t.nodes.size());
   snap->pins.Reserve(t.nodes.size() + (in.moved != nullptr ? in.moved->size() : 0));
   std::unordered_map<std::string, uint32_t> place_index;  // PlaceKey → index in places
+  const bool by_zone_only = cfg.locality.rules.empty() && cfg.locality.by_node.empty();
+  std::unordered_map<std::string_view, uint32_t> place_of_zone;  // zone → index in places
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const TopoNode &n = t.nodes[i];
     NodeEntry *entry = nullptr;
@@ -129,10 +131,19 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       auto z = in.zone_overrides->find(entry->address);
       if (z != in.zone_overrides->end()) zone = z->second;
     }
-    Placement p = Locate(cfg.locality, n, zone);
-    const auto place = place_index.emplace(PlaceKey(p), static_cast<uint32_t>(snap->places.size()));
-    if (place.second) snap->places.push_back(std::move(p));
-    snap->place_of[i] = place.first->second;
+    // Without CIDR rules or a node map, a node's placement follows from its
+    // zone alone: located once per distinct zone, not once per node.
+    auto known = by_zone_only ? place_of_zone.find(zone) : place_of_zone.end();
+    if (known != place_of_zone.end()) {
+      snap->place_of[i] = known->second;
+    } else {
+      Placement p = Locate(cfg.locality, n, zone);
+      const auto place =
+          place_index.emplace(PlaceKey(p), static_cast<uint32_t>(snap->places.size()));
+      if (place.second) snap->places.push_back(std::move(p));
+      snap->place_of[i] = place.first->second;
+      if (by_zone_only) place_of_zone.emplace(zone, place.first->second);
+    }
     facts[i] = NodeFacts{
         entry, TierOf(cfg.locality.client, snap->placement(static_cast<uint32_t>(i))),
         WeightOf(cfg, n),

@@ -68,6 +68,7 @@ struct alignas(64) CandidateSet {
 // list[i]'s sort key; the list is sorted by it): sets each candidate's rank
 // and each rank's end and weight.
 void AssignRanks(CandidateSet *set, const std::vector<uint64_t> &keys);
+void AssignRanks(CandidateSet *set, const uint64_t *keys);
 
 // Per topology node, what ranking needs; index-aligned with Topology::nodes.
 struct NodeFacts {
