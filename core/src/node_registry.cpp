@@ -128,6 +128,11 @@ Result<NodeEntry *> NodeRegistry::Intern(std::string_view host, uint16_t port) {
   return e;
 }
 
+void NodeRegistry::Reserve(size_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  by_address_.Reserve(n);
+}
+
 uint32_t NodeRegistry::FindLocked(const std::string &address) const {
   return by_address_.Find(AddressHash(address),
                           [&](uint32_t c) { return EntryLocked(c)->address == address; });

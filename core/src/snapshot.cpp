@@ -113,6 +113,7 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   std::vector<NodeFacts> facts(t.nodes.size());
   snap->place_of.resize(t.nodes.size());
   snap->pins.Reserve(t.nodes.size() + (in.moved != nullptr ? in.moved->size() : 0));
+  in.registry->Reserve(t.nodes.size());
   std::unordered_map<std::string, uint32_t> place_index;  // PlaceKey → index in places
   const bool by_zone_only = cfg.locality.rules.empty() && cfg.locality.by_node.empty();
   std::unordered_map<std::string_view, uint32_t> place_of_zone;  // zone → index in places

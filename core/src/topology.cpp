@@ -93,14 +93,36 @@ Status CheckPrintable(std::string_view text, std::string_view what) {
 }
 
 std::string FormatAddress(std::string_view host, uint16_t port) {
+  // Sized exactly: registry entries keep the string as long as they live.
   const bool v6 = host.find(':') != std::string_view::npos;
-  std::string out;
-  out.reserve(host.size() + 8);
-  if (v6) out += '[';
-  out += host;
-  out += v6 ? "]:" : ":";
-  out += std::to_string(port);
+  char digits[5];
+  size_t n = 0;
+  for (uint32_t p = port; n == 0 || p != 0; p /= 10) digits[n++] = static_cast<char>('0' + p % 10);
+  std::string out(host.size() + (v6 ? 3 : 1) + n, ':');
+  char *o = out.data();
+  if (v6) *o++ = '[';
+  o = std::copy(host.begin(), host.end(), o);
+  if (v6) *o++ = ']';
+  ++o;  // the ':'
+  while (n != 0) *o++ = digits[--n];
   return out;
+}
+
+void SetNodeText(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
+                 std::string_view zone, std::string *text) {
+  const bool ip_is_host = !ip.empty() && ip == host;
+  auto put = [text](std::string_view part) {
+    text->append(part.data(), part.size());
+    text->push_back('\0');
+  };
+  put(id);
+  put(host);
+  if (!ip_is_host) put(ip);  // else not stored twice
+  put(zone);
+  n->id_len = static_cast<uint16_t>(id.size());
+  n->host_len = static_cast<uint8_t>(host.size());
+  n->ip_len = ip_is_host ? TopoNode::kIpIsHost : static_cast<uint8_t>(ip.size());
+  n->zone_len = static_cast<uint16_t>(zone.size());
 }
 
 char *TextArena::Allocate(size_t n) {
@@ -117,19 +139,14 @@ std::string_view TextArena::Keep(std::string_view s) {
 
 Status TextArena::Put(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
                       std::string_view zone) {
-  if (id.size() > 256 || host.size() > 255 || ip.size() > 255 || zone.size() > 0xFFFF) {
+  if (id.size() > 256 || host.size() > 255 || ip.size() > 254 || zone.size() > 0xFFFF) {
     return Error(Code::kInvalid, "node text too long (id " + Quote(id) + ")");
   }
-  char *p = Allocate(id.size() + host.size() + ip.size() + zone.size() + 4);
+  std::string text;
+  SetNodeText(n, id, host, ip, zone, &text);
+  char *p = Allocate(text.size());
+  std::copy(text.begin(), text.end(), p);
   n->text = p;
-  for (std::string_view part : {id, host, ip, zone}) {
-    p = std::copy(part.begin(), part.end(), p);
-    *p++ = '\0';
-  }
-  n->id_len = static_cast<uint16_t>(id.size());
-  n->host_len = static_cast<uint8_t>(host.size());
-  n->ip_len = static_cast<uint8_t>(ip.size());
-  n->zone_len = static_cast<uint16_t>(zone.size());
   return Status::Ok();
 }
 
@@ -226,7 +243,7 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
     return Error(Code::kParse, "node ip " + Quote(spec.ip) + " is not an IP address");
   }
   // Valid ids, hosts and ips fit their fields; a host "?" or an ip "?" too.
-  if (spec.id.size() > 256 || spec.host.size() > 255 || spec.ip.size() > 255) {
+  if (spec.id.size() > 256 || spec.host.size() > 255 || spec.ip.size() > 254) {
     return Error(Code::kParse, "node " + Quote(spec.id) + ": id, host or ip too long");
   }
   if (spec.zone.size() > 0xFFFF) {
@@ -270,13 +287,7 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   t_.nodes.emplace_back();
   TopoNode &n = t_.nodes.back();
   text_at_.push_back(static_cast<uint32_t>(text_.size()));
-  for (const std::string *part : {&spec.id, &spec.host, &spec.ip, &spec.zone}) {
-    AppendText(&text_, *part);
-  }
-  n.id_len = static_cast<uint16_t>(spec.id.size());
-  n.host_len = static_cast<uint8_t>(spec.host.size());
-  n.ip_len = static_cast<uint8_t>(spec.ip.size());
-  n.zone_len = static_cast<uint16_t>(spec.zone.size());
+  SetNodeText(&n, spec.id, spec.host, spec.ip, spec.zone, &text_);
   n.port = spec.port;
   n.tls_port = spec.tls_port;
   n.role = role;

@@ -102,6 +102,10 @@ class NodeRegistry {
   NodeRegistry &operator=(const NodeRegistry &) = delete;
 
   Result<NodeEntry *> Intern(std::string_view host, uint16_t port);
+  // Room in the address index for n addresses in all (a snapshot interns
+  // its topology's nodes one by one; the index then grows once, not by
+  // doubling through every size on the way).
+  void Reserve(size_t n);
   NodeEntry *Find(const std::string &address) const;
   // The handle of address, read under the mutex (a Find() result's handle
   // could change once the call returned); false when the address is unknown.

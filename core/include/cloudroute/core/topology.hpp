@@ -54,7 +54,7 @@ class TextArena {
   std::string_view Keep(std::string_view s);
   // Copies id, host, ip and zone into the arena as n's text (see TopoNode).
   // kInvalid when one is longer than its field holds (an id of 256 bytes at
-  // most, a host or ip of 255, a zone of 65535).
+  // most, a host of 255, an ip of 254, a zone of 65535).
   Status Put(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
              std::string_view zone);
 
@@ -64,13 +64,17 @@ class TextArena {
 
 // A node's text lives elsewhere (its topology's TextArena, or a caller's
 // buffer): id, host, ip and zone back to back, each NUL-terminated so the
-// C API hands them out as they are. 24 bytes a node instead of ~185.
+// C API hands them out as they are; an ip equal to the host (as CLUSTER
+// SHARDS reports most nodes) is not stored twice. 24 bytes a node instead
+// of ~185. Read the text through the accessors, not the lengths.
 struct TopoNode {
+  static constexpr uint8_t kIpIsHost = 0xFF;  // ip_len: the ip is the host
+
   const char *text = kNoText;
   uint16_t id_len = 0;
   uint16_t zone_len = 0;
   uint8_t host_len = 0;
-  uint8_t ip_len = 0;
+  uint8_t ip_len = 0;  // or kIpIsHost
   uint16_t port = 0;
   uint16_t tls_port = 0;
   Role role = Role::kMaster;
@@ -81,20 +85,28 @@ struct TopoNode {
 
   std::string_view id() const { return {text, id_len}; }          // "" when the reply carried none
   std::string_view host() const { return {host_c(), host_len}; }  // "?" when unknown
-  std::string_view ip() const { return {ip_c(), ip_len}; }        // separately reported IP
+  std::string_view ip() const {                                   // separately reported IP, or ""
+    return ip_len == kIpIsHost ? host() : std::string_view(ip_c(), ip_len);
+  }
   std::string_view zone() const { return {zone_c(), zone_len}; }  // server-reported zone
   // The same, NUL-terminated.
   const char *id_c() const { return text; }
   const char *host_c() const { return text + id_len + 1; }
-  const char *ip_c() const { return host_c() + host_len + 1; }
-  const char *zone_c() const { return ip_c() + ip_len + 1; }
-  // The bytes of text the four strings take, NULs included.
-  size_t text_size() const { return size_t{id_len} + host_len + ip_len + zone_len + 4; }
+  const char *ip_c() const { return ip_len == kIpIsHost ? host_c() : host_c() + host_len + 1; }
+  const char *zone_c() const {
+    return host_c() + host_len + 1 + (ip_len == kIpIsHost ? 0 : ip_len + 1);
+  }
 
   bool endpoint_known() const { return host_len != 0 && host() != "?" && port != 0; }
   std::string address() const { return FormatAddress(host(), port); }
 };
 static_assert(sizeof(TopoNode) == 24, "a node's fixed part stays small");
+
+// Appends n's text (see TopoNode) to *text and sets n's lengths; n->text is
+// the caller's to point at where the appended bytes end up. REQUIRES: the
+// lengths fit (as TextArena::Put checks).
+void SetNodeText(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
+                 std::string_view zone, std::string *text);
 
 struct TopoShard {
   std::string_view id;  // NUL-terminated, in the topology's text
