@@ -97,7 +97,7 @@ Placement Locate(const LocalityConfig &cfg, const TopoNode &node, std::string_vi
   // 3. The exact node map.
   if (cfg.by_node.empty()) return p;  // spares formatting the address
   auto n = cfg.by_node.find(node.address());
-  if (n == cfg.by_node.end() && node.id_len != 0) n = cfg.by_node.find(std::string(node.id()));
+  if (n == cfg.by_node.end() && !node.id().empty()) n = cfg.by_node.find(std::string(node.id()));
   if (n != cfg.by_node.end()) {
     p.location = n->second;
     p.local = false;

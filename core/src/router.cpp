@@ -33,11 +33,11 @@ namespace {
 void CarryZones(const Topology *before, const Topology &after,
                 std::unordered_map<std::string, std::string> *zones) {
   if (before == nullptr) return;
-  auto zoneless = [](const TopoNode &n) { return n.zone_len == 0 && n.endpoint_known(); };
+  auto zoneless = [](const TopoNode &n) { return n.zone().empty() && n.endpoint_known(); };
   if (std::none_of(after.nodes.begin(), after.nodes.end(), zoneless)) return;
   std::unordered_map<std::string, std::string_view> known;
   for (const TopoNode &n : before->nodes) {
-    if (n.zone_len != 0 && n.endpoint_known()) known.emplace(n.address(), n.zone());
+    if (!n.zone().empty() && n.endpoint_known()) known.emplace(n.address(), n.zone());
   }
   if (known.empty()) return;
   for (const TopoNode &n : after.nodes) {

@@ -12,7 +12,7 @@ namespace {
 uint32_t WeightOf(const RouterConfig &cfg, const TopoNode &n) {
   if (cfg.weights.empty()) return 1;
   auto w = cfg.weights.find(n.address());
-  if (w == cfg.weights.end() && n.id_len != 0) w = cfg.weights.find(std::string(n.id()));
+  if (w == cfg.weights.end() && !n.id().empty()) w = cfg.weights.find(std::string(n.id()));
   return w == cfg.weights.end() ? 1 : w->second;
 }
 
