@@ -1574,7 +1574,10 @@ CR_API void cr_pinned_free(cr_pinned *p);
  *    RESUBSCRIBED may be delivered twice, once from each node (get_node
  *    tells which). A planned move that fails (the new node refuses or
  *    cannot be reached) keeps the old subscription, which never stopped:
- *    RESUBSCRIBED names the old node, and nothing was lost.
+ *    RESUBSCRIBED names the old node, and nothing was lost. It is tried
+ *    again (MOVING, RESUBSCRIBED each time) once the node is no longer
+ *    avoided (1 s, doubling to 8 s) and has been healthy for 1 s again; a
+ *    refused attempt does not count towards the 30 s between moves.
  * Payloads are binary-safe. The queue holds at most 64 MiB of messages;
  * past that the subscription stops reading its sockets until the caller
  * catches up (the servers buffer, up to their client-output-buffer-limit).

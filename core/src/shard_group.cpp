@@ -76,24 +76,16 @@ Status ShardGroups::SetRing(std::shared_ptr<const Ring> ring) {
   return s;
 }
 
-Status ShardGroups::SetMaster(uint32_t group, const std::string &host, uint16_t port) {
+namespace {
+
+// An empty host is allowed: it clears the master (writes then fail fast).
+Status CheckMaster(const std::string &host, uint16_t port) {
   if (!host.empty() && port == 0) return Error(Code::kInvalid, "master port is 0");
   if (host.find('\0') != std::string::npos) {
     return Error(Code::kInvalid, "master host has a NUL byte");
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (Status s = CheckGroup(group); !s.ok()) return s;
-  Group &g = groups_[group];
-  GroupAddress next{host, host.empty() ? uint16_t{0} : port};
-  if (next.host == g.master.host && next.port == g.master.port) return Status::Ok();
-  GroupAddress prev = std::move(g.master);
-  g.master = std::move(next);
-  Status s = PublishLocked();
-  if (!s.ok()) g.master = std::move(prev);
-  return s;
+  return Status::Ok();
 }
-
-namespace {
 
 Status CheckReplicas(const std::vector<GroupAddress> &replicas) {
   for (size_t i = 0; i < replicas.size(); ++i) {
@@ -110,7 +102,47 @@ bool SameAddress(const GroupAddress &a, const GroupAddress &b) {
   return a.host == b.host && a.port == b.port;
 }
 
+bool SameInstances(const GroupAddress &master, const std::vector<GroupAddress> &replicas,
+                   const GroupAddress &other_master, const std::vector<GroupAddress> &others) {
+  return SameAddress(master, other_master) && replicas.size() == others.size() &&
+         std::equal(replicas.begin(), replicas.end(), others.begin(), SameAddress);
+}
+
 }  // namespace
+
+// REQUIRES: mu_ held, group checked. Sets the group's master and replicas in
+// one published snapshot; the same addresses again publish nothing; a failed
+// publish leaves the group as it was.
+Status ShardGroups::ReplaceLocked(uint32_t group, GroupAddress master,
+                                  std::vector<GroupAddress> replicas) {
+  Group &g = groups_[group];
+  if (master.host.empty()) master.port = 0;
+  if (SameInstances(g.master, g.replicas, master, replicas)) return Status::Ok();
+  std::swap(g.master, master);
+  std::swap(g.replicas, replicas);
+  Status s = PublishLocked();
+  if (!s.ok()) {
+    g.master = std::move(master);
+    g.replicas = std::move(replicas);
+  }
+  return s;
+}
+
+Status ShardGroups::SetMaster(uint32_t group, const std::string &host, uint16_t port) {
+  if (Status s = CheckMaster(host, port); !s.ok()) return s;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (Status s = CheckGroup(group); !s.ok()) return s;
+  return ReplaceLocked(group, GroupAddress{host, port}, groups_[group].replicas);
+}
+
+Status ShardGroups::SetGroup(uint32_t group, const GroupAddress &master,
+                             const std::vector<GroupAddress> &replicas) {
+  if (Status s = CheckMaster(master.host, master.port); !s.ok()) return s;
+  if (Status s = CheckReplicas(replicas); !s.ok()) return s;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (Status s = CheckGroup(group); !s.ok()) return s;
+  return ReplaceLocked(group, master, replicas);
+}
 
 Status ShardGroups::SetAllInstances(const std::vector<GroupInstances> &all) {
   for (size_t i = 0; i < all.size(); ++i) {
@@ -131,8 +163,7 @@ Status ShardGroups::SetAllInstances(const std::vector<GroupInstances> &all) {
   bool same = true;
   for (size_t i = 0; i < all.size() && same; ++i) {
     const Group &g = groups_[i];
-    same = SameAddress(g.master, all[i].master) && g.replicas.size() == all[i].replicas.size() &&
-           std::equal(g.replicas.begin(), g.replicas.end(), all[i].replicas.begin(), SameAddress);
+    same = SameInstances(g.master, g.replicas, all[i].master, all[i].replicas);
   }
   if (same) return Status::Ok();
   std::vector<Group> prev = groups_;
@@ -149,12 +180,7 @@ Status ShardGroups::SetReplicas(uint32_t group, const std::vector<GroupAddress> 
   if (Status s = CheckReplicas(replicas); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   if (Status s = CheckGroup(group); !s.ok()) return s;
-  Group &g = groups_[group];
-  std::vector<GroupAddress> prev = std::move(g.replicas);
-  g.replicas = replicas;
-  Status s = PublishLocked();
-  if (!s.ok()) g.replicas = std::move(prev);
-  return s;
+  return ReplaceLocked(group, groups_[group].master, replicas);
 }
 
 namespace {

@@ -560,20 +560,30 @@ void CommandTables::Recheck(const std::function<bool()> &nodes_changed) {
   std::string had;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const int64_t now = SteadyNowNs();
     const bool servers = table_ != nullptr && table_->from_server();
-    if (!servers || ctx_->router == nullptr || now < next_check_ns_) return;
-    had = version_;
+    if (!servers || ctx_->router == nullptr) return;
   }
-  if (!nodes_changed()) return;
+  const bool changed = nodes_changed();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    next_check_ns_ = SteadyNowNs() + int64_t{kRecheckGapMs} * 1000000;
+    // A change seen within the gap is asked about once it has passed: a
+    // rolling upgrade's failover may come seconds after a restart was seen.
+    recheck_due_ = recheck_due_ || changed;
+    const int64_t now = SteadyNowNs();
+    if (!recheck_due_ || now < next_check_ns_) return;
+    recheck_due_ = false;
+    next_check_ns_ = now + int64_t{kRecheckGapMs} * 1000000;
+    had = version_;
   }
   // Asked without the lock: commands keep the table they have meanwhile.
   bool refused = false;
   std::string version;
   auto learned = Learn(&refused, &version);
+  if (!learned.ok() && !refused) {  // no master answered: asked again after the gap
+    std::lock_guard<std::mutex> lock(mu_);
+    recheck_due_ = true;
+    return;
+  }
   if (!learned.ok() || version.empty() || version == had) return;
   size_t commands = 0;
   {

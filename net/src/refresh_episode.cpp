@@ -26,12 +26,23 @@ std::string TopologySignature(const Topology &t) {
 bool RefreshEpisode::Observe(const Topology &t) {
   const std::string sig = TopologySignature(t);
   bool unsettled = !signature_.empty() && sig != signature_;
-  std::unordered_set<std::string> present;
+  std::unordered_set<std::string> present, owners;
   for (const TopoNode &n : t.nodes) {
     present.insert(n.address());
     unsettled |= n.health == ReportedHealth::kLoading;
   }
   for (const std::string &a : settled_nodes_) unsettled |= present.count(a) == 0;
+  for (const TopoShard &sh : t.shards) {
+    if (sh.master == kNoNode) continue;
+    const std::string master = t.nodes[sh.master].address();
+    // A master that lost all its slots: a demoted one whose replicas are
+    // listed under it, not under the new master, until the nodes follow.
+    if (!sh.ranges.empty()) {
+      owners.insert(master);
+    } else if (settled_owners_.count(master) != 0) {
+      unsettled = true;
+    }
+  }
   signature_ = sig;
   if (unsettled && left_ == 0 && !running_) {
     left_ = kMaxFollowUps;  // a new episode
@@ -44,6 +55,7 @@ bool RefreshEpisode::Observe(const Topology &t) {
   running_ = false;
   left_ = 0;
   settled_nodes_ = std::move(present);
+  settled_owners_ = std::move(owners);
   return false;
 }
 

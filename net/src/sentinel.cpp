@@ -210,10 +210,11 @@ void SentinelWatcher::Apply(uint32_t group, const SentinelView &v) {
                     {"node", FormatAddress(v.master.host, v.master.port)}});
       }
     }
-    (void)groups_->SetMaster(group, v.master.host, v.master.port);
   }
   const bool changed = master_changed || !same(old.replicas, v.replicas);
-  if (changed) (void)groups_->SetReplicas(group, v.replicas);
+  // One change for master and replicas: readers never see the new master
+  // with the old replica list, and one rebuild instead of two.
+  if (changed) (void)groups_->SetGroup(group, v.master, v.replicas);
   old = v;
   if (changed && changed_ != nullptr) changed_();
 }

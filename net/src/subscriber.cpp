@@ -67,6 +67,9 @@ struct Subscriber::Link {
   // Failed: dropped by SweepDead (after the caller's loop over links).
   bool dead = false;
   bool poisoned = false;
+  // Drain stopped at a full queue: frames may wait in the reader's buffer,
+  // which poll does not see; drained again once the queue has room.
+  bool stalled = false;
   Status why;
 };
 
@@ -88,7 +91,10 @@ struct Subscriber::Name {
   bool next_confirmed = false;  // its subscribe is; the probe PING after it not yet
   Link *draining = nullptr;
   std::string next_master;
-  int64_t planned_ns = 0;  // the last planned move started (anti-flap)
+  // The last planned move made (anti-flap). An attempt the new node refused
+  // does not count: the name never left, and the node's avoidance spaces
+  // the next attempt.
+  int64_t planned_ns = 0;
 };
 
 Result<std::unique_ptr<Subscriber>> Subscriber::Start(ClientContext *ctx, NodePools *pools) {
@@ -470,7 +476,6 @@ void Subscriber::PlanMoves(int64_t now) {
     n.next = *link;
     n.next_master = is_classic ? std::string()
                                : (set->master != nullptr ? set->master->address : std::string());
-    n.planned_ns = now;
     ++(*link)->names;
     Event(PubSubItem::Type::kMoving, key, n.link->address,
           "a nearer node is ready: " + to.node->address + " (" + TierName(to.tier) + ")");
@@ -489,6 +494,7 @@ void Subscriber::AbortMove(const Key &key, Name *n, const std::string &why) {
   Link *x = n->next;
   n->next = nullptr;
   n->next_confirmed = false;
+  replan_ = true;  // decided again: tried once the node is usable and settled again
   --x->names;
   SendGrouped(x, PushFrame::Type::kUnsubscribe, key.first, {key.second});
   Event(PubSubItem::Type::kResubscribed, key, n->link->address);
@@ -567,6 +573,7 @@ void Subscriber::SweepDead() {
       if (n.next == l) {  // a planned move failed: still on its node
         n.next = nullptr;
         n.next_confirmed = false;
+        replan_ = true;
         Event(PubSubItem::Type::kResubscribed, key, n.link->address);
         continue;
       }
@@ -583,6 +590,7 @@ void Subscriber::SweepDead() {
         n.link = x;
         n.next = nullptr;
         n.master = n.next_master;
+        n.planned_ns = now;
         n.state = Name::State::kSent;
         if (n.next_confirmed) Confirmed(x, key);  // subscribed there already
         n.next_confirmed = false;
@@ -639,13 +647,15 @@ void Subscriber::Poll(int64_t now) {
   std::vector<pollfd> fds;
   fds.push_back(pollfd{wake_fd_, POLLIN, 0});
   const bool full = queue_.Full();
+  bool stalled = false;
   for (const auto &l : links_) {
     // A full queue: stop reading (the servers buffer) until the reader
     // catches up (on_drained signals); errors still show.
     fds.push_back(pollfd{l->conn->fd(), static_cast<short>(full ? 0 : POLLIN), 0});
+    stalled = stalled || (!full && l->stalled);
   }
-  const int n = poll(fds.data(), fds.size(), kTickMs);
-  if (n <= 0) return;
+  const int n = poll(fds.data(), fds.size(), stalled ? 0 : kTickMs);
+  if (n < 0 || (n == 0 && !stalled)) return;
   if (fds[0].revents != 0) {
     uint64_t v;
     while (read(wake_fd_, &v, sizeof v) > 0) {
@@ -653,13 +663,22 @@ void Subscriber::Poll(int64_t now) {
   }
   // links_ does not change while they are drained (failures are deferred).
   for (size_t i = 1; i < fds.size(); ++i) {
-    if (fds[i].revents != 0) (void)Drain(links_[i - 1].get());
+    Link *l = links_[i - 1].get();
+    if (fds[i].revents == 0 && !(stalled && l->stalled)) continue;
+    l->stalled = false;
+    (void)Drain(l);
   }
   SweepDead();
 }
 
 bool Subscriber::Drain(Link *link) {
   while (!link->dead) {
+    // The queue's limit holds frame by frame: what is not read yet waits
+    // in the socket (and the server's buffer), or in the reader's buffer.
+    if (queue_.Full()) {
+      link->stalled = true;
+      return true;
+    }
     ReplyPtr r;
     Status s = link->conn->TryReceive(&r);
     if (!s.ok()) {
@@ -765,6 +784,7 @@ void Subscriber::Promote(const Key &key, Name *n) {
   n->next_confirmed = false;
   n->draining = old;
   n->master = n->next_master;
+  n->planned_ns = SteadyNowNs();
   avoid_.erase(n->link->address);
   --old->names;
   SendGrouped(old, PushFrame::Type::kUnsubscribe, key.first, {key.second});

@@ -129,6 +129,44 @@ TEST(ShardGroups, NoRingNoMasterAndBadCalls) {
   EXPECT_EQ(groups.RouteWrite("k", 1, &r), Code::kUnavailable);
 }
 
+uint64_t Generation(const ShardGroups &groups) {
+  SnapshotCell::Guard g = groups.cell().Read();
+  return g.get()->generation;
+}
+
+// A failover as Sentinel reports it — a new master and a new replica list —
+// is one change: one snapshot, never the new master beside the old replicas.
+TEST(ShardGroups, SetGroupChangesMasterAndReplicasInOneSnapshot) {
+  Fixture f;
+  const uint64_t before = Generation(f.groups);
+  ASSERT_TRUE(
+      f.groups.SetGroup(1, {"10.0.2.2", 6379}, {{"10.0.2.3", 6379}, {"10.0.2.1", 6379}}).ok());
+  EXPECT_EQ(Generation(f.groups), before + 1);
+  std::string key;
+  uint32_t g = 0;
+  for (int k = 0; g != 1; ++k) {
+    key = "k" + std::to_string(k);
+    ASSERT_EQ(f.groups.Locate(key.data(), key.size(), &g), Code::kOk);
+  }
+  Route w;
+  ASSERT_EQ(f.groups.RouteWrite(key.data(), key.size(), &w), Code::kOk);
+  EXPECT_EQ(w.node->address, "10.0.2.2:6379");
+  PolledCandidate order[8];
+  size_t count = 0;
+  ASSERT_EQ(f.groups.ReadOrder(key.data(), key.size(), &g, order, 8, &count), Code::kOk);
+  EXPECT_EQ(count, 3u);
+  // The same addresses again publish nothing; bad ones change nothing.
+  ASSERT_TRUE(
+      f.groups.SetGroup(1, {"10.0.2.2", 6379}, {{"10.0.2.3", 6379}, {"10.0.2.1", 6379}}).ok());
+  EXPECT_EQ(f.groups.SetGroup(1, {"10.0.2.9", 0}, {}).code(), Code::kInvalid);
+  EXPECT_EQ(f.groups.SetGroup(1, {"10.0.2.9", 6379}, {{"", 6379}}).code(), Code::kInvalid);
+  EXPECT_EQ(f.groups.SetGroup(7, {"10.0.2.9", 6379}, {}).code(), Code::kNotFound);
+  EXPECT_EQ(Generation(f.groups), before + 1);
+  // An empty host forgets the master, as SetMaster's does.
+  ASSERT_TRUE(f.groups.SetGroup(1, {"", 0}, {{"10.0.2.3", 6379}}).ok());
+  EXPECT_EQ(f.groups.RouteWrite(key.data(), key.size(), &w), Code::kUnavailable);
+}
+
 std::map<std::string, int> ReadCounts(ShardGroups &groups, const std::string &key, int n) {
   std::map<std::string, int> counts;
   for (int i = 0; i < n; ++i) {

@@ -416,13 +416,14 @@ class ClusterTest : public ::testing::Test {
   }
 
   // Restarts node n from its config (daemonized, as the harness started it)
-  // and records the new process in DIR/pids so `redis-harness.sh stop` ends
-  // it ("kind name pid ip port").
-  void Restart(int n) {
+  // with the server binary `server` (another version: an upgrade) and
+  // records the new process in DIR/pids so `redis-harness.sh stop` ends it
+  // ("kind name pid ip port").
+  void Restart(int n, const std::string &server = "redis-server") {
     const std::string dir = env_["HARNESS_DIR"];
     const std::string nd = dir + "/cluster/n" + std::to_string(n);
     std::remove((nd + "/redis.pid").c_str());
-    ASSERT_EQ(std::system(("redis-server " + nd + "/redis.conf >/dev/null 2>&1").c_str()), 0);
+    ASSERT_EQ(std::system((server + " " + nd + "/redis.conf >/dev/null 2>&1").c_str()), 0);
     std::string pid;
     ASSERT_TRUE(PollUntil(5000, [&] {
       std::ifstream f(nd + "/redis.pid");
@@ -432,15 +433,17 @@ class ClusterTest : public ::testing::Test {
         << "cluster n" << n << " " << pid << " " << Node(n, "IP") << " " << Node(n, "PORT") << "\n";
   }
 
-  // SIGKILLs node n, waits until it is gone and starts it again (Restart):
-  // with no RDB and no AOF (the harness keeps none) it comes back empty.
-  void KillAndRestart(int n) {
+  // SIGKILLs node n (or sends it sig: SIGTERM shuts it down as an operator
+  // would), waits until it is gone and starts it again (Restart): with no
+  // RDB and no AOF (the harness keeps none) it comes back empty, its
+  // nodes.conf kept (the same node of the same cluster).
+  void KillAndRestart(int n, const std::string &server = "redis-server", int sig = SIGKILL) {
     const std::string nd = env_["HARNESS_DIR"] + "/cluster/n" + std::to_string(n);
     std::string pid;
     ASSERT_TRUE(static_cast<bool>(std::ifstream(nd + "/redis.pid") >> pid));
-    ASSERT_EQ(kill(std::atoi(pid.c_str()), SIGKILL), 0);
+    ASSERT_EQ(kill(std::atoi(pid.c_str()), sig), 0);
     ASSERT_TRUE(PollUntil(5000, [&] { return kill(std::atoi(pid.c_str()), 0) != 0; }));
-    Restart(n);
+    Restart(n, server);
   }
 
   std::map<std::string, std::string> env_;

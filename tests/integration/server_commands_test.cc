@@ -25,11 +25,15 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "command_kit.hpp"
 #include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
 namespace {
 
+using crtest::Auto;
+using crtest::Sent;
+using crtest::TableLog;
 using Env = std::map<std::string, std::string>;
 
 std::string Cli(const std::string &addr, const std::string &args) {
@@ -62,20 +66,9 @@ std::vector<uint64_t> Snapshot(Env &env, const std::string &name) {
   return s;
 }
 
-struct Log {
-  std::mutex mu;
-  std::vector<std::string> table_events;
-  static void Callback(cr_log_level, const char *message, const cr_log_field *, size_t,
-                       void *payload) {
-    if (std::strstr(message, "command table") == nullptr) return;
-    auto *self = static_cast<Log *>(payload);
-    std::lock_guard<std::mutex> lock(self->mu);
-    self->table_events.push_back(message);
-  }
-};
-
 // A client in cloud A, local-replicas-first; user/password may be NULL.
-cr_client *NewClient(Env &env, Log *log, const char *user = nullptr, const char *pass = nullptr) {
+cr_client *NewClient(Env &env, TableLog *log, const char *user = nullptr,
+                     const char *pass = nullptr) {
   cr_config *cfg = nullptr;
   EXPECT_EQ(cr_config_new(&cfg), CR_OK);
   EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
@@ -84,7 +77,7 @@ cr_client *NewClient(Env &env, Log *log, const char *user = nullptr, const char 
   cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
   ro.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;
   EXPECT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
-  EXPECT_EQ(cr_config_set_log_callback(cfg, CR_LOG_LEVEL_INFO, Log::Callback, log), CR_OK);
+  EXPECT_EQ(cr_config_set_log_callback(cfg, CR_LOG_LEVEL_INFO, TableLog::Callback, log), CR_OK);
   cr_client_options o = CR_CLIENT_OPTIONS_INIT;
   o.username = user;
   o.password = pass;
@@ -92,38 +85,6 @@ cr_client *NewClient(Env &env, Log *log, const char *user = nullptr, const char 
   EXPECT_EQ(cr_client_new(&c, cfg, &o, env["SEEDS"].c_str()), CR_OK) << cr_last_error();
   cr_config_free(cfg);
   return c;
-}
-
-// The command argv with CR_ACCESS_AUTO (the server's key specs find the
-// key): the reply, or "(error) …" / "(status) …" for a failure.
-std::string Auto(cr_client *c, const std::vector<std::string> &argv) {
-  std::vector<const void *> p;
-  std::vector<size_t> l;
-  for (const std::string &a : argv) {
-    p.push_back(a.data());
-    l.push_back(a.size());
-  }
-  cr_reply *r = nullptr;
-  const cr_status s = cr_client_command(&r, c, CR_ACCESS_AUTO, 0, p.size(), p.data(), l.data());
-  if (s != CR_OK) return std::string("(error) ") + cr_status_str(s) + ": " + cr_last_error();
-  std::string out;
-  size_t len = 0;
-  if (const char *str = cr_reply_get_string(r, &len); str != nullptr) {
-    out.assign(str, len);
-  } else if (cr_reply_get_type(r) == CR_REPLY_TYPE_INTEGER) {
-    out = std::to_string(cr_reply_get_integer(r));
-  } else if (cr_reply_get_type(r) == CR_REPLY_TYPE_ARRAY) {
-    // "[n]" and, for a one-element array of an integer, ":+" (positive) or
-    // ":value".
-    out = "[" + std::to_string(cr_reply_get_count(r)) + "]";
-    const cr_reply *e = cr_reply_get_element(r, 0);
-    if (cr_reply_get_count(r) == 1 && cr_reply_get_type(e) == CR_REPLY_TYPE_INTEGER) {
-      const int64_t v = cr_reply_get_integer(e);
-      out += v > 0 ? std::string(":+") : ":" + std::to_string(v);
-    }
-  }
-  cr_reply_free(r);
-  return out;
 }
 
 uint64_t Moved(cr_client *c) {
@@ -137,24 +98,11 @@ std::string KeyOf(Env &env, int s, const std::string &name) {
   return "{" + env["SHARD" + std::to_string(s) + "_KEY"] + "}" + name;
 }
 
-// What the client sent to each node ("host:port"): {reads, writes}.
-std::map<std::string, std::pair<uint64_t, uint64_t>> Sent(cr_client *c) {
-  std::vector<cr_client_node_stats> st(32);
-  for (auto &e : st) e.struct_size = sizeof e;
-  size_t n = 0;
-  EXPECT_EQ(cr_client_get_node_stats(st.data(), st.size(), &n, c), CR_OK) << cr_last_error();
-  std::map<std::string, std::pair<uint64_t, uint64_t>> out;
-  for (size_t i = 0; i < n && i < st.size(); ++i) {
-    out[std::string(st[i].host) + ":" + std::to_string(st[i].port)] = {st[i].reads, st[i].writes};
-  }
-  return out;
-}
-
 TEST(ServerCommands, Valkey91HashFieldExpiryReadsGoToTheLocalReplicaAndWritesNever) {
   Env env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   ASSERT_NE(Cli(Node(env, 1), "INFO server").find("valkey_version:9."), std::string::npos);
-  Log log;
+  TableLog log;
   cr_client *c = NewClient(env, &log);
   ASSERT_NE(c, nullptr);
   const std::string h = KeyOf(env, 1, "cmdinfo:h"), s = KeyOf(env, 1, "cmdinfo:s");
@@ -220,7 +168,7 @@ TEST(ServerCommands, Valkey91HashFieldExpiryReadsGoToTheLocalReplicaAndWritesNev
 TEST(ServerCommands, KeyedReadsArePlacedByTheirRealKeys) {
   Env env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
-  Log log;
+  TableLog log;
   cr_client *c = NewClient(env, &log);
   ASSERT_NE(c, nullptr);
   const std::string k = KeyOf(env, 2, "cmdinfo:k");
@@ -290,7 +238,7 @@ TEST(ServerCommands, AclWithoutCommandFallsBackToTheStaticTable) {
   EXPECT_NE(Cli(Node(env, 1), "--user cmdinfo --pass cmdinfo-pass --no-auth-warning COMMAND COUNT")
                 .find("NOPERM"),
             std::string::npos);
-  Log log;
+  TableLog log;
   cr_client *c = NewClient(env, &log, "cmdinfo", "cmdinfo-pass");
   ASSERT_NE(c, nullptr);
   const std::string k = KeyOf(env, 2, "cmdinfo:acl");

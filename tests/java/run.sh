@@ -14,7 +14,8 @@
 # shards the adapters' tests fail over into the other cloud, default 8601),
 # CR_JAVA_JEDIS_PIPE_PORT (the cluster of the Jedis pipeline fault tests: a slot
 # migration, a failover and a killed replica under pipelined load, default 9041),
-# CR_JAVA_PUBSUB_PORT (the cluster of the pub/sub tests, whose node one test kills, default 9181),
+# CR_JAVA_PUBSUB_PORT (the cluster of the pub/sub tests, whose shard 2 one test fails over and back
+# and whose node the last test kills, default 9181),
 # CR_JAVA_VALKEY9_PORT (a Valkey 9.1 cluster whose servers name their zones, for the Jedis
 # provider's zone test, default 9191; without Valkey 9.1 that test is skipped, with a line saying so),
 # CR_JAVA_SHARDED_PORT (the first of the standalone servers the pre-sharded

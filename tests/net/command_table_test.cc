@@ -21,6 +21,7 @@
 #include "cloudroute/net/command_table.hpp"
 #include "cloudroute/net/connection.hpp"
 #include "common/source_dir.hpp"
+#include "common/wait_until.hpp"
 #include "fake_server.hpp"
 #include "reply_build.hpp"
 
@@ -388,10 +389,22 @@ TEST(CommandTables, ARefreshAfterAServerUpgradeLearnsTheNewTable) {
   EXPECT_TRUE((*c)->Classify(httl).known);
   EXPECT_EQ((*c)->Classify(httl).access, Access::kRead);
   EXPECT_EQ(tables.load(), 2);
-  // At most one recheck in CommandTables::kRecheckGapMs, however the nodes move.
+  // At most one recheck in CommandTables::kRecheckGapMs, however the nodes
+  // move; a change seen within the gap is asked about once it has passed,
+  // at a refresh that sees no change itself (back to redis 7.0.15: its
+  // table, learned before, is reused).
   upgraded = false;
   ASSERT_TRUE((*c)->Refresh().ok());
   EXPECT_EQ((*c)->Classify(httl).access, Access::kRead);
+  EXPECT_EQ(tables.load(), 2);
+  EXPECT_TRUE(crtest::WaitUntil(
+      [&] {
+        EXPECT_TRUE((*c)->Refresh().ok());
+        return (*c)->Classify(httl).access == Access::kWrite;
+      },
+      std::chrono::milliseconds(cloudroute::net::CommandTables::kRecheckGapMs + 5000),
+      std::chrono::milliseconds(200)))
+      << "the change seen within the gap was forgotten";
   EXPECT_EQ(tables.load(), 2);
 }
 

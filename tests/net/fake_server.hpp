@@ -3,7 +3,11 @@
 // (optionally followed by `filler` repeated `repeat` times, to stream a large
 // body), then keeps the connection open until the peer closes it or the
 // server stops. Push() sends bytes nobody asked for to every open
-// connection (an unsolicited reply while the client's connection is idle).
+// connection, or to those a test picks (an unsolicited reply while the
+// client's connection is idle; a message to the connections that
+// subscribed). A server made with fake::ByConnection hands its respond
+// function the connection's number (0, 1, … in accept order), so a script
+// can keep state per connection.
 #pragma once
 
 #include <arpa/inet.h>
@@ -40,6 +44,10 @@ inline int ListenLoopback(uint16_t *port, int backlog = 16) {
   return fd;
 }
 
+// The tag of FakeServer's constructor whose respond function is told the
+// connection.
+struct ByConnection {};
+
 }  // namespace fake
 
 class FakeServer {
@@ -47,6 +55,14 @@ class FakeServer {
   // respond(request bytes so far) -> bytes to send (may be empty: wait for more).
   explicit FakeServer(std::function<std::string(const std::string &)> respond,
                       std::string filler = "", size_t repeat = 0)
+      : FakeServer(
+            fake::ByConnection{},
+            [respond = std::move(respond)](size_t, const std::string &req) { return respond(req); },
+            std::move(filler), repeat) {}
+  // respond(connection number, request bytes so far); it runs on the
+  // server's thread, as Push's `to` does.
+  FakeServer(fake::ByConnection, std::function<std::string(size_t, const std::string &)> respond,
+             std::string filler = "", size_t repeat = 0)
       : respond_(std::move(respond)), filler_(std::move(filler)), repeat_(repeat) {
     fd_ = fake::ListenLoopback(&port_);
     thread_ = std::thread([this] { Run(); });
@@ -61,12 +77,14 @@ class FakeServer {
   }
   uint16_t port() const { return port_; }
   int accepted() const { return accepted_.load(); }
-  // Sends bytes to every open connection from the server's thread; returns
-  // how many connections got them, once sent (within 5 s; -1 if not).
-  int Push(const std::string &bytes) {
+  // Sends bytes to every open connection (or those whose number `to`
+  // accepts) from the server's thread; returns how many connections got
+  // them, once sent (within 5 s; -1 if not).
+  int Push(const std::string &bytes, std::function<bool(size_t)> to = nullptr) {
     {
       std::lock_guard<std::mutex> lock(push_mu_);
       push_ = bytes;
+      push_to_ = std::move(to);
       push_done_ = -1;
     }
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
@@ -103,7 +121,11 @@ class FakeServer {
         std::lock_guard<std::mutex> lock(push_mu_);
         if (push_done_ < 0) {
           int n = 0;
-          for (int c : clients_) n += c >= 0 && SendAll(c, push_) ? 1 : 0;
+          for (size_t i = 0; i < clients_.size(); ++i) {
+            const int c = clients_[i];
+            if (c < 0 || (push_to_ && !push_to_(i))) continue;
+            n += SendAll(c, push_) ? 1 : 0;
+          }
           push_done_ = n;
         }
       }
@@ -143,7 +165,7 @@ class FakeServer {
         }
         if (n <= 0) continue;
         requests[i - 1].append(buf, static_cast<size_t>(n));
-        const std::string out = respond_(requests[i - 1]);
+        const std::string out = respond_(i - 1, requests[i - 1]);
         if (out.empty()) continue;
         requests[i - 1].clear();
         SendAll(fds[i].fd, out);
@@ -163,7 +185,7 @@ class FakeServer {
     return true;
   }
 
-  std::function<std::string(const std::string &)> respond_;
+  std::function<std::string(size_t, const std::string &)> respond_;
   std::string filler_;
   size_t repeat_;
   int fd_ = -1;
@@ -173,6 +195,7 @@ class FakeServer {
   std::atomic<int> accepted_{0};
   std::mutex push_mu_;
   std::string push_;
+  std::function<bool(size_t)> push_to_;
   int push_done_ = 0;  // -1: push_ waits to be sent
   std::atomic<int> closed_{0};
   std::atomic<bool> drop_{false};

@@ -9,6 +9,11 @@ cloud A = 127.0.1.x, the client's; policy local-replicas-first):
 - asyncio: ``async for`` under a timeout, and a timed-out wait loses nothing;
 - a CLUSTER FAILOVER of a shard channel's shard while messages flow: every
   message published after the last (re)subscription arrives;
+- a slot migration while a shard channel of the slot is subscribed (CLUSTER
+  SETSLOT IMPORTING / MIGRATING / NODE; test_valkey9.py runs the same with
+  Valkey 9.1's CLUSTER MIGRATESLOTS): the server's sunsubscribe gives MOVING,
+  then RESUBSCRIBED on the new owner's cloud-A node, and every message
+  published after that arrives; the slot goes back;
 - the node of a channel subscription is killed (last: the cluster is not
   restored): MOVING, RESUBSCRIBED on another cloud-A node, and every message
   published after that arrives.
@@ -216,7 +221,8 @@ def test_asyncio_async_for_with_a_timeout(env: Dict[str, str]) -> None:
 
 
 class Publisher:
-    """SPUBLISHes "<seq>" on a channel every few ms until stopped, noting when each started."""
+    """SPUBLISHes "<seq>" on a channel every few ms until stopped (or its with block
+    ends), noting when each started."""
 
     def __init__(self, c: cloudroute.Client, channel: str) -> None:
         self.c, self.channel = c, channel
@@ -241,6 +247,32 @@ class Publisher:
     def stop(self) -> None:
         self.done.set()
         self.thread.join(10)
+
+    def __enter__(self) -> "Publisher":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def await_flowing(r: Reader, pub: Publisher, channel: bytes, placed: Callable[[Message], bool]) -> None:
+    """Until channel's last event is one placed() accepts and 60 publishes were
+    acknowledged after it (bounded)."""
+
+    def steady() -> bool:
+        events = [(m, t) for m, t in r.snapshot() if m.channel == channel and m.payload is None]
+        m, t = events[-1]
+        return placed(m) and sum(ok for start, ok in pub.sent if start > t) >= 60
+
+    assert wait_until(steady, 30), [m for m, _ in r.snapshot() if m.payload is None]
+
+
+def drain(r: Reader, pub: Publisher) -> None:
+    """After the publisher stopped: until its last acknowledged message arrived
+    (bounded; the caller judges what arrived), then the reader stops."""
+    last = str(max(seq for seq, (_, ok) in enumerate(pub.sent) if ok)).encode()
+    r.find(lambda m: m.payload == last, 5)
+    r.stop()
 
 
 def failover(env: Dict[str, str], to: int, replicas: List[int]) -> None:
@@ -300,28 +332,106 @@ def test_a_cluster_failover_during_a_shard_subscription(env: Dict[str, str]) -> 
         r = Reader(c.subscribe(shard_channels=ch))
         ev = r.event(MessageType.SUBSCRIBED, ch.encode())
         assert ev is not None and ev.node == env["NODE6_ADDR"]
-        pub = Publisher(c, ch)
-        try:
+        with Publisher(c, ch) as pub:
             failover(env, to=5, replicas=[4, 6])
             done = time.monotonic()
             # The name may move (to the new master in cloud B while n6 resyncs, then back
             # to n6: a planned move); until its last event is a (re)subscription and 60
-            # publishes were acknowledged after it (bounded).
+            # publishes were acknowledged after it.
             settled(env)
-
-            def steady() -> bool:
-                events = [(m, t) for m, t in r.snapshot() if m.channel == ch.encode() and m.payload is None]
-                m, t = events[-1]
-                return m.type in PLACED and sum(ok for start, ok in pub.sent if start > t) >= 60
-
-            assert wait_until(steady, 30), [m for m, _ in r.snapshot() if m.payload is None]
-        finally:
-            pub.stop()
-        last = str(max(seq for seq, (_, ok) in enumerate(pub.sent) if ok)).encode()
-        r.find(lambda m: m.payload == last, 5)  # drained (judged below)
-        r.stop()
+            await_flowing(r, pub, ch.encode(), lambda m: m.type in PLACED)
+        drain(r, pub)
         no_loss_while_placed(r, pub, ch.encode(), done, 50)
     failover(env, to=4, replicas=[5, 6])  # back to the harness layout
+
+
+def owner_everywhere(env: Dict[str, str], slot: int) -> Optional[str]:
+    """The address of the master every node's CLUSTER NODES gives slot to; None while
+    the nodes disagree (or one does not answer)."""
+    owners = set()
+    for n in range(1, int(env["NODE_COUNT"]) + 1):
+        found = None
+        for line in cli(env[f"NODE{n}_ADDR"], "CLUSTER", "NODES").splitlines():
+            f = line.split()
+            if len(f) < 8 or "master" not in f[2].split(","):
+                continue
+            for r in f[8:]:
+                if r.startswith("["):
+                    continue  # a migrating / importing mark, not an owner
+                first, _, last = r.partition("-")
+                if int(first) <= slot <= int(last or first):
+                    found = f[1].split("@")[0]
+        owners.add(found)
+    return owners.pop() if len(owners) == 1 else None
+
+
+def setslot_move(env: Dict[str, str], slot: int, frm: int, to: int) -> None:
+    """Moves slot (no keys in it) from shard frm's master to shard to's: IMPORTING on the
+    target, MIGRATING on the source, then SETSLOT NODE on the target, the source and
+    every other master (redis 7 refuses SETSLOT on a replica; they follow their masters)."""
+    src, dst = env[f"SHARD{frm}_MASTER"], env[f"SHARD{to}_MASTER"]
+    src_id, dst_id = env[f"SHARD{frm}_MASTER_ID"], env[f"SHARD{to}_MASTER_ID"]
+    s = str(slot)
+    assert cli(dst, "CLUSTER", "SETSLOT", s, "IMPORTING", src_id) == "OK"
+    assert cli(src, "CLUSTER", "SETSLOT", s, "MIGRATING", dst_id) == "OK"
+    assert cli(src, "CLUSTER", "COUNTKEYSINSLOT", s) == "0", "a key to migrate"
+    others = [env[f"SHARD{k}_MASTER"] for k in range(1, int(env["SHARD_COUNT"]) + 1) if k not in (frm, to)]
+    for addr in [dst, src, *others]:
+        assert cli(addr, "CLUSTER", "SETSLOT", s, "NODE", dst_id) == "OK", addr
+
+
+def await_owner(env: Dict[str, str], slot: int, shard: int) -> None:
+    """Until every node gives slot to shard's master (bounded)."""
+    want = env[f"SHARD{shard}_MASTER"]
+    assert wait_until(lambda: owner_everywhere(env, slot) == want, 20, 0.05), (slot, want, owner_everywhere(env, slot))
+
+
+def a_slot_migration_during_a_shard_subscription(
+    env: Dict[str, str], move: Callable[[Dict[str, str], int, int, int], None], prefix: str
+) -> None:
+    """The scenario of the slot migration tests (move: the server's way of moving a slot
+    between two shards' masters). A shard channel of shard 1 is subscribed on its cloud-A
+    replica n2; its slot moves to shard 3 (master n7 in cloud A, replicas in cloud B)
+    while it is SPUBLISHed every few ms. The server pushes sunsubscribe: MOVING from n2,
+    then RESUBSCRIBED on a node of shard 3 (a cloud-A one: n7), which stays; every
+    message published after that arrives. The slot goes back to shard 1 at the end."""
+    settled(env)
+    ch = name_in_shard(env, 1, prefix)
+    slot = cloudroute.keyslot(ch)
+    new_owner = [env["SHARD3_MASTER"], *env["SHARD3_REPLICAS"].split(",")]
+    local = [a for a in new_owner if in_cloud_a(a)] or new_owner
+    try:
+        with client(env) as c:
+            r = Reader(c.subscribe(shard_channels=ch))
+            ev = r.event(MessageType.SUBSCRIBED, ch.encode())
+            assert ev is not None and ev.node == env["NODE2_ADDR"], ev
+            with Publisher(c, ch) as pub:
+                start = time.monotonic()
+                move(env, slot, 1, 3)
+                await_owner(env, slot, 3)
+                await_flowing(r, pub, ch.encode(), lambda m: m.type == MessageType.RESUBSCRIBED)
+            drain(r, pub)
+            events = [m for m, _ in r.snapshot() if m.channel == ch.encode() and m.payload is None]
+            assert [m.type for m in events[:3]] == [
+                MessageType.SUBSCRIBED,
+                MessageType.MOVING,
+                MessageType.RESUBSCRIBED,
+            ], events
+            moving, re, last = events[1], events[2], events[-1]
+            # The server's sunsubscribe, or (should the client's refresh see the move
+            # first) the topology's new owner: either way the name leaves n2.
+            why = (f"slot {slot} moved: the server sent sunsubscribe", f"the topology no longer places it on {ev.node}")
+            assert moving.node == env["NODE2_ADDR"] and moving.reason in why, moving
+            # At once on the new owner's cloud-A node, and there it stays.
+            assert re.node in local and last.type == MessageType.RESUBSCRIBED and last.node in local, (events, local)
+            no_loss_while_placed(r, pub, ch.encode(), start, 50)
+    finally:
+        move(env, slot, 3, 1)  # back to the harness layout
+        await_owner(env, slot, 1)
+
+
+def test_a_slot_migration_during_a_shard_subscription(env: Dict[str, str]) -> None:
+    a_slot_migration_during_a_shard_subscription(env, setslot_move, "ps:mig:")
 
 
 def test_the_node_of_a_channel_subscription_is_killed(env: Dict[str, str]) -> None:

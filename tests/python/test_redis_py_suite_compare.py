@@ -147,3 +147,26 @@ def test_suspects_are_judged_again_by_plain_redis_pys_rerun(tmp_path: pathlib.Pa
     rc, out = compare("check", "--suspects", suspects, expected, record, adapter, rerun)
     assert rc == 0, out
     assert suspects.read_text(encoding="utf-8") == ""
+
+
+def test_tests_left_out_on_purpose_are_not_counted_as_not_run(tmp_path: pathlib.Path) -> None:
+    record = tmp_path / "outcomes.txt"
+    plain = {**PLAIN, ("tests.test_cluster.TestClusterRedisCommands", "test_get"): "passed",
+             ("tests.test_cluster.TestClusterRedisCommands", "test_set[pool]"): "passed"}
+    assert compare("record", record, "h", junit(tmp_path / "plain.xml", plain))[0] == 0
+    expected = expected_file(tmp_path, ["tests/test_cluster.py::TestRedisClusterObj::test_random  # a reason"])
+    adapter = junit(tmp_path / "adapter.xml", PLAIN)  # the class deselected
+    # Without the list, the class's recorded tests count as not run.
+    says(1, ["NOT RUN under the adapter, passed with plain redis-py: "
+             "tests/test_cluster.py::TestClusterRedisCommands::test_get"], "check", expected, record, adapter)
+    left_out = tmp_path / "left-out.txt"
+    left_out.write_text("# why\ntests/test_cluster.py::TestClusterRedisCommands  # covered elsewhere\n",
+                        encoding="utf-8")
+    says(0, ["left out on purpose, 2 test(s): tests/test_cluster.py::TestClusterRedisCommands  # covered elsewhere"],
+         "check", "--left-out", left_out, expected, record, adapter)
+    # A prefix covers its class's tests only, not a class whose name it begins.
+    left_out.write_text("tests/test_cluster.py::TestClusterRedis  # too short\n", encoding="utf-8")
+    says(1, ["NOT RUN under the adapter"], "check", "--left-out", left_out, expected, record, adapter)
+    # A line without a reason fails the run.
+    left_out.write_text("tests/test_cluster.py::TestClusterRedisCommands\n", encoding="utf-8")
+    says(1, ["listed without a reason"], "check", "--left-out", left_out, expected, record, adapter)

@@ -11,6 +11,8 @@ installs it, scripts/valkey9-path.sh finds it) on a cluster of its own, ports
 - GLIDE side by side: each of Valkey GLIDE's read modes (its sync client,
   ``client_az="az-a"``) and the policy the README maps it to read the same
   nodes in the same shares, GET by GET, on this cluster.
+- last, a shard channel's slot moved by CLUSTER MIGRATESLOTS (atomic slot
+  migration) while it is subscribed: the slot migration test of test_pubsub.py.
 
 Also, on the session's redis 7 cluster (database 0 only): ``db=2`` fails the
 start with the server's reply, and a bad ``client_zone`` is refused at once.
@@ -24,6 +26,7 @@ from typing import Callable, Dict, Iterator, Optional
 
 import pytest
 from conftest import REPO, harness, live
+from test_pubsub import a_slot_migration_during_a_shard_subscription, cli
 
 from cloudroute import Client, Config, InvalidArgumentError, ResponseError, Tier
 
@@ -228,3 +231,17 @@ def test_glide_read_modes_and_their_mapped_policies_read_the_same_nodes(
     assert {a for a, s in ours_shares.items() if s > 0.01} == served, (mode, ours_shares, glide_shares)
     for a in nodes:
         assert abs(ours_shares[a] - glide_shares[a]) <= 0.06, (mode, a, ours_shares, glide_shares)
+
+
+def migrateslots_move(env: Dict[str, str], slot: int, frm: int, to: int) -> None:
+    """Valkey 9's atomic slot migration: CLUSTER MIGRATESLOTS on the source master
+    hands slot to shard to's master (the keys and the ownership in one step)."""
+    s = str(slot)
+    dst_id = env[f"SHARD{to}_MASTER_ID"]
+    assert cli(env[f"SHARD{frm}_MASTER"], "CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", s, s, "NODE", dst_id) == "OK"
+
+
+def test_a_migrateslots_during_a_shard_subscription(cluster9: Dict[str, str]) -> None:
+    """The slot migration of test_pubsub.py with CLUSTER MIGRATESLOTS (last here: it moves
+    a slot, and back)."""
+    a_slot_migration_during_a_shard_subscription(cluster9, migrateslots_move, "ps9:mig:")

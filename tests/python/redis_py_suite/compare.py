@@ -1,7 +1,7 @@
 """redis-py's cluster test suite through cloudroute's adapter
 (cloudroute_swap.py), judged against the same suite with plain redis-py.
 
-    python compare.py check [--suspects FILE] EXPECTED BASELINE ADAPTER.xml [RECHECK.xml]
+    python compare.py check [--suspects FILE] [--left-out FILE] EXPECTED BASELINE ADAPTER.xml [RECHECK.xml]
     python compare.py record OUTCOMES HEADER PLAIN.xml...
 
 ``check`` exits 1 when a test plain redis-py passes does not pass under the
@@ -17,7 +17,10 @@ random or round-robin choice picked) and tests plain redis-py fails that pass
 under the adapter. RECHECK.xml: plain redis-py run again on some tests just
 now; its outcomes replace BASELINE's for those tests (each change printed).
 --suspects FILE: write there the tests that fail the run by the first rule
-(one id a line; empty when none), for such a rerun.
+(one id a line; empty when none), for such a rerun. --left-out FILE
+(left-out.txt: ``test-id-prefix  # reason`` per line): tests the adapter's run
+deselected on purpose; BASELINE's tests under those prefixes are not counted
+as not run (their number is printed with the reason).
 
 ``record`` writes OUTCOMES from plain redis-py's runs: HEADER (``#`` comment
 lines) and every test of the PLAIN.xml files with its outcome, keeping the
@@ -93,13 +96,25 @@ def expected(path: str) -> Tuple[Dict[str, str], List[str]]:
     return listed, bad
 
 
+def left_out_prefix(test_id: str, prefixes: Dict[str, str]) -> Optional[str]:
+    """The prefix of ``prefixes`` (a class or a test) that ``test_id`` falls under, if any."""
+    for p in prefixes:
+        if test_id == p or test_id.startswith((p + "::", p + "[")):
+            return p
+    return None
+
+
 def counts(run: Dict[str, str]) -> str:
     return ", ".join(f"{sum(1 for v in run.values() if v == k)} {k}" for k in OUTCOMES)
 
 
 def check(expected_path: str, baseline_path: str, adapter_path: str, recheck_path: Optional[str],
-          suspects_path: Optional[str]) -> int:
+          suspects_path: Optional[str], left_out_path: Optional[str] = None) -> int:
     listed, bad = expected(expected_path)
+    left_out: Dict[str, str] = {}
+    if left_out_path is not None:
+        left_out, bad_left_out = expected(left_out_path)
+        bad += bad_left_out
     adapter = junit_outcomes(adapter_path)
     files = {test_file(t) for t in adapter}
     plain = {t: o for t, o in outcomes(baseline_path).items() if test_file(t) in files}
@@ -123,7 +138,16 @@ def check(expected_path: str, baseline_path: str, adapter_path: str, recheck_pat
     for t in unknown:
         print(f"  {'NEW failure' if adapter[t] == 'failed' else adapter[t]} under the adapter, "
               f"a test {os.path.basename(baseline_path)} does not know: {t}")
-    not_run = sorted(t for t in plain if t not in adapter)
+    skipped_on_purpose: Dict[str, int] = {}
+    not_run = []
+    for t in sorted(t for t in plain if t not in adapter):
+        p = left_out_prefix(t, left_out)
+        if p is None:
+            not_run.append(t)
+        else:
+            skipped_on_purpose[p] = skipped_on_purpose.get(p, 0) + 1
+    for p, n in sorted(skipped_on_purpose.items()):
+        print(f"  left out on purpose, {n} test(s): {p}  # {left_out[p]}")
     for t in not_run:
         print(f"  NOT RUN under the adapter, {plain[t]} with plain redis-py: {t}")
     for t in sorted(t for t in plain if plain[t] == "failed" and adapter.get(t) == "passed"):
@@ -168,11 +192,12 @@ def record(path: str, header: str, runs: List[str]) -> int:
 def main(argv: List[str]) -> int:
     if len(argv) >= 2 and argv[1] == "check":
         args = argv[2:]
-        suspects = None
-        if args[:1] == ["--suspects"] and len(args) >= 2:
-            suspects, args = args[1], args[2:]
+        options: Dict[str, str] = {}
+        while args[:1] in (["--suspects"], ["--left-out"]) and len(args) >= 2:
+            options[args[0]], args = args[1], args[2:]
         if len(args) in (3, 4):
-            return check(args[0], args[1], args[2], args[3] if len(args) == 4 else None, suspects)
+            return check(args[0], args[1], args[2], args[3] if len(args) == 4 else None,
+                         options.get("--suspects"), options.get("--left-out"))
     if len(argv) >= 5 and argv[1] == "record":
         return record(argv[2], argv[3], argv[4:])
     print(__doc__, file=sys.stderr)

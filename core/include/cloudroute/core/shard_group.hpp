@@ -16,8 +16,8 @@
 //    open; ReadOrder() lists every instance in the order to try, those
 //    marked down last, for the "until one answers or all failed" loop.
 //
-// The net layer calls SetMaster / SetReplicas after SENTINEL
-// get-master-addr-by-name / SENTINEL replicas and on +switch-master, and
+// The net layer calls SetGroup (master and replicas in one change) after
+// SENTINEL get-master-addr-by-name / SENTINEL replicas and on +switch-master, and
 // reports each attempt with ReportFailure / ReportSuccess.
 //
 // Thread-safety: safe for concurrent use. Routing takes no lock: each
@@ -101,8 +101,15 @@ class ShardGroups {
 
   // The group's master; an empty host clears it (writes then fail fast).
   Status SetMaster(uint32_t group, const std::string &host, uint16_t port);
-  // Replaces the group's replicas (duplicates and the master are dropped).
+  // Replaces the group's replicas (duplicates and the master are dropped);
+  // the same list again publishes nothing.
   Status SetReplicas(uint32_t group, const std::vector<GroupAddress> &replicas);
+  // The group's master and replicas at once, in one snapshot (a failover as
+  // Sentinel reports it: no reader sees the new master with the old replica
+  // list). Checked as SetMaster and SetReplicas check; the same addresses
+  // again publish nothing.
+  Status SetGroup(uint32_t group, const GroupAddress &master,
+                  const std::vector<GroupAddress> &replicas);
   // Every group's master and replicas at once (all[i] for group i), in one
   // snapshot: no reader sees some groups moved and others not. Checked
   // whole before anything changes (kInvalid: a count other than
@@ -149,6 +156,8 @@ class ShardGroups {
 
   // REQUIRES: mu_ held.
   Status PublishLocked();
+  // REQUIRES: mu_ held, group checked.
+  Status ReplaceLocked(uint32_t group, GroupAddress master, std::vector<GroupAddress> replicas);
   // The set's shard_id views a copy of the name kept in *names.
   Result<CandidateSet> BuildSet(const Group &g, TextArena *names) const;
   Status CheckGroup(uint32_t group) const;

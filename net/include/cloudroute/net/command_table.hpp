@@ -109,13 +109,15 @@ class CommandTables {
   // the static one.
   std::shared_ptr<const CommandTable> Get();
   // When the table is the server's, no recheck ran in the last
-  // kRecheckGapMs and nodes_changed() says the cluster's nodes changed, asks
-  // a master for its server version (a connection of its own) and, when it
-  // is not the version the table was learned from, learns that server's
-  // table (an info event names both versions). Nothing changes when no
-  // master answers or the new table is refused. Runs on the calling thread
-  // (the client calls it on its refresher's, after each refresh), and only
-  // then calls nodes_changed.
+  // kRecheckGapMs and nodes_changed() says the cluster's nodes changed —
+  // now, or at a call within the gap (remembered) — asks a master for its
+  // server version (a connection of its own) and, when it is not the
+  // version the table was learned from, learns that server's table (an
+  // info event names both versions). Nothing changes when no master
+  // answers (asked again at the first call after the gap) or the new table
+  // is refused. Runs on the calling thread (the client calls it on its
+  // refresher's, after each refresh), and calls nodes_changed only when the
+  // table is the server's.
   void Recheck(const std::function<bool()> &nodes_changed);
   static constexpr uint32_t kRecheckGapMs = 5000;
 
@@ -132,6 +134,7 @@ class CommandTables {
   std::string version_;        // the server version table_ was learned from
   int64_t next_try_ns_ = 0;    // after a connection failure
   int64_t next_check_ns_ = 0;  // Recheck's rate limit
+  bool recheck_due_ = false;   // a change (or an unanswered recheck) waits for the gap
 };
 
 }  // namespace net

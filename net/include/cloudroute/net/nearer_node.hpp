@@ -8,7 +8,8 @@
 // — a read candidate of the current snapshot (CLUSTER SHARDS says
 // "online"), its breaker closed, not avoided by the subscriber — and has
 // stayed one for kReadyForMs, the name moves there. Never on a tie (the
-// same tier), never twice within kMoveGapMs for one name, and when a node
+// same tier), never twice within kMoveGapMs for one name (moves made: an
+// attempt the new node refused leaves the name where it was), and when a node
 // of an even better tier is healthy but not yet settled, the name waits for
 // it rather than moving twice.
 //
@@ -65,7 +66,7 @@ class NearerNode {
   static constexpr uint32_t kMoveGapMs = 30000;
 
   // current: the tier of the name's node; options: its candidates in the
-  // read order; last_move_ns: its last planned move (0: none).
+  // read order; last_move_ns: its last planned move made (0: none).
   static NearerDecision Decide(Tier current, const std::vector<NearerOption> &options,
                                const ReadyClock &ready, int64_t last_move_ns, int64_t now);
 };

@@ -3,7 +3,8 @@
 // and a Close that every waiter leaves before it returns.
 //
 // The queue counts the bytes it holds; Full() tells the subscriber thread
-// to stop reading its sockets until a Pop brings it under the limit again
+// to stop reading its sockets — asked before each frame, so the queue
+// passes its limit by one item at most — until a Pop brings it under the limit again
 // (the thread is then woken through on_drained), so a slow reader costs the
 // servers' output buffers, never this process's memory.
 //

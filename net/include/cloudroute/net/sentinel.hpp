@@ -4,7 +4,7 @@
 // SentinelWatcher — what Sentinel says:
 //  - AskAll() asks, for every group, SENTINEL get-master-addr-by-name and
 //    SENTINEL replicas (one round trip per group) and applies the answer with
-//    ShardGroups::SetMaster / SetReplicas (replicas Sentinel flags s_down,
+//    ShardGroups::SetGroup, one change per group (replicas Sentinel flags s_down,
 //    o_down or disconnected are left out, and so, while SENTINEL master
 //    shows the group's master healthy, are those whose role-reported is not
 //    "slave": a demoted master not yet converted, still serving its old

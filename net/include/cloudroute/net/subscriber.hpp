@@ -35,7 +35,10 @@
 //    node, and once that is confirmed kResubscribed with the new node. Messages of both nodes are
 //    delivered meanwhile (some twice, none lost). A failed attempt (the PING or the subscribe
 //    refused, the new link lost) undoes the new subscription, avoids the
-//    node, and gives kResubscribed with the old node: it never stopped.
+//    node, and gives kResubscribed with the old node: it never stopped. It
+//    is tried again once the node is no longer avoided and has settled
+//    again (a loading replica: about every 2, 3, 5, 9 s); only moves made
+//    count for NearerNode's gap.
 //  Each name's moves are events on the queue: kSubscribed (the first time),
 //  kMoving (why), kResubscribed (the node), kUnsubscribed (Remove).
 //
@@ -108,7 +111,8 @@ class Subscriber {
   void Poll(int64_t now);
   // Confirmation deadlines and PINGs.
   void Timers(int64_t now);
-  // Reads and handles every frame link has; false when it failed.
+  // Reads and handles every frame link has, or those until the queue is
+  // full (the link is then marked stalled); false when it failed.
   bool Drain(Link *link);
   void HandleFrame(Link *link, PushFrame f);
   void Confirmed(Link *link, const Key &key);
@@ -172,7 +176,7 @@ class Subscriber {
   };
   std::map<std::string, Avoid> avoid_;  // by address
   uint64_t generation_ = 0;
-  bool replan_ = false;    // a new snapshot: PlanMoves looks at every name
+  bool replan_ = false;    // a new snapshot, a failed move: PlanMoves looks at every name
   int64_t replan_ns_ = 0;  // PlanMoves looks again then (0: no need)
   ReadyClock ready_;       // nodes healthy since
   uint64_t pick_ = 0;      // spreads equal classic candidates

@@ -111,6 +111,9 @@ final class AsyncTesting {
     c.close();
     Poll.until(() -> all.stream().allMatch(CompletableFuture::isDone), "every future completed");
     assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "close waited the BLPOPs");
+    // A future is done before the callbacks registered on it have run (the
+    // completing thread runs them next): wait for the last one, then none more.
+    Poll.until(() -> completions.get() >= all.size(), "every future's callback ran");
     assertEquals(all.size(), completions.get());
     for (CompletableFuture<?> f : held) assertCancelled(failure(f));
   }
