@@ -58,23 +58,32 @@ void Overlay(const Location &src, Location *dst) {
 
 }  // namespace
 
+size_t MatchRule(const LocalityConfig &cfg, const TopoNode &node) {
+  // CIDR rules, on the separately reported IP first, then the endpoint.
+  IpAddress ip;
+  if (cfg.rules.empty() || !(ParseIp(node.ip(), &ip) || ParseIp(node.host(), &ip))) return kNoRule;
+  size_t best = kNoRule;
+  for (size_t i = 0; i < cfg.rules.size(); ++i) {
+    const Cidr &c = cfg.rules[i].cidr;
+    if (c.Contains(ip) && (best == kNoRule || c.prefix() > cfg.rules[best].cidr.prefix())) best = i;
+  }
+  return best;
+}
+
 Placement Locate(const LocalityConfig &cfg, const TopoNode &node, std::string_view reported_zone) {
+  return LocateByRule(cfg, node, MatchRule(cfg, node), reported_zone);
+}
+
+Placement LocateByRule(const LocalityConfig &cfg, const TopoNode &node, size_t rule,
+                       std::string_view reported_zone) {
   Placement p;
   p.source = "none";
-  // 1. CIDR rules, on the separately reported IP first, then the endpoint.
-  IpAddress ip;
-  if (!cfg.rules.empty() && (ParseIp(node.ip(), &ip) || ParseIp(node.host(), &ip))) {
-    const LocationRule *best = nullptr;
-    for (const LocationRule &r : cfg.rules) {
-      if (r.cidr.Contains(ip) && (best == nullptr || r.cidr.prefix() > best->cidr.prefix())) {
-        best = &r;
-      }
-    }
-    if (best != nullptr) {
-      p.local = best->local;
-      p.location = best->local ? cfg.client : best->location;
-      p.source = (best->local ? "local-cidr " : "cidr ") + best->cidr.text();
-    }
+  // 1. The CIDR rule.
+  if (rule != kNoRule) {
+    const LocationRule &best = cfg.rules[rule];
+    p.local = best.local;
+    p.location = best.local ? cfg.client : best.location;
+    p.source = (best.local ? "local-cidr " : "cidr ") + best.cidr.text();
   }
   // 2. The server-reported zone.
   if (!reported_zone.empty()) {

@@ -115,8 +115,12 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   snap->pins.Reserve(t.nodes.size() + (in.moved != nullptr ? in.moved->size() : 0));
   in.registry->Reserve(t.nodes.size());
   std::unordered_map<std::string, uint32_t> place_index;  // PlaceKey → index in places
-  const bool by_zone_only = cfg.locality.rules.empty() && cfg.locality.by_node.empty();
-  std::unordered_map<std::string_view, uint32_t> place_of_zone;  // zone → index in places
+  // Without a node map, a node's placement follows from its CIDR rule and
+  // its zone alone: located once per distinct pair, not once per node
+  // (memo[rule + 1]: zone → index in places; kNoRule is index 0).
+  const bool by_rule_and_zone = cfg.locality.by_node.empty();
+  std::vector<std::unordered_map<std::string_view, uint32_t>> memo(
+      by_rule_and_zone ? cfg.locality.rules.size() + 1 : 0);
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const TopoNode &n = t.nodes[i];
     NodeEntry *entry = nullptr;
@@ -132,18 +136,19 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       auto z = in.zone_overrides->find(entry->address);
       if (z != in.zone_overrides->end()) zone = z->second;
     }
-    // Without CIDR rules or a node map, a node's placement follows from its
-    // zone alone: located once per distinct zone, not once per node.
-    auto known = by_zone_only ? place_of_zone.find(zone) : place_of_zone.end();
-    if (known != place_of_zone.end()) {
-      snap->place_of[i] = known->second;
+    if (by_rule_and_zone) {
+      const size_t rule = MatchRule(cfg.locality, n);
+      auto &places_of_rule = memo[rule == kNoRule ? 0 : rule + 1];
+      const auto known =
+          places_of_rule.try_emplace(zone, static_cast<uint32_t>(snap->places.size()));
+      if (known.second) snap->places.push_back(LocateByRule(cfg.locality, n, rule, zone));
+      snap->place_of[i] = known.first->second;
     } else {
       Placement p = Locate(cfg.locality, n, zone);
       const auto place =
           place_index.emplace(PlaceKey(p), static_cast<uint32_t>(snap->places.size()));
       if (place.second) snap->places.push_back(std::move(p));
       snap->place_of[i] = place.first->second;
-      if (by_zone_only) place_of_zone.emplace(zone, place.first->second);
     }
     facts[i] = NodeFacts{
         entry, TierOf(cfg.locality.client, snap->placement(static_cast<uint32_t>(i))),

@@ -183,5 +183,39 @@ TEST(Locate, HostnamesUseTheReportedIpForCidr) {
   EXPECT_TRUE(Locate(cfg, n, "").local);
 }
 
+// Locate() is LocateByRule() of MatchRule(): the longest matching prefix
+// wins, the first of equal prefixes, the reported IP before the endpoint.
+TEST(Locate, MatchRuleThenLocateByRuleIsLocate) {
+  LocalityConfig cfg;
+  cfg.client = L("aws/use1/a");
+  cfg.rules.push_back({*Cidr::Parse("10.0.0.0/8"), L("gcp/usc1"), false});
+  cfg.rules.push_back({*Cidr::Parse("10.1.0.0/16"), {}, true});
+  cfg.rules.push_back({*Cidr::Parse("10.1.0.0/16"), L("azure"), false});
+  TextArena text;
+  TopoNode n;
+  n.port = 6379;
+  SetText(&text, &n, "10.1.2.3");
+  EXPECT_EQ(MatchRule(cfg, n), 1u);
+  SetText(&text, &n, "10.2.2.3");
+  EXPECT_EQ(MatchRule(cfg, n), 0u);
+  SetText(&text, &n, "192.168.1.1");
+  EXPECT_EQ(MatchRule(cfg, n), kNoRule);
+  SetText(&text, &n, "redis-0.example", "", "10.1.9.9");
+  EXPECT_EQ(MatchRule(cfg, n), 1u);
+  for (const char *host : {"10.1.2.3", "10.2.2.3", "192.168.1.1"}) {
+    for (const char *zone : {"", "use1-az1"}) {
+      SetText(&text, &n, host);
+      const Placement a = Locate(cfg, n, zone);
+      const Placement b = LocateByRule(cfg, n, MatchRule(cfg, n), zone);
+      EXPECT_EQ(a.location.ToString(), b.location.ToString()) << host << " " << zone;
+      EXPECT_EQ(a.source, b.source) << host << " " << zone;
+      EXPECT_EQ(a.local, b.local) << host << " " << zone;
+      EXPECT_EQ(a.client_region, b.client_region) << host << " " << zone;
+    }
+  }
+  LocalityConfig none;
+  EXPECT_EQ(MatchRule(none, n), kNoRule);
+}
+
 }  // namespace
 }  // namespace cloudroute
