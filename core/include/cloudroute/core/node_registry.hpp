@@ -181,8 +181,10 @@ class NodeRegistry {
   const HealthConfig health_;
   const ClockFn clock_;
   RandomStreams random_;
-  mutable std::mutex mu_;      // Intern/Find/Reclaim; Find is logically const
-  HashIndex by_address_;       // slot indices of live entries, by address
+  mutable std::mutex mu_;  // Intern/Find/Reclaim; Find is logically const
+  // Slot indices of live entries, by address; lives as long as the router
+  // and is asked mostly for addresses it holds, so filled to 3/4.
+  HashIndex by_address_{HashIndex::Fill::kThreeQuarters};
   std::deque<uint32_t> free_;  // reclaimed slots, oldest first
   std::atomic<NodeEntry *> chunks_[kMaxChunks];
   std::atomic<uint32_t> size_{0};
