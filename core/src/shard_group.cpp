@@ -217,9 +217,11 @@ Status ShardGroups::ReportSuccess(uint32_t handle) {
 Result<CandidateSet> ShardGroups::BuildSet(const Group &g, TextArena *names) const {
   CandidateSet set;
   set.shard_id = names->Keep(g.name);
+  std::vector<Candidate> list;
+  list.reserve(1 + g.replicas.size());
   auto add = [&](const GroupAddress &a, Role role) -> Status {
     const std::string address = FormatAddress(a.host, a.port);
-    for (const Candidate &c : set.list) {
+    for (const Candidate &c : list) {
       if (c.node->address == address) return Status::Ok();  // the master, or a repeat
     }
     auto entry = registry_->Intern(a.host, a.port);
@@ -233,8 +235,8 @@ Result<CandidateSet> ShardGroups::BuildSet(const Group &g, TextArena *names) con
     uint32_t weight = 1;
     auto w = cfg_.weights.find(address);
     if (w != cfg_.weights.end()) weight = w->second;
-    set.list.push_back(Candidate{*entry, kNoNode, role, tier, 0, weight,
-                                 (*entry)->rtt_us.load(std::memory_order_relaxed)});
+    list.push_back(Candidate{*entry, kNoNode, role, tier, 0, weight,
+                             (*entry)->rtt_us.load(std::memory_order_relaxed)});
     if (role == Role::kMaster) {
       set.master = *entry;
       set.master_tier = tier;
@@ -249,13 +251,14 @@ Result<CandidateSet> ShardGroups::BuildSet(const Group &g, TextArena *names) con
   }
   // Ranks are tiers, nearest first; inside a tier, by address, so every run
   // and every language lists the same order.
-  std::sort(set.list.begin(), set.list.end(), [](const Candidate &a, const Candidate &b) {
+  std::sort(list.begin(), list.end(), [](const Candidate &a, const Candidate &b) {
     if (a.tier != b.tier) return a.tier < b.tier;
     return a.node->address < b.node->address;
   });
   std::vector<uint64_t> keys;
-  for (const Candidate &c : set.list) keys.push_back(static_cast<uint64_t>(c.tier));
-  AssignRanks(&set, keys);
+  keys.reserve(list.size());
+  for (const Candidate &c : list) keys.push_back(static_cast<uint64_t>(c.tier));
+  AssignRanks(&set, list.data(), list.size(), keys.data());
   set.selection = cfg_.selection;
   return set;
 }

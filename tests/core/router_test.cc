@@ -383,7 +383,7 @@ TEST(Router, MigratingSlotReadsGoToTheMaster) {
   ASSERT_EQ(set->list.size(), 3u);
   EXPECT_EQ(set->list[0].node->address, "127.0.1.1:7001");
   EXPECT_EQ(set->list[1].node->address, "127.0.1.2:7002");
-  EXPECT_EQ(set->ranks.front().end, 1u);
+  EXPECT_EQ(set->ranks().front().end, 1u);
   EXPECT_EQ(r.Current()->SetForSlot(slot + 1)->list[0].node->address, "127.0.1.2:7002");
   ASSERT_EQ(r.RouteWrite(k0.data(), k0.size(), &out), Code::kOk);
   EXPECT_EQ(out.node->address, "127.0.1.1:7001");
