@@ -154,7 +154,7 @@ cr_status cr_topology_get_slot_shard(uint32_t *out_shard, const cr_topology *t, 
     if (cr_status s = NotNull(out_shard, fn, "out_shard"); s != CR_OK) return s;
     if (cr_status s = NotNull(t, fn, "topology"); s != CR_OK) return s;
     if (cr_status s = Slot(slot, fn); s != CR_OK) return s;
-    const uint16_t s = t->t->slot_to_shard[slot];
+    const uint16_t s = t->t->ShardOfSlot(slot);
     if (s == cloudroute::kNoShard)
       return Fail(CR_ESLOT_UNCOVERED, "slot " + std::to_string(slot) + " is served by no shard");
     *out_shard = s;

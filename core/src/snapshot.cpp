@@ -161,7 +161,7 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   for (uint32_t s = 0; s < t.shards.size(); ++s) {
     snap->sets.push_back(BuildCandidates(t, s, facts, copts));
   }
-  snap->slot_to_set = t.slot_to_shard;
+  t.FillSlotTable(&snap->slot_to_set);
   if (in.moved != nullptr) {
     for (const MovedPatch &m : *in.moved) {
       snap->pins.Add(m.target);

@@ -344,7 +344,24 @@ Status TopologyBuilder::AddReplica(uint32_t shard, const NodeSpec &replica) {
   return Status::Ok();
 }
 
+uint16_t Topology::ShardOfSlot(uint32_t slot) const {
+  auto after = std::upper_bound(slot_runs.begin(), slot_runs.end(), slot,
+                                [](uint32_t v, const SlotRun &r) { return v < r.start; });
+  if (after == slot_runs.begin()) return kNoShard;
+  const SlotRun &run = *(after - 1);
+  return slot <= run.end ? run.shard : kNoShard;
+}
+
+void Topology::FillSlotTable(std::array<uint16_t, kSlotCount> *table) const {
+  table->fill(kNoShard);
+  for (const SlotRun &r : slot_runs) {
+    std::fill(table->begin() + r.start, table->begin() + r.end + 1, r.shard);
+  }
+}
+
 Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
+  // Slot by slot while checking that no two shards claim one; kept as runs.
+  std::vector<uint16_t> slot_to_shard(kSlotCount, kNoShard);
   for (uint32_t s = 0; s < t_.shards.size(); ++s) {
     auto &ranges = t_.shards[s].ranges;
     std::sort(ranges.begin(), ranges.end(),
@@ -360,14 +377,29 @@ Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
     ranges = std::move(merged);
     for (const SlotRange &r : ranges) {
       for (uint32_t slot = r.start; slot <= r.end; ++slot) {
-        const uint16_t prev = t_.slot_to_shard[slot];
+        const uint16_t prev = slot_to_shard[slot];
         if (prev != kNoShard && prev != s) {
           return Status::Contradiction("slot " + std::to_string(slot) + " is claimed by shards " +
                                        std::string(ShardId(prev)) + " and " +
                                        std::string(ShardId(s)));
         }
-        t_.slot_to_shard[slot] = static_cast<uint16_t>(s);
+        slot_to_shard[slot] = static_cast<uint16_t>(s);
       }
+    }
+  }
+  size_t runs = 0;
+  for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+    const uint16_t s = slot_to_shard[slot];
+    runs += s != kNoShard && (slot == 0 || slot_to_shard[slot - 1] != s);
+  }
+  t_.slot_runs.reserve(runs);  // kept as long as the topology: sized exactly
+  for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+    const uint16_t s = slot_to_shard[slot];
+    if (s == kNoShard) continue;
+    if (slot != 0 && slot_to_shard[slot - 1] == s) {
+      t_.slot_runs.back().end = static_cast<uint16_t>(slot);
+    } else {
+      t_.slot_runs.push_back(SlotRun{static_cast<uint16_t>(slot), static_cast<uint16_t>(slot), s});
     }
   }
   // What is kept is sized to what was used (growth and Reserve() hints

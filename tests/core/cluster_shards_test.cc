@@ -42,7 +42,7 @@ TEST(ClusterShards, Basic) {
   EXPECT_EQ((*t)->shards[0].ranges.size(), 2u);
   EXPECT_EQ((*t)->shards[0].replicas.size(), 1u);
   EXPECT_EQ((*t)->nodes[1].role, Role::kReplica);
-  for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->slot_to_shard[s], kNoShard);
+  for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->ShardOfSlot(s), kNoShard);
 }
 
 TEST(ClusterShards, HealthZoneTlsPortAndUnknownFields) {

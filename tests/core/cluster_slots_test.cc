@@ -25,7 +25,7 @@ TEST(ClusterSlots, NonContiguousRangesOutOfOrderMergeIntoOneShard) {
   const Topology &topo = **t;
   ASSERT_EQ(topo.shards.size(), 2u);
   ASSERT_EQ(topo.nodes.size(), 3u);
-  const TopoShard &s0 = topo.shards[topo.slot_to_shard[0]];
+  const TopoShard &s0 = topo.shards[topo.ShardOfSlot(0)];
   EXPECT_EQ(s0.id, "m1");
   ASSERT_EQ(s0.ranges.size(), 2u);
   EXPECT_EQ(s0.ranges[0].start, 0);
@@ -33,8 +33,8 @@ TEST(ClusterSlots, NonContiguousRangesOutOfOrderMergeIntoOneShard) {
   EXPECT_EQ(s0.ranges[1].start, 4078);
   EXPECT_EQ(s0.ranges[1].end, 5460);
   EXPECT_EQ(s0.replicas.size(), 1u);  // listed twice, kept once
-  EXPECT_EQ(topo.slot_to_shard[4077], topo.slot_to_shard[3097]);
-  EXPECT_NE(topo.slot_to_shard[4077], topo.slot_to_shard[4078]);
+  EXPECT_EQ(topo.ShardOfSlot(4077), topo.ShardOfSlot(3097));
+  EXPECT_NE(topo.ShardOfSlot(4077), topo.ShardOfSlot(4078));
 }
 
 TEST(ClusterSlots, AdjacentRangesMerge) {
@@ -47,9 +47,9 @@ TEST(ClusterSlots, AdjacentRangesMerge) {
 TEST(ClusterSlots, UncoveredSlotsStayUncovered) {
   auto t = Parse(R::Arr({R{0, 100, Node("10.0.0.1", 7000, "m")}}));
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ((*t)->slot_to_shard[100], 0);
-  EXPECT_EQ((*t)->slot_to_shard[101], kNoShard);
-  EXPECT_EQ((*t)->slot_to_shard[16383], kNoShard);
+  EXPECT_EQ((*t)->ShardOfSlot(100), 0);
+  EXPECT_EQ((*t)->ShardOfSlot(101), kNoShard);
+  EXPECT_EQ((*t)->ShardOfSlot(16383), kNoShard);
 }
 
 TEST(ClusterSlots, EmptyHostMeansTheAskedAddressAndQuestionMarkIsUnknown) {
@@ -202,7 +202,7 @@ TEST(ClusterSlots, EmptyReplyIsAnEmptyTopology) {
   auto t = Parse(R::Arr({}));
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE((*t)->shards.empty());
-  EXPECT_EQ((*t)->slot_to_shard[0], kNoShard);
+  EXPECT_EQ((*t)->ShardOfSlot(0), kNoShard);
 }
 
 TEST(ClusterSlots, SavedExampleParses) {
@@ -216,7 +216,7 @@ TEST(ClusterSlots, SavedExampleParses) {
   auto t = ParseClusterSlots(bytes, ClusterReplyOptions());
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->shards.size(), 3u);
-  for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->slot_to_shard[s], kNoShard) << s;
+  for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->ShardOfSlot(s), kNoShard) << s;
 }
 
 }  // namespace

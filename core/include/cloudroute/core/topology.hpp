@@ -115,13 +115,27 @@ struct TopoShard {
   std::vector<SlotRange> ranges;  // sorted, merged
 };
 
+// Slots start..end (inclusive) are served by shard `shard`.
+struct SlotRun {
+  uint16_t start;
+  uint16_t end;
+  uint16_t shard;
+};
+
 struct Topology {
   std::vector<TopoNode> nodes;
   std::vector<TopoShard> shards;
-  std::array<uint16_t, kSlotCount> slot_to_shard;
+  // Who serves which slot: maximal runs of one shard, sorted by start, slots
+  // served by no shard left out (set by TopologyBuilder::Build). A cluster's
+  // thousand-odd runs take a few KB where a per-slot table kept 32 KB beside
+  // the snapshot's own (the table routing reads, FillSlotTable).
+  std::vector<SlotRun> slot_runs;
   TextArena text;  // what the nodes' and shards' text views point into
 
-  Topology() { slot_to_shard.fill(kNoShard); }
+  // The shard that serves slot, or kNoShard (a binary search of the runs).
+  uint16_t ShardOfSlot(uint32_t slot) const;
+  // The per-slot table: (*table)[slot] = ShardOfSlot(slot), for every slot.
+  void FillSlotTable(std::array<uint16_t, kSlotCount> *table) const;
 };
 
 // What a reply says about one node, before de-duplication.
