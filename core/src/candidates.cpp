@@ -79,7 +79,7 @@ void AssignRanks(CandidateSet *set, const Candidate *list, size_t n, const uint6
   size_t r = 0;
   for (size_t i = 0; i < n; ++i) {
     if (i != 0 && keys[i] != keys[i - 1]) ++r;
-    set->list[i].rank = static_cast<uint32_t>(r);
+    set->list[i].rank = static_cast<uint16_t>(std::min<size_t>(r, 0xFFFF));
     rank[r].end = static_cast<uint32_t>(i + 1);
     rank[r].weight += set->list[i].weight;
   }
@@ -115,13 +115,13 @@ CandidateSet BuildCandidates(const Topology &t, uint32_t shard, const std::vecto
     if (!admitted(node)) return;
     const NodeFacts &f = facts[node];
     list[n++] = Candidate{f.entry,
-                          node,
+                          static_cast<uint16_t>(node),  // < kNoTopoNode: BuildSnapshot checks
                           t.nodes[node].role,
                           f.tier,
                           0,
+                          f.lagging && t.nodes[node].role == Role::kReplica,
                           f.weight,
-                          f.entry->rtt_us.load(std::memory_order_relaxed),
-                          f.lagging && t.nodes[node].role == Role::kReplica};
+                          f.entry->rtt_us.load(std::memory_order_relaxed)};
   };
   add(s.master);
   for (uint32_t r : s.replicas) add(r);
@@ -198,10 +198,11 @@ CandidateSet RedirectCandidates(NodeEntry *master, const CandidateOptions &opts)
   set.selection = opts.selection;
   if (!PolicyAdmits(opts.policy, Role::kMaster)) return set;
   const Candidate only{master,
-                       kNoNode,
+                       kNoTopoNode,
                        Role::kMaster,
                        Tier::kUnknown,
                        0,
+                       false,
                        1,
                        master->rtt_us.load(std::memory_order_relaxed)};
   const uint64_t key = 0;

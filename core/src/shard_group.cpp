@@ -235,7 +235,7 @@ Result<CandidateSet> ShardGroups::BuildSet(const Group &g, TextArena *names) con
     uint32_t weight = 1;
     auto w = cfg_.weights.find(address);
     if (w != cfg_.weights.end()) weight = w->second;
-    list.push_back(Candidate{*entry, kNoNode, role, tier, 0, weight,
+    list.push_back(Candidate{*entry, kNoTopoNode, role, tier, 0, false, weight,
                              (*entry)->rtt_us.load(std::memory_order_relaxed)});
     if (role == Role::kMaster) {
       set.master = *entry;

@@ -75,13 +75,13 @@ std::string Snapshot::Explain(uint16_t slot) const {
     const Candidate &c = set->list[i];
     const char *health = HealthStateName(c.node->health.State(now));
     const std::string source =
-        c.topo_node == kNoNode ? "MOVED redirect" : placement(c.topo_node).source;
+        c.topo_node == kNoTopoNode ? "MOVED redirect" : placement(c.topo_node).source;
     out += "  " + std::to_string(i + 1) + ". " + c.node->address + " " +
            (c.role == Role::kMaster ? "master" : "replica") + " tier=" + TierName(c.tier) +
            " rank=" + std::to_string(c.rank) + " weight=" + std::to_string(c.weight) +
            " health=" + health + " location=" +
-           (c.topo_node == kNoNode ? std::string("?/?/?")
-                                   : placement(c.topo_node).location.ToString()) +
+           (c.topo_node == kNoTopoNode ? std::string("?/?/?")
+                                       : placement(c.topo_node).location.ToString()) +
            " from=" + source + " — " +
            (c.lagging ? std::string("replica lagging behind its master: last resort")
                       : Why(policy, c, nearest_margin_us)) +
@@ -110,16 +110,19 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   snap->policy = cfg.policy;
   snap->nearest_margin_us = cfg.nearest_margin_us;
 
+  // Node indices and placements fit 16 bits (place_of, Candidate::topo_node):
+  // TopologyBuilder builds no more nodes.
+  if (t.nodes.size() >= kNoTopoNode) return Error(Code::kLimit, "more than 65534 nodes");
   std::vector<NodeFacts> facts(t.nodes.size());
   snap->place_of.resize(t.nodes.size());
   snap->pins.Reserve(t.nodes.size() + (in.moved != nullptr ? in.moved->size() : 0));
   in.registry->Reserve(t.nodes.size());
-  std::unordered_map<std::string, uint32_t> place_index;  // PlaceKey → index in places
+  std::unordered_map<std::string, uint16_t> place_index;  // PlaceKey → index in places
   // Without a node map, a node's placement follows from its CIDR rule and
   // its zone alone: located once per distinct pair, not once per node
   // (memo[rule + 1]: zone → index in places; kNoRule is index 0).
   const bool by_rule_and_zone = cfg.locality.by_node.empty();
-  std::vector<std::unordered_map<std::string_view, uint32_t>> memo(
+  std::vector<std::unordered_map<std::string_view, uint16_t>> memo(
       by_rule_and_zone ? cfg.locality.rules.size() + 1 : 0);
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const TopoNode &n = t.nodes[i];
@@ -140,13 +143,13 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       const size_t rule = MatchRule(cfg.locality, n);
       auto &places_of_rule = memo[rule == kNoRule ? 0 : rule + 1];
       const auto known =
-          places_of_rule.try_emplace(zone, static_cast<uint32_t>(snap->places.size()));
+          places_of_rule.try_emplace(zone, static_cast<uint16_t>(snap->places.size()));
       if (known.second) snap->places.push_back(LocateByRule(cfg.locality, n, rule, zone));
       snap->place_of[i] = known.first->second;
     } else {
       Placement p = Locate(cfg.locality, n, zone);
       const auto place =
-          place_index.emplace(PlaceKey(p), static_cast<uint32_t>(snap->places.size()));
+          place_index.emplace(PlaceKey(p), static_cast<uint16_t>(snap->places.size()));
       if (place.second) snap->places.push_back(std::move(p));
       snap->place_of[i] = place.first->second;
     }

@@ -152,6 +152,24 @@ TEST_F(CandidatesTest, ListCopiesMovesAndReRanksItsOwnBlock) {
   EXPECT_TRUE(s.list.empty());
 }
 
+// A candidate's rank is 16 bits: in a set of more ranks, those beyond
+// 65534 read 65535, while the ranks themselves stay exact.
+TEST_F(CandidatesTest, RanksBeyondSixteenBitsSaturate) {
+  const size_t n = 70000;
+  std::vector<Candidate> list(
+      n, Candidate{facts_[0].entry, kNoTopoNode, Role::kReplica, Tier::kLocal, 0, false, 1, 0});
+  std::vector<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) keys[i] = i;
+  CandidateSet s;
+  AssignRanks(&s, list.data(), n, keys.data());
+  ASSERT_EQ(s.ranks().size(), n);
+  EXPECT_EQ(s.list[65534].rank, 65534u);
+  EXPECT_EQ(s.list[65535].rank, 65535u);
+  EXPECT_EQ(s.list[n - 1].rank, 65535u);
+  EXPECT_EQ(s.ranks()[n - 1].end, n);
+  EXPECT_EQ(sizeof(Candidate), 24u);
+}
+
 // MasterFirstCandidates copies the set: the original keeps its order.
 TEST_F(CandidatesTest, MasterFirstCopyLeavesTheOriginal) {
   const CandidateSet s = BuildCandidates(*topo_, 0, facts_, CandidateOptions{Policy::kLocal, 1000});

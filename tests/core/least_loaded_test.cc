@@ -30,7 +30,8 @@ struct Rank {
     std::vector<Candidate> list;
     for (size_t i = 0; i < weights.size(); ++i) {
       NodeEntry *e = *reg.Intern("127.0.0.1", static_cast<uint16_t>(7000 + i));
-      list.push_back(Candidate{e, kNoNode, Role::kReplica, Tier::kLocal, 0, weights[i], 0});
+      list.push_back(
+          Candidate{e, kNoTopoNode, Role::kReplica, Tier::kLocal, 0, false, weights[i], 0});
       keys.push_back(0);
     }
     AssignRanks(&set, list.data(), list.size(), keys.data());

@@ -216,7 +216,7 @@ TEST(ReadModes, RoundRobinOverUnweightedAndManyNodes) {
     std::vector<Candidate> list;
     for (uint16_t i = 0; i < 5; ++i) {
       NodeEntry *e = *reg.Intern("127.0.0.1", static_cast<uint16_t>(7000 + i));
-      list.push_back(Candidate{e, kNoNode, Role::kReplica, Tier::kLocal, 0,
+      list.push_back(Candidate{e, kNoTopoNode, Role::kReplica, Tier::kLocal, 0, false,
                                heavy == 0 ? 0u : (i == 4 ? heavy : 1u), 0});
       keys.push_back(0);
     }

@@ -17,16 +17,22 @@
 
 namespace cloudroute {
 
+// The topo_node of a candidate known only from a redirect (or a shard
+// group's): no topology node. A topology has fewer nodes (TopologyBuilder).
+constexpr uint16_t kNoTopoNode = 0xFFFF;
+
+// 24 bytes: a topology's node indices and a set's ranks fit 16 bits.
 struct Candidate {
   NodeEntry *node;
-  uint32_t topo_node;  // index in the topology, kNoNode for a redirect-only node
+  uint16_t topo_node;  // index in the topology, kNoTopoNode for a redirect-only node
   Role role;
   Tier tier;
-  uint32_t rank;
+  uint16_t rank;  // its rank's index (65535 for any beyond, in a set of that many ranks)
+  bool lagging = false;
   uint32_t weight;
   uint32_t rtt_us;  // as measured when the set was built
-  bool lagging = false;
 };
+static_assert(sizeof(Candidate) == 24, "a candidate is three words");
 
 struct CandidateRank {
   uint32_t end;     // exclusive end in `list` of the rank
