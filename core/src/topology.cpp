@@ -359,23 +359,12 @@ void Topology::FillSlotTable(std::array<uint16_t, kSlotCount> *table) const {
   }
 }
 
-Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
-  // Slot by slot while checking that no two shards claim one; kept as runs.
+Status TopologyBuilder::SlotConflict() const {
+  // Slot by slot, shard by shard: the first slot a shard claims that an
+  // earlier one holds.
   std::vector<uint16_t> slot_to_shard(kSlotCount, kNoShard);
   for (uint32_t s = 0; s < t_.shards.size(); ++s) {
-    auto &ranges = t_.shards[s].ranges;
-    std::sort(ranges.begin(), ranges.end(),
-              [](const SlotRange &a, const SlotRange &b) { return a.start < b.start; });
-    std::vector<SlotRange> merged;
-    for (const SlotRange &r : ranges) {
-      if (!merged.empty() && r.start <= static_cast<uint32_t>(merged.back().end) + 1) {
-        merged.back().end = std::max(merged.back().end, r.end);
-      } else {
-        merged.push_back(r);
-      }
-    }
-    ranges = std::move(merged);
-    for (const SlotRange &r : ranges) {
+    for (const SlotRange &r : t_.shards[s].ranges) {
       for (uint32_t slot = r.start; slot <= r.end; ++slot) {
         const uint16_t prev = slot_to_shard[slot];
         if (prev != kNoShard && prev != s) {
@@ -387,19 +376,44 @@ Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
       }
     }
   }
-  size_t runs = 0;
-  for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
-    const uint16_t s = slot_to_shard[slot];
-    runs += s != kNoShard && (slot == 0 || slot_to_shard[slot - 1] != s);
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
+  // Each shard's ranges sorted and merged in place; then every shard's
+  // ranges sorted by start: disjoint unless two neighbours overlap, and then
+  // the runs (adjacent ranges of one shard were merged already). Per range,
+  // not per slot; a conflict is named slot by slot (SlotConflict).
+  size_t total = 0;
+  for (TopoShard &shard : t_.shards) {
+    auto &ranges = shard.ranges;
+    std::sort(ranges.begin(), ranges.end(),
+              [](const SlotRange &a, const SlotRange &b) { return a.start < b.start; });
+    size_t kept = 0;
+    for (const SlotRange &r : ranges) {
+      if (kept != 0 && r.start <= static_cast<uint32_t>(ranges[kept - 1].end) + 1) {
+        ranges[kept - 1].end = std::max(ranges[kept - 1].end, r.end);
+      } else {
+        ranges[kept++] = r;
+      }
+    }
+    ranges.resize(kept);
+    total += kept;
   }
-  t_.slot_runs.reserve(runs);  // kept as long as the topology: sized exactly
-  for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
-    const uint16_t s = slot_to_shard[slot];
-    if (s == kNoShard) continue;
-    if (slot != 0 && slot_to_shard[slot - 1] == s) {
-      t_.slot_runs.back().end = static_cast<uint16_t>(slot);
-    } else {
-      t_.slot_runs.push_back(SlotRun{static_cast<uint16_t>(slot), static_cast<uint16_t>(slot), s});
+  t_.slot_runs.reserve(total);  // kept as long as the topology: sized exactly
+  for (uint32_t s = 0; s < t_.shards.size(); ++s) {
+    for (const SlotRange &r : t_.shards[s].ranges) {
+      t_.slot_runs.push_back(SlotRun{r.start, r.end, static_cast<uint16_t>(s)});
+    }
+  }
+  std::sort(t_.slot_runs.begin(), t_.slot_runs.end(),
+            [](const SlotRun &a, const SlotRun &b) { return a.start < b.start; });
+  for (size_t i = 1; i < t_.slot_runs.size(); ++i) {
+    if (t_.slot_runs[i].start <= t_.slot_runs[i - 1].end) {
+      Status conflict = SlotConflict();
+      if (conflict.ok())
+        conflict = Status::Contradiction("overlapping slot ranges");  // unreachable
+      return conflict;
     }
   }
   // What is kept is sized to what was used (growth and Reserve() hints

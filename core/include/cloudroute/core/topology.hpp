@@ -174,6 +174,8 @@ class TopologyBuilder {
 
  private:
   Result<uint32_t> Intern(const NodeSpec &spec, Role role);
+  // The first slot two shards claim, as an error (Build() found an overlap).
+  Status SlotConflict() const;
   // While building, text lives in text_ (it may move as it grows): node i's
   // at text_at_[i], shard s's id at shard_text_[s] (offset, length).
   std::string_view NodeId(uint32_t i) const {
