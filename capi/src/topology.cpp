@@ -104,14 +104,14 @@ cr_status cr_topology_get_node(cr_node_info *info, const cr_topology *t, uint32_
     }
     const cloudroute::TopoNode &n = t->t->nodes[node_index];
     cr_node_info v = CR_NODE_INFO_INIT;
-    v.id = n.id.c_str();
-    v.host = n.host.c_str();
-    v.ip = n.ip.c_str();
+    v.id = n.id_c();
+    v.host = n.host_c();
+    v.ip = n.ip_c();
     v.port = n.port;
     v.tls_port = n.tls_port;
     v.role = n.role == cloudroute::Role::kMaster ? CR_ROLE_MASTER : CR_ROLE_REPLICA;
     v.health = static_cast<cr_reported_health>(n.health);
-    v.zone = n.zone.c_str();
+    v.zone = n.zone_c();
     v.shard = n.shard;
     WriteOutput(info, v);
     return CR_OK;
@@ -124,7 +124,7 @@ cr_status cr_topology_get_shard_id(const char **out_id, const cr_topology *t, ui
     if (cr_status s = NotNull(out_id, fn, "out_id"); s != CR_OK) return s;
     if (cr_status s = NotNull(t, fn, "topology"); s != CR_OK) return s;
     if (cr_status s = Shard(t, shard, fn); s != CR_OK) return s;
-    *out_id = t->t->shards[shard].id.c_str();
+    *out_id = t->t->shards[shard].id.data();  // NUL-terminated in the topology's text
     return CR_OK;
   });
 }
@@ -154,7 +154,7 @@ cr_status cr_topology_get_slot_shard(uint32_t *out_shard, const cr_topology *t, 
     if (cr_status s = NotNull(out_shard, fn, "out_shard"); s != CR_OK) return s;
     if (cr_status s = NotNull(t, fn, "topology"); s != CR_OK) return s;
     if (cr_status s = Slot(slot, fn); s != CR_OK) return s;
-    const uint16_t s = t->t->slot_to_shard[slot];
+    const uint16_t s = t->t->ShardOfSlot(slot);
     if (s == cloudroute::kNoShard)
       return Fail(CR_ESLOT_UNCOVERED, "slot " + std::to_string(slot) + " is served by no shard");
     *out_shard = s;

@@ -6,7 +6,39 @@
 
 namespace cloudroute {
 
+namespace {
+
+// A dotted quad as inet_pton reads one: four decimal parts of 0-255, no
+// leading zeros. False for anything else, which may still be an address
+// (an IPv6 literal) for inet_pton to decide.
+bool PlainIpv4(std::string_view text, IpAddress *out) {
+  IpAddress ip;
+  size_t part = 0, digits = 0;
+  uint32_t value = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == '.') {
+      if (digits == 0 || part == 4) return false;
+      ip.bytes[part++] = static_cast<uint8_t>(value);
+      digits = 0;
+      value = 0;
+      continue;
+    }
+    const char c = text[i];
+    if (c < '0' || c > '9' || digits == 3 || (digits == 1 && value == 0)) return false;
+    value = value * 10 + static_cast<uint32_t>(c - '0');
+    if (value > 255) return false;
+    ++digits;
+  }
+  if (part != 4) return false;
+  ip.v6 = false;
+  *out = ip;
+  return true;
+}
+
+}  // namespace
+
 bool ParseIp(std::string_view text, IpAddress *out) {
+  if (PlainIpv4(text, out)) return true;
   char buf[64];
   // inet_pton would stop at a NUL and read "10.0.0.1\0junk" as 10.0.0.1.
   if (text.empty() || text.size() >= sizeof buf || text.find('\0') != std::string_view::npos)

@@ -58,36 +58,44 @@ void Overlay(const Location &src, Location *dst) {
 
 }  // namespace
 
-Placement Locate(const LocalityConfig &cfg, const TopoNode &node,
-                 const std::string &reported_zone) {
+size_t MatchRule(const LocalityConfig &cfg, const TopoNode &node) {
+  // CIDR rules, on the separately reported IP first, then the endpoint.
+  IpAddress ip;
+  if (cfg.rules.empty() || !(ParseIp(node.ip(), &ip) || ParseIp(node.host(), &ip))) return kNoRule;
+  size_t best = kNoRule;
+  for (size_t i = 0; i < cfg.rules.size(); ++i) {
+    const Cidr &c = cfg.rules[i].cidr;
+    if (c.Contains(ip) && (best == kNoRule || c.prefix() > cfg.rules[best].cidr.prefix())) best = i;
+  }
+  return best;
+}
+
+Placement Locate(const LocalityConfig &cfg, const TopoNode &node, std::string_view reported_zone) {
+  return LocateByRule(cfg, node, MatchRule(cfg, node), reported_zone);
+}
+
+Placement LocateByRule(const LocalityConfig &cfg, const TopoNode &node, size_t rule,
+                       std::string_view reported_zone) {
   Placement p;
   p.source = "none";
-  // 1. CIDR rules, on the separately reported IP first, then the endpoint.
-  IpAddress ip;
-  if (!cfg.rules.empty() && (ParseIp(node.ip, &ip) || ParseIp(node.host, &ip))) {
-    const LocationRule *best = nullptr;
-    for (const LocationRule &r : cfg.rules) {
-      if (r.cidr.Contains(ip) && (best == nullptr || r.cidr.prefix() > best->cidr.prefix())) {
-        best = &r;
-      }
-    }
-    if (best != nullptr) {
-      p.local = best->local;
-      p.location = best->local ? cfg.client : best->location;
-      p.source = (best->local ? "local-cidr " : "cidr ") + best->cidr.text();
-    }
+  // 1. The CIDR rule.
+  if (rule != kNoRule) {
+    const LocationRule &best = cfg.rules[rule];
+    p.local = best.local;
+    p.location = best.local ? cfg.client : best.location;
+    p.source = (best.local ? "local-cidr " : "cidr ") + best.cidr.text();
   }
   // 2. The server-reported zone.
   if (!reported_zone.empty()) {
-    auto z = cfg.by_zone.find(reported_zone);
+    auto z = cfg.by_zone.find(std::string(reported_zone));
     const bool mapped = z != cfg.by_zone.end();
     if (mapped) {
       Overlay(z->second, &p.location);
     } else {
-      p.location.zone = reported_zone;
+      p.location.zone = std::string(reported_zone);
     }
     p.local = false;
-    p.source = "server zone " + reported_zone;
+    p.source = "server zone " + std::string(reported_zone);
     if (!mapped && !cfg.client_zone.empty()) {
       // The client zone: this zone is the client's, or another of its region.
       p.local = reported_zone == cfg.client_zone;
@@ -98,7 +106,7 @@ Placement Locate(const LocalityConfig &cfg, const TopoNode &node,
   // 3. The exact node map.
   if (cfg.by_node.empty()) return p;  // spares formatting the address
   auto n = cfg.by_node.find(node.address());
-  if (n == cfg.by_node.end() && !node.id.empty()) n = cfg.by_node.find(node.id);
+  if (n == cfg.by_node.end() && !node.id().empty()) n = cfg.by_node.find(std::string(node.id()));
   if (n != cfg.by_node.end()) {
     p.location = n->second;
     p.local = false;

@@ -53,8 +53,8 @@ uint64_t Finish(uint64_t h) { return h ^ (h >> 29); }
 uint64_t AddressHash(std::string_view address) { return Finish(Fnv(kFnvBasis, address)); }
 
 // The hash of FormatAddress(host, port).
-uint64_t AddressHash(const std::string &host, uint16_t port) {
-  const bool v6 = host.find(':') != std::string::npos;
+uint64_t AddressHash(std::string_view host, uint16_t port) {
+  const bool v6 = host.find(':') != std::string_view::npos;
   char digits[5];
   size_t n = 0;
   for (uint32_t p = port; n == 0 || p != 0; p /= 10) digits[n++] = static_cast<char>('0' + p % 10);
@@ -89,21 +89,22 @@ uint32_t NodeRegistry::TakeSlotLocked() {
     free_.pop_front();
     return oldest;
   }
-  NodeEntry *chunk = chunks_[i / kChunk].load(std::memory_order_relaxed);
+  const uint32_t c = ChunkOf(i);
+  NodeEntry *chunk = chunks_[c].load(std::memory_order_relaxed);
   if (chunk == nullptr) {
-    chunk = new NodeEntry[kChunk];
-    chunks_[i / kChunk].store(chunk, std::memory_order_release);
+    chunk = new NodeEntry[ChunkSize(c)];
+    chunks_[c].store(chunk, std::memory_order_release);
   }
-  chunk[i % kChunk].handle.store(kFreeHandle, std::memory_order_relaxed);
+  Slot(chunk, i)->handle.store(kFreeHandle, std::memory_order_relaxed);
   size_.store(i + 1, std::memory_order_release);
   return i;
 }
 
 NodeEntry *NodeRegistry::EntryLocked(uint32_t i) const {
-  return &chunks_[i / kChunk].load(std::memory_order_relaxed)[i % kChunk];
+  return Slot(chunks_[ChunkOf(i)].load(std::memory_order_relaxed), i);
 }
 
-Result<NodeEntry *> NodeRegistry::Intern(const std::string &host, uint16_t port) {
+Result<NodeEntry *> NodeRegistry::Intern(std::string_view host, uint16_t port) {
   const uint64_t hash = AddressHash(host, port);
   std::lock_guard<std::mutex> lock(mu_);
   const uint32_t found = by_address_.Find(hash, [&](uint32_t c) {
@@ -113,7 +114,7 @@ Result<NodeEntry *> NodeRegistry::Intern(const std::string &host, uint16_t port)
   if (found != HashIndex::kNone) return EntryLocked(found);
   // A new node: its strings are allocated before a slot is taken.
   std::string address = FormatAddress(host, port);
-  std::string host_copy = host;
+  std::string host_copy(host);
   const uint32_t i = TakeSlotLocked();
   if (i == kFreeHandle) return Error(Code::kLimit, "more than 1048576 live nodes");
   // Out of memory here loses the slot (its handle stays free), never more.
@@ -125,6 +126,11 @@ Result<NodeEntry *> NodeRegistry::Intern(const std::string &host, uint16_t port)
   e->handle.store((static_cast<uint32_t>(e->generation) << kIndexBits) | i,
                   std::memory_order_release);
   return e;
+}
+
+void NodeRegistry::Reserve(size_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  by_address_.Reserve(n);
 }
 
 uint32_t NodeRegistry::FindLocked(const std::string &address) const {

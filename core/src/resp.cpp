@@ -128,7 +128,29 @@ class Framer {
 
   static std::string Shown(std::string_view text) { return std::string(text.substr(0, 32)); }
 
+  // The common integer, read in one pass: 1-18 digits with no sign and no
+  // leading zero, then CRLF. False (nothing consumed) for anything else,
+  // which Integer() reads the long way, with its checks and messages.
+  bool PlainInteger(int64_t *out) {
+    const char *const begin = in_.data() + pos_;
+    const char *const end = in_.data() + in_.size();
+    const char *p = begin;
+    uint64_t v = 0;
+    while (p < end && p - begin < 18 && *p >= '0' && *p <= '9') {
+      v = v * 10 + static_cast<uint64_t>(*p - '0');
+      ++p;
+    }
+    const size_t n = static_cast<size_t>(p - begin);
+    if (n == 0 || (n > 1 && *begin == '0') || end - p < 2 || p[0] != '\r' || p[1] != '\n') {
+      return false;
+    }
+    *out = static_cast<int64_t>(v);
+    pos_ += n + 2;
+    return true;
+  }
+
   Status Integer(int64_t *out) {
+    if (PlainInteger(out)) return Status::Ok();
     const size_t at = pos_;
     std::string_view text;
     Status s = Line(&text);

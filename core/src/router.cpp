@@ -33,17 +33,17 @@ namespace {
 void CarryZones(const Topology *before, const Topology &after,
                 std::unordered_map<std::string, std::string> *zones) {
   if (before == nullptr) return;
-  auto zoneless = [](const TopoNode &n) { return n.zone.empty() && n.endpoint_known(); };
+  auto zoneless = [](const TopoNode &n) { return n.zone().empty() && n.endpoint_known(); };
   if (std::none_of(after.nodes.begin(), after.nodes.end(), zoneless)) return;
-  std::unordered_map<std::string, const std::string *> known;
+  std::unordered_map<std::string, std::string_view> known;
   for (const TopoNode &n : before->nodes) {
-    if (!n.zone.empty() && n.endpoint_known()) known.emplace(n.address(), &n.zone);
+    if (!n.zone().empty() && n.endpoint_known()) known.emplace(n.address(), n.zone());
   }
   if (known.empty()) return;
   for (const TopoNode &n : after.nodes) {
     if (!zoneless(n)) continue;
     auto it = known.find(n.address());
-    if (it != known.end()) (*zones)[it->first] = *it->second;
+    if (it != known.end()) (*zones)[it->first] = std::string(it->second);
   }
 }
 

@@ -214,26 +214,29 @@ Status ShardGroups::ReportSuccess(uint32_t handle) {
   return WithInstance(handle, [](NodeEntry *e) { e->health.Success(); });
 }
 
-Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
+Result<CandidateSet> ShardGroups::BuildSet(const Group &g, TextArena *names) const {
   CandidateSet set;
-  set.shard_id = g.name;
+  set.shard_id = names->Keep(g.name);
+  std::vector<Candidate> list;
+  list.reserve(1 + g.replicas.size());
   auto add = [&](const GroupAddress &a, Role role) -> Status {
     const std::string address = FormatAddress(a.host, a.port);
-    for (const Candidate &c : set.list) {
+    for (const Candidate &c : list) {
       if (c.node->address == address) return Status::Ok();  // the master, or a repeat
     }
     auto entry = registry_->Intern(a.host, a.port);
     if (!entry.ok()) return entry.status();
     TopoNode node;
-    node.host = a.host;
+    TextArena host;
+    if (Status s = host.Put(&node, "", a.host, "", ""); !s.ok()) return s;
     node.port = a.port;
     node.role = role;
     const Tier tier = TierOf(cfg_.locality.client, cloudroute::Locate(cfg_.locality, node, ""));
     uint32_t weight = 1;
     auto w = cfg_.weights.find(address);
     if (w != cfg_.weights.end()) weight = w->second;
-    set.list.push_back(Candidate{*entry, kNoNode, role, tier, 0, weight,
-                                 (*entry)->rtt_us.load(std::memory_order_relaxed)});
+    list.push_back(Candidate{*entry, kNoTopoNode, role, tier, 0, false, weight,
+                             (*entry)->rtt_us.load(std::memory_order_relaxed)});
     if (role == Role::kMaster) {
       set.master = *entry;
       set.master_tier = tier;
@@ -248,13 +251,14 @@ Result<CandidateSet> ShardGroups::BuildSet(const Group &g) const {
   }
   // Ranks are tiers, nearest first; inside a tier, by address, so every run
   // and every language lists the same order.
-  std::sort(set.list.begin(), set.list.end(), [](const Candidate &a, const Candidate &b) {
+  std::sort(list.begin(), list.end(), [](const Candidate &a, const Candidate &b) {
     if (a.tier != b.tier) return a.tier < b.tier;
     return a.node->address < b.node->address;
   });
   std::vector<uint64_t> keys;
-  for (const Candidate &c : set.list) keys.push_back(static_cast<uint64_t>(c.tier));
-  AssignRanks(&set, keys);
+  keys.reserve(list.size());
+  for (const Candidate &c : list) keys.push_back(static_cast<uint64_t>(c.tier));
+  AssignRanks(&set, list.data(), list.size(), keys.data());
   set.selection = cfg_.selection;
   return set;
 }
@@ -267,7 +271,7 @@ Status ShardGroups::PublishLocked() {
   snap->ring = ring_;
   snap->sets.reserve(groups_.size());
   for (const Group &g : groups_) {
-    auto set = BuildSet(g);
+    auto set = BuildSet(g, &snap->names);
     if (!set.ok()) return set.status();
     if (snap->sets.size() < kSlotCount - 1) {
       snap->slot_to_set[snap->sets.size()] = static_cast<uint16_t>(snap->sets.size());

@@ -12,7 +12,7 @@ namespace {
 uint32_t WeightOf(const RouterConfig &cfg, const TopoNode &n) {
   if (cfg.weights.empty()) return 1;
   auto w = cfg.weights.find(n.address());
-  if (w == cfg.weights.end() && !n.id.empty()) w = cfg.weights.find(n.id);
+  if (w == cfg.weights.end() && !n.id().empty()) w = cfg.weights.find(std::string(n.id()));
   return w == cfg.weights.end() ? 1 : w->second;
 }
 
@@ -64,23 +64,24 @@ std::string Snapshot::Explain(uint16_t slot) const {
   const CandidateSet *set = SetForSlot(slot);
   if (set == nullptr) return "slot " + std::to_string(slot) + ": served by no shard\n";
   const int64_t now = registry->clock()();
-  std::string out =
-      "slot " + std::to_string(slot) + " shard " + set->shard_id + " policy " + PolicyName(policy) +
-      (set->selection != Selection::kRandom
-           ? std::string(" selection ") + SelectionName(set->selection)
-           : std::string()) +
-      " write " + (set->master != nullptr ? set->master->address : std::string("?")) + "\n";
+  std::string out = "slot " + std::to_string(slot) + " shard " + std::string(set->shard_id) +
+                    " policy " + PolicyName(policy) +
+                    (set->selection != Selection::kRandom
+                         ? std::string(" selection ") + SelectionName(set->selection)
+                         : std::string()) +
+                    " write " + (set->master != nullptr ? set->master->address : std::string("?")) +
+                    "\n";
   for (size_t i = 0; i < set->list.size(); ++i) {
     const Candidate &c = set->list[i];
     const char *health = HealthStateName(c.node->health.State(now));
     const std::string source =
-        c.topo_node == kNoNode ? "MOVED redirect" : placement(c.topo_node).source;
+        c.topo_node == kNoTopoNode ? "MOVED redirect" : placement(c.topo_node).source;
     out += "  " + std::to_string(i + 1) + ". " + c.node->address + " " +
            (c.role == Role::kMaster ? "master" : "replica") + " tier=" + TierName(c.tier) +
            " rank=" + std::to_string(c.rank) + " weight=" + std::to_string(c.weight) +
            " health=" + health + " location=" +
-           (c.topo_node == kNoNode ? std::string("?/?/?")
-                                   : placement(c.topo_node).location.ToString()) +
+           (c.topo_node == kNoTopoNode ? std::string("?/?/?")
+                                       : placement(c.topo_node).location.ToString()) +
            " from=" + source + " — " +
            (c.lagging ? std::string("replica lagging behind its master: last resort")
                       : Why(policy, c, nearest_margin_us)) +
@@ -109,29 +110,49 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   snap->policy = cfg.policy;
   snap->nearest_margin_us = cfg.nearest_margin_us;
 
+  // Node indices and placements fit 16 bits (place_of, Candidate::topo_node):
+  // TopologyBuilder builds no more nodes.
+  if (t.nodes.size() >= kNoTopoNode) return Error(Code::kLimit, "more than 65534 nodes");
   std::vector<NodeFacts> facts(t.nodes.size());
   snap->place_of.resize(t.nodes.size());
   snap->pins.Reserve(t.nodes.size() + (in.moved != nullptr ? in.moved->size() : 0));
-  std::unordered_map<std::string, uint32_t> place_index;  // PlaceKey → index in places
+  in.registry->Reserve(t.nodes.size());
+  std::unordered_map<std::string, uint16_t> place_index;  // PlaceKey → index in places
+  // Without a node map, a node's placement follows from its CIDR rule and
+  // its zone alone: located once per distinct pair, not once per node
+  // (memo[rule + 1]: zone → index in places; kNoRule is index 0).
+  const bool by_rule_and_zone = cfg.locality.by_node.empty();
+  std::vector<std::unordered_map<std::string_view, uint16_t>> memo(
+      by_rule_and_zone ? cfg.locality.rules.size() + 1 : 0);
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const TopoNode &n = t.nodes[i];
     NodeEntry *entry = nullptr;
     if (n.endpoint_known()) {
-      auto e = in.registry->Intern(n.host, n.port);
+      auto e = in.registry->Intern(n.host(), n.port);
       if (!e.ok()) return e.status();
       entry = *e;
       snap->pins.Add(entry);
     }
     // The topology's zone when it has one, else one learned elsewhere.
-    const std::string *zone = &n.zone;
-    if (zone->empty() && in.zone_overrides != nullptr && entry != nullptr) {
+    std::string_view zone = n.zone();
+    if (zone.empty() && in.zone_overrides != nullptr && entry != nullptr) {
       auto z = in.zone_overrides->find(entry->address);
-      if (z != in.zone_overrides->end()) zone = &z->second;
+      if (z != in.zone_overrides->end()) zone = z->second;
     }
-    Placement p = Locate(cfg.locality, n, *zone);
-    const auto place = place_index.emplace(PlaceKey(p), static_cast<uint32_t>(snap->places.size()));
-    if (place.second) snap->places.push_back(std::move(p));
-    snap->place_of[i] = place.first->second;
+    if (by_rule_and_zone) {
+      const size_t rule = MatchRule(cfg.locality, n);
+      auto &places_of_rule = memo[rule == kNoRule ? 0 : rule + 1];
+      const auto known =
+          places_of_rule.try_emplace(zone, static_cast<uint16_t>(snap->places.size()));
+      if (known.second) snap->places.push_back(LocateByRule(cfg.locality, n, rule, zone));
+      snap->place_of[i] = known.first->second;
+    } else {
+      Placement p = Locate(cfg.locality, n, zone);
+      const auto place =
+          place_index.emplace(PlaceKey(p), static_cast<uint16_t>(snap->places.size()));
+      if (place.second) snap->places.push_back(std::move(p));
+      snap->place_of[i] = place.first->second;
+    }
     facts[i] = NodeFacts{
         entry, TierOf(cfg.locality.client, snap->placement(static_cast<uint32_t>(i))),
         WeightOf(cfg, n),
@@ -143,7 +164,7 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   for (uint32_t s = 0; s < t.shards.size(); ++s) {
     snap->sets.push_back(BuildCandidates(t, s, facts, copts));
   }
-  snap->slot_to_set = t.slot_to_shard;
+  t.FillSlotTable(&snap->slot_to_set);
   if (in.moved != nullptr) {
     for (const MovedPatch &m : *in.moved) {
       snap->pins.Add(m.target);

@@ -17,7 +17,7 @@ bool IsAlnum(char c) {
 }
 
 // What a node is, for messages: "master abc" or "replica (no id)".
-std::string Describe(Role role, const std::string &id) {
+std::string Describe(Role role, std::string_view id) {
   return std::string(role == Role::kMaster ? "master " : "replica ") +
          (id.empty() ? std::string("(no id)") : Quote(id));
 }
@@ -92,9 +92,62 @@ Status CheckPrintable(std::string_view text, std::string_view what) {
   return Status::Ok();
 }
 
-std::string FormatAddress(const std::string &host, uint16_t port) {
-  if (host.find(':') != std::string::npos) return "[" + host + "]:" + std::to_string(port);
-  return host + ":" + std::to_string(port);
+std::string FormatAddress(std::string_view host, uint16_t port) {
+  // Sized exactly: registry entries keep the string as long as they live.
+  const bool v6 = host.find(':') != std::string_view::npos;
+  char digits[5];
+  size_t n = 0;
+  for (uint32_t p = port; n == 0 || p != 0; p /= 10) digits[n++] = static_cast<char>('0' + p % 10);
+  std::string out(host.size() + (v6 ? 3 : 1) + n, ':');
+  char *o = out.data();
+  if (v6) *o++ = '[';
+  o = std::copy(host.begin(), host.end(), o);
+  if (v6) *o++ = ']';
+  ++o;  // the ':'
+  while (n != 0) *o++ = digits[--n];
+  return out;
+}
+
+void SetNodeText(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
+                 std::string_view zone, std::string *text) {
+  const bool ip_is_host = !ip.empty() && ip == host;
+  auto put = [text](std::string_view part) {
+    text->append(part.data(), part.size());
+    text->push_back('\0');
+  };
+  put(id);
+  put(host);
+  if (!ip_is_host) put(ip);  // else not stored twice
+  put(zone);
+  n->id_len = static_cast<uint16_t>(id.size());
+  n->host_len = static_cast<uint8_t>(host.size());
+  n->ip_len = ip_is_host ? TopoNode::kIpIsHost : static_cast<uint8_t>(ip.size());
+  n->zone_len = static_cast<uint16_t>(zone.size());
+}
+
+char *TextArena::Allocate(size_t n) {
+  blocks_.emplace_back(new char[n]);
+  return blocks_.back().get();
+}
+
+std::string_view TextArena::Keep(std::string_view s) {
+  char *p = Allocate(s.size() + 1);
+  std::copy(s.begin(), s.end(), p);
+  p[s.size()] = '\0';
+  return std::string_view(p, s.size());
+}
+
+Status TextArena::Put(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
+                      std::string_view zone) {
+  if (id.size() > 256 || host.size() > 255 || ip.size() > 254 || zone.size() > 0xFFFF) {
+    return Error(Code::kInvalid, "node text too long (id " + Quote(id) + ")");
+  }
+  std::string text;
+  SetNodeText(n, id, host, ip, zone, &text);
+  char *p = Allocate(text.size());
+  std::copy(text.begin(), text.end(), p);
+  n->text = p;
+  return Status::Ok();
 }
 
 Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port) {
@@ -143,19 +196,31 @@ Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port) {
 
 namespace {
 
-uint64_t HashAddress(const std::string &host, uint16_t port) {
-  return std::hash<std::string>()(host) * 0x9E3779B97F4A7C15ull + port;
+uint64_t HashAddress(std::string_view host, uint16_t port) {
+  return std::hash<std::string_view>()(host) * 0x9E3779B97F4A7C15ull + port;
 }
 
 uint64_t HashKey(const NodeSpec &spec) {
-  return spec.id.empty() ? HashAddress(spec.host, spec.port) : std::hash<std::string>()(spec.id);
+  return spec.id.empty() ? HashAddress(spec.host, spec.port)
+                         : std::hash<std::string_view>()(spec.id);
+}
+
+// Appends s and its NUL to text.
+void AppendText(std::string *text, std::string_view s) {
+  text->append(s.data(), s.size());
+  text->push_back('\0');
 }
 
 }  // namespace
 
 void TopologyBuilder::Reserve(size_t shards, size_t nodes) {
   t_.shards.reserve(shards);
+  shard_text_.reserve(shards);
   t_.nodes.reserve(nodes);
+  text_at_.reserve(nodes);
+  // A 40-byte id, an IPv4 host and four NULs a node; a guess, given back
+  // when the text moves into the topology's arena.
+  text_.reserve(nodes * 56);
   by_key_.Reserve(nodes);
   by_address_.Reserve(nodes);
 }
@@ -177,21 +242,30 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   if (!spec.checked && !spec.ip.empty() && spec.ip != "?" && !ParseIp(spec.ip, &ip)) {
     return Error(Code::kParse, "node ip " + Quote(spec.ip) + " is not an IP address");
   }
+  // Valid ids, hosts and ips fit their fields; a host "?" or an ip "?" too.
+  if (spec.id.size() > 256 || spec.host.size() > 255 || spec.ip.size() > 254) {
+    return Error(Code::kParse, "node " + Quote(spec.id) + ": id, host or ip too long");
+  }
+  if (spec.zone.size() > 0xFFFF) {
+    return Error(Code::kParse, "node " + Quote(spec.id) + ": availability zone " +
+                                   Quote(spec.zone) + " longer than 65535 bytes");
+  }
   // A node is keyed by its id, or by its address when it has none.
   const uint64_t key_hash = HashKey(spec);
   const uint32_t found = by_key_.Find(key_hash, [&](uint32_t i) {
     const TopoNode &n = t_.nodes[i];
-    return spec.id.empty() ? n.id.empty() && n.host == spec.host && n.port == spec.port
-                           : n.id == spec.id;
+    return spec.id.empty() ? n.id_len == 0 && n.port == spec.port && NodeHost(i) == spec.host
+                           : NodeId(i) == spec.id;
   });
   if (found != HashIndex::kNone) {
-    TopoNode &n = t_.nodes[found];
-    if (n.host != spec.host || n.port != spec.port) {
-      return Status::Contradiction("node id " + Quote(spec.id) + " at " + n.address() + " and " +
-                                   FormatAddress(spec.host, spec.port));
+    const TopoNode &n = t_.nodes[found];
+    if (NodeHost(found) != spec.host || n.port != spec.port) {
+      return Status::Contradiction("node id " + Quote(spec.id) + " at " + NodeAddress(found) +
+                                   " and " + FormatAddress(spec.host, spec.port));
     }
     if (n.role != role) {
-      return Status::Contradiction("node " + n.address() + " is listed as both master and replica");
+      return Status::Contradiction("node " + NodeAddress(found) +
+                                   " is listed as both master and replica");
     }
     return found;
   }
@@ -200,27 +274,24 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   const uint64_t address_hash = HashAddress(spec.host, spec.port);
   if (known) {
     const uint32_t a = by_address_.Find(address_hash, [&](uint32_t i) {
-      return t_.nodes[i].host == spec.host && t_.nodes[i].port == spec.port;
+      return t_.nodes[i].port == spec.port && NodeHost(i) == spec.host;
     });
     if (a != HashIndex::kNone) {
-      const TopoNode &n = t_.nodes[a];
-      return Status::Contradiction("address " + FormatAddress(spec.host, spec.port) +
-                                   " is given to two nodes: " + Describe(n.role, n.id) + " and " +
-                                   Describe(role, spec.id));
+      return Status::Contradiction(
+          "address " + FormatAddress(spec.host, spec.port) + " is given to two nodes: " +
+          Describe(t_.nodes[a].role, NodeId(a)) + " and " + Describe(role, spec.id));
     }
   }
   if (t_.nodes.size() >= 0xFFFFu) return Error(Code::kLimit, "more than 65535 nodes");
   const uint32_t index = static_cast<uint32_t>(t_.nodes.size());
   t_.nodes.emplace_back();
   TopoNode &n = t_.nodes.back();
-  n.id = spec.id;
-  n.host = spec.host;
-  n.ip = spec.ip;
+  text_at_.push_back(static_cast<uint32_t>(text_.size()));
+  SetNodeText(&n, spec.id, spec.host, spec.ip, spec.zone, &text_);
   n.port = spec.port;
   n.tls_port = spec.tls_port;
   n.role = role;
   n.health = spec.health;
-  n.zone = spec.zone;
   by_key_.Insert(key_hash, index);
   if (known) by_address_.Insert(address_hash, index);
   return index;
@@ -233,8 +304,15 @@ Result<uint32_t> TopologyBuilder::AddShard(const NodeSpec &master) {
   if (n.shard != kNoNode) return n.shard;
   if (t_.shards.size() >= kNoShard) return Error(Code::kLimit, "more than 65534 shards");
   TopoShard s;
-  s.id = !n.id.empty() ? n.id : n.address();
   s.master = *idx;
+  if (n.id_len != 0) {
+    shard_text_.emplace_back(text_at_[*idx], n.id_len);  // the master's id
+  } else {
+    const std::string address = NodeAddress(*idx);
+    shard_text_.emplace_back(static_cast<uint32_t>(text_.size()),
+                             static_cast<uint32_t>(address.size()));
+    AppendText(&text_, address);
+  }
   n.shard = static_cast<uint32_t>(t_.shards.size());
   t_.shards.push_back(std::move(s));
   return n.shard;
@@ -257,44 +335,104 @@ Status TopologyBuilder::AddReplica(uint32_t shard, const NodeSpec &replica) {
   TopoNode &n = t_.nodes[*idx];
   if (n.shard == kNoNode) {
     n.shard = shard;
-    t_.shards[shard].replicas.push_back(*idx);
+    std::vector<uint32_t> &replicas = t_.shards[shard].replicas;
+    if (replicas.empty()) replicas.reserve(2);  // most shards have one or two
+    replicas.push_back(*idx);
   } else if (n.shard != shard) {
-    return Status::Contradiction("replica " + n.address() + " is listed under two masters");
+    return Status::Contradiction("replica " + NodeAddress(*idx) + " is listed under two masters");
+  }
+  return Status::Ok();
+}
+
+uint16_t Topology::ShardOfSlot(uint32_t slot) const {
+  auto after = std::upper_bound(slot_runs.begin(), slot_runs.end(), slot,
+                                [](uint32_t v, const SlotRun &r) { return v < r.start; });
+  if (after == slot_runs.begin()) return kNoShard;
+  const SlotRun &run = *(after - 1);
+  return slot <= run.end ? run.shard : kNoShard;
+}
+
+void Topology::FillSlotTable(std::array<uint16_t, kSlotCount> *table) const {
+  table->fill(kNoShard);
+  for (const SlotRun &r : slot_runs) {
+    std::fill(table->begin() + r.start, table->begin() + r.end + 1, r.shard);
+  }
+}
+
+Status TopologyBuilder::SlotConflict() const {
+  // Slot by slot, shard by shard: the first slot a shard claims that an
+  // earlier one holds.
+  std::vector<uint16_t> slot_to_shard(kSlotCount, kNoShard);
+  for (uint32_t s = 0; s < t_.shards.size(); ++s) {
+    for (const SlotRange &r : t_.shards[s].ranges) {
+      for (uint32_t slot = r.start; slot <= r.end; ++slot) {
+        const uint16_t prev = slot_to_shard[slot];
+        if (prev != kNoShard && prev != s) {
+          return Status::Contradiction("slot " + std::to_string(slot) + " is claimed by shards " +
+                                       std::string(ShardId(prev)) + " and " +
+                                       std::string(ShardId(s)));
+        }
+        slot_to_shard[slot] = static_cast<uint16_t>(s);
+      }
+    }
   }
   return Status::Ok();
 }
 
 Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
-  for (uint32_t s = 0; s < t_.shards.size(); ++s) {
-    auto &ranges = t_.shards[s].ranges;
+  // Each shard's ranges sorted and merged in place; then every shard's
+  // ranges sorted by start: disjoint unless two neighbours overlap, and then
+  // the runs (adjacent ranges of one shard were merged already). Per range,
+  // not per slot; a conflict is named slot by slot (SlotConflict).
+  size_t total = 0;
+  for (TopoShard &shard : t_.shards) {
+    auto &ranges = shard.ranges;
     std::sort(ranges.begin(), ranges.end(),
               [](const SlotRange &a, const SlotRange &b) { return a.start < b.start; });
-    std::vector<SlotRange> merged;
+    size_t kept = 0;
     for (const SlotRange &r : ranges) {
-      if (!merged.empty() && r.start <= static_cast<uint32_t>(merged.back().end) + 1) {
-        merged.back().end = std::max(merged.back().end, r.end);
+      if (kept != 0 && r.start <= static_cast<uint32_t>(ranges[kept - 1].end) + 1) {
+        ranges[kept - 1].end = std::max(ranges[kept - 1].end, r.end);
       } else {
-        merged.push_back(r);
+        ranges[kept++] = r;
       }
     }
-    ranges = std::move(merged);
-    for (const SlotRange &r : ranges) {
-      for (uint32_t slot = r.start; slot <= r.end; ++slot) {
-        const uint16_t prev = t_.slot_to_shard[slot];
-        if (prev != kNoShard && prev != s) {
-          return Status::Contradiction("slot " + std::to_string(slot) + " is claimed by shards " +
-                                       t_.shards[prev].id + " and " + t_.shards[s].id);
-        }
-        t_.slot_to_shard[slot] = static_cast<uint16_t>(s);
-      }
+    ranges.resize(kept);
+    total += kept;
+  }
+  t_.slot_runs.reserve(total);  // kept as long as the topology: sized exactly
+  for (uint32_t s = 0; s < t_.shards.size(); ++s) {
+    for (const SlotRange &r : t_.shards[s].ranges) {
+      t_.slot_runs.push_back(SlotRun{r.start, r.end, static_cast<uint16_t>(s)});
+    }
+  }
+  std::sort(t_.slot_runs.begin(), t_.slot_runs.end(),
+            [](const SlotRun &a, const SlotRun &b) { return a.start < b.start; });
+  for (size_t i = 1; i < t_.slot_runs.size(); ++i) {
+    if (t_.slot_runs[i].start <= t_.slot_runs[i - 1].end) {
+      Status conflict = SlotConflict();
+      if (conflict.ok())
+        conflict = Status::Contradiction("overlapping slot ranges");  // unreachable
+      return conflict;
     }
   }
   // What is kept is sized to what was used (growth and Reserve() hints
   // leave spare capacity that would otherwise live as long as the topology).
   t_.nodes.shrink_to_fit();
   t_.shards.shrink_to_fit();
+  // The text moves into one block of the topology's arena, sized to what
+  // was used, and the views are pointed at it.
+  char *text = t_.text.Allocate(text_.size());
+  std::copy(text_.begin(), text_.end(), text);
+  for (size_t i = 0; i < t_.nodes.size(); ++i) t_.nodes[i].text = text + text_at_[i];
+  for (size_t s = 0; s < t_.shards.size(); ++s) {
+    t_.shards[s].id = std::string_view(text + shard_text_[s].first, shard_text_[s].second);
+  }
   auto out = std::make_shared<const Topology>(std::move(t_));
   t_ = Topology();
+  std::string().swap(text_);
+  std::vector<uint32_t>().swap(text_at_);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(shard_text_);
   by_key_.Clear();
   by_address_.Clear();
   return std::shared_ptr<const Topology>(std::move(out));

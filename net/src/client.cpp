@@ -22,7 +22,7 @@ bool NodesChanged(const Topology &a, const Topology &b) {
   auto shape = [](const Topology &t) {
     std::vector<Shape> v;
     v.reserve(t.nodes.size());
-    for (const TopoNode &n : t.nodes) v.emplace_back(n.host, n.port, n.role, n.health);
+    for (const TopoNode &n : t.nodes) v.emplace_back(n.host(), n.port, n.role, n.health);
     std::sort(v.begin(), v.end());
     return v;
   };

@@ -21,7 +21,7 @@ std::vector<Seed> ClusterObserver::AskOrder() {
       if (!n.endpoint_known() || !seen.insert(n.address()).second) continue;
       NodeEntry *e = reg.Find(n.address());
       const bool up = e == nullptr || e->health.State(reg.clock()()) == HealthState::kUp;
-      (up ? ask : down).push_back(Seed{n.host, n.port});
+      (up ? ask : down).push_back(Seed{std::string(n.host()), n.port});
     }
   }
   if (ask.size() > 1) {

@@ -66,7 +66,7 @@ void LogFailovers(EventLog &log, const Topology &before, const Topology &now) {
   for (const TopoShard &sh : now.shards) {
     if (sh.master == kNoNode || sh.ranges.empty()) continue;
     const uint16_t slot = sh.ranges.front().start;
-    const uint16_t old_shard = before.slot_to_shard[slot];
+    const uint16_t old_shard = before.ShardOfSlot(slot);
     if (old_shard == kNoShard) continue;
     const TopoShard &old = before.shards[old_shard];
     if (old.master == kNoNode) continue;

@@ -39,7 +39,7 @@ void CheckReplicaLag(ClientContext *ctx, NodePools *pools, const Topology &t) {
       if (!r.endpoint_known()) continue;
       const ReplicaInfo *found = nullptr;
       for (const ReplicaInfo &l : info.replicas) {
-        if (l.port == r.port && (l.ip == r.host || l.ip == r.ip)) found = &l;
+        if (l.port == r.port && (l.ip == r.host() || l.ip == r.ip())) found = &l;
       }
       bool lagging = found == nullptr || found->state != "online";
       if (!lagging && opts.replica_max_lag_bytes != 0 && info.master_repl_offset >= 0 &&
@@ -50,7 +50,7 @@ void CheckReplicaLag(ClientContext *ctx, NodePools *pools, const Topology &t) {
       if (!lagging && opts.replica_max_lag_s != 0 && found->lag_s >= 0) {
         lagging = static_cast<uint64_t>(found->lag_s) > opts.replica_max_lag_s;
       }
-      (void)router->SetReplicaLagging(r.host, r.port, lagging);
+      (void)router->SetReplicaLagging(std::string(r.host()), r.port, lagging);
     }
   }
 }

@@ -43,7 +43,7 @@ std::string GroupSource::Where(uint16_t place) const {
   if (place == kNoPlace || snap == nullptr || place >= snap->sets.size()) {
     return "a group past the first " + std::to_string(kNoPlace) + " (no place)";
   }
-  return "group '" + snap->sets[place].shard_id + "'";
+  return "group '" + std::string(snap->sets[place].shard_id) + "'";
 }
 
 Status GroupSource::ReportMoved(uint32_t slot, const std::string &host, uint16_t port) {

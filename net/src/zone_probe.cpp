@@ -41,7 +41,8 @@ void ZoneProbe::Probe(const std::string &host, uint16_t port, Connection *conn,
   const std::string address = FormatAddress(host, port);
   if (std::shared_ptr<const Snapshot> snap = router->Current()) {
     for (const TopoNode &n : snap->topology->nodes) {
-      if (n.port == port && n.host == host && !n.zone.empty()) return;  // the topology's is free
+      if (n.port == port && n.host() == host && !n.zone().empty())
+        return;  // the topology's is free
     }
   }
   {
@@ -95,7 +96,7 @@ void ZoneProbe::LearnZones(NodePools *pools) {
       it = ctx_->router->registry().Get(it->first) == nullptr ? dialed_.erase(it) : std::next(it);
     }
     for (const TopoNode &n : snap->topology->nodes) {
-      if (!n.endpoint_known() || !n.zone.empty() || n.health != ReportedHealth::kOnline) continue;
+      if (!n.endpoint_known() || !n.zone().empty() || n.health != ReportedHealth::kOnline) continue;
       NodeEntry *e = ctx_->router->registry().Find(n.address());
       if (e == nullptr || dialed_.count(e->handle) != 0) continue;
       todo.push_back(e);

@@ -1,5 +1,6 @@
 #include "cloudroute/core/cidr.hpp"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 
 namespace cloudroute {
@@ -23,6 +24,30 @@ TEST(Cidr, V4) {
   EXPECT_TRUE(In("10.0.0.7/20", "10.0.15.1"));  // host bits ignored
   EXPECT_FALSE(In("10.0.0.7/20", "10.0.16.1"));
   EXPECT_TRUE(In("172.16.0.0/12", "172.31.255.255"));
+}
+
+// Dotted quads are read without inet_pton when they are plain; the result
+// must be inet_pton's, for every spelling it refuses too.
+TEST(Cidr, ParseIpAgreesWithInetPton) {
+  const char *good[] = {"0.0.0.0", "255.255.255.255", "127.2.3.250", "10.0.0.1", "1.20.100.9"};
+  for (const char *g : good) {
+    IpAddress a;
+    ASSERT_TRUE(ParseIp(g, &a)) << g;
+    EXPECT_FALSE(a.v6) << g;
+    unsigned char want[4];
+    ASSERT_EQ(inet_pton(AF_INET, g, want), 1) << g;
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(a.bytes[i], want[i]) << g;
+  }
+  const char *bad[] = {"",         "1.2.3",      "1.2.3.4.5", "1.2.3.256", "01.2.3.4",
+                       "1.2.3.04", "1..3.4",     ".1.2.3",    "1.2.3.4.",  "1.2.3.-4",
+                       "1.2.3.4 ", "1000.2.3.4", "1.2.3.4x",  "0x1.2.3.4"};
+  for (const char *b : bad) {
+    IpAddress a;
+    EXPECT_FALSE(ParseIp(b, &a)) << b;
+  }
+  IpAddress a;
+  EXPECT_TRUE(ParseIp("::ffff:1.2.3.4", &a));  // still inet_pton's, as IPv6
+  EXPECT_TRUE(a.v6);
 }
 
 TEST(Cidr, V6AndFamiliesNeverMix) {

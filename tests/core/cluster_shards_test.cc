@@ -42,7 +42,7 @@ TEST(ClusterShards, Basic) {
   EXPECT_EQ((*t)->shards[0].ranges.size(), 2u);
   EXPECT_EQ((*t)->shards[0].replicas.size(), 1u);
   EXPECT_EQ((*t)->nodes[1].role, Role::kReplica);
-  for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->slot_to_shard[s], kNoShard);
+  for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->ShardOfSlot(s), kNoShard);
 }
 
 TEST(ClusterShards, HealthZoneTlsPortAndUnknownFields) {
@@ -70,7 +70,7 @@ TEST(ClusterShards, HealthZoneTlsPortAndUnknownFields) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   const TopoNode &n = (*t)->nodes[1];
   EXPECT_EQ(n.health, ReportedHealth::kLoading);
-  EXPECT_EQ(n.zone, "use1-az2");
+  EXPECT_EQ(n.zone(), "use1-az2");
   EXPECT_EQ(n.tls_port, 17001);
 }
 
@@ -147,7 +147,43 @@ TEST(ClusterShards, QuestionMarkEndpointFallsBackToIp) {
                       R::Arr({ShardNode("m", "10.0.0.1", 7000, "master", "online", "?")})}});
   auto t = Parse(reply);
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ((*t)->nodes[0].host, "10.0.0.1");
+  EXPECT_EQ((*t)->nodes[0].host(), "10.0.0.1");
+}
+
+// A node's text is kept once in the topology: an ip equal to the endpoint
+// is not stored twice, and every field still reads back, NUL-terminated.
+TEST(ClusterShards, NodeTextReadsBack) {
+  R zoned = ShardNode("r", "10.0.1.1", 7001, "replica", "online", "redis-1.example");
+  zoned.a.push_back(R("availability-zone"));
+  zoned.a.push_back(R("use1-az2"));
+  R same = ShardNode("s", "10.0.2.1", 7002, "replica");
+  same.a.push_back(R("availability-zone"));
+  same.a.push_back(R("use1-az4"));
+  R reply = R::Arr({R{"slots", R{0, 16383}, "nodes",
+                      R{ShardNode("m", "10.0.0.1", 7000, "master"), zoned, same}}});
+  auto t = Parse(reply);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const TopoNode &m = (*t)->nodes[0], &r = (*t)->nodes[1], &s = (*t)->nodes[2];
+  EXPECT_EQ(m.id(), "m");
+  EXPECT_EQ(m.host(), "10.0.0.1");
+  EXPECT_EQ(m.ip(), "10.0.0.1");
+  EXPECT_EQ(m.zone(), "");
+  EXPECT_STREQ(m.ip_c(), "10.0.0.1");
+  EXPECT_STREQ(m.zone_c(), "");
+  EXPECT_EQ(r.host(), "redis-1.example");
+  EXPECT_EQ(r.ip(), "10.0.1.1");
+  EXPECT_STREQ(r.zone_c(), "use1-az2");
+  EXPECT_EQ(s.id(), "s");
+  EXPECT_STREQ(s.host_c(), "10.0.2.1");
+  EXPECT_STREQ(s.ip_c(), "10.0.2.1");
+  EXPECT_EQ(s.zone(), "use1-az4");
+  EXPECT_STREQ(s.zone_c(), "use1-az4");
+  EXPECT_EQ((*t)->shards[0].id, "m");
+  // A copy shares the text, which outlives the original.
+  Topology copy = **t;
+  t = Error(Code::kInternal, "dropped");
+  EXPECT_EQ(copy.nodes[2].zone(), "use1-az4");
+  EXPECT_EQ(copy.shards[0].id, "m");
 }
 
 TEST(ClusterShards, Resp3Maps) {

@@ -25,7 +25,7 @@ TEST(ClusterSlots, NonContiguousRangesOutOfOrderMergeIntoOneShard) {
   const Topology &topo = **t;
   ASSERT_EQ(topo.shards.size(), 2u);
   ASSERT_EQ(topo.nodes.size(), 3u);
-  const TopoShard &s0 = topo.shards[topo.slot_to_shard[0]];
+  const TopoShard &s0 = topo.shards[topo.ShardOfSlot(0)];
   EXPECT_EQ(s0.id, "m1");
   ASSERT_EQ(s0.ranges.size(), 2u);
   EXPECT_EQ(s0.ranges[0].start, 0);
@@ -33,8 +33,8 @@ TEST(ClusterSlots, NonContiguousRangesOutOfOrderMergeIntoOneShard) {
   EXPECT_EQ(s0.ranges[1].start, 4078);
   EXPECT_EQ(s0.ranges[1].end, 5460);
   EXPECT_EQ(s0.replicas.size(), 1u);  // listed twice, kept once
-  EXPECT_EQ(topo.slot_to_shard[4077], topo.slot_to_shard[3097]);
-  EXPECT_NE(topo.slot_to_shard[4077], topo.slot_to_shard[4078]);
+  EXPECT_EQ(topo.ShardOfSlot(4077), topo.ShardOfSlot(3097));
+  EXPECT_NE(topo.ShardOfSlot(4077), topo.ShardOfSlot(4078));
 }
 
 TEST(ClusterSlots, AdjacentRangesMerge) {
@@ -47,16 +47,16 @@ TEST(ClusterSlots, AdjacentRangesMerge) {
 TEST(ClusterSlots, UncoveredSlotsStayUncovered) {
   auto t = Parse(R::Arr({R{0, 100, Node("10.0.0.1", 7000, "m")}}));
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ((*t)->slot_to_shard[100], 0);
-  EXPECT_EQ((*t)->slot_to_shard[101], kNoShard);
-  EXPECT_EQ((*t)->slot_to_shard[16383], kNoShard);
+  EXPECT_EQ((*t)->ShardOfSlot(100), 0);
+  EXPECT_EQ((*t)->ShardOfSlot(101), kNoShard);
+  EXPECT_EQ((*t)->ShardOfSlot(16383), kNoShard);
 }
 
 TEST(ClusterSlots, EmptyHostMeansTheAskedAddressAndQuestionMarkIsUnknown) {
   auto t = Parse(R::Arr({R{0, 16383, Node("", 7000, "m"), Node("?", 7001, "r")}}), "10.9.9.9");
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ((*t)->nodes[0].host, "10.9.9.9");
-  EXPECT_EQ((*t)->nodes[1].host, "?");
+  EXPECT_EQ((*t)->nodes[0].host(), "10.9.9.9");
+  EXPECT_EQ((*t)->nodes[1].host(), "?");
   EXPECT_FALSE((*t)->nodes[1].endpoint_known());
   auto u = Parse(R::Arr({R{0, 16383, Node("", 7000, "m")}}));
   ASSERT_TRUE(u.ok());
@@ -66,7 +66,7 @@ TEST(ClusterSlots, EmptyHostMeansTheAskedAddressAndQuestionMarkIsUnknown) {
 TEST(ClusterSlots, NullEndpointIsTheAskedAddress) {
   auto t = Parse(R::Arr({R{0, 16383, R{R::Null(), 7000, "m"}}}), "10.9.9.9");
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ((*t)->nodes[0].host, "10.9.9.9");
+  EXPECT_EQ((*t)->nodes[0].host(), "10.9.9.9");
 }
 
 TEST(ClusterSlots, MetadataGivesIpHostnameAndZone) {
@@ -75,13 +75,13 @@ TEST(ClusterSlots, MetadataGivesIpHostnameAndZone) {
   R node{"redis-0.a.example", 7000, "m", R{"ip", "10.0.0.1", "availability-zone", "use1-az1"}};
   auto t = Parse(R::Arr({R{0, 16383, node}}));
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ((*t)->nodes[0].host, "redis-0.a.example");
-  EXPECT_EQ((*t)->nodes[0].ip, "10.0.0.1");
-  EXPECT_EQ((*t)->nodes[0].zone, "use1-az1");
+  EXPECT_EQ((*t)->nodes[0].host(), "redis-0.a.example");
+  EXPECT_EQ((*t)->nodes[0].ip(), "10.0.0.1");
+  EXPECT_EQ((*t)->nodes[0].zone(), "use1-az1");
   R unknown{"?", 7000, "m", R{"ip", "10.0.0.1"}};
   auto u = Parse(R::Arr({R{0, 16383, unknown}}));
   ASSERT_TRUE(u.ok());
-  EXPECT_EQ((*u)->nodes[0].host, "10.0.0.1");
+  EXPECT_EQ((*u)->nodes[0].host(), "10.0.0.1");
 }
 
 TEST(ClusterSlots, Resp3MetadataMap) {
@@ -91,7 +91,7 @@ TEST(ClusterSlots, Resp3MetadataMap) {
   ClusterReplyOptions o;
   auto t = ParseClusterSlots(reply, o);
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ((*t)->nodes[0].host, "10.0.0.1");
+  EXPECT_EQ((*t)->nodes[0].host(), "10.0.0.1");
 }
 
 TEST(ClusterSlots, NoIdsUseAddressAsShardIdentity) {
@@ -193,7 +193,7 @@ TEST(ClusterSlots, RealHostsStillParse) {
   auto t = Parse(R{R{0, 100, m, r}, R{101, 16383, m, r}});
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ((*t)->nodes.size(), 2u);
-  EXPECT_EQ((*t)->nodes[0].host, "redis-0.redis.svc.cluster.local");
+  EXPECT_EQ((*t)->nodes[0].host(), "redis-0.redis.svc.cluster.local");
   EXPECT_EQ((*t)->nodes[0].port, 7000);
   EXPECT_EQ((*t)->nodes[1].address(), "[fd00::1]:7001");
 }
@@ -202,7 +202,7 @@ TEST(ClusterSlots, EmptyReplyIsAnEmptyTopology) {
   auto t = Parse(R::Arr({}));
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE((*t)->shards.empty());
-  EXPECT_EQ((*t)->slot_to_shard[0], kNoShard);
+  EXPECT_EQ((*t)->ShardOfSlot(0), kNoShard);
 }
 
 TEST(ClusterSlots, SavedExampleParses) {
@@ -216,7 +216,7 @@ TEST(ClusterSlots, SavedExampleParses) {
   auto t = ParseClusterSlots(bytes, ClusterReplyOptions());
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->shards.size(), 3u);
-  for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->slot_to_shard[s], kNoShard) << s;
+  for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->ShardOfSlot(s), kNoShard) << s;
 }
 
 }  // namespace

@@ -27,12 +27,14 @@ struct Rank {
   explicit Rank(const std::vector<uint32_t> &weights, uint64_t seed = 3)
       : reg(HealthConfig{1, 1000}, TestClock, seed) {
     std::vector<uint64_t> keys;
+    std::vector<Candidate> list;
     for (size_t i = 0; i < weights.size(); ++i) {
       NodeEntry *e = *reg.Intern("127.0.0.1", static_cast<uint16_t>(7000 + i));
-      set.list.push_back(Candidate{e, kNoNode, Role::kReplica, Tier::kLocal, 0, weights[i], 0});
+      list.push_back(
+          Candidate{e, kNoTopoNode, Role::kReplica, Tier::kLocal, 0, false, weights[i], 0});
       keys.push_back(0);
     }
-    AssignRanks(&set, keys);
+    AssignRanks(&set, list.data(), list.size(), keys.data());
     set.selection = Selection::kLeastLoaded;
   }
   NodeLoad &Load(size_t i) { return set.list[i].node->load; }

@@ -10,6 +10,12 @@
 namespace cloudroute {
 namespace {
 
+// Points n at a copy of host (and id, ip) kept by *text.
+void SetText(TextArena *text, TopoNode *n, std::string_view host, std::string_view id = "",
+             std::string_view ip = "") {
+  ASSERT_TRUE(text->Put(n, id, host, ip, "").ok());
+}
+
 Location L(const char *s) {
   auto l = ParseLocation(s);
   EXPECT_TRUE(l.ok()) << s;
@@ -86,25 +92,26 @@ TEST(Locate, PrecedenceNodeMapOverServerZoneOverCidr) {
   cfg.by_node["10.0.0.9:6379"] = L("azure/eastus/1");
   cfg.by_node["node-id-7"] = L("aws/use1/a");
 
+  TextArena text;
   TopoNode n;
   n.port = 6379;
-  n.host = "10.0.0.1";
+  SetText(&text, &n, "10.0.0.1");
   Placement p = Locate(cfg, n, "");
   EXPECT_EQ(p.location.ToString(), "aws/use1/?");
   EXPECT_EQ(p.source, "cidr 10.0.0.0/8");
   EXPECT_EQ(TierOf(cfg.client, p), Tier::kSameRegion);
 
-  n.host = "10.1.2.3";  // longest prefix wins
+  SetText(&text, &n, "10.1.2.3");  // longest prefix wins
   p = Locate(cfg, n, "");
   EXPECT_EQ(p.location.cloud, "gcp");
   EXPECT_EQ(TierOf(cfg.client, p), Tier::kOtherCloud);
 
-  n.host = "10.2.0.1";  // local CIDR
+  SetText(&text, &n, "10.2.0.1");  // local CIDR
   p = Locate(cfg, n, "");
   EXPECT_TRUE(p.local);
   EXPECT_EQ(TierOf(cfg.client, p), Tier::kLocal);
 
-  n.host = "10.0.0.1";  // server zone mapped through the zone map
+  SetText(&text, &n, "10.0.0.1");  // server zone mapped through the zone map
   p = Locate(cfg, n, "use1-b");
   EXPECT_EQ(p.location.ToString(), "aws/use1/b");
   EXPECT_EQ(p.source, "server zone use1-b");
@@ -113,12 +120,11 @@ TEST(Locate, PrecedenceNodeMapOverServerZoneOverCidr) {
   EXPECT_EQ(p.location.ToString(), "aws/use1/a");
   EXPECT_EQ(TierOf(cfg.client, p), Tier::kLocal);
 
-  n.host = "10.0.0.9";  // exact node map beats everything
+  SetText(&text, &n, "10.0.0.9");  // exact node map beats everything
   p = Locate(cfg, n, "use1-b");
   EXPECT_EQ(p.location.cloud, "azure");
 
-  n.host = "10.0.0.10";
-  n.id = "node-id-7";
+  SetText(&text, &n, "10.0.0.10", "node-id-7");
   p = Locate(cfg, n, "");
   EXPECT_EQ(TierOf(cfg.client, p), Tier::kLocal);
 }
@@ -129,8 +135,9 @@ TEST(Locate, PrecedenceNodeMapOverServerZoneOverCidr) {
 TEST(Locate, ClientZoneNeedsNoTable) {
   LocalityConfig cfg;
   cfg.client_zone = "use1-az2";
+  TextArena text;
   TopoNode n;
-  n.host = "10.0.0.1";
+  SetText(&text, &n, "10.0.0.1");
   n.port = 6379;
   Placement p = Locate(cfg, n, "use1-az2");
   EXPECT_EQ(TierOf(cfg.client, p), Tier::kLocal);
@@ -167,12 +174,47 @@ TEST(Locate, ClientZoneNeedsNoTable) {
 TEST(Locate, HostnamesUseTheReportedIpForCidr) {
   LocalityConfig cfg;
   cfg.rules.push_back({*Cidr::Parse("10.0.0.0/8"), {}, true});
+  TextArena text;
   TopoNode n;
-  n.host = "redis-0.example";
+  SetText(&text, &n, "redis-0.example");
   n.port = 6379;
   EXPECT_FALSE(Locate(cfg, n, "").local);
-  n.ip = "10.3.3.3";
+  SetText(&text, &n, "redis-0.example", "", "10.3.3.3");
   EXPECT_TRUE(Locate(cfg, n, "").local);
+}
+
+// Locate() is LocateByRule() of MatchRule(): the longest matching prefix
+// wins, the first of equal prefixes, the reported IP before the endpoint.
+TEST(Locate, MatchRuleThenLocateByRuleIsLocate) {
+  LocalityConfig cfg;
+  cfg.client = L("aws/use1/a");
+  cfg.rules.push_back({*Cidr::Parse("10.0.0.0/8"), L("gcp/usc1"), false});
+  cfg.rules.push_back({*Cidr::Parse("10.1.0.0/16"), {}, true});
+  cfg.rules.push_back({*Cidr::Parse("10.1.0.0/16"), L("azure"), false});
+  TextArena text;
+  TopoNode n;
+  n.port = 6379;
+  SetText(&text, &n, "10.1.2.3");
+  EXPECT_EQ(MatchRule(cfg, n), 1u);
+  SetText(&text, &n, "10.2.2.3");
+  EXPECT_EQ(MatchRule(cfg, n), 0u);
+  SetText(&text, &n, "192.168.1.1");
+  EXPECT_EQ(MatchRule(cfg, n), kNoRule);
+  SetText(&text, &n, "redis-0.example", "", "10.1.9.9");
+  EXPECT_EQ(MatchRule(cfg, n), 1u);
+  for (const char *host : {"10.1.2.3", "10.2.2.3", "192.168.1.1"}) {
+    for (const char *zone : {"", "use1-az1"}) {
+      SetText(&text, &n, host);
+      const Placement a = Locate(cfg, n, zone);
+      const Placement b = LocateByRule(cfg, n, MatchRule(cfg, n), zone);
+      EXPECT_EQ(a.location.ToString(), b.location.ToString()) << host << " " << zone;
+      EXPECT_EQ(a.source, b.source) << host << " " << zone;
+      EXPECT_EQ(a.local, b.local) << host << " " << zone;
+      EXPECT_EQ(a.client_region, b.client_region) << host << " " << zone;
+    }
+  }
+  LocalityConfig none;
+  EXPECT_EQ(MatchRule(none, n), kNoRule);
 }
 
 }  // namespace

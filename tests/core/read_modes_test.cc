@@ -100,8 +100,8 @@ TEST(ReadModes, LocalSpreadPutsATiersMasterAndReplicasInOneRank) {
   const std::shared_ptr<const Snapshot> snap = r.Current();
   const CandidateSet &set = snap->sets[0];
   ASSERT_EQ(set.list.size(), 4u);
-  ASSERT_EQ(set.ranks.size(), 2u);
-  EXPECT_EQ(set.ranks[0].end, 3u);  // the local master and both local replicas
+  ASSERT_EQ(set.ranks().size(), 2u);
+  EXPECT_EQ(set.ranks()[0].end, 3u);  // the local master and both local replicas
   EXPECT_EQ(set.list[3].node->address, "127.0.2.1:7101");
   EXPECT_EQ(set.list[3].rank, 1u);
   // Today's `local` keeps every local read on the local master.
@@ -213,13 +213,14 @@ TEST(ReadModes, RoundRobinOverUnweightedAndManyNodes) {
     CandidateSet set;
     NodeRegistry reg(HealthConfig(), nullptr, 1);
     std::vector<uint64_t> keys;
+    std::vector<Candidate> list;
     for (uint16_t i = 0; i < 5; ++i) {
       NodeEntry *e = *reg.Intern("127.0.0.1", static_cast<uint16_t>(7000 + i));
-      set.list.push_back(Candidate{e, kNoNode, Role::kReplica, Tier::kLocal, 0,
-                                   heavy == 0 ? 0u : (i == 4 ? heavy : 1u), 0});
+      list.push_back(Candidate{e, kNoTopoNode, Role::kReplica, Tier::kLocal, 0, false,
+                               heavy == 0 ? 0u : (i == 4 ? heavy : 1u), 0});
       keys.push_back(0);
     }
-    AssignRanks(&set, keys);
+    AssignRanks(&set, list.data(), list.size(), keys.data());
     set.selection = Selection::kRoundRobin;
     const uint64_t cycle = heavy == 0 ? 5 : 4 + heavy;
     std::map<uint16_t, uint64_t> got;

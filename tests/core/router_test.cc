@@ -384,7 +384,7 @@ TEST(Router, MigratingSlotReadsGoToTheMaster) {
   ASSERT_EQ(set->list.size(), 3u);
   EXPECT_EQ(set->list[0].node->address, "127.0.1.1:7001");
   EXPECT_EQ(set->list[1].node->address, "127.0.1.2:7002");
-  EXPECT_EQ(set->ranks.front().end, 1u);
+  EXPECT_EQ(set->ranks().front().end, 1u);
   EXPECT_EQ(r.Current()->SetForSlot(slot + 1)->list[0].node->address, "127.0.1.2:7002");
   ASSERT_EQ(r.RouteWrite(k0.data(), k0.size(), &out), Code::kOk);
   EXPECT_EQ(out.node->address, "127.0.1.1:7001");
@@ -453,6 +453,32 @@ TEST(Router, ExplainNamesTierRoleHealthWeight) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("from=cidr 127.0.2.0/24"), std::string::npos) << text;
+}
+
+// Nodes placed by the same CIDR rule and zone share one placement; a
+// different rule or zone is a placement of its own, and explain names each
+// node's own.
+TEST(Router, NodesOfOneRuleAndZoneShareAPlacement) {
+  Router r(Cfg(Policy::kLocal), &FakeNow);
+  R m1 = Node("127.0.1.1", 7001, "m1"), r1a = Node("127.0.1.2", 7002, "r1a"),
+    r1b = Node("127.0.2.2", 7102, "r1b");
+  R m2 = Node("127.0.2.1", 7101, "m2"), r2a = Node("127.0.1.3", 7003, "r2a"),
+    r2b = Node("10.9.9.9", 7103, "r2b");
+  ASSERT_TRUE(r.Update(Topo(R{R{0, 8191, m1, r1a, r1b}, R{8192, 16383, m2, r2a, r2b}})).ok());
+  const auto snap = r.Current();
+  ASSERT_EQ(snap->places.size(), 3u);  // local CIDR, the gcp CIDR, no rule
+  const auto &nodes = snap->topology->nodes;
+  ASSERT_EQ(nodes.size(), 6u);
+  std::map<std::string, uint32_t> place;
+  for (uint32_t i = 0; i < nodes.size(); ++i) place[nodes[i].address()] = snap->place_of[i];
+  EXPECT_EQ(place["127.0.1.1:7001"], place["127.0.1.2:7002"]);
+  EXPECT_EQ(place["127.0.1.1:7001"], place["127.0.1.3:7003"]);
+  EXPECT_EQ(place["127.0.2.2:7102"], place["127.0.2.1:7101"]);
+  EXPECT_NE(place["127.0.1.1:7001"], place["127.0.2.1:7101"]);
+  EXPECT_NE(place["10.9.9.9:7103"], place["127.0.2.1:7101"]);
+  EXPECT_NE(place["10.9.9.9:7103"], place["127.0.1.1:7001"]);
+  EXPECT_EQ(snap->places[place["10.9.9.9:7103"]].source, "none");
+  EXPECT_NE(snap->Explain(8192).find("from=none"), std::string::npos) << snap->Explain(8192);
 }
 
 // Readers route continuously while a writer swaps topologies; readers must

@@ -13,9 +13,9 @@ TEST(StaticTopology, SingleShardOwnsEverySlot) {
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->shards.size(), 1u);
   EXPECT_EQ((*t)->nodes.size(), 3u);
-  EXPECT_EQ((*t)->nodes[2].host, "fd00::1");
+  EXPECT_EQ((*t)->nodes[2].host(), "fd00::1");
   EXPECT_EQ((*t)->nodes[2].address(), "[fd00::1]:6379");
-  EXPECT_EQ((*t)->slot_to_shard[16383], 0);
+  EXPECT_EQ((*t)->ShardOfSlot(16383), 0);
 }
 
 TEST(StaticTopology, SeveralShardsWithIds) {
@@ -28,8 +28,8 @@ TEST(StaticTopology, SeveralShardsWithIds) {
       "shard\tid=b slots=8192-8999,9001-16383 master=10.0.0.2:6379  # trailing comment\n");
   ASSERT_TRUE(u.ok()) << u.status().message();
   EXPECT_EQ((*u)->shards[0].id, "a");
-  EXPECT_EQ((*u)->slot_to_shard[9000], 0);
-  EXPECT_EQ((*u)->slot_to_shard[9001], 1);
+  EXPECT_EQ((*u)->ShardOfSlot(9000), 0);
+  EXPECT_EQ((*u)->ShardOfSlot(9001), 1);
 }
 
 TEST(StaticTopology, ErrorsNameTheLine) {
@@ -102,7 +102,7 @@ TEST(StaticTopology, HostnamesAndIpv6StillParse) {
       "shard master=redis-0.redis.svc:6379 replicas=[fd00::2]:6379,10.0.0.3:6379 id=a\n");
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ((*t)->nodes.size(), 3u);
-  EXPECT_EQ((*t)->nodes[1].host, "fd00::2");
+  EXPECT_EQ((*t)->nodes[1].host(), "fd00::2");
 }
 
 }  // namespace

@@ -109,5 +109,49 @@ TEST(Builder, RefusesHostsAndIdsThatAreNot) {
   EXPECT_NE(r.status().message().find("node ip 'redis-0' is not an IP address"), std::string::npos);
 }
 
+// Slots are kept as runs: each maximal stretch of one shard, sorted, gaps
+// left out; ShardOfSlot and the per-slot table agree on every slot.
+TEST(Builder, SlotRunsAreMaximalSortedAndAgreeWithTheTable) {
+  TopologyBuilder b;
+  auto a = b.AddShard(Spec("10.0.0.1", 7000, "a"));
+  auto c = b.AddShard(Spec("10.0.0.2", 7000, "c"));
+  ASSERT_TRUE(a.ok() && c.ok());
+  ASSERT_TRUE(b.AddRange(*a, 0, 99).ok());
+  ASSERT_TRUE(b.AddRange(*c, 100, 199).ok());  // adjacent, another shard: two runs
+  ASSERT_TRUE(b.AddRange(*a, 300, 300).ok());  // a gap before, one slot
+  ASSERT_TRUE(b.AddRange(*a, 301, 400).ok());  // merged with the slot before
+  ASSERT_TRUE(b.AddRange(*c, 16383, 16383).ok());
+  auto t = b.Build();
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const Topology &topo = **t;
+  ASSERT_EQ(topo.slot_runs.size(), 4u);
+  EXPECT_EQ(topo.slot_runs[0].start, 0);
+  EXPECT_EQ(topo.slot_runs[0].end, 99);
+  EXPECT_EQ(topo.slot_runs[1].start, 100);
+  EXPECT_EQ(topo.slot_runs[1].end, 199);
+  EXPECT_EQ(topo.slot_runs[2].start, 300);
+  EXPECT_EQ(topo.slot_runs[2].end, 400);
+  EXPECT_EQ(topo.slot_runs[3].start, 16383);
+  EXPECT_EQ(topo.ShardOfSlot(0), *a);
+  EXPECT_EQ(topo.ShardOfSlot(99), *a);
+  EXPECT_EQ(topo.ShardOfSlot(100), *c);
+  EXPECT_EQ(topo.ShardOfSlot(200), kNoShard);
+  EXPECT_EQ(topo.ShardOfSlot(299), kNoShard);
+  EXPECT_EQ(topo.ShardOfSlot(300), *a);
+  EXPECT_EQ(topo.ShardOfSlot(401), kNoShard);
+  EXPECT_EQ(topo.ShardOfSlot(16382), kNoShard);
+  EXPECT_EQ(topo.ShardOfSlot(16383), *c);
+  std::array<uint16_t, kSlotCount> table;
+  topo.FillSlotTable(&table);
+  for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+    ASSERT_EQ(table[slot], topo.ShardOfSlot(slot)) << slot;
+  }
+  // A topology without slots (none served) has no runs.
+  Topology none;
+  EXPECT_EQ(none.ShardOfSlot(0), kNoShard);
+  none.FillSlotTable(&table);
+  EXPECT_EQ(table[5000], kNoShard);
+}
+
 }  // namespace
 }  // namespace cloudroute

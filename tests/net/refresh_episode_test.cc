@@ -17,13 +17,13 @@ Topology Shard(const std::vector<uint16_t> &replicas, const std::vector<uint16_t
   TopoShard sh;
   sh.ranges.push_back(SlotRange{0, 16383});
   TopoNode m;
-  m.host = "127.0.0.1";
+  if (!t.text.Put(&m, "", "127.0.0.1", "", "").ok()) return t;
   m.port = 7001;
   sh.master = 0;
   t.nodes.push_back(m);
   for (uint16_t port : replicas) {
     TopoNode r;
-    r.host = "127.0.0.1";
+    if (!t.text.Put(&r, "", "127.0.0.1", "", "").ok()) return t;
     r.port = port;
     r.role = Role::kReplica;
     for (uint16_t l : loading) {
@@ -69,7 +69,7 @@ Topology Shards(const std::vector<std::tuple<uint16_t, std::vector<uint16_t>, bo
   Topology t;
   auto node = [&t](uint16_t port, Role role) {
     TopoNode n;
-    n.host = "127.0.0.1";
+    if (!t.text.Put(&n, "", "127.0.0.1", "", "").ok()) return kNoNode;
     n.port = port;
     n.role = role;
     t.nodes.push_back(n);

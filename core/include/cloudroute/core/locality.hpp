@@ -72,7 +72,18 @@ struct Placement {
 
 // Where a node is. reported_zone is the server-reported zone (the topology's,
 // or a newer one the net layer learned); "" when none.
-Placement Locate(const LocalityConfig &cfg, const TopoNode &node, const std::string &reported_zone);
+Placement Locate(const LocalityConfig &cfg, const TopoNode &node, std::string_view reported_zone);
+
+// The CIDR rule that places node (the longest prefix matching its reported
+// IP, else its endpoint): an index into cfg.rules, or kNoRule.
+constexpr size_t kNoRule = static_cast<size_t>(-1);
+size_t MatchRule(const LocalityConfig &cfg, const TopoNode &node);
+// Locate() for a node whose rule is already known (MatchRule's answer).
+// Without a node map (cfg.by_node empty) the placement depends on the rule
+// and reported_zone only, so nodes that share both share one placement: a
+// snapshot locates each such pair once, not each node.
+Placement LocateByRule(const LocalityConfig &cfg, const TopoNode &node, size_t rule,
+                       std::string_view reported_zone);
 
 // The first level at which the node's location differs from the client's.
 Tier TierOf(const Location &client, const Placement &p);

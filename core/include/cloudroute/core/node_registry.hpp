@@ -101,7 +101,11 @@ class NodeRegistry {
   NodeRegistry(const NodeRegistry &) = delete;
   NodeRegistry &operator=(const NodeRegistry &) = delete;
 
-  Result<NodeEntry *> Intern(const std::string &host, uint16_t port);
+  Result<NodeEntry *> Intern(std::string_view host, uint16_t port);
+  // Room in the address index for n addresses in all (a snapshot interns
+  // its topology's nodes one by one; the index then grows once, not by
+  // doubling through every size on the way).
+  void Reserve(size_t n);
   NodeEntry *Find(const std::string &address) const;
   // The handle of address, read under the mutex (a Find() result's handle
   // could change once the call returned); false when the address is unknown.
@@ -112,7 +116,7 @@ class NodeRegistry {
   NodeEntry *Get(uint32_t handle) const {
     const uint32_t i = handle & kIndexMask;
     if (i >= size_.load(std::memory_order_acquire)) return nullptr;
-    NodeEntry *e = &chunks_[i / kChunk].load(std::memory_order_acquire)[i % kChunk];
+    NodeEntry *e = Slot(chunks_[ChunkOf(i)].load(std::memory_order_acquire), i);
     return e->handle.load(std::memory_order_acquire) == handle ? e : nullptr;
   }
   // Get() plus a pin, so the entry cannot be reclaimed until Unpin(e); false
@@ -137,8 +141,34 @@ class NodeRegistry {
   uint64_t NextRandom() { return random_.Next(); }
 
  private:
+  // Slots live in chunks that never move: the first holds kFirstChunk, each
+  // next one doubles up to kChunk, then every chunk holds kChunk. A small
+  // cluster so costs a few KB of entries instead of one 32 KB block, a large
+  // one a block of kChunk at a time.
+  static constexpr uint32_t kFirstChunk = 16;
   static constexpr uint32_t kChunk = 256;
-  static constexpr uint32_t kMaxChunks = (kIndexMask + 1) / kChunk;
+  static constexpr uint32_t kGrowingChunks = 5;  // 16, 16, 32, 64, 128: the first 256
+  static constexpr uint32_t kMaxChunks = kGrowingChunks + (kIndexMask + 1 - kChunk) / kChunk;
+  static_assert(kFirstChunk << (kGrowingChunks - 1) == kChunk, "the growing chunks fill kChunk");
+
+  // The chunk of slot i, where it starts and how many slots it holds.
+  static uint32_t ChunkOf(uint32_t i) {
+    if (i >= kChunk) return kGrowingChunks - 1 + i / kChunk;
+    if (i < kFirstChunk) return 0;
+    uint32_t c = 0;
+    for (uint32_t v = i / kFirstChunk; v != 0; v >>= 1) ++c;  // 1 + floor(log2(i / 16))
+    return c;
+  }
+  static uint32_t ChunkStart(uint32_t c) {
+    if (c >= kGrowingChunks) return (c - kGrowingChunks + 1) * kChunk;
+    return c == 0 ? 0 : kFirstChunk << (c - 1);
+  }
+  static uint32_t ChunkSize(uint32_t c) {
+    return c >= kGrowingChunks ? kChunk : c == 0 ? kFirstChunk : kFirstChunk << (c - 1);
+  }
+  static NodeEntry *Slot(NodeEntry *chunk, uint32_t i) {
+    return &chunk[i - ChunkStart(ChunkOf(i))];
+  }
 
   // REQUIRES: mu_ held. A free slot once enough are free, else a new one
   // (kFreeHandle when the registry is full).
@@ -151,8 +181,10 @@ class NodeRegistry {
   const HealthConfig health_;
   const ClockFn clock_;
   RandomStreams random_;
-  mutable std::mutex mu_;      // Intern/Find/Reclaim; Find is logically const
-  HashIndex by_address_;       // slot indices of live entries, by address
+  mutable std::mutex mu_;  // Intern/Find/Reclaim; Find is logically const
+  // Slot indices of live entries, by address; lives as long as the router
+  // and is asked mostly for addresses it holds, so filled to 3/4.
+  HashIndex by_address_{HashIndex::Fill::kThreeQuarters};
   std::deque<uint32_t> free_;  // reclaimed slots, oldest first
   std::atomic<NodeEntry *> chunks_[kMaxChunks];
   std::atomic<uint32_t> size_{0};

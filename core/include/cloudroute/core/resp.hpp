@@ -91,7 +91,12 @@ class RespFlat {
   // A new, default value at the end; returns its index.
   size_t Append() {
     if (size_ == blocks_.size() * kBlock) blocks_.push_back(std::make_unique<RespNode[]>(kBlock));
-    (*this)[size_] = RespNode();
+    // A block is made of default values: only one used before needs a reset.
+    if (size_ < used_) {
+      (*this)[size_] = RespNode();
+    } else {
+      used_ = size_ + 1;
+    }
     return size_++;
   }
   // Drops the values from index n on (their blocks stay for reuse).
@@ -100,6 +105,7 @@ class RespFlat {
  private:
   std::vector<std::unique_ptr<RespNode[]>> blocks_;
   size_t size_ = 0;
+  size_t used_ = 0;  // values ever appended (past it, a block is untouched)
 };
 
 // The framer recurses once per level, so the depth has a hard bound whatever

@@ -83,7 +83,7 @@ __attribute__((always_inline)) inline const Candidate *VisitInPollOrder(const Ca
                                                                         Start &&start_of,
                                                                         Visit &&visit) {
   uint32_t begin = 0;
-  for (const CandidateRank &rank : set.ranks) {
+  for (const CandidateRank &rank : set.ranks()) {
     const uint32_t end = rank.end;
     const uint32_t n = end - begin;
     uint32_t i = n > 1 ? start_of(rank, begin, n) : 0;

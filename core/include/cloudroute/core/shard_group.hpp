@@ -74,6 +74,7 @@ struct GroupInstances {
 // the same SetForSlot() as a cluster's slots (net/topology_source.hpp).
 struct GroupSnapshot : Snapshot {
   std::shared_ptr<const Ring> ring;  // nullptr until SetRing()
+  TextArena names;                   // what the sets' shard_id views point into
 };
 
 // One entry of a read order: a copy of the candidate, and whether its
@@ -157,7 +158,8 @@ class ShardGroups {
   Status PublishLocked();
   // REQUIRES: mu_ held, group checked.
   Status ReplaceLocked(uint32_t group, GroupAddress master, std::vector<GroupAddress> replicas);
-  Result<CandidateSet> BuildSet(const Group &g) const;
+  // The set's shard_id views a copy of the name kept in *names.
+  Result<CandidateSet> BuildSet(const Group &g, TextArena *names) const;
   Status CheckGroup(uint32_t group) const;
   // fn(NodeEntry *) on the instance a handle names; kNotFound for none.
   template <typename Fn>

@@ -76,9 +76,10 @@ class Snapshot : public std::enable_shared_from_this<Snapshot> {
   std::array<uint16_t, kSlotCount> slot_to_set;
   // Where each topology node is, for explain: the distinct placements, and
   // per node an index into them (a cluster's nodes share a few placements;
-  // one each would cost ~136 bytes a node).
+  // one each would cost ~136 bytes a node). A topology has fewer than
+  // 65535 nodes (TopologyBuilder's limit), so two bytes an index.
   std::vector<Placement> places;
-  std::vector<uint32_t> place_of;
+  std::vector<uint16_t> place_of;
   const Placement &placement(uint32_t topo_node) const { return places[place_of[topo_node]]; }
   // Every registry entry the sets name: none is reclaimed while this lives.
   NodePins pins;

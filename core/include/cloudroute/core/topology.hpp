@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "cloudroute/core/hash_index.hpp"
@@ -36,36 +38,104 @@ struct SlotRange {
 };
 
 // "host:port", with an IPv6 literal in brackets.
-std::string FormatAddress(const std::string &host, uint16_t port);
+std::string FormatAddress(std::string_view host, uint16_t port);
 
+struct TopoNode;
+
+// Where a topology keeps the text of its nodes and shards: blocks that never
+// move, shared by every copy of the topology (a copy's views stay valid as
+// long as either lives). One block for a parsed topology, so a node's four
+// strings cost their bytes and a NUL each instead of four std::strings.
+class TextArena {
+ public:
+  // A new block of n bytes, kept as long as the arena or a copy lives.
+  char *Allocate(size_t n);
+  // A NUL-terminated copy of s.
+  std::string_view Keep(std::string_view s);
+  // Copies id, host, ip and zone into the arena as n's text (see TopoNode).
+  // kInvalid when one is longer than its field holds (an id of 256 bytes at
+  // most, a host of 255, an ip of 254, a zone of 65535).
+  Status Put(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
+             std::string_view zone);
+
+ private:
+  std::vector<std::shared_ptr<char[]>> blocks_;
+};
+
+// A node's text lives elsewhere (its topology's TextArena, or a caller's
+// buffer): id, host, ip and zone back to back, each NUL-terminated so the
+// C API hands them out as they are; an ip equal to the host (as CLUSTER
+// SHARDS reports most nodes) is not stored twice. 24 bytes a node instead
+// of ~185. Read the text through the accessors, not the lengths.
 struct TopoNode {
-  std::string id;    // "" when the reply carried none
-  std::string host;  // endpoint (hostname or IP); "?" when unknown
-  std::string ip;    // separately reported IP, or ""
+  static constexpr uint8_t kIpIsHost = 0xFF;  // ip_len: the ip is the host
+
+  const char *text = kNoText;
+  uint16_t id_len = 0;
+  uint16_t zone_len = 0;
+  uint8_t host_len = 0;
+  uint8_t ip_len = 0;  // or kIpIsHost
   uint16_t port = 0;
   uint16_t tls_port = 0;
   Role role = Role::kMaster;
   ReportedHealth health = ReportedHealth::kOnline;
-  std::string zone;  // server-reported availability zone
   uint32_t shard = kNoNode;
 
-  bool endpoint_known() const { return !host.empty() && host != "?" && port != 0; }
-  std::string address() const { return FormatAddress(host, port); }
+  static constexpr const char *kNoText = "\0\0\0";  // four empty strings
+
+  std::string_view id() const { return {text, id_len}; }          // "" when the reply carried none
+  std::string_view host() const { return {host_c(), host_len}; }  // "?" when unknown
+  std::string_view ip() const {                                   // separately reported IP, or ""
+    return ip_len == kIpIsHost ? host() : std::string_view(ip_c(), ip_len);
+  }
+  std::string_view zone() const { return {zone_c(), zone_len}; }  // server-reported zone
+  // The same, NUL-terminated.
+  const char *id_c() const { return text; }
+  const char *host_c() const { return text + id_len + 1; }
+  const char *ip_c() const { return ip_len == kIpIsHost ? host_c() : host_c() + host_len + 1; }
+  const char *zone_c() const {
+    return host_c() + host_len + 1 + (ip_len == kIpIsHost ? 0 : ip_len + 1);
+  }
+
+  bool endpoint_known() const { return host_len != 0 && host() != "?" && port != 0; }
+  std::string address() const { return FormatAddress(host(), port); }
 };
+static_assert(sizeof(TopoNode) == 24, "a node's fixed part stays small");
+
+// Appends n's text (see TopoNode) to *text and sets n's lengths; n->text is
+// the caller's to point at where the appended bytes end up. REQUIRES: the
+// lengths fit (as TextArena::Put checks).
+void SetNodeText(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
+                 std::string_view zone, std::string *text);
 
 struct TopoShard {
-  std::string id;
+  std::string_view id;  // NUL-terminated, in the topology's text
   uint32_t master = kNoNode;
   std::vector<uint32_t> replicas;
   std::vector<SlotRange> ranges;  // sorted, merged
 };
 
+// Slots start..end (inclusive) are served by shard `shard`.
+struct SlotRun {
+  uint16_t start;
+  uint16_t end;
+  uint16_t shard;
+};
+
 struct Topology {
   std::vector<TopoNode> nodes;
   std::vector<TopoShard> shards;
-  std::array<uint16_t, kSlotCount> slot_to_shard;
+  // Who serves which slot: maximal runs of one shard, sorted by start, slots
+  // served by no shard left out (set by TopologyBuilder::Build). A cluster's
+  // thousand-odd runs take a few KB where a per-slot table kept 32 KB beside
+  // the snapshot's own (the table routing reads, FillSlotTable).
+  std::vector<SlotRun> slot_runs;
+  TextArena text;  // what the nodes' and shards' text views point into
 
-  Topology() { slot_to_shard.fill(kNoShard); }
+  // The shard that serves slot, or kNoShard (a binary search of the runs).
+  uint16_t ShardOfSlot(uint32_t slot) const;
+  // The per-slot table: (*table)[slot] = ShardOfSlot(slot), for every slot.
+  void FillSlotTable(std::array<uint16_t, kSlotCount> *table) const;
 };
 
 // What a reply says about one node, before de-duplication.
@@ -104,8 +174,26 @@ class TopologyBuilder {
 
  private:
   Result<uint32_t> Intern(const NodeSpec &spec, Role role);
+  // The first slot two shards claim, as an error (Build() found an overlap).
+  Status SlotConflict() const;
+  // While building, text lives in text_ (it may move as it grows): node i's
+  // at text_at_[i], shard s's id at shard_text_[s] (offset, length).
+  std::string_view NodeId(uint32_t i) const {
+    return std::string_view(text_).substr(text_at_[i], t_.nodes[i].id_len);
+  }
+  std::string_view NodeHost(uint32_t i) const {
+    return std::string_view(text_).substr(text_at_[i] + t_.nodes[i].id_len + 1,
+                                          t_.nodes[i].host_len);
+  }
+  std::string NodeAddress(uint32_t i) const { return FormatAddress(NodeHost(i), t_.nodes[i].port); }
+  std::string_view ShardId(uint32_t s) const {
+    return std::string_view(text_).substr(shard_text_[s].first, shard_text_[s].second);
+  }
 
   Topology t_;
+  std::string text_;
+  std::vector<uint32_t> text_at_;
+  std::vector<std::pair<uint32_t, uint32_t>> shard_text_;
   HashIndex by_key_;      // by id, or by address for nodes without one
   HashIndex by_address_;  // known endpoints only
 };
