@@ -149,6 +149,40 @@ def test_suspects_are_judged_again_by_plain_redis_pys_rerun(tmp_path: pathlib.Pa
     assert suspects.read_text(encoding="utf-8") == ""
 
 
+def test_only_a_timed_out_test_is_judged_again_by_the_adapters_rerun(tmp_path: pathlib.Path) -> None:
+    record = tmp_path / "outcomes.txt"
+    assert compare("record", record, "h", junit(tmp_path / "plain.xml", PLAIN))[0] == 0
+    expected = expected_file(tmp_path, [])
+    # test_a hit pytest-timeout under the adapter, test_b failed an assertion.
+    adapter = junit(tmp_path / "adapter.xml", {**PLAIN, (SYNC, "test_a"): "failed", (SYNC, "test_b"): "failed"})
+    text = adapter.read_text(encoding="utf-8")
+    adapter.write_text(text.replace('name="test_a" time="0.1"><failure message="boom"/>',
+                                    'name="test_a" time="0.1"><failure message="Failed: Timeout (&gt;90.0s) '
+                                    'from pytest-timeout."/>'), encoding="utf-8")
+    suspects, timeouts = tmp_path / "suspects.txt", tmp_path / "timeouts.txt"
+    rc, out = compare("check", "--suspects", suspects, "--timeouts", timeouts, expected, record, adapter)
+    assert rc == 1, out
+    assert timeouts.read_text(encoding="utf-8") == "tests/test_cluster.py::TestRedisClusterObj::test_a\n"
+    plain_again = junit(tmp_path / "rerun.xml", {(SYNC, "test_a"): "passed", (SYNC, "test_b"): "passed"})
+    # The adapter passes both when run again: test_a's first run had no
+    # verdict and counts no more; test_b's failure stands.
+    adapter_again = junit(tmp_path / "again.xml", {(SYNC, "test_a"): "passed", (SYNC, "test_b"): "passed"})
+    rc, out = compare("check", "--suspects", suspects, "--timeouts", timeouts, "--adapter-recheck", adapter_again,
+                      expected, record, adapter, plain_again)
+    assert rc == 1, out
+    assert "under the adapter again just now (its first run hit pytest-timeout): passed: " \
+           "tests/test_cluster.py::TestRedisClusterObj::test_a" in out
+    assert "pytest-timeout): passed: tests/test_cluster.py::TestRedisClusterObj::test_b" not in out
+    assert suspects.read_text(encoding="utf-8") == "tests/test_cluster.py::TestRedisClusterObj::test_b\n"
+    assert timeouts.read_text(encoding="utf-8") == ""
+    # Timed out again under the adapter: still a difference.
+    adapter_again = junit(tmp_path / "again2.xml", {(SYNC, "test_a"): "failed"})
+    rc, out = compare("check", "--suspects", suspects, "--timeouts", timeouts, "--adapter-recheck", adapter_again,
+                      expected, record, adapter, plain_again)
+    assert rc == 1, out
+    assert "NEW difference (failed under the adapter): tests/test_cluster.py::TestRedisClusterObj::test_a" in out
+
+
 def test_tests_left_out_on_purpose_are_not_counted_as_not_run(tmp_path: pathlib.Path) -> None:
     record = tmp_path / "outcomes.txt"
     plain = {**PLAIN, ("tests.test_cluster.TestClusterRedisCommands", "test_get"): "passed",

@@ -1,7 +1,8 @@
 """redis-py's cluster test suite through cloudroute's adapter
 (cloudroute_swap.py), judged against the same suite with plain redis-py.
 
-    python compare.py check [--suspects FILE] [--left-out FILE] EXPECTED BASELINE ADAPTER.xml [RECHECK.xml]
+    python compare.py check [--suspects FILE] [--timeouts FILE] [--adapter-recheck FILE.xml] [--left-out FILE]
+                            EXPECTED BASELINE ADAPTER.xml [RECHECK.xml]
     python compare.py record OUTCOMES HEADER PLAIN.xml...
 
 ``check`` exits 1 when a test plain redis-py passes does not pass under the
@@ -17,7 +18,12 @@ random or round-robin choice picked) and tests plain redis-py fails that pass
 under the adapter. RECHECK.xml: plain redis-py run again on some tests just
 now; its outcomes replace BASELINE's for those tests (each change printed).
 --suspects FILE: write there the tests that fail the run by the first rule
-(one id a line; empty when none), for such a rerun. --left-out FILE
+(one id a line; empty when none), for such a rerun; --timeouts FILE: those of
+them the adapter lost to pytest-timeout (a slow machine can do that to either
+client). --adapter-recheck FILE.xml: the adapter run again just now on such
+tests; for a test whose first run under the adapter timed out, its outcome
+replaces that run's (each printed). A test that failed otherwise keeps its
+first outcome. --left-out FILE
 (left-out.txt: ``test-id-prefix  # reason`` per line): tests the adapter's run
 deselected on purpose; BASELINE's tests under those prefixes are not counted
 as not run (their number is printed with the reason).
@@ -33,20 +39,25 @@ from __future__ import annotations
 import os
 import sys
 import xml.etree.ElementTree as ET
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 OUTCOMES = ("passed", "failed", "skipped")
+
+
+def case_id(case: ET.Element) -> str:
+    """A JUnit testcase's test id (module path::class::name)."""
+    parts = case.get("classname", "").split(".")
+    # tests.test_asyncio.test_cluster.TestClusterObj -> tests/test_asyncio/test_cluster.py::TestClusterObj
+    modules = [p for p in parts if not p[:1].isupper()]
+    classes = parts[len(modules):]
+    return "::".join(["/".join(modules) + ".py", *classes, case.get("name", "")])
 
 
 def junit_outcomes(path: str) -> Dict[str, str]:
     """test id (module path::class::name) -> passed / failed / skipped."""
     result: Dict[str, str] = {}
     for case in ET.parse(path).getroot().iter("testcase"):
-        parts = case.get("classname", "").split(".")
-        # tests.test_asyncio.test_cluster.TestClusterObj -> tests/test_asyncio/test_cluster.py::TestClusterObj
-        modules = [p for p in parts if not p[:1].isupper()]
-        classes = parts[len(modules):]
-        test_id = "::".join(["/".join(modules) + ".py", *classes, case.get("name", "")])
+        test_id = case_id(case)
         kinds = {child.tag for child in case}
         if kinds & {"failure", "error"}:
             result[test_id] = "failed"
@@ -55,6 +66,16 @@ def junit_outcomes(path: str) -> Dict[str, str]:
         else:
             result[test_id] = "passed"
     return result
+
+
+def timed_out(path: str) -> Set[str]:
+    """The tests of a JUnit file that pytest-timeout stopped."""
+    found: Set[str] = set()
+    for case in ET.parse(path).getroot().iter("testcase"):
+        if any(child.tag in ("failure", "error") and "from pytest-timeout" in child.get("message", "")
+               for child in case):
+            found.add(case_id(case))
+    return found
 
 
 def recorded_outcomes(path: str) -> Dict[str, str]:
@@ -109,7 +130,8 @@ def counts(run: Dict[str, str]) -> str:
 
 
 def check(expected_path: str, baseline_path: str, adapter_path: str, recheck_path: Optional[str],
-          suspects_path: Optional[str], left_out_path: Optional[str] = None) -> int:
+          suspects_path: Optional[str], left_out_path: Optional[str] = None,
+          timeouts_path: Optional[str] = None, adapter_recheck_path: Optional[str] = None) -> int:
     listed, bad = expected(expected_path)
     left_out: Dict[str, str] = {}
     if left_out_path is not None:
@@ -125,11 +147,20 @@ def check(expected_path: str, baseline_path: str, adapter_path: str, recheck_pat
             print(f"  plain redis-py again just now: {o}" +
                   (f" (recorded: {plain[t]}; not the adapter's doing)" if plain.get(t, o) != o else "") + f": {t}")
             plain[t] = o
+    stopped = timed_out(adapter_path)
+    if adapter_recheck_path is not None:
+        for t, o in sorted(junit_outcomes(adapter_recheck_path).items()):
+            if t in stopped:
+                print(f"  under the adapter again just now (its first run hit pytest-timeout): {o}: {t}")
+                adapter[t] = o
     lost = sorted(t for t, o in plain.items() if o == "passed" and adapter.get(t, "passed") != "passed")
     unexplained = [t for t in lost if t not in listed]
     if suspects_path is not None:
         with open(suspects_path, "w", encoding="utf-8") as f:
             f.writelines(f"{t}\n" for t in unexplained)
+    if timeouts_path is not None:
+        with open(timeouts_path, "w", encoding="utf-8") as f:
+            f.writelines(f"{t}\n" for t in unexplained if t in stopped and adapter[t] == "failed")
     for t in lost:
         print(f"  {'expected' if t in listed else 'NEW'} difference ({adapter[t]} under the adapter): {t}" +
               (f"  # {listed[t]}" if t in listed else ""))
@@ -193,11 +224,12 @@ def main(argv: List[str]) -> int:
     if len(argv) >= 2 and argv[1] == "check":
         args = argv[2:]
         options: Dict[str, str] = {}
-        while args[:1] in (["--suspects"], ["--left-out"]) and len(args) >= 2:
+        while args[:1] in (["--suspects"], ["--left-out"], ["--timeouts"], ["--adapter-recheck"]) and len(args) >= 2:
             options[args[0]], args = args[1], args[2:]
         if len(args) in (3, 4):
             return check(args[0], args[1], args[2], args[3] if len(args) == 4 else None,
-                         options.get("--suspects"), options.get("--left-out"))
+                         options.get("--suspects"), options.get("--left-out"), options.get("--timeouts"),
+                         options.get("--adapter-recheck"))
     if len(argv) >= 5 and argv[1] == "record":
         return record(argv[2], argv[3], argv[4:])
     print(__doc__, file=sys.stderr)
