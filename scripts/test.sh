@@ -127,12 +127,15 @@ await_build() {
 rm -f "$logs"/build-*
 steps=(wheel arm64)
 ((fast == 1)) || steps+=(asan tsan)
-# Its own process group (set -m), so that a failing stage stops it whole.
+# What runs in the background does so in a process group of its own (set -m),
+# listed in `bg_groups`: a failing stage stops each whole on exit.
+bg_groups=()
+trap 'for g in "${bg_groups[@]}"; do kill -- "-$g" 2>/dev/null || true; done' EXIT
 set -m
 background_builds "${steps[@]}" &
 builds_pid=$!
 set +m
-trap 'kill -- "-$builds_pid" 2>/dev/null || true' EXIT
+bg_groups+=("$builds_pid")
 
 # The integration tests run once: in the ASan + UBSan tree below (memory
 # errors and undefined behaviour on every path a real server drives), or here
@@ -148,19 +151,21 @@ else
   ctest --preset package -L slow
 fi
 
-stage "python and java/clojure, side by side (tests/python/run.sh, tests/java/run.sh)"
-tests/java/run.sh >"$logs/java.log" 2>&1 &
-java_pid=$!
+# The Python stage (the longest: pytest, then the redis-py majors beside
+# redis-py's own suite) runs in the background from here to the end of the
+# packages; beside it, the JVM stage, then the packages and the soak. Each has
+# servers of its own (tests/PORTS.md).
+stage "python, beside java/clojure then the packages and the soak (tests/python/run.sh, tests/java/run.sh)"
+set -m
 { await_build wheel && CR_PY_PREBUILT=1 tests/python/run.sh; } >"$logs/python.log" 2>&1 &
 py_pid=$!
-py_rc=0 java_rc=0
-wait "$py_pid" || py_rc=$?
-wait "$java_pid" || java_rc=$?
-for s in python java; do
-  echo "-- $s stage ($logs/$s.log):"
-  cat "$logs/$s.log"
-done
-((py_rc == 0)) || { echo "test: the python stage failed (exit $py_rc)" >&2; exit 1; }
+set +m
+bg_groups+=("$py_pid")
+suites_pid=
+java_rc=0
+tests/java/run.sh >"$logs/java.log" 2>&1 || java_rc=$?
+echo "-- java stage ($logs/java.log):"
+cat "$logs/java.log"
 ((java_rc == 0)) || { echo "test: the java stage failed (exit $java_rc)" >&2; exit 1; }
 
 # Packages: the rest of scripts/package.sh's artifacts into dist/ (the
@@ -180,17 +185,17 @@ done
 # ports 8571-8579); memory, heap, descriptors and threads must stay flat and no
 # acknowledged write may be lost (tests/soak/run.sh; the README's long run is
 # 300 s). The soak mostly waits on its servers.
-stage "packages (scripts/package.sh deb jar, tests/package/run.sh) and the soak (tests/soak/run.sh 30), side by side"
+echo "== packages (scripts/package.sh deb jar, tests/package/run.sh) and the soak (tests/soak/run.sh 30), side by side"
 await_build arm64
 CR_SOAK_BUILD=build/package tests/soak/run.sh 30 >"$logs/soak.log" 2>&1 &
 soak_pid=$!
-pkg_rc=0 soak_rc=0 suites_pid=
+pkg_rc=0 soak_rc=0
 if scripts/package.sh deb jar; then
   set -m
   CR_PACKAGE_TESTS=arm64_suites tests/package/run.sh >"$logs/arm64-suites.log" 2>&1 &
   suites_pid=$!
   set +m
-  trap 'kill -- "-$builds_pid" 2>/dev/null || true; kill -- "-$suites_pid" 2>/dev/null || true' EXIT
+  bg_groups+=("$suites_pid")
   CR_PACKAGE_TESTS="python deb jar glibc arm64" tests/package/run.sh || pkg_rc=$?
 else
   pkg_rc=1
@@ -210,28 +215,42 @@ echo "-- soak ($logs/soak.log):"
 cat "$logs/soak.log"
 ((pkg_rc == 0)) || { echo "test: the package stage failed (exit $pkg_rc)" >&2; exit 1; }
 ((soak_rc == 0)) || { echo "test: the soak failed (exit $soak_rc)" >&2; exit 1; }
+py_rc=0
+wait "$py_pid" || py_rc=$?
+echo "-- python stage ($logs/python.log), in the background since the JVM stage began:"
+cat "$logs/python.log"
+((py_rc == 0)) || { echo "test: the python stage failed (exit $py_rc)" >&2; exit 1; }
 # With --fast no ASan stage follows to run beside: the suites end here.
 ((fast == 0)) || await_suites
 
 if ((fast == 0)); then
   stage "build (preset asan: clang 14, ASan + UBSan, the libFuzzer targets; in the background)"
   await_build asan
+  # libFuzzer over the C API parsers, config, rings, shard groups and the net
+  # reader: seeds from real servers and every saved bad input, then 10 s of
+  # new inputs per target, invariants checked on each (tests/fuzz/run.sh). The
+  # targets come from the ASan tree (clang, coverage-instrumented). It runs
+  # beside the ASan tests: a fixed time per target, so sharing the CPU costs
+  # it inputs, not time, and the ASan tests the CPU it takes, not its ~60 s.
+  set -m
+  CR_FUZZ_PRESET=asan tests/fuzz/run.sh 10 >"$logs/fuzz.log" 2>&1 &
+  fuzz_pid=$!
+  set +m
+  bg_groups+=("$fuzz_pid")
   # The test preset sets ASAN_OPTIONS=detect_leaks=1 and UBSan's halt_on_error.
   # The harness self-test (label slow) checks shell scripts, not the library.
-  stage "tests under ASan + UBSan (unit, capi, integration: the one integration pass)"
+  stage "tests under ASan + UBSan (unit, capi, integration: the one integration pass), fuzz beside them"
   ctest --preset asan -j "$jobs" -L 'unit|capi|integration' -LE slow
+  fuzz_rc=0
+  wait "$fuzz_pid" || fuzz_rc=$?
+  echo "-- fuzz (tests/fuzz/run.sh 10: the asan tree's 8 libFuzzer targets; $logs/fuzz.log):"
+  cat "$logs/fuzz.log"
+  ((fuzz_rc == 0)) || { echo "test: fuzzing failed (exit $fuzz_rc)" >&2; exit 1; }
   await_suites
 
   stage "build (preset tsan: ThreadSanitizer, the tsan_tests target; in the background)"
   await_build tsan
   stage "tests under TSan (label tsan: router, snapshot cell, shard groups, pool, live client)"
   ctest --preset tsan -j "$jobs"
-
-  # libFuzzer over the C API parsers, config, rings, shard groups and the net
-  # reader: seeds from real servers and every saved bad input, then 10 s of
-  # new inputs per target, invariants checked on each (tests/fuzz/run.sh). The
-  # targets come from the ASan tree above (clang, coverage-instrumented).
-  stage "fuzz (tests/fuzz/run.sh 10: the asan tree's 8 libFuzzer targets)"
-  CR_FUZZ_PRESET=asan tests/fuzz/run.sh 10
 fi
 stage "all tests passed"
