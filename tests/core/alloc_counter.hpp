@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "common/sanitizers.h"
+
 namespace crtest {
 inline std::atomic<long> g_allocs{0};
 inline std::atomic<long> g_bytes{0};
@@ -55,16 +57,9 @@ void operator delete[](void *p, size_t) noexcept { std::free(p); }
 void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
 void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
 
-// A sanitizer's runtime owns malloc: gcc says so with __SANITIZE_*__, clang
-// with __has_feature.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CR_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define CR_TEST_SANITIZED 1
-#endif
-#endif
-#if !defined(CR_TEST_SANITIZED)
+// A sanitizer's runtime owns malloc (common/sanitizers.h says whether one
+// is in).
+#if !CR_TEST_SANITIZED
 extern "C" void *__libc_malloc(size_t);
 extern "C" void *__libc_calloc(size_t, size_t);
 extern "C" void *__libc_realloc(void *, size_t);
