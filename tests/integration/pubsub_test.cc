@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "common/subscription_reader.hpp"
 #include "common/wait_until.hpp"
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
@@ -46,84 +47,17 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-struct Item {
-  cr_message_type type;
-  cr_channel_kind kind;
-  std::string channel, pattern, payload, node, reason;
-  Clock::time_point at;  // when the reader took it
-};
+using Item = crtest::SubscriptionItem;
 
 // Reads a subscription on its own thread, keeping every item.
-class Reader {
+class Reader : public crtest::SubscriptionReader {
  public:
-  explicit Reader(cr_subscription *s) : s_(s), thread_([this] { Run(); }) {}
-  ~Reader() { Stop(); }
-  void Stop() {
-    stop_ = true;
-    if (thread_.joinable()) {
-      cr_subscription_wake(s_);
-      thread_.join();
-    }
-  }
-  std::vector<Item> Items() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return items_;
-  }
-  // Waits (bounded) for an item matching pred; copies it to *out.
-  // Items before `after` are skipped.
-  template <typename P>
-  bool Await(P pred, milliseconds timeout, Item *out = nullptr, size_t after = 0) {
-    return crtest::WaitUntil(
-        [&] {
-          std::lock_guard<std::mutex> lock(mu_);
-          for (size_t k = after; k < items_.size(); ++k) {
-            const Item &i = items_[k];
-            if (pred(i)) {
-              if (out != nullptr) *out = i;
-              return true;
-            }
-          }
-          return false;
-        },
-        timeout, milliseconds(5));
-  }
+  using SubscriptionReader::SubscriptionReader;
   bool AwaitEvent(cr_message_type t, const std::string &name, milliseconds timeout, Item *out,
                   size_t after = 0) {
     return Await([&](const Item &i) { return i.type == t && i.channel == name; }, timeout, out,
                  after);
   }
-  size_t Count() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return items_.size();
-  }
-
- private:
-  void Run() {
-    while (!stop_) {
-      cr_message *m = nullptr;
-      if (cr_subscription_next(&m, s_, 200) != CR_OK) ADD_FAILURE() << cr_last_error();
-      if (m == nullptr) continue;
-      Item it;
-      size_t len = 0;
-      it.type = cr_message_get_type(m);
-      it.kind = cr_message_get_kind(m);
-      const char *p = cr_message_get_channel(m, &len);
-      it.channel.assign(p, len);
-      if ((p = cr_message_get_pattern(m, &len)) != nullptr) it.pattern.assign(p, len);
-      if ((p = cr_message_get_payload(m, &len)) != nullptr) it.payload.assign(p, len);
-      it.node = cr_message_get_node(m);
-      it.reason = cr_message_get_reason(m);
-      it.at = Clock::now();
-      cr_message_free(m);
-      std::lock_guard<std::mutex> lock(mu_);
-      items_.push_back(std::move(it));
-    }
-  }
-  cr_subscription *s_;
-  std::atomic<bool> stop_{false};
-  std::mutex mu_;
-  std::vector<Item> items_;
-  std::thread thread_;
 };
 
 // Publishes "<seq>" on a channel every few ms until stopped, recording when

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "common/subscription_reader.hpp"
 #include "common/wait_until.hpp"
 #include "fake_server.hpp"
 
@@ -142,67 +143,19 @@ class Cluster {
   Node r_;
 };
 
-struct Item {
-  cr_message_type type;
-  std::string channel, payload, node, reason;
-};
+using Item = crtest::SubscriptionItem;
 
 // Reads a subscription on its own thread, keeping every item.
-class Reader {
+class Reader : public crtest::SubscriptionReader {
  public:
-  explicit Reader(cr_subscription *s) : s_(s), thread_([this] { Run(); }) {}
-  ~Reader() {
-    stop_ = true;
-    cr_subscription_wake(s_);
-    thread_.join();
-  }
-  std::vector<Item> Items() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return items_;
-  }
+  using SubscriptionReader::SubscriptionReader;
   // The index of the first event of type t at or after `from` whose reason
   // contains `reason`, within the timeout; -1 if none came.
   int Await(cr_message_type t, size_t from, milliseconds timeout, const std::string &reason = "") {
-    int at = -1;
-    crtest::WaitUntil(
-        [&] {
-          std::lock_guard<std::mutex> lock(mu_);
-          for (size_t k = from; k < items_.size(); ++k) {
-            if (items_[k].type == t && items_[k].reason.find(reason) != std::string::npos) {
-              at = static_cast<int>(k);
-              return true;
-            }
-          }
-          return false;
-        },
-        timeout, milliseconds(5));
-    return at;
+    return AwaitIndex(
+        [&](const Item &i) { return i.type == t && i.reason.find(reason) != std::string::npos; },
+        timeout, from);
   }
-
- private:
-  void Run() {
-    while (!stop_) {
-      cr_message *m = nullptr;
-      if (cr_subscription_next(&m, s_, 200) != CR_OK) ADD_FAILURE() << cr_last_error();
-      if (m == nullptr) continue;
-      Item it;
-      size_t len = 0;
-      it.type = cr_message_get_type(m);
-      const char *p = cr_message_get_channel(m, &len);
-      it.channel.assign(p, len);
-      if ((p = cr_message_get_payload(m, &len)) != nullptr) it.payload.assign(p, len);
-      it.node = cr_message_get_node(m);
-      it.reason = cr_message_get_reason(m);
-      cr_message_free(m);
-      std::lock_guard<std::mutex> lock(mu_);
-      items_.push_back(std::move(it));
-    }
-  }
-  cr_subscription *s_;
-  std::atomic<bool> stop_{false};
-  std::mutex mu_;
-  std::vector<Item> items_;
-  std::thread thread_;
 };
 
 // Messages "0", "1", … published on both nodes (as SPUBLISH reaches a
