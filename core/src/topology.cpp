@@ -282,7 +282,9 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
           Describe(t_.nodes[a].role, NodeId(a)) + " and " + Describe(role, spec.id));
     }
   }
-  if (t_.nodes.size() >= 0xFFFFu) return Error(Code::kLimit, "more than 65535 nodes");
+  // Node indices fit 16 bits with 0xFFFF left free (kNoTopoNode, a
+  // snapshot's placement index): the reply itself is refused past that.
+  if (t_.nodes.size() >= 0xFFFEu) return Error(Code::kLimit, "more than 65534 nodes");
   const uint32_t index = static_cast<uint32_t>(t_.nodes.size());
   t_.nodes.emplace_back();
   TopoNode &n = t_.nodes.back();

@@ -86,6 +86,26 @@ TEST(Builder, OneAddressIsOneNode) {
   EXPECT_EQ(moved.status().message(), "node id 'm1' at 10.0.0.1:7000 and 10.0.0.2:7000");
 }
 
+TEST(Builder, RefusesTheNodeASnapshotCouldNotIndex) {
+  // A snapshot indexes nodes in 16 bits with 0xFFFF meaning none: 65534
+  // nodes are the most a topology holds, and the reply that names one more
+  // is refused here, not at install.
+  TopologyBuilder b;
+  auto s0 = b.AddShard(Spec("10.0.0.1", 7000));
+  ASSERT_TRUE(s0.ok());
+  for (uint32_t i = 1; i < 65534; ++i) {
+    const std::string host = "10.1." + std::to_string(i / 256) + "." + std::to_string(i % 256);
+    ASSERT_TRUE(b.AddReplica(*s0, Spec(host, 7000)).ok()) << i;
+  }
+  Status over = b.AddReplica(*s0, Spec("10.2.0.1", 7000));
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.code(), Code::kLimit);
+  EXPECT_EQ(over.message(), "more than 65534 nodes");
+  auto t = b.Build();
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ((*t)->nodes.size(), 65534u);
+}
+
 TEST(Builder, UnknownEndpointsMayShareAPort) {
   // "?" is not an address: two nodes whose endpoints are unknown are two nodes.
   TopologyBuilder b;
