@@ -2,8 +2,9 @@
 # `cloudroute family-key` against the real-Java vectors (tests/vectors/
 # family_keys.json, ASCII and UTF-8 cases alike) and `--policy`/`--selection`
 # on the two-clouds example. CASES (default 200) family-key vectors: a
-# sanitizer tree passes 20 (each run of an ASan binary costs ~0.1 s, and the
-# package tree runs all 200; see docs/testing.md).
+# sanitizer or emulated tree passes 20 (each run of an ASan binary or one
+# under qemu costs ~0.1 s, and the package tree runs all 200; see
+# docs/testing.md).
 set -euo pipefail
 cli=$1 repo=$2 cases=${3:-200}
 fail=0

@@ -357,12 +357,12 @@ TEST(ShardGroups, ModuloRing) {
   }
 }
 
-// Under a sanitizer a read costs far more, and a reader preempted inside one
-// holds the writer (SnapshotCell::Publish waits it out) until the two cores
-// come round to it again: there the readers below yield between reads, so
-// each change takes milliseconds, not a scheduler round.
-void YieldIfSanitized() {
-  if (crtest::kSanitized) std::this_thread::yield();
+// Under a sanitizer or an emulator a read costs far more, and a reader
+// preempted inside one holds the writer (SnapshotCell::Publish waits it out)
+// until the two cores come round to it again: there the readers below yield
+// between reads, so each change takes milliseconds, not a scheduler round.
+void YieldIfSlow() {
+  if (crtest::kSlow) std::this_thread::yield();
 }
 
 // Readers never see a half-applied change while Sentinel flips masters.
@@ -389,7 +389,7 @@ TEST(ShardGroups, ConcurrentRoutingDuringFailovers) {
         }
         ASSERT_EQ(f.groups.RouteRead(key.data(), key.size(), &r), Code::kOk);
         routed.fetch_add(1);
-        YieldIfSanitized();
+        YieldIfSlow();
       }
     });
   }
@@ -495,7 +495,7 @@ TEST(ShardGroups, ReadersAndFeedbackDuringChurnSeeOnlyLiveInstances) {
           last_handle.store(c.node->handle.load(), std::memory_order_relaxed);
         });
         routed.fetch_add(1);
-        YieldIfSanitized();
+        YieldIfSlow();
       }
     });
   }
@@ -504,7 +504,7 @@ TEST(ShardGroups, ReadersAndFeedbackDuringChurnSeeOnlyLiveInstances) {
       const Status s = groups.ReportFailure(last_handle.load(std::memory_order_relaxed));
       if (!s.ok() && s.code() != Code::kNotFound) bad.fetch_add(1);
       (void)groups.ReportSuccess(last_handle.load(std::memory_order_relaxed));
-      YieldIfSanitized();
+      YieldIfSlow();
     }
   });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
@@ -551,7 +551,7 @@ TEST(ShardGroups, RouteFillCopiesTheInstanceWhileItIsPinned) {
                               : groups.RouteRead("k", 1, &r, copy, &address);
         if (c != Code::kOk || address.rfind("10.", 0) != 0) bad.fetch_add(1);
         routed.fetch_add(1);
-        YieldIfSanitized();
+        YieldIfSlow();
       }
     });
   }
