@@ -72,6 +72,9 @@ else
   #   arm64 jspawnhelper, which the kernel cannot run (qemu is not registered
   #   with binfmt_misc here); forked, the emulated JVM execs readelf, an
   #   x86_64 program the kernel runs.
+  # - -XX:TieredStopAtLevel=1 -XX:+UseSerialGC: the client compiler alone and
+  #   one GC thread; the optimising compiler's work, emulated, cost more than
+  #   it won back in these short tests (79 s of CPU against 36 s here).
   # Left out: NativeLibraryTest's probes of a library named by property and of
   #   the temporary files the jar's library leaves, which start a second, arm64
   #   JVM (binfmt_misc again), and ConcurrencyTest's
@@ -81,7 +84,7 @@ else
   # target/classes/native/).
   start=$SECONDS
   (cd "$java_dir" && QEMU_RTSIG_MAP="32 36 26,62 62 3" "$qemu" "$jre/bin/java" \
-    -Djdk.lang.Process.launchMechanism=FORK -cp "$jar:$java_dir/target/test-classes:$deps:$console" \
+    -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djdk.lang.Process.launchMechanism=FORK -cp "$jar:$java_dir/target/test-classes:$deps:$console" \
     org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary --fail-if-no-tests \
     --scan-class-path="$java_dir/target/test-classes" \
     --exclude-methodname='io\.cloudroute\.NativeLibraryTest#anInstalledLibraryByProperty' \
