@@ -152,10 +152,10 @@ else
 fi
 
 # The Python stage (the longest: pytest, then the redis-py majors beside
-# redis-py's own suite) runs in the background from here to the end of the
-# packages; beside it, the JVM stage, then the packages and the soak. Each has
-# servers of its own (tests/PORTS.md).
-stage "python, beside java/clojure then the packages and the soak (tests/python/run.sh, tests/java/run.sh)"
+# redis-py's own suite) runs in the background from here through the JVM
+# stage, the packages and the soak, into the ASan stage (to its end with
+# --fast). Each has servers of its own (tests/PORTS.md).
+stage "python, beside java/clojure, the packages and the soak, and the ASan tests (tests/python/run.sh, tests/java/run.sh)"
 set -m
 { await_build wheel && CR_PY_PREBUILT=1 tests/python/run.sh; } >"$logs/python.log" 2>&1 &
 py_pid=$!
@@ -215,15 +215,19 @@ echo "-- soak ($logs/soak.log):"
 cat "$logs/soak.log"
 ((pkg_rc == 0)) || { echo "test: the package stage failed (exit $pkg_rc)" >&2; exit 1; }
 ((soak_rc == 0)) || { echo "test: the soak failed (exit $soak_rc)" >&2; exit 1; }
-py_rc=0
-wait "$py_pid" || py_rc=$?
-echo "-- python stage ($logs/python.log), in the background since the JVM stage began:"
-cat "$logs/python.log"
-((py_rc == 0)) || { echo "test: the python stage failed (exit $py_rc)" >&2; exit 1; }
-# With --fast no ASan stage follows to run beside: the suites end here.
-((fast == 0)) || await_suites
-
-if ((fast == 0)); then
+# await_python: the Python stage's end, its log, and the run's failure when it failed.
+await_python() {
+  local rc=0
+  wait "$py_pid" || rc=$?
+  echo "-- python stage ($logs/python.log), in the background since the JVM stage began:"
+  cat "$logs/python.log"
+  ((rc == 0)) || { echo "test: the python stage failed (exit $rc)" >&2; exit 1; }
+}
+if ((fast == 1)); then
+  # No ASan stage follows to run beside: the Python stage and the suites end here.
+  await_python
+  await_suites
+else
   stage "build (preset asan: clang 14, ASan + UBSan, the libFuzzer targets; in the background)"
   await_build asan
   # libFuzzer over the C API parsers, config, rings, shard groups and the net
@@ -239,14 +243,18 @@ if ((fast == 0)); then
   bg_groups+=("$fuzz_pid")
   # The test preset sets ASAN_OPTIONS=detect_leaks=1 and UBSan's halt_on_error.
   # The harness self-test (label slow) checks shell scripts, not the library.
-  stage "tests under ASan + UBSan (unit, capi, integration: the one integration pass), fuzz beside them"
-  ctest --preset asan -j "$jobs" -L 'unit|capi|integration' -LE slow
+  # The Python stage's tail (redis-py's own suite) runs on beside them: every
+  # fixture has ports of its own (tests/PORTS.md). Most integration tests wait
+  # on servers (failovers, timeouts), so three run at once.
+  stage "tests under ASan + UBSan (unit, capi, integration: the one integration pass); fuzz and the Python stage beside them"
+  ctest --preset asan -j "$((jobs + 1))" -L 'unit|capi|integration' -LE slow
   fuzz_rc=0
   wait "$fuzz_pid" || fuzz_rc=$?
   echo "-- fuzz (tests/fuzz/run.sh 10: the asan tree's 8 libFuzzer targets; $logs/fuzz.log):"
   cat "$logs/fuzz.log"
   ((fuzz_rc == 0)) || { echo "test: fuzzing failed (exit $fuzz_rc)" >&2; exit 1; }
   await_suites
+  await_python
 
   stage "build (preset tsan: ThreadSanitizer, the tsan_tests target; in the background)"
   await_build tsan
