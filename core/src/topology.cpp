@@ -337,9 +337,7 @@ Status TopologyBuilder::AddReplica(uint32_t shard, const NodeSpec &replica) {
   TopoNode &n = t_.nodes[*idx];
   if (n.shard == kNoNode) {
     n.shard = shard;
-    std::vector<uint32_t> &replicas = t_.shards[shard].replicas;
-    if (replicas.empty()) replicas.reserve(2);  // most shards have one or two
-    replicas.push_back(*idx);
+    t_.shards[shard].replicas.push_back(*idx);
   } else if (n.shard != shard) {
     return Status::Contradiction("replica " + NodeAddress(*idx) + " is listed under two masters");
   }
@@ -399,7 +397,7 @@ Result<std::shared_ptr<const Topology>> TopologyBuilder::Build() {
         ranges[kept++] = r;
       }
     }
-    ranges.resize(kept);
+    ranges.Truncate(kept);
     total += kept;
   }
   t_.slot_runs.reserve(total);  // kept as long as the topology: sized exactly
