@@ -19,7 +19,7 @@ class Framer {
       : in_(in), lim_(limits), nodes_(*out) {}
 
   // Appends one value (and its subtree) to the nodes.
-  Status Parse(uint32_t depth) {
+  bool Parse(uint32_t depth) {
     if (depth > lim_.max_depth) {
       return Fail(Code::kLimit, "nesting deeper than " + std::to_string(lim_.max_depth));
     }
@@ -28,8 +28,7 @@ class Framer {
     while (pos_ < in_.size() && in_[pos_] == '|') {
       const size_t mark = nodes_.size();
       ++pos_;
-      Status s = ParseAggregate(Append('|'), RespType::kMap, depth);
-      if (!s.ok()) return s;
+      if (!ParseAggregate(Append('|'), RespType::kMap, depth)) return false;
       nodes_.Truncate(mark);
     }
     if (pos_ >= in_.size()) return Fail(Code::kIncomplete, "reply ends before a value");
@@ -57,9 +56,9 @@ class Framer {
         return ParseAggregate(at, RespType::kMap, depth);
       case '_': {
         std::string_view empty;
-        Status s = Line(&empty);
-        if (s.ok() && !empty.empty()) return Fail(Code::kParse, "null '_' carries data");
-        return s;
+        if (!Line(&empty)) return false;
+        if (!empty.empty()) return Fail(Code::kParse, "null '_' carries data");
+        return true;
       }
       case ',':
         return Leaf(at, RespType::kDouble);
@@ -68,11 +67,10 @@ class Framer {
       case '#': {
         nodes_[at].type = RespType::kBoolean;
         std::string_view v;
-        Status s = Line(&v);
-        if (!s.ok()) return s;
+        if (!Line(&v)) return false;
         if (v != "t" && v != "f") return Fail(Code::kParse, "boolean is neither 't' nor 'f'");
         nodes_[at].integer = v == "t";
-        return Status::Ok();
+        return true;
       }
       default: {
         --pos_;
@@ -86,9 +84,13 @@ class Framer {
 
   size_t pos() const { return pos_; }
 
-  Status Fail(Code code, const std::string &what) const {
-    return Error(code, "RESP " + what + " at byte " + std::to_string(pos_));
+  // Records why the reply is refused (error() returns it); false, so every
+  // step returns it on at once.
+  bool Fail(Code code, const std::string &what) {
+    err_ = Error(code, "RESP " + what + " at byte " + std::to_string(pos_));
+    return false;
   }
+  const Status &error() const { return err_; }
 
  private:
   // A new value of the given wire byte; a leaf until it says otherwise.
@@ -99,13 +101,13 @@ class Framer {
     return at;
   }
 
-  Status Leaf(size_t at, RespType type) {
+  bool Leaf(size_t at, RespType type) {
     nodes_[at].type = type;
     return Line(&nodes_[at].str);
   }
 
   // Reads up to CRLF (exclusive) and moves past it.
-  Status Line(std::string_view *out) {
+  bool Line(std::string_view *out) {
     const size_t max_line = 4096;  // simple strings and numbers are short
     const char *start = in_.data() + pos_;
     const size_t avail = in_.size() - pos_;
@@ -123,7 +125,7 @@ class Framer {
     if (std::memchr(start, '\n', n) != nullptr) return Fail(Code::kParse, "bare LF in a line");
     *out = std::string_view(start, n);
     pos_ += n + 2;
-    return Status::Ok();
+    return true;
   }
 
   static std::string Shown(std::string_view text) { return std::string(text.substr(0, 32)); }
@@ -149,12 +151,11 @@ class Framer {
     return true;
   }
 
-  Status Integer(int64_t *out) {
-    if (PlainInteger(out)) return Status::Ok();
+  bool Integer(int64_t *out) {
+    if (PlainInteger(out)) return true;
     const size_t at = pos_;
     std::string_view text;
-    Status s = Line(&text);
-    if (!s.ok()) return s;
+    if (!Line(&text)) return false;
     size_t i = 0;
     const bool neg = !text.empty() && text[0] == '-';
     if (neg) ++i;
@@ -185,15 +186,14 @@ class Framer {
       v = v * 10 + d;
     }
     *out = neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-    return Status::Ok();
+    return true;
   }
 
-  Status Bulk(size_t node, RespType type, bool verbatim) {
+  bool Bulk(size_t node, RespType type, bool verbatim) {
     const size_t at = pos_;
     int64_t len = 0;
-    Status s = Integer(&len);
-    if (!s.ok()) return s;
-    if (len == -1 && !verbatim && type == RespType::kBulkString) return Status::Ok();  // null
+    if (!Integer(&len)) return false;
+    if (len == -1 && !verbatim && type == RespType::kBulkString) return true;  // null
     if (len < 0) {
       pos_ = at;
       return Fail(Code::kParse, "negative bulk length " + std::to_string(len));
@@ -223,12 +223,11 @@ class Framer {
     return Charge(TreeStringCost(out.str.size()));
   }
 
-  Status ParseAggregate(size_t node, RespType type, uint32_t depth) {
+  bool ParseAggregate(size_t node, RespType type, uint32_t depth) {
     const size_t at = pos_;
     int64_t count = 0;
-    Status s = Integer(&count);
-    if (!s.ok()) return s;
-    if (count == -1 && type == RespType::kArray) return Status::Ok();  // null
+    if (!Integer(&count)) return false;
+    if (count == -1 && type == RespType::kArray) return true;  // null
     if (count < 0) {
       pos_ = at;
       return Fail(Code::kParse, "negative element count " + std::to_string(count));
@@ -255,19 +254,16 @@ class Framer {
     // front, then doubles as elements arrive.
     const uint64_t can_hold = (in_.size() - pos_) / 3;
     uint64_t paid = std::min({n, can_hold, kReserve});
-    s = Charge(paid * sizeof(RespValue));
-    if (!s.ok()) return s;
+    if (!Charge(paid * sizeof(RespValue))) return false;
     for (uint64_t i = 0; i < n; ++i) {
       if (i + 1 > paid) {
         paid = paid == 0 ? 1 : 2 * paid;
-        s = Charge(paid * sizeof(RespValue));
-        if (!s.ok()) return s;
+        if (!Charge(paid * sizeof(RespValue))) return false;
       }
-      s = Parse(depth + 1);
-      if (!s.ok()) return s;
+      if (!Parse(depth + 1)) return false;
     }
     nodes_[node].next = static_cast<uint32_t>(nodes_.size());
-    return Status::Ok();
+    return true;
   }
 
   // What the tree's std::string of n bytes allocates: nothing up to the
@@ -277,14 +273,14 @@ class Framer {
   // Adds `bytes` to what the tree costs and refuses content that costs more
   // than kRespMemoryPerInputByte per byte read (see resp.hpp). Vectors that
   // grew count every buffer they had, as the allocator saw them.
-  Status Charge(uint64_t bytes) {
+  bool Charge(uint64_t bytes) {
     cost_ += bytes;
     if (cost_ > kRespMemoryPerInputByte * pos_ + kRespMemoryFloor) {
       return Fail(Code::kLimit, "reply costs " + std::to_string(cost_) + " bytes of memory after " +
                                     std::to_string(pos_) + " bytes of input (more than " +
                                     std::to_string(kRespMemoryPerInputByte) + " per byte)");
     }
-    return Status::Ok();
+    return true;
   }
 
   static constexpr uint64_t kReserve = 1024;
@@ -294,6 +290,7 @@ class Framer {
   RespFlat &nodes_;
   size_t pos_ = 0;
   uint64_t cost_ = 0;
+  Status err_;  // the failure, once a step returned false
 };
 
 // The tree of the subtree at nodes[i].
@@ -364,9 +361,11 @@ Status ParseRespFlat(std::string_view bytes, const RespLimits &limits, RespFlat 
   }
   out->Truncate(0);
   Framer f(bytes, limits, out);
-  Status s = f.Parse(1);
-  if (!s.ok()) return s;
-  if (f.pos() != bytes.size()) return f.Fail(Code::kParse, "trailing bytes after the reply");
+  if (!f.Parse(1)) return f.error();
+  if (f.pos() != bytes.size()) {
+    f.Fail(Code::kParse, "trailing bytes after the reply");
+    return f.error();
+  }
   return Status::Ok();
 }
 
