@@ -86,7 +86,7 @@ class Framer {
 
   // Records why the reply is refused (error() returns it); false, so every
   // step returns it on at once.
-  bool Fail(Code code, const std::string &what) {
+  [[gnu::noinline, gnu::cold]] bool Fail(Code code, const std::string &what) {
     err_ = Error(code, "RESP " + what + " at byte " + std::to_string(pos_));
     return false;
   }
@@ -134,16 +134,16 @@ class Framer {
   // leading zero, then CRLF. False (nothing consumed) for anything else,
   // which Integer() reads the long way, with its checks and messages.
   bool PlainInteger(int64_t *out) {
-    const char *const begin = in_.data() + pos_;
-    const char *const end = in_.data() + in_.size();
-    const char *p = begin;
+    const char *const p = in_.data() + pos_;
+    const size_t avail = in_.size() - pos_;
+    const size_t most = std::min<size_t>(avail, 18);
     uint64_t v = 0;
-    while (p < end && p - begin < 18 && *p >= '0' && *p <= '9') {
-      v = v * 10 + static_cast<uint64_t>(*p - '0');
-      ++p;
+    size_t n = 0;
+    // A byte below '0' wraps around: one test for a digit.
+    for (unsigned d; n < most && (d = unsigned{static_cast<unsigned char>(p[n])} - '0') < 10; ++n) {
+      v = v * 10 + d;
     }
-    const size_t n = static_cast<size_t>(p - begin);
-    if (n == 0 || (n > 1 && *begin == '0') || end - p < 2 || p[0] != '\r' || p[1] != '\n') {
+    if (n == 0 || (n > 1 && p[0] == '0') || avail - n < 2 || p[n] != '\r' || p[n + 1] != '\n') {
       return false;
     }
     *out = static_cast<int64_t>(v);
@@ -151,8 +151,11 @@ class Framer {
     return true;
   }
 
-  bool Integer(int64_t *out) {
-    if (PlainInteger(out)) return true;
+  // Most integers are plain (PlainInteger, inlined where they are read);
+  // the rest take SpelledInteger's checks, out of line.
+  bool Integer(int64_t *out) { return PlainInteger(out) || SpelledInteger(out); }
+
+  [[gnu::noinline]] bool SpelledInteger(int64_t *out) {
     const size_t at = pos_;
     std::string_view text;
     if (!Line(&text)) return false;
@@ -194,15 +197,7 @@ class Framer {
     int64_t len = 0;
     if (!Integer(&len)) return false;
     if (len == -1 && !verbatim && type == RespType::kBulkString) return true;  // null
-    if (len < 0) {
-      pos_ = at;
-      return Fail(Code::kParse, "negative bulk length " + std::to_string(len));
-    }
-    if (static_cast<uint64_t>(len) > lim_.max_bulk_len) {
-      pos_ = at;
-      return Fail(Code::kLimit, "bulk length " + std::to_string(len) + " exceeds the cap of " +
-                                    std::to_string(lim_.max_bulk_len));
-    }
+    if (len < 0 || static_cast<uint64_t>(len) > lim_.max_bulk_len) return BadBulkLength(at, len);
     const size_t n = static_cast<size_t>(len);
     if (in_.size() - pos_ < n + 2) return Fail(Code::kIncomplete, "bulk string cut short");
     if (in_[pos_ + n] != '\r' || in_[pos_ + n + 1] != '\n') {
@@ -221,6 +216,14 @@ class Framer {
     }
     pos_ += n + 2;
     return Charge(TreeStringCost(out.str.size()));
+  }
+
+  // A bulk length (read at `at`) below 0 or above the cap.
+  [[gnu::noinline, gnu::cold]] bool BadBulkLength(size_t at, int64_t len) {
+    pos_ = at;
+    if (len < 0) return Fail(Code::kParse, "negative bulk length " + std::to_string(len));
+    return Fail(Code::kLimit, "bulk length " + std::to_string(len) + " exceeds the cap of " +
+                                  std::to_string(lim_.max_bulk_len));
   }
 
   bool ParseAggregate(size_t node, RespType type, uint32_t depth) {
@@ -275,12 +278,12 @@ class Framer {
   // grew count every buffer they had, as the allocator saw them.
   bool Charge(uint64_t bytes) {
     cost_ += bytes;
-    if (cost_ > kRespMemoryPerInputByte * pos_ + kRespMemoryFloor) {
-      return Fail(Code::kLimit, "reply costs " + std::to_string(cost_) + " bytes of memory after " +
-                                    std::to_string(pos_) + " bytes of input (more than " +
-                                    std::to_string(kRespMemoryPerInputByte) + " per byte)");
-    }
-    return true;
+    return cost_ <= kRespMemoryPerInputByte * pos_ + kRespMemoryFloor || Overcharged();
+  }
+  [[gnu::noinline, gnu::cold]] bool Overcharged() {
+    return Fail(Code::kLimit, "reply costs " + std::to_string(cost_) + " bytes of memory after " +
+                                  std::to_string(pos_) + " bytes of input (more than " +
+                                  std::to_string(kRespMemoryPerInputByte) + " per byte)");
   }
 
   static constexpr uint64_t kReserve = 1024;
