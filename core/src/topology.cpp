@@ -123,9 +123,14 @@ std::string FormatAddress(std::string_view host, uint16_t port) {
 void SetNodeText(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
                  std::string_view zone, std::string *text) {
   const bool ip_is_host = !ip.empty() && ip == host;
-  auto put = [text](std::string_view part) {
-    text->append(part.data(), part.size());
-    text->push_back('\0');
+  // One resize, then each part and its NUL in place (not an append each).
+  const size_t at = text->size();
+  text->resize(at + id.size() + host.size() + (ip_is_host ? 0 : ip.size() + 1) + zone.size() + 3);
+  char *o = text->data() + at;
+  auto put = [&o](std::string_view part) {
+    if (!part.empty()) std::memcpy(o, part.data(), part.size());  // data() may be null
+    o[part.size()] = '\0';
+    o += part.size() + 1;
   };
   put(id);
   put(host);
