@@ -33,15 +33,15 @@ class Framer {
     }
     if (pos_ >= in_.size()) return Fail(Code::kIncomplete, "reply ends before a value");
     const char type = in_[pos_++];
-    const size_t at = Append(type);
+    RespNode *const at = Append(type);
     switch (type) {
       case '+':
         return Leaf(at, RespType::kSimpleString);
       case '-':
         return Leaf(at, RespType::kError);
       case ':':
-        nodes_[at].type = RespType::kInteger;
-        return Integer(&nodes_[at].integer);
+        at->type = RespType::kInteger;
+        return Integer(&at->integer);
       case '$':
         return Bulk(at, RespType::kBulkString, /*verbatim=*/false);
       case '!':
@@ -65,11 +65,11 @@ class Framer {
       case '(':
         return Leaf(at, RespType::kBigNumber);
       case '#': {
-        nodes_[at].type = RespType::kBoolean;
+        at->type = RespType::kBoolean;
         std::string_view v;
         if (!Line(&v)) return false;
         if (v != "t" && v != "f") return Fail(Code::kParse, "boolean is neither 't' nor 'f'");
-        nodes_[at].integer = v == "t";
+        at->integer = v == "t";
         return true;
       }
       default: {
@@ -94,16 +94,19 @@ class Framer {
 
  private:
   // A new value of the given wire byte; a leaf until it says otherwise.
-  size_t Append(char wire) {
+  // Blocks never move (RespFlat), so the value stays where it is while its
+  // elements are appended after it.
+  RespNode *Append(char wire) {
     const size_t at = nodes_.Append();
-    nodes_[at].wire = wire;
-    nodes_[at].next = static_cast<uint32_t>(at + 1);
-    return at;
+    RespNode *const n = &nodes_[at];
+    n->wire = wire;
+    n->next = static_cast<uint32_t>(at + 1);
+    return n;
   }
 
-  bool Leaf(size_t at, RespType type) {
-    nodes_[at].type = type;
-    return Line(&nodes_[at].str);
+  bool Leaf(RespNode *at, RespType type) {
+    at->type = type;
+    return Line(&at->str);
   }
 
   // Reads up to CRLF (exclusive) and moves past it.
@@ -192,7 +195,7 @@ class Framer {
     return true;
   }
 
-  bool Bulk(size_t node, RespType type, bool verbatim) {
+  bool Bulk(RespNode *node, RespType type, bool verbatim) {
     const size_t at = pos_;
     int64_t len = 0;
     if (!Integer(&len)) return false;
@@ -204,7 +207,7 @@ class Framer {
       pos_ += n;
       return Fail(Code::kParse, "bulk string not followed by CRLF");
     }
-    RespNode &out = nodes_[node];
+    RespNode &out = *node;
     out.type = type;
     if (verbatim) {
       // "txt:" then the text.
@@ -226,7 +229,7 @@ class Framer {
                                   std::to_string(lim_.max_bulk_len));
   }
 
-  bool ParseAggregate(size_t node, RespType type, uint32_t depth) {
+  bool ParseAggregate(RespNode *node, RespType type, uint32_t depth) {
     const size_t at = pos_;
     int64_t count = 0;
     if (!Integer(&count)) return false;
@@ -249,8 +252,8 @@ class Framer {
                                     " where this reply has at most " +
                                     std::to_string(lim_.max_elements_at_depth[depth]));
     }
-    nodes_[node].type = type;
-    nodes_[node].count = static_cast<uint32_t>(n);
+    node->type = type;
+    node->count = static_cast<uint32_t>(n);
     // Charged as the tree's element vector would cost (see resp.hpp): every
     // element takes at least 3 bytes ("_\r\n"), so the tree never reserves
     // more than the remaining input can hold, nor more than kReserve up
@@ -265,7 +268,7 @@ class Framer {
       }
       if (!Parse(depth + 1)) return false;
     }
-    nodes_[node].next = static_cast<uint32_t>(nodes_.size());
+    node->next = static_cast<uint32_t>(nodes_.size());
     return true;
   }
 
