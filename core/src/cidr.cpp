@@ -13,23 +13,24 @@ namespace {
 // (an IPv6 literal) for inet_pton to decide.
 bool PlainIpv4(std::string_view text, IpAddress *out) {
   IpAddress ip;
-  size_t part = 0, digits = 0;
-  uint32_t value = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == '.') {
-      if (digits == 0 || part == 4) return false;
-      ip.bytes[part++] = static_cast<uint8_t>(value);
-      digits = 0;
-      value = 0;
-      continue;
-    }
-    const char c = text[i];
-    if (c < '0' || c > '9' || digits == 3 || (digits == 1 && value == 0)) return false;
-    value = value * 10 + static_cast<uint32_t>(c - '0');
+  const char *p = text.data();
+  const char *const end = p + text.size();
+  // A byte below '0' wraps around: one test for a digit.
+  auto digit = [&p, end](unsigned *d) {
+    return p != end && (*d = unsigned{static_cast<unsigned char>(*p)} - '0') < 10;
+  };
+  for (size_t part = 0; part < 4; ++part) {
+    if (part != 0 && (p == end || *p++ != '.')) return false;
+    unsigned value, d;
+    if (!digit(&value)) return false;
+    ++p;
+    // A part that starts with 0 is "0" (no leading zeros); else up to two
+    // more digits.
+    for (int more = 0; value != 0 && more < 2 && digit(&d); ++more, ++p) value = value * 10 + d;
     if (value > 255) return false;
-    ++digits;
+    ip.bytes[part] = static_cast<uint8_t>(value);
   }
-  if (part != 4) return false;
+  if (p != end) return false;
   ip.v6 = false;
   *out = ip;
   return true;
