@@ -1,7 +1,6 @@
 #include "cloudroute/core/node_registry.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "cloudroute/core/topology.hpp"
 
@@ -36,31 +35,6 @@ void NodePins::Clear() {
 }
 
 namespace {
-
-// The hash of an address from its host and port, so an address is found
-// without formatting "host:port": the host eight bytes a step, then the
-// port, mixed so the low 32 bits (all HashIndex keeps) depend on every byte.
-constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
-
-uint64_t Mix(uint64_t h, uint64_t word) {
-  h = (h ^ word) * kMul;
-  return h ^ (h >> 32);
-}
-
-uint64_t AddressHash(std::string_view host, uint16_t port) {
-  uint64_t h = host.size();
-  size_t i = 0;
-  for (; i + 8 <= host.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, host.data() + i, 8);
-    h = Mix(h, word);
-  }
-  uint64_t tail = 0;
-  if (i < host.size()) std::memcpy(&tail, host.data() + i, host.size() - i);
-  h = Mix(h, tail);
-  h = Mix(h, port);
-  return h ^ (h >> 29);
-}
 
 // The host and port FormatAddress made `address` of; false for a text it
 // cannot have made (no such address is in the registry).
@@ -127,7 +101,7 @@ NodeEntry *NodeRegistry::EntryLocked(uint32_t i) const {
 }
 
 Result<NodeEntry *> NodeRegistry::Intern(std::string_view host, uint16_t port) {
-  const uint64_t hash = AddressHash(host, port);
+  const uint64_t hash = HashBytes(host, port);
   std::lock_guard<std::mutex> lock(mu_);
   const uint32_t found = by_address_.Find(hash, [&](uint32_t c) {
     const NodeEntry *e = EntryLocked(c);
@@ -159,7 +133,7 @@ uint32_t NodeRegistry::FindLocked(const std::string &address) const {
   std::string_view host;
   uint16_t port = 0;
   if (!SplitAddress(address, &host, &port)) return HashIndex::kNone;
-  return by_address_.Find(AddressHash(host, port),
+  return by_address_.Find(HashBytes(host, port),
                           [&](uint32_t c) { return EntryLocked(c)->address == address; });
 }
 
@@ -206,7 +180,7 @@ size_t NodeRegistry::Reclaim() {
         e->pins.load(std::memory_order_acquire) != 0) {
       continue;
     }
-    by_address_.Erase(AddressHash(e->host, e->port), i);
+    by_address_.Erase(HashBytes(e->host, e->port), i);
     // Stale handles fail from here on; a reused slot gets the next generation.
     e->handle.store(kFreeHandle, std::memory_order_release);
     e->generation = static_cast<uint16_t>((e->generation + 1) % kGenerations);

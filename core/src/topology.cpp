@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 
 #include "cloudroute/core/cidr.hpp"
 
@@ -213,13 +212,8 @@ Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port) {
 
 namespace {
 
-uint64_t HashAddress(std::string_view host, uint16_t port) {
-  return std::hash<std::string_view>()(host) * 0x9E3779B97F4A7C15ull + port;
-}
-
 uint64_t HashKey(const NodeSpec &spec) {
-  return spec.id.empty() ? HashAddress(spec.host, spec.port)
-                         : std::hash<std::string_view>()(spec.id);
+  return spec.id.empty() ? HashBytes(spec.host, spec.port) : HashBytes(spec.id, 0);
 }
 
 // Appends s and its NUL to text.
@@ -288,7 +282,7 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   }
   // A second node at a known address: two masters, a master that is also
   // another shard's replica, or a replica at its own master's address.
-  const uint64_t address_hash = HashAddress(spec.host, spec.port);
+  const uint64_t address_hash = HashBytes(spec.host, spec.port);
   if (known) {
     const uint32_t a = by_address_.Find(address_hash, [&](uint32_t i) {
       return t_.nodes[i].port == spec.port && NodeHost(i) == spec.host;
