@@ -13,23 +13,24 @@ namespace {
 // (an IPv6 literal) for inet_pton to decide.
 bool PlainIpv4(std::string_view text, IpAddress *out) {
   IpAddress ip;
-  size_t part = 0, digits = 0;
-  uint32_t value = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == '.') {
-      if (digits == 0 || part == 4) return false;
-      ip.bytes[part++] = static_cast<uint8_t>(value);
-      digits = 0;
-      value = 0;
-      continue;
-    }
-    const char c = text[i];
-    if (c < '0' || c > '9' || digits == 3 || (digits == 1 && value == 0)) return false;
-    value = value * 10 + static_cast<uint32_t>(c - '0');
+  const char *p = text.data();
+  const char *const end = p + text.size();
+  // A byte below '0' wraps around: one test for a digit.
+  auto digit = [&p, end](unsigned *d) {
+    return p != end && (*d = unsigned{static_cast<unsigned char>(*p)} - '0') < 10;
+  };
+  for (size_t part = 0; part < 4; ++part) {
+    if (part != 0 && (p == end || *p++ != '.')) return false;
+    unsigned value, d;
+    if (!digit(&value)) return false;
+    ++p;
+    // A part that starts with 0 is "0" (no leading zeros); else up to two
+    // more digits.
+    for (int more = 0; value != 0 && more < 2 && digit(&d); ++more, ++p) value = value * 10 + d;
     if (value > 255) return false;
-    ++digits;
+    ip.bytes[part] = static_cast<uint8_t>(value);
   }
-  if (part != 4) return false;
+  if (p != end) return false;
   ip.v6 = false;
   *out = ip;
   return true;
@@ -94,7 +95,10 @@ Result<Cidr> Cidr::Parse(std::string_view text) {
 bool Cidr::Contains(const IpAddress &ip) const {
   if (ip.v6 != net_.v6) return false;
   const size_t full = prefix_ / 8;
-  if (std::memcmp(ip.bytes.data(), net_.bytes.data(), full) != 0) return false;
+  // A few bytes (3 for a /24): a loop, not a call to memcmp, per node and rule.
+  for (size_t i = 0; i < full; ++i) {
+    if (ip.bytes[i] != net_.bytes[i]) return false;
+  }
   const unsigned rest = prefix_ % 8;
   if (rest == 0) return true;
   const uint8_t mask = static_cast<uint8_t>(0xFFu << (8 - rest));

@@ -60,7 +60,7 @@ Status NodeFromSlotsEntry(const Nodes &n, size_t at, const std::string &default_
         node.zone = val.str;
     }
   }
-  s = reply::CheckNode(node, where);
+  s = reply::CheckEndpoint(node, where);  // the id was checked above
   if (!s.ok()) return s;
   reply::FillSpec(node, default_host, out);
   return Status::Ok();

@@ -36,33 +36,29 @@ void NodePins::Clear() {
 
 namespace {
 
-// FNV-1a over an address's bytes, so the hash of "host:port" can be had
-// from host and port without formatting the string.
-constexpr uint64_t kFnvBasis = 14695981039346656037ull;
-
-uint64_t Fnv(uint64_t h, std::string_view bytes) {
-  for (const char c : bytes) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
+// The host and port FormatAddress made `address` of; false for a text it
+// cannot have made (no such address is in the registry).
+bool SplitAddress(std::string_view address, std::string_view *host, uint16_t *port) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == address.size() ||
+      address.size() - colon - 1 > 5) {
+    return false;
   }
-  return h;
-}
-
-uint64_t Finish(uint64_t h) { return h ^ (h >> 29); }
-
-uint64_t AddressHash(std::string_view address) { return Finish(Fnv(kFnvBasis, address)); }
-
-// The hash of FormatAddress(host, port).
-uint64_t AddressHash(std::string_view host, uint16_t port) {
-  const bool v6 = host.find(':') != std::string_view::npos;
-  char digits[5];
-  size_t n = 0;
-  for (uint32_t p = port; n == 0 || p != 0; p /= 10) digits[n++] = static_cast<char>('0' + p % 10);
-  std::reverse(digits, digits + n);
-  uint64_t h = Fnv(kFnvBasis, v6 ? "[" : "");
-  h = Fnv(h, host);
-  h = Fnv(h, v6 ? "]:" : ":");
-  return Finish(Fnv(h, std::string_view(digits, n)));
+  uint32_t p = 0;
+  for (const char c : address.substr(colon + 1)) {
+    if (c < '0' || c > '9') return false;
+    p = p * 10 + static_cast<uint32_t>(c - '0');
+  }
+  if (p > 0xFFFF) return false;
+  std::string_view h = address.substr(0, colon);
+  // FormatAddress brackets exactly the hosts with a ':' in them.
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']' &&
+      h.substr(1, h.size() - 2).find(':') != std::string_view::npos) {
+    h = h.substr(1, h.size() - 2);
+  }
+  *host = h;
+  *port = static_cast<uint16_t>(p);
+  return true;
 }
 
 }  // namespace
@@ -105,7 +101,7 @@ NodeEntry *NodeRegistry::EntryLocked(uint32_t i) const {
 }
 
 Result<NodeEntry *> NodeRegistry::Intern(std::string_view host, uint16_t port) {
-  const uint64_t hash = AddressHash(host, port);
+  const uint64_t hash = HashBytes(host, port);
   std::lock_guard<std::mutex> lock(mu_);
   const uint32_t found = by_address_.Find(hash, [&](uint32_t c) {
     const NodeEntry *e = EntryLocked(c);
@@ -134,7 +130,10 @@ void NodeRegistry::Reserve(size_t n) {
 }
 
 uint32_t NodeRegistry::FindLocked(const std::string &address) const {
-  return by_address_.Find(AddressHash(address),
+  std::string_view host;
+  uint16_t port = 0;
+  if (!SplitAddress(address, &host, &port)) return HashIndex::kNone;
+  return by_address_.Find(HashBytes(host, port),
                           [&](uint32_t c) { return EntryLocked(c)->address == address; });
 }
 
@@ -181,7 +180,7 @@ size_t NodeRegistry::Reclaim() {
         e->pins.load(std::memory_order_acquire) != 0) {
       continue;
     }
-    by_address_.Erase(AddressHash(e->address), i);
+    by_address_.Erase(HashBytes(e->host, e->port), i);
     // Stale handles fail from here on; a reused slot gets the next generation.
     e->handle.store(kFreeHandle, std::memory_order_release);
     e->generation = static_cast<uint16_t>((e->generation + 1) % kGenerations);

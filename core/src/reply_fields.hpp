@@ -171,22 +171,30 @@ struct NodeView {
   ReportedHealth health = ReportedHealth::kOnline;
 };
 
-// Checks the node's text fields: ids, hosts and ips as IsValidNodeId /
-// IsValidHost / ParseIp want them, zones without control bytes.
-inline Status CheckNode(const NodeView &v, const Where &where) {
-  Status s = IdField(v.id, where);
+// Checks the node's host and zone fields: hosts and ips as IsValidHost /
+// ParseIp want them, zones without control bytes (CheckNode adds the id).
+inline Status CheckEndpoint(const NodeView &v, const Where &where) {
+  Status s;
   // CLUSTER SHARDS gives most nodes' IP as both endpoint and ip: an IP
   // literal is a valid host, so one check covers both when it passes.
   IpAddress parsed;
-  if (s.ok() && v.ip == v.endpoint && !v.ip.empty() && v.ip != "?" && ParseIp(v.ip, &parsed)) {
-    if (s.ok()) s = HostField(v.hostname, where, "hostname", false);
+  if (v.ip == v.endpoint && !v.ip.empty() && v.ip != "?" && ParseIp(v.ip, &parsed)) {
+    s = HostField(v.hostname, where, "hostname", false);
     if (s.ok()) s = ZoneField(v.zone, where);
     return s;
   }
-  if (s.ok()) s = HostField(v.endpoint, where, "endpoint", false);
+  s = HostField(v.endpoint, where, "endpoint", false);
   if (s.ok()) s = HostField(v.ip, where, "ip", true);
   if (s.ok()) s = HostField(v.hostname, where, "hostname", false);
   if (s.ok()) s = ZoneField(v.zone, where);
+  return s;
+}
+
+// Checks the node's text fields: its id as IsValidNodeId wants it, then
+// CheckEndpoint.
+inline Status CheckNode(const NodeView &v, const Where &where) {
+  Status s = IdField(v.id, where);
+  if (s.ok()) s = CheckEndpoint(v, where);
   return s;
 }
 

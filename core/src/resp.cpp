@@ -19,7 +19,7 @@ class Framer {
       : in_(in), lim_(limits), nodes_(*out) {}
 
   // Appends one value (and its subtree) to the nodes.
-  Status Parse(uint32_t depth) {
+  bool Parse(uint32_t depth) {
     if (depth > lim_.max_depth) {
       return Fail(Code::kLimit, "nesting deeper than " + std::to_string(lim_.max_depth));
     }
@@ -28,21 +28,20 @@ class Framer {
     while (pos_ < in_.size() && in_[pos_] == '|') {
       const size_t mark = nodes_.size();
       ++pos_;
-      Status s = ParseAggregate(Append('|'), RespType::kMap, depth);
-      if (!s.ok()) return s;
+      if (!ParseAggregate(Append('|'), RespType::kMap, depth)) return false;
       nodes_.Truncate(mark);
     }
     if (pos_ >= in_.size()) return Fail(Code::kIncomplete, "reply ends before a value");
     const char type = in_[pos_++];
-    const size_t at = Append(type);
+    RespNode *const at = Append(type);
     switch (type) {
       case '+':
         return Leaf(at, RespType::kSimpleString);
       case '-':
         return Leaf(at, RespType::kError);
       case ':':
-        nodes_[at].type = RespType::kInteger;
-        return Integer(&nodes_[at].integer);
+        at->type = RespType::kInteger;
+        return Integer(&at->integer);
       case '$':
         return Bulk(at, RespType::kBulkString, /*verbatim=*/false);
       case '!':
@@ -57,22 +56,21 @@ class Framer {
         return ParseAggregate(at, RespType::kMap, depth);
       case '_': {
         std::string_view empty;
-        Status s = Line(&empty);
-        if (s.ok() && !empty.empty()) return Fail(Code::kParse, "null '_' carries data");
-        return s;
+        if (!Line(&empty)) return false;
+        if (!empty.empty()) return Fail(Code::kParse, "null '_' carries data");
+        return true;
       }
       case ',':
         return Leaf(at, RespType::kDouble);
       case '(':
         return Leaf(at, RespType::kBigNumber);
       case '#': {
-        nodes_[at].type = RespType::kBoolean;
+        at->type = RespType::kBoolean;
         std::string_view v;
-        Status s = Line(&v);
-        if (!s.ok()) return s;
+        if (!Line(&v)) return false;
         if (v != "t" && v != "f") return Fail(Code::kParse, "boolean is neither 't' nor 'f'");
-        nodes_[at].integer = v == "t";
-        return Status::Ok();
+        at->integer = v == "t";
+        return true;
       }
       default: {
         --pos_;
@@ -86,26 +84,33 @@ class Framer {
 
   size_t pos() const { return pos_; }
 
-  Status Fail(Code code, const std::string &what) const {
-    return Error(code, "RESP " + what + " at byte " + std::to_string(pos_));
+  // Records why the reply is refused (error() returns it); false, so every
+  // step returns it on at once.
+  [[gnu::noinline, gnu::cold]] bool Fail(Code code, const std::string &what) {
+    err_ = Error(code, "RESP " + what + " at byte " + std::to_string(pos_));
+    return false;
   }
+  const Status &error() const { return err_; }
 
  private:
   // A new value of the given wire byte; a leaf until it says otherwise.
-  size_t Append(char wire) {
+  // Blocks never move (RespFlat), so the value stays where it is while its
+  // elements are appended after it.
+  RespNode *Append(char wire) {
     const size_t at = nodes_.Append();
-    nodes_[at].wire = wire;
-    nodes_[at].next = static_cast<uint32_t>(at + 1);
-    return at;
+    RespNode *const n = &nodes_[at];
+    n->wire = wire;
+    n->next = static_cast<uint32_t>(at + 1);
+    return n;
   }
 
-  Status Leaf(size_t at, RespType type) {
-    nodes_[at].type = type;
-    return Line(&nodes_[at].str);
+  bool Leaf(RespNode *at, RespType type) {
+    at->type = type;
+    return Line(&at->str);
   }
 
   // Reads up to CRLF (exclusive) and moves past it.
-  Status Line(std::string_view *out) {
+  bool Line(std::string_view *out) {
     const size_t max_line = 4096;  // simple strings and numbers are short
     const char *start = in_.data() + pos_;
     const size_t avail = in_.size() - pos_;
@@ -123,7 +128,7 @@ class Framer {
     if (std::memchr(start, '\n', n) != nullptr) return Fail(Code::kParse, "bare LF in a line");
     *out = std::string_view(start, n);
     pos_ += n + 2;
-    return Status::Ok();
+    return true;
   }
 
   static std::string Shown(std::string_view text) { return std::string(text.substr(0, 32)); }
@@ -132,16 +137,16 @@ class Framer {
   // leading zero, then CRLF. False (nothing consumed) for anything else,
   // which Integer() reads the long way, with its checks and messages.
   bool PlainInteger(int64_t *out) {
-    const char *const begin = in_.data() + pos_;
-    const char *const end = in_.data() + in_.size();
-    const char *p = begin;
+    const char *const p = in_.data() + pos_;
+    const size_t avail = in_.size() - pos_;
+    const size_t most = std::min<size_t>(avail, 18);
     uint64_t v = 0;
-    while (p < end && p - begin < 18 && *p >= '0' && *p <= '9') {
-      v = v * 10 + static_cast<uint64_t>(*p - '0');
-      ++p;
+    size_t n = 0;
+    // A byte below '0' wraps around: one test for a digit.
+    for (unsigned d; n < most && (d = unsigned{static_cast<unsigned char>(p[n])} - '0') < 10; ++n) {
+      v = v * 10 + d;
     }
-    const size_t n = static_cast<size_t>(p - begin);
-    if (n == 0 || (n > 1 && *begin == '0') || end - p < 2 || p[0] != '\r' || p[1] != '\n') {
+    if (n == 0 || (n > 1 && p[0] == '0') || avail - n < 2 || p[n] != '\r' || p[n + 1] != '\n') {
       return false;
     }
     *out = static_cast<int64_t>(v);
@@ -149,12 +154,14 @@ class Framer {
     return true;
   }
 
-  Status Integer(int64_t *out) {
-    if (PlainInteger(out)) return Status::Ok();
+  // Most integers are plain (PlainInteger, inlined where they are read);
+  // the rest take SpelledInteger's checks, out of line.
+  bool Integer(int64_t *out) { return PlainInteger(out) || SpelledInteger(out); }
+
+  [[gnu::noinline]] bool SpelledInteger(int64_t *out) {
     const size_t at = pos_;
     std::string_view text;
-    Status s = Line(&text);
-    if (!s.ok()) return s;
+    if (!Line(&text)) return false;
     size_t i = 0;
     const bool neg = !text.empty() && text[0] == '-';
     if (neg) ++i;
@@ -185,31 +192,22 @@ class Framer {
       v = v * 10 + d;
     }
     *out = neg ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-    return Status::Ok();
+    return true;
   }
 
-  Status Bulk(size_t node, RespType type, bool verbatim) {
+  bool Bulk(RespNode *node, RespType type, bool verbatim) {
     const size_t at = pos_;
     int64_t len = 0;
-    Status s = Integer(&len);
-    if (!s.ok()) return s;
-    if (len == -1 && !verbatim && type == RespType::kBulkString) return Status::Ok();  // null
-    if (len < 0) {
-      pos_ = at;
-      return Fail(Code::kParse, "negative bulk length " + std::to_string(len));
-    }
-    if (static_cast<uint64_t>(len) > lim_.max_bulk_len) {
-      pos_ = at;
-      return Fail(Code::kLimit, "bulk length " + std::to_string(len) + " exceeds the cap of " +
-                                    std::to_string(lim_.max_bulk_len));
-    }
+    if (!Integer(&len)) return false;
+    if (len == -1 && !verbatim && type == RespType::kBulkString) return true;  // null
+    if (len < 0 || static_cast<uint64_t>(len) > lim_.max_bulk_len) return BadBulkLength(at, len);
     const size_t n = static_cast<size_t>(len);
     if (in_.size() - pos_ < n + 2) return Fail(Code::kIncomplete, "bulk string cut short");
     if (in_[pos_ + n] != '\r' || in_[pos_ + n + 1] != '\n') {
       pos_ += n;
       return Fail(Code::kParse, "bulk string not followed by CRLF");
     }
-    RespNode &out = nodes_[node];
+    RespNode &out = *node;
     out.type = type;
     if (verbatim) {
       // "txt:" then the text.
@@ -223,12 +221,19 @@ class Framer {
     return Charge(TreeStringCost(out.str.size()));
   }
 
-  Status ParseAggregate(size_t node, RespType type, uint32_t depth) {
+  // A bulk length (read at `at`) below 0 or above the cap.
+  [[gnu::noinline, gnu::cold]] bool BadBulkLength(size_t at, int64_t len) {
+    pos_ = at;
+    if (len < 0) return Fail(Code::kParse, "negative bulk length " + std::to_string(len));
+    return Fail(Code::kLimit, "bulk length " + std::to_string(len) + " exceeds the cap of " +
+                                  std::to_string(lim_.max_bulk_len));
+  }
+
+  bool ParseAggregate(RespNode *node, RespType type, uint32_t depth) {
     const size_t at = pos_;
     int64_t count = 0;
-    Status s = Integer(&count);
-    if (!s.ok()) return s;
-    if (count == -1 && type == RespType::kArray) return Status::Ok();  // null
+    if (!Integer(&count)) return false;
+    if (count == -1 && type == RespType::kArray) return true;  // null
     if (count < 0) {
       pos_ = at;
       return Fail(Code::kParse, "negative element count " + std::to_string(count));
@@ -247,27 +252,24 @@ class Framer {
                                     " where this reply has at most " +
                                     std::to_string(lim_.max_elements_at_depth[depth]));
     }
-    nodes_[node].type = type;
-    nodes_[node].count = static_cast<uint32_t>(n);
+    node->type = type;
+    node->count = static_cast<uint32_t>(n);
     // Charged as the tree's element vector would cost (see resp.hpp): every
     // element takes at least 3 bytes ("_\r\n"), so the tree never reserves
     // more than the remaining input can hold, nor more than kReserve up
     // front, then doubles as elements arrive.
     const uint64_t can_hold = (in_.size() - pos_) / 3;
     uint64_t paid = std::min({n, can_hold, kReserve});
-    s = Charge(paid * sizeof(RespValue));
-    if (!s.ok()) return s;
+    if (!Charge(paid * sizeof(RespValue))) return false;
     for (uint64_t i = 0; i < n; ++i) {
       if (i + 1 > paid) {
         paid = paid == 0 ? 1 : 2 * paid;
-        s = Charge(paid * sizeof(RespValue));
-        if (!s.ok()) return s;
+        if (!Charge(paid * sizeof(RespValue))) return false;
       }
-      s = Parse(depth + 1);
-      if (!s.ok()) return s;
+      if (!Parse(depth + 1)) return false;
     }
-    nodes_[node].next = static_cast<uint32_t>(nodes_.size());
-    return Status::Ok();
+    node->next = static_cast<uint32_t>(nodes_.size());
+    return true;
   }
 
   // What the tree's std::string of n bytes allocates: nothing up to the
@@ -277,14 +279,14 @@ class Framer {
   // Adds `bytes` to what the tree costs and refuses content that costs more
   // than kRespMemoryPerInputByte per byte read (see resp.hpp). Vectors that
   // grew count every buffer they had, as the allocator saw them.
-  Status Charge(uint64_t bytes) {
+  bool Charge(uint64_t bytes) {
     cost_ += bytes;
-    if (cost_ > kRespMemoryPerInputByte * pos_ + kRespMemoryFloor) {
-      return Fail(Code::kLimit, "reply costs " + std::to_string(cost_) + " bytes of memory after " +
-                                    std::to_string(pos_) + " bytes of input (more than " +
-                                    std::to_string(kRespMemoryPerInputByte) + " per byte)");
-    }
-    return Status::Ok();
+    return cost_ <= kRespMemoryPerInputByte * pos_ + kRespMemoryFloor || Overcharged();
+  }
+  [[gnu::noinline, gnu::cold]] bool Overcharged() {
+    return Fail(Code::kLimit, "reply costs " + std::to_string(cost_) + " bytes of memory after " +
+                                  std::to_string(pos_) + " bytes of input (more than " +
+                                  std::to_string(kRespMemoryPerInputByte) + " per byte)");
   }
 
   static constexpr uint64_t kReserve = 1024;
@@ -294,6 +296,7 @@ class Framer {
   RespFlat &nodes_;
   size_t pos_ = 0;
   uint64_t cost_ = 0;
+  Status err_;  // the failure, once a step returned false
 };
 
 // The tree of the subtree at nodes[i].
@@ -364,9 +367,11 @@ Status ParseRespFlat(std::string_view bytes, const RespLimits &limits, RespFlat 
   }
   out->Truncate(0);
   Framer f(bytes, limits, out);
-  Status s = f.Parse(1);
-  if (!s.ok()) return s;
-  if (f.pos() != bytes.size()) return f.Fail(Code::kParse, "trailing bytes after the reply");
+  if (!f.Parse(1)) return f.error();
+  if (f.pos() != bytes.size()) {
+    f.Fail(Code::kParse, "trailing bytes after the reply");
+    return f.error();
+  }
   return Status::Ok();
 }
 

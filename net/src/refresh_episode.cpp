@@ -11,7 +11,7 @@ std::string TopologySignature(const Topology &t) {
   for (const TopoShard &sh : t.shards) {
     for (const SlotRange &r : sh.ranges)
       out += std::to_string(r.start) + "-" + std::to_string(r.end) + ",";
-    std::vector<uint32_t> members = sh.replicas;
+    std::vector<uint32_t> members(sh.replicas.begin(), sh.replicas.end());
     if (sh.master != kNoNode) members.insert(members.begin(), sh.master);
     for (uint32_t i : members) {
       const TopoNode &n = t.nodes[i];

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace cloudroute {
@@ -54,6 +57,28 @@ TEST(HashIndex, FillDecidesTheTableSize) {
   EXPECT_EQ(grown.capacity(), 4096u);  // 3072 = 3/4 of 4096: still fits
   grown.Insert(1, 3072);
   EXPECT_EQ(grown.capacity(), 8192u);
+}
+
+// The index keeps the low 32 bits of a hash: for the addresses and ids of a
+// large cluster (alike but for a byte or two) they all differ, and the port
+// (HashBytes' extra) counts as much as the bytes.
+TEST(HashBytes, LowBitsTellAClustersAddressesAndIdsApart) {
+  std::set<uint32_t> seen;
+  size_t n = 0;
+  for (uint32_t s = 0; s < 1000; ++s) {
+    for (uint32_t k = 0; k < 3; ++k) {
+      const std::string host = "127." + std::to_string(k + 1) + "." + std::to_string(s / 250) +
+                               "." + std::to_string(s % 250 + 1);
+      char id[41];
+      std::snprintf(id, sizeof id, "%08x%08x%024x", 0xc0ffee00u + s, k, 0u);
+      seen.insert(static_cast<uint32_t>(HashBytes(host, 7000)));
+      seen.insert(static_cast<uint32_t>(HashBytes(host, 7001)));
+      seen.insert(static_cast<uint32_t>(HashBytes(id, 0)));
+      n += 3;
+    }
+  }
+  EXPECT_EQ(seen.size(), n);
+  EXPECT_NE(HashBytes("", 0), HashBytes(std::string(1, '\0'), 0)) << "the length counts";
 }
 
 }  // namespace

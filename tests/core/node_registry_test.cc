@@ -115,6 +115,28 @@ TEST(NodeRegistry, ReclaimFreesOnlyUnpinnedEntries) {
   EXPECT_EQ(reg.live(), 0u);
 }
 
+// An address is found by the text FormatAddress made of it, brackets and
+// all, and by no other spelling; a reclaimed one is found no more.
+TEST(NodeRegistry, FindsAnAddressByItsOneSpelling) {
+  NodeRegistry reg(HealthConfig{}, nullptr, 1);
+  NodeEntry *v4 = *reg.Intern("10.0.0.1", 7000);
+  NodeEntry *v6 = *reg.Intern("fd00::1", 6379);
+  NodeEntry *name = *reg.Intern("redis-0.cache.internal", 1);
+  EXPECT_EQ(reg.Find("10.0.0.1:7000"), v4);
+  EXPECT_EQ(reg.Find("[fd00::1]:6379"), v6);
+  EXPECT_EQ(reg.Find("redis-0.cache.internal:1"), name);
+  uint32_t handle = NodeRegistry::kFreeHandle;
+  EXPECT_TRUE(reg.FindHandle("[fd00::1]:6379", &handle));
+  EXPECT_EQ(handle, v6->handle.load());
+  for (const char *other : {"10.0.0.1:07000", "10.0.0.1:70000", "10.0.0.1:", "10.0.0.1", "",
+                            "fd00::1:6379", "[fd00::1]:6380", "10.0.0.1:7000x", ":7000"}) {
+    EXPECT_EQ(reg.Find(other), nullptr) << other;
+  }
+  EXPECT_EQ(reg.Reclaim(), 3u);
+  EXPECT_EQ(reg.Find("[fd00::1]:6379"), nullptr);
+  EXPECT_EQ(reg.live(), 0u);
+}
+
 // A reused slot has a new generation: the old handle never names the new node.
 TEST(NodeRegistry, ReusedSlotRefusesTheOldHandle) {
   NodeRegistry reg(HealthConfig{}, nullptr, 1);

@@ -12,10 +12,35 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace cloudroute {
+
+// A hash of `bytes` and `extra` (a port, or 0) for a HashIndex: the bytes
+// eight at a time, each step mixed so that the low 32 bits (all the index
+// keeps) depend on every byte. For ids and addresses of a few dozen bytes,
+// read a few thousand times per topology.
+inline uint64_t HashBytes(std::string_view bytes, uint64_t extra) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  auto mix = [](uint64_t h, uint64_t word) {
+    h = (h ^ word) * kMul;
+    return h ^ (h >> 32);
+  };
+  uint64_t h = bytes.size();
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    h = mix(h, word);
+  }
+  uint64_t tail = 0;
+  if (i < bytes.size()) std::memcpy(&tail, bytes.data() + i, bytes.size() - i);
+  h = mix(mix(h, tail), extra);
+  return h ^ (h >> 29);
+}
 
 class HashIndex {
  public:

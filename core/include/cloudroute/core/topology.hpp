@@ -22,6 +22,7 @@
 
 #include "cloudroute/core/hash_index.hpp"
 #include "cloudroute/core/keyslot.hpp"
+#include "cloudroute/core/small_array.hpp"
 #include "cloudroute/core/status.hpp"
 
 namespace cloudroute {
@@ -108,11 +109,13 @@ static_assert(sizeof(TopoNode) == 24, "a node's fixed part stays small");
 void SetNodeText(TopoNode *n, std::string_view id, std::string_view host, std::string_view ip,
                  std::string_view zone, std::string *text);
 
+// 56 bytes: a shard's usual two replicas and one range live in the shard
+// itself (SmallArray), not in two blocks of their own.
 struct TopoShard {
   std::string_view id;  // NUL-terminated, in the topology's text
   uint32_t master = kNoNode;
-  std::vector<uint32_t> replicas;
-  std::vector<SlotRange> ranges;  // sorted, merged
+  SmallArray<uint32_t> replicas;
+  SmallArray<SlotRange> ranges;  // sorted, merged
 };
 
 // Slots start..end (inclusive) are served by shard `shard`.
