@@ -2,8 +2,10 @@ package io.cloudroute.bench.e2e;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +19,10 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 final class ClusterEnv {
   final Map<String, String> env = new HashMap<>();
+  private final Path dir;
 
   ClusterEnv(Path file) throws IOException {
+    dir = file.toAbsolutePath().getParent();
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
       line = line.trim();
       int eq = line.indexOf('=');
@@ -63,6 +67,22 @@ final class ClusterEnv {
       }
     }
     return total;
+  }
+
+  /**
+   * The CPU time the latency proxies (cluster.sh's, by the proxy-*.pid files beside e2e.env) have
+   * used so far: they run on the client's machine, where a real link between clouds costs nothing.
+   */
+  Duration proxyCpu() throws IOException {
+    Duration sum = Duration.ZERO;
+    try (DirectoryStream<Path> pids = Files.newDirectoryStream(dir, "proxy-*.pid")) {
+      for (Path f : pids) {
+        long pid = Long.parseLong(Files.readString(f, StandardCharsets.UTF_8).trim());
+        sum = sum.plus(ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration())
+            .orElse(Duration.ZERO));
+      }
+    }
+    return sum;
   }
 
   /** kill -STOP / -CONT of a node's process (the JDK sends no SIGSTOP itself). */
