@@ -6,6 +6,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,13 +75,29 @@ final class ClusterEnv {
    * used so far: they run on the client's machine, where a real link between clouds costs nothing.
    */
   Duration proxyCpu() throws IOException {
-    Duration sum = Duration.ZERO;
-    try (DirectoryStream<Path> pids = Files.newDirectoryStream(dir, "proxy-*.pid")) {
-      for (Path f : pids) {
-        long pid = Long.parseLong(Files.readString(f, StandardCharsets.UTF_8).trim());
-        sum = sum.plus(ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration())
-            .orElse(Duration.ZERO));
+    List<Long> pids = new ArrayList<>();
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "proxy-*.pid")) {
+      for (Path f : files) {
+        pids.add(Long.parseLong(Files.readString(f, StandardCharsets.UTF_8).trim()));
       }
+    }
+    return cpu(pids);
+  }
+
+  /** The CPU time the cluster's servers have used so far (they share the client's machine). */
+  Duration serverCpu() {
+    List<Long> pids = new ArrayList<>();
+    int n = Integer.parseInt(get("NODE_COUNT"));
+    for (int i = 1; i <= n; i++) pids.add(Long.parseLong(get("NODE" + i + "_PID")));
+    return cpu(pids);
+  }
+
+  /** The CPU time (user + system) of the processes pids; a process gone counts nothing. */
+  private static Duration cpu(List<Long> pids) {
+    Duration sum = Duration.ZERO;
+    for (long pid : pids) {
+      sum = sum.plus(ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration())
+          .orElse(Duration.ZERO));
     }
     return sum;
   }

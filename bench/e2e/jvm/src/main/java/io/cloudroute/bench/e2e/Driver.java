@@ -23,9 +23,9 @@ import java.util.Random;
  * <p>Each worker thread picks fanout random keys of the loaded set and does one fan-out read,
  * until the window ends; the threads share one client. CPU per request is the whole JVM's CPU
  * time (com.sun.management: every thread, JIT and GC included) over the window divided by the
- * requests; the latency proxies' CPU time (they share the machine) and the share of the machine's
- * CPUs busy (/proc/stat: every process, the benchmark's own included) are taken over the same
- * window. The share of reads in cloud A comes from INFO commandstats deltas (MGET + GET) of
+ * requests; the latency proxies' and the servers' CPU time per request (they share the machine)
+ * and the share of the machine's CPUs busy (/proc/stat: every process, the benchmark's own
+ * included) are taken over the same window. The share of reads in cloud A comes from INFO commandstats deltas (MGET + GET) of
  * every node around the window. --fault: driver.py's schedule (NODE2 SIGSTOP at +2 s, SIGCONT at
  * +7 s, CLUSTER FAILOVER to NODE3 at +9 s) with per-phase numbers and a 250 ms timeline.
  */
@@ -166,6 +166,7 @@ public final class Driver {
     Map<String, Long> calls0 = env.readCalls();
     long cpu0 = cpuNanos();
     java.time.Duration proxy0 = env.proxyCpu();
+    java.time.Duration server0 = env.serverCpu();
     long[] machine0 = machineTicks();
     long tStart = System.nanoTime();
     Recorder rec = new Recorder(tStart, tStart + (long) (seconds * 1e9));
@@ -174,6 +175,7 @@ public final class Driver {
     phase(reader, fanout, conc, a.keys, rec);
     long cpu1 = cpuNanos();
     java.time.Duration proxy1 = env.proxyCpu();
+    java.time.Duration server1 = env.serverCpu();
     long[] machine1 = machineTicks();
     Map<String, Long> calls1 = env.readCalls();
     if (faults != null) faults.join(10_000);
@@ -191,6 +193,8 @@ public final class Driver {
     out.put("cpu_us_per_req", (cpu1 - cpu0) / 1e3 / Math.max(1, rows.size()));
     out.put("proxy_cpu_us_per_req",
         proxy1.minus(proxy0).toNanos() / 1e3 / Math.max(1, rows.size()));
+    out.put("server_cpu_us_per_req",
+        server1.minus(server0).toNanos() / 1e3 / Math.max(1, rows.size()));
     out.put("machine_busy", (double) (machine1[0] - machine0[0])
         / Math.max(1, machine1[1] - machine0[1]));
     out.put("local_share", da + db > 0 ? (double) da / (da + db) : Double.NaN);
@@ -210,10 +214,11 @@ public final class Driver {
       out.put("timeline", Stats.timeline(rows));
     }
     System.out.printf("%-20s fan-out %-3d conc %-2d delay %s ms: %8.1f req/s  p50 %7.2f  p99 %7.2f ms"
-        + "  failed %s  local %.2f  cpu/req %.0f us  proxy cpu/req %.0f us  busy %.2f  load %.1f%n",
+        + "  failed %s  local %.2f  cpu/req %.0f us  proxy cpu/req %.0f us  server cpu/req %.0f us  busy %.2f  load %.1f%n",
         a.client, fanout, conc, delay, out.get("rps"), out.get("p50_ms"), out.get("p99_ms"),
         out.get("failed"), out.get("local_share"), out.get("cpu_us_per_req"),
-        out.get("proxy_cpu_us_per_req"), out.get("machine_busy"), loadBefore);
+        out.get("proxy_cpu_us_per_req"), out.get("server_cpu_us_per_req"), out.get("machine_busy"),
+        loadBefore);
     return out;
   }
 }
