@@ -13,9 +13,10 @@
 # default, ReadFrom.UPSTREAM). Each repetition runs every client once, in turn, the first
 # client rotating from one repetition to the next, so slow phases of a shared machine hit them
 # alike; the table gives each cell's median over the repetitions (req/s, latency, the JVM's CPU
-# time per request, the latency proxies' and the Valkey servers' CPU time per request, the share
-# of the machine's CPUs busy and the 1-minute load average at the cell's start) and the
-# adapter's ratios (req/s over req/s, p50 over p50, CPU per request over CPU per request).
+# time per request, the latency proxies' and the Valkey servers' CPU time per request, the JIT
+# compilers' time in the window, the share of the machine's CPUs busy and the 1-minute load
+# average at the cell's start) and the adapter's ratios (req/s over req/s, p50 over p50, CPU
+# per request over CPU per request).
 # Environment: LETTUCE_BENCH_PORT (default 9060: nodes 9060-9068, bus +10000, proxies on
 # 127.0.3.x with the same ports), LETTUCE_BENCH_REPS (default 3), LETTUCE_BENCH_SECONDS
 # (window per cell, default 3), LETTUCE_BENCH_WARMUP (seconds of load before each cell's window,
@@ -72,12 +73,13 @@ for c in clients:
             cells.setdefault((c, row["concurrency"]), []).append(row)
 med = lambda rows, k: statistics.median(r[k] for r in rows)
 print(f"{'client':28} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'local':>6} {'failed':>6}"
-      f" {'cpu us/req':>10} {'proxy us/req':>12} {'server us/req':>13} {'busy':>5} {'load':>5}")
+      f" {'cpu us/req':>10} {'proxy us/req':>12} {'server us/req':>13} {'jit ms':>6} {'busy':>5}"
+      f" {'load':>5}")
 for (c, n), rows in sorted(cells.items(), key=lambda kv: (kv[0][1], clients.index(kv[0][0]))):
     print(f"{c:28} {n:>4} {med(rows, 'rps'):9.1f} {med(rows, 'p50_ms'):8.2f} {med(rows, 'p99_ms'):8.2f}"
           f" {med(rows, 'local_share'):6.2f} {sum(r['failed'] for r in rows):6d}"
           f" {med(rows, 'cpu_us_per_req'):10.0f} {med(rows, 'proxy_cpu_us_per_req'):12.0f}"
-          f" {med(rows, 'server_cpu_us_per_req'):13.0f}"
+          f" {med(rows, 'server_cpu_us_per_req'):13.0f} {med(rows, 'jit_ms'):6.0f}"
           f" {med(rows, 'machine_busy'):5.2f} {med(rows, 'loadavg_1m'):5.1f}")
 print("\nadapter (lettuce-cr) over plain Lettuce, medians: req/s ratio, p50 ratio (plain / adapter),"
       " CPU per request ratio (adapter / plain)")
