@@ -10,12 +10,17 @@
 #
 # Clients (bench/e2e/jvm, JvmClients.java): lettuce-cr (policy local, the adapter's live
 # view), lettuce-replica-preferred (ReadFrom.REPLICA_PREFERRED), lettuce-primary (Lettuce's
-# default, ReadFrom.UPSTREAM). Each repetition runs every client once, in turn, so slow
-# phases of a shared machine hit them alike; the table gives each cell's median over the
-# repetitions and the adapter's ratios (req/s over req/s, p50 over p50).
+# default, ReadFrom.UPSTREAM). Each repetition runs every client once, in turn, the first
+# client rotating from one repetition to the next, so slow phases of a shared machine hit them
+# alike; the table gives each cell's median over the repetitions (req/s, latency, the JVM's CPU
+# time per request, the latency proxies' and the Valkey servers' CPU time per request, the JIT
+# compilers' time in the window, the share of the machine's CPUs busy and the 1-minute load
+# average at the cell's start) and the adapter's ratios (req/s over req/s, p50 over p50, CPU
+# per request over CPU per request).
 # Environment: LETTUCE_BENCH_PORT (default 9060: nodes 9060-9068, bus +10000, proxies on
 # 127.0.3.x with the same ports), LETTUCE_BENCH_REPS (default 3), LETTUCE_BENCH_SECONDS
-# (window per cell, default 3), LETTUCE_BENCH_DELAY_MS (default 3), MVN.
+# (window per cell, default 3), LETTUCE_BENCH_WARMUP (seconds of load before each cell's window,
+# default 5), LETTUCE_BENCH_DELAY_MS (default 3), MVN.
 # Needs valkey-server >= 8 and the tools virtualenv .venv (redis-py loads the keys).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +30,7 @@ if [[ ${1:-} == --out ]]; then out=$2; fi
 base=${LETTUCE_BENCH_PORT:-9060}
 reps=${LETTUCE_BENCH_REPS:-3}
 secs=${LETTUCE_BENCH_SECONDS:-3}
+warmup=${LETTUCE_BENCH_WARMUP:-5}
 delay=${LETTUCE_BENCH_DELAY_MS:-3}
 clients=(lettuce-cr lettuce-replica-preferred lettuce-primary)
 mkdir -p "$out/raw"
@@ -49,9 +55,10 @@ env_file=$("$here/cluster.sh" start "$cdir" "$base" 9>&-)
 "$root/.venv/bin/python" "$here/driver.py" load --env "$env_file" --keys 10000
 echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg) nproc=$(nproc)" >"$out/machine.txt"
 for ((r = 1; r <= reps; r++)); do
-  for c in "${clients[@]}"; do
+  for ((i = 0; i < ${#clients[@]}; i++)); do
+    c=${clients[(i + r - 1) % ${#clients[@]}]}
     timeout 300 java -cp "$cp" io.cloudroute.bench.e2e.Driver run --env "$env_file" --client "$c" \
-      --fanout 60 --concurrency 1,4,16 --seconds "$secs" --warmup 5 \
+      --fanout 60 --concurrency 1,4,16 --seconds "$secs" --warmup "$warmup" \
       --out "$out/raw/$c-$r.json" 9>&-
   done
 done
@@ -65,17 +72,24 @@ for c in clients:
         for row in json.load(open(f)):
             cells.setdefault((c, row["concurrency"]), []).append(row)
 med = lambda rows, k: statistics.median(r[k] for r in rows)
-print(f"{'client':28} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'local':>6} {'failed':>6}")
+print(f"{'client':28} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'local':>6} {'failed':>6}"
+      f" {'cpu us/req':>10} {'proxy us/req':>12} {'server us/req':>13} {'jit ms':>6} {'busy':>5}"
+      f" {'load':>5}")
 for (c, n), rows in sorted(cells.items(), key=lambda kv: (kv[0][1], clients.index(kv[0][0]))):
     print(f"{c:28} {n:>4} {med(rows, 'rps'):9.1f} {med(rows, 'p50_ms'):8.2f} {med(rows, 'p99_ms'):8.2f}"
-          f" {med(rows, 'local_share'):6.2f} {sum(r['failed'] for r in rows):6d}")
-print("\nadapter (lettuce-cr) over plain Lettuce, medians: req/s ratio, p50 ratio (plain / adapter)")
+          f" {med(rows, 'local_share'):6.2f} {sum(r['failed'] for r in rows):6d}"
+          f" {med(rows, 'cpu_us_per_req'):10.0f} {med(rows, 'proxy_cpu_us_per_req'):12.0f}"
+          f" {med(rows, 'server_cpu_us_per_req'):13.0f} {med(rows, 'jit_ms'):6.0f}"
+          f" {med(rows, 'machine_busy'):5.2f} {med(rows, 'loadavg_1m'):5.1f}")
+print("\nadapter (lettuce-cr) over plain Lettuce, medians: req/s ratio, p50 ratio (plain / adapter),"
+      " CPU per request ratio (adapter / plain)")
 for n in sorted({k[1] for k in cells}):
     cr = cells.get(("lettuce-cr", n))
     for other in clients[1:]:
         o = cells.get((other, n))
         if cr and o:
             print(f"  conc {n:>2} vs {other:26} {med(cr, 'rps') / med(o, 'rps'):5.2f}x req/s"
-                  f"  {med(o, 'p50_ms') / med(cr, 'p50_ms'):5.2f}x p50")
+                  f"  {med(o, 'p50_ms') / med(cr, 'p50_ms'):5.2f}x p50"
+                  f"  {med(cr, 'cpu_us_per_req') / med(o, 'cpu_us_per_req'):5.2f}x CPU/req")
 PY
 echo "results: $out"

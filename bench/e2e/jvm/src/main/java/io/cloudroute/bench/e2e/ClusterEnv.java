@@ -2,8 +2,11 @@ package io.cloudroute.bench.e2e;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +20,10 @@ import redis.clients.jedis.exceptions.JedisException;
  */
 final class ClusterEnv {
   final Map<String, String> env = new HashMap<>();
+  private final Path dir;
 
   ClusterEnv(Path file) throws IOException {
+    dir = file.toAbsolutePath().getParent();
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
       line = line.trim();
       int eq = line.indexOf('=');
@@ -63,6 +68,38 @@ final class ClusterEnv {
       }
     }
     return total;
+  }
+
+  /**
+   * The CPU time the latency proxies (cluster.sh's, by the proxy-*.pid files beside e2e.env) have
+   * used so far: they run on the client's machine, where a real link between clouds costs nothing.
+   */
+  Duration proxyCpu() throws IOException {
+    List<Long> pids = new ArrayList<>();
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "proxy-*.pid")) {
+      for (Path f : files) {
+        pids.add(Long.parseLong(Files.readString(f, StandardCharsets.UTF_8).trim()));
+      }
+    }
+    return cpu(pids);
+  }
+
+  /** The CPU time the cluster's servers have used so far (they share the client's machine). */
+  Duration serverCpu() {
+    List<Long> pids = new ArrayList<>();
+    int n = Integer.parseInt(get("NODE_COUNT"));
+    for (int i = 1; i <= n; i++) pids.add(Long.parseLong(get("NODE" + i + "_PID")));
+    return cpu(pids);
+  }
+
+  /** The CPU time (user + system) of the processes pids; a process gone counts nothing. */
+  private static Duration cpu(List<Long> pids) {
+    Duration sum = Duration.ZERO;
+    for (long pid : pids) {
+      sum = sum.plus(ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration())
+          .orElse(Duration.ZERO));
+    }
+    return sum;
   }
 
   /** kill -STOP / -CONT of a node's process (the JDK sends no SIGSTOP itself). */

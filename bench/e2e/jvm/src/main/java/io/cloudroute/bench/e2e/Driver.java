@@ -20,12 +20,15 @@ import java.util.Random;
  *            --warmup 3 [--fault] [--keys 10000] --out result.json
  * </pre>
  *
- * <p>Each worker thread picks fanout random keys of the loaded set and does one fan-out read,
- * until the window ends; the threads share one client. CPU per request is the whole JVM's CPU
- * time (com.sun.management: every thread, JIT and GC included) over the window divided by the
- * requests. The share of reads in cloud A comes from INFO commandstats deltas (MGET + GET) of
- * every node around the window. --fault: driver.py's schedule (NODE2 SIGSTOP at +2 s, SIGCONT at
- * +7 s, CLUSTER FAILOVER to NODE3 at +9 s) with per-phase numbers and a 250 ms timeline.
+ * <p>Each worker thread picks fanout random keys of the loaded set and does one fan-out read, until
+ * the window ends; the threads share one client. CPU per request is the whole JVM's CPU time
+ * (com.sun.management: every thread, JIT and GC included) over the window divided by the requests;
+ * the latency proxies' and the servers' CPU time per request (they share the machine) and the share
+ * of the machine's CPUs busy (/proc/stat: every process, the benchmark's own included) are taken
+ * over the same window, with the JIT compilers' time in it (jit_ms: a window that still compiles
+ * much was not warm). The share of reads in cloud A comes from INFO commandstats deltas (MGET +
+ * GET) of every node around the window. --fault: driver.py's schedule (NODE2 SIGSTOP at +2 s,
+ * SIGCONT at +7 s, CLUSTER FAILOVER to NODE3 at +9 s) with per-phase numbers and a 250 ms timeline.
  */
 public final class Driver {
   static final double STALL_AT = 2.0, STALL_S = 5.0, FAILOVER_AT = 9.0, FAULT_SECONDS = 14.0;
@@ -111,6 +114,20 @@ public final class Driver {
         .getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
+  /** The machine's [busy, total] CPU time so far, in /proc/stat's ticks (iowait counts as idle). */
+  static long[] machineTicks() throws java.io.IOException {
+    // "cpu  user nice system idle iowait irq softirq steal guest guest_nice"
+    String cpu = Files.readAllLines(Path.of("/proc/stat")).get(0);
+    long busy = 0, total = 0;
+    String[] f = cpu.trim().split("\\s+");
+    for (int i = 1; i < f.length && i <= 8; i++) { // user .. steal; guest is inside user
+      long v = Long.parseLong(f[i]);
+      total += v;
+      if (i != 4 && i != 5) busy += v;
+    }
+    return new long[] {busy, total};
+  }
+
   /** One phase: conc threads reading until rec's window ends; every request recorded. */
   static void phase(JvmClients.Reader reader, int fanout, int conc, int nkeys, Recorder rec)
       throws InterruptedException {
@@ -150,12 +167,20 @@ public final class Driver {
     phase(reader, fanout, conc, a.keys, new Recorder(warm, warm));
     Map<String, Long> calls0 = env.readCalls();
     long cpu0 = cpuNanos();
+    java.time.Duration proxy0 = env.proxyCpu();
+    java.time.Duration server0 = env.serverCpu();
+    long jit0 = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    long[] machine0 = machineTicks();
     long tStart = System.nanoTime();
     Recorder rec = new Recorder(tStart, tStart + (long) (seconds * 1e9));
     List<Object[]> actions = Collections.synchronizedList(new ArrayList<>());
     Thread faults = a.fault ? Faults.start(env, rec.tMeasure, actions) : null;
     phase(reader, fanout, conc, a.keys, rec);
     long cpu1 = cpuNanos();
+    java.time.Duration proxy1 = env.proxyCpu();
+    java.time.Duration server1 = env.serverCpu();
+    long jit1 = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+    long[] machine1 = machineTicks();
     Map<String, Long> calls1 = env.readCalls();
     if (faults != null) faults.join(10_000);
     long da = calls1.get("A") - calls0.get("A"), db = calls1.get("B") - calls0.get("B");
@@ -170,6 +195,13 @@ public final class Driver {
     out.put("seconds", seconds);
     out.put("loadavg_1m", loadBefore);
     out.put("cpu_us_per_req", (cpu1 - cpu0) / 1e3 / Math.max(1, rows.size()));
+    out.put("proxy_cpu_us_per_req",
+        proxy1.minus(proxy0).toNanos() / 1e3 / Math.max(1, rows.size()));
+    out.put("server_cpu_us_per_req",
+        server1.minus(server0).toNanos() / 1e3 / Math.max(1, rows.size()));
+    out.put("jit_ms", jit1 - jit0);
+    out.put("machine_busy", (double) (machine1[0] - machine0[0])
+        / Math.max(1, machine1[1] - machine0[1]));
     out.put("local_share", da + db > 0 ? (double) da / (da + db) : Double.NaN);
     out.put("read_calls_a", da);
     out.put("read_calls_b", db);
@@ -187,9 +219,12 @@ public final class Driver {
       out.put("timeline", Stats.timeline(rows));
     }
     System.out.printf("%-20s fan-out %-3d conc %-2d delay %s ms: %8.1f req/s  p50 %7.2f  p99 %7.2f ms"
-        + "  failed %s  local %.2f  cpu/req %.0f us  load %.1f%n", a.client, fanout, conc, delay,
-        out.get("rps"), out.get("p50_ms"), out.get("p99_ms"), out.get("failed"),
-        out.get("local_share"), out.get("cpu_us_per_req"), loadBefore);
+        + "  failed %s  local %.2f  cpu/req %.0f us  proxy cpu/req %.0f us  server cpu/req %.0f us"
+        + "  jit %d ms  busy %.2f  load %.1f%n",
+        a.client, fanout, conc, delay, out.get("rps"), out.get("p50_ms"), out.get("p99_ms"),
+        out.get("failed"), out.get("local_share"), out.get("cpu_us_per_req"),
+        out.get("proxy_cpu_us_per_req"), out.get("server_cpu_us_per_req"), out.get("jit_ms"),
+        out.get("machine_busy"), loadBefore);
     return out;
   }
 }
