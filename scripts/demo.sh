@@ -19,10 +19,12 @@ if [[ -n ${CLOUDROUTE_CLI:-} ]]; then
   cli=$CLOUDROUTE_CLI   # a tool already built (the integration test sets it)
 else
   bash scripts/deps.sh
+  # In the test command's tree (preset package): the test command then finds
+  # the library and the tool compiled.
   echo "== building the cloudroute tool"
-  cmake --preset default >/dev/null
-  cmake --build --preset default --target cloudroute_cli -j "$(nproc)" >/dev/null
-  cli=$PWD/build/default/tools/cloudroute
+  cmake --preset package >/dev/null
+  cmake --build build/package --target cloudroute_cli -j "$(nproc)" >/dev/null
+  cli=$PWD/build/package/tools/cloudroute
 fi
 delay=${DEMO_DELAY_MS:-3}
 base=${DEMO_BASE_PORT:-7801}
