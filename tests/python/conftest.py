@@ -11,6 +11,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import time
 from typing import Any, Callable, Dict, Iterator, Optional
@@ -66,6 +67,18 @@ def load_vectors(name: str) -> Any:
 
 def unhex(h: str) -> bytes:
     return bytes.fromhex(h)
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test's length: a
+    pytest started in the background by a shell without job control inherits
+    SIGINT ignored, and Python then leaves it ignored."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 @pytest.fixture(scope="session")

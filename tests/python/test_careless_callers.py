@@ -390,7 +390,7 @@ def test_a_signal_ends_a_blocking_call_at_once(node: str, read: bool) -> None:
         signal.signal(signal.SIGALRM, old)
 
 
-def test_keyboard_interrupt_ends_a_blocking_call(node: str) -> None:
+def test_keyboard_interrupt_ends_a_blocking_call(node: str, ctrl_c: None) -> None:
     """Ctrl-C itself: SIGINT from another thread, Python's default handler."""
     key = "careless:blpop:sigint"
     with Client(node, command_timeout_ms=10000) as c:

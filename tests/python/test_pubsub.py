@@ -173,7 +173,7 @@ def test_get_message_times_out_and_a_close_ends_a_wait_on_another_thread(env: Di
         assert list(sub) == []
 
 
-def test_ctrl_c_ends_a_wait_on_the_main_thread(env: Dict[str, str]) -> None:
+def test_ctrl_c_ends_a_wait_on_the_main_thread(env: Dict[str, str], ctrl_c: None) -> None:
     with client(env) as c, c.subscribe(channels="ps:sigint") as sub:
         assert sub.get_message(timeout=5) is not None  # SUBSCRIBED
         main = threading.get_ident()
