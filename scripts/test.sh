@@ -253,12 +253,14 @@ else
   echo "-- fuzz (tests/fuzz/run.sh 10: the asan tree's 8 libFuzzer targets; $logs/fuzz.log):"
   cat "$logs/fuzz.log"
   ((fuzz_rc == 0)) || { echo "test: fuzzing failed (exit $fuzz_rc)" >&2; exit 1; }
-  await_suites
-  await_python
 
+  # The TSan tests, beside the Python stage's tail too (after them the run
+  # would end on them alone, one core idle).
   stage "build (preset tsan: ThreadSanitizer, the tsan_tests target; in the background)"
   await_build tsan
-  stage "tests under TSan (label tsan: router, snapshot cell, shard groups, pool, live client)"
+  stage "tests under TSan (label tsan: router, snapshot cell, shard groups, pool, live client); the Python stage beside them"
   ctest --preset tsan -j "$jobs"
+  await_suites
+  await_python
 fi
 stage "all tests passed"
