@@ -39,24 +39,17 @@ namespace {
 // The host and port FormatAddress made `address` of; false for a text it
 // cannot have made (no such address is in the registry).
 bool SplitAddress(std::string_view address, std::string_view *host, uint16_t *port) {
-  const size_t colon = address.rfind(':');
-  if (colon == std::string_view::npos || colon + 1 == address.size() ||
-      address.size() - colon - 1 > 5) {
+  HostPortView split;
+  if (!SplitHostPort(address, &split) || split.port.empty() || split.port.size() > 5) {
     return false;
   }
   uint32_t p = 0;
-  for (const char c : address.substr(colon + 1)) {
+  for (const char c : split.port) {
     if (c < '0' || c > '9') return false;
     p = p * 10 + static_cast<uint32_t>(c - '0');
   }
   if (p > 0xFFFF) return false;
-  std::string_view h = address.substr(0, colon);
-  // FormatAddress brackets exactly the hosts with a ':' in them.
-  if (h.size() >= 2 && h.front() == '[' && h.back() == ']' &&
-      h.substr(1, h.size() - 2).find(':') != std::string_view::npos) {
-    h = h.substr(1, h.size() - 2);
-  }
-  *host = h;
+  *host = split.host;
   *port = static_cast<uint16_t>(p);
   return true;
 }
