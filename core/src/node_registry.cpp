@@ -39,24 +39,17 @@ namespace {
 // The host and port FormatAddress made `address` of; false for a text it
 // cannot have made (no such address is in the registry).
 bool SplitAddress(std::string_view address, std::string_view *host, uint16_t *port) {
-  const size_t colon = address.rfind(':');
-  if (colon == std::string_view::npos || colon + 1 == address.size() ||
-      address.size() - colon - 1 > 5) {
+  HostPortView split;
+  if (!SplitHostPort(address, &split) || split.port.empty() || split.port.size() > 5) {
     return false;
   }
   uint32_t p = 0;
-  for (const char c : address.substr(colon + 1)) {
+  for (const char c : split.port) {
     if (c < '0' || c > '9') return false;
     p = p * 10 + static_cast<uint32_t>(c - '0');
   }
   if (p > 0xFFFF) return false;
-  std::string_view h = address.substr(0, colon);
-  // FormatAddress brackets exactly the hosts with a ':' in them.
-  if (h.size() >= 2 && h.front() == '[' && h.back() == ']' &&
-      h.substr(1, h.size() - 2).find(':') != std::string_view::npos) {
-    h = h.substr(1, h.size() - 2);
-  }
-  *host = h;
+  *host = split.host;
   *port = static_cast<uint16_t>(p);
   return true;
 }
@@ -100,9 +93,8 @@ NodeEntry *NodeRegistry::EntryLocked(uint32_t i) const {
   return Slot(chunks_[ChunkOf(i)].load(std::memory_order_relaxed), i);
 }
 
-Result<NodeEntry *> NodeRegistry::Intern(std::string_view host, uint16_t port) {
+NodeEntry *NodeRegistry::InternLocked(std::string_view host, uint16_t port) {
   const uint64_t hash = HashBytes(host, port);
-  std::lock_guard<std::mutex> lock(mu_);
   const uint32_t found = by_address_.Find(hash, [&](uint32_t c) {
     const NodeEntry *e = EntryLocked(c);
     return e->port == port && e->host == host;
@@ -112,11 +104,11 @@ Result<NodeEntry *> NodeRegistry::Intern(std::string_view host, uint16_t port) {
   std::string address = FormatAddress(host, port);
   std::string host_copy(host);
   const uint32_t i = TakeSlotLocked();
-  if (i == kFreeHandle) return Error(Code::kLimit, "more than 1048576 live nodes");
+  if (i == kFreeHandle) return nullptr;
   // Out of memory here loses the slot (its handle stays free), never more.
   by_address_.Insert(hash, i);
   NodeEntry *e = EntryLocked(i);
-  e->host.swap(host_copy);
+  e->host = std::move(host_copy);
   e->port = port;
   e->address = std::move(address);
   e->handle.store((static_cast<uint32_t>(e->generation) << kIndexBits) | i,
@@ -124,9 +116,24 @@ Result<NodeEntry *> NodeRegistry::Intern(std::string_view host, uint16_t port) {
   return e;
 }
 
-void NodeRegistry::Reserve(size_t n) {
+Result<NodeEntry *> NodeRegistry::Intern(std::string_view host, uint16_t port) {
   std::lock_guard<std::mutex> lock(mu_);
-  by_address_.Reserve(n);
+  NodeEntry *e = InternLocked(host, port);
+  if (e == nullptr) return Error(Code::kLimit, "more than 1048576 live nodes");
+  return e;
+}
+
+Status NodeRegistry::InternAll(const Topology &t, NodeEntry **out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  by_address_.Reserve(t.nodes.size());
+  for (size_t i = 0; i < t.nodes.size(); ++i) {
+    const TopoNode &n = t.nodes[i];
+    out[i] = nullptr;
+    if (!n.endpoint_known()) continue;
+    out[i] = InternLocked(n.host(), n.port);
+    if (out[i] == nullptr) return Error(Code::kLimit, "more than 1048576 live nodes");
+  }
+  return Status::Ok();
 }
 
 uint32_t NodeRegistry::FindLocked(const std::string &address) const {

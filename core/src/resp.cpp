@@ -18,42 +18,105 @@ class Framer {
   Framer(std::string_view in, const RespLimits &limits, RespFlat *out)
       : in_(in), lim_(limits), nodes_(*out) {}
 
-  // Appends one value (and its subtree) to the nodes.
-  bool Parse(uint32_t depth) {
-    if (depth > lim_.max_depth) {
-      return Fail(Code::kLimit, "nesting deeper than " + std::to_string(lim_.max_depth));
+  // Appends one value (and its subtree) to the nodes: one loop over the
+  // values in wire order, the open aggregates on a stack (never deeper than
+  // kRespMaxDepthBound), so a value costs no call of its own.
+  bool Parse() {
+    uint32_t open = 0;  // aggregates on the stack; a new value is at depth open + 1
+    for (;;) {
+      if (open >= lim_.max_depth) {
+        return Fail(Code::kLimit, "nesting deeper than " + std::to_string(lim_.max_depth));
+      }
+      if (pos_ >= in_.size()) return Fail(Code::kIncomplete, "reply ends before a value");
+      const char type = in_[pos_++];
+      const size_t index = nodes_.size();
+      RespNode *const at = Append(type);
+      uint64_t paid = 0;
+      switch (type) {
+        case '$':
+          if (!Bulk(at, RespType::kBulkString, /*verbatim=*/false)) return false;
+          break;
+        case ':':
+          at->type = RespType::kInteger;
+          if (!Integer(&at->integer)) return false;
+          break;
+        case '*':
+        case '~':
+        case '>':
+          if (!Aggregate(at, RespType::kArray, open + 1, &paid)) return false;
+          break;
+        // RESP3 attributes ('|') annotate the next value; they carry nothing
+        // the router uses, so they are framed as maps (to stay in frame) and
+        // dropped where they end.
+        case '%':
+        case '|':
+          if (!Aggregate(at, RespType::kMap, open + 1, &paid)) return false;
+          break;
+        default:
+          if (!Scalar(type, at)) return false;
+      }
+      bool dropped = false;  // an attribute ended: the value it annotates follows
+      if (at->count != 0) {
+        stack_[open++] = Open{at, index, at->count, paid, 0};
+      } else if (type == '|') {
+        nodes_.Truncate(index);
+        dropped = true;
+      }
+      // Closes what this value completed, up to the aggregate that wants
+      // another element (charged as the tree's vector would grow).
+      while (!dropped && open != 0) {
+        Open &o = stack_[open - 1];
+        if (o.left != 0) {
+          --o.left;
+          if (++o.taken > o.paid) {
+            o.paid = o.paid == 0 ? 1 : 2 * o.paid;
+            if (!Charge(o.paid * sizeof(RespValue))) return false;
+          }
+          break;
+        }
+        o.node->next = static_cast<uint32_t>(nodes_.size());
+        --open;
+        if (o.node->wire == '|') {
+          nodes_.Truncate(o.index);
+          dropped = true;
+        }
+      }
+      if (open == 0 && !dropped) return true;
     }
-    // RESP3 attributes ('|') annotate the next value; they carry nothing the
-    // router uses, so they are parsed (to stay in frame) and dropped.
-    while (pos_ < in_.size() && in_[pos_] == '|') {
-      const size_t mark = nodes_.size();
-      ++pos_;
-      if (!ParseAggregate(Append('|'), RespType::kMap, depth)) return false;
-      nodes_.Truncate(mark);
-    }
-    if (pos_ >= in_.size()) return Fail(Code::kIncomplete, "reply ends before a value");
-    const char type = in_[pos_++];
-    RespNode *const at = Append(type);
+  }
+
+  size_t pos() const { return pos_; }
+
+  // Records why the reply is refused (error() returns it); false, so every
+  // step returns it on at once.
+  [[gnu::noinline, gnu::cold]] bool Fail(Code code, const std::string &what) {
+    err_ = Error(code, "RESP " + what + " at byte " + std::to_string(pos_));
+    return false;
+  }
+  const Status &error() const { return err_; }
+
+ private:
+  // A new value of the given wire byte; a leaf until it says otherwise.
+  // Blocks never move (RespFlat), so the value stays where it is while its
+  // elements are appended after it.
+  RespNode *Append(char wire) {
+    RespNode *const n = &nodes_.Append();
+    n->wire = wire;
+    n->next = static_cast<uint32_t>(nodes_.size());
+    return n;
+  }
+
+  // The values other than bulk strings, integers and aggregates.
+  bool Scalar(char type, RespNode *at) {
     switch (type) {
       case '+':
         return Leaf(at, RespType::kSimpleString);
       case '-':
         return Leaf(at, RespType::kError);
-      case ':':
-        at->type = RespType::kInteger;
-        return Integer(&at->integer);
-      case '$':
-        return Bulk(at, RespType::kBulkString, /*verbatim=*/false);
       case '!':
         return Bulk(at, RespType::kError, false);
       case '=':
         return Bulk(at, RespType::kBulkString, true);
-      case '*':
-      case '~':
-      case '>':
-        return ParseAggregate(at, RespType::kArray, depth);
-      case '%':
-        return ParseAggregate(at, RespType::kMap, depth);
       case '_': {
         std::string_view empty;
         if (!Line(&empty)) return false;
@@ -80,28 +143,6 @@ class Framer {
         return Fail(Code::kParse, buf);
       }
     }
-  }
-
-  size_t pos() const { return pos_; }
-
-  // Records why the reply is refused (error() returns it); false, so every
-  // step returns it on at once.
-  [[gnu::noinline, gnu::cold]] bool Fail(Code code, const std::string &what) {
-    err_ = Error(code, "RESP " + what + " at byte " + std::to_string(pos_));
-    return false;
-  }
-  const Status &error() const { return err_; }
-
- private:
-  // A new value of the given wire byte; a leaf until it says otherwise.
-  // Blocks never move (RespFlat), so the value stays where it is while its
-  // elements are appended after it.
-  RespNode *Append(char wire) {
-    const size_t at = nodes_.Append();
-    RespNode *const n = &nodes_[at];
-    n->wire = wire;
-    n->next = static_cast<uint32_t>(at + 1);
-    return n;
   }
 
   bool Leaf(RespNode *at, RespType type) {
@@ -138,15 +179,17 @@ class Framer {
   // which Integer() reads the long way, with its checks and messages.
   bool PlainInteger(int64_t *out) {
     const char *const p = in_.data() + pos_;
-    const size_t avail = in_.size() - pos_;
-    const size_t most = std::min<size_t>(avail, 18);
+    const size_t most = std::min<size_t>(in_.size() - pos_, 18);
     uint64_t v = 0;
     size_t n = 0;
     // A byte below '0' wraps around: one test for a digit.
     for (unsigned d; n < most && (d = unsigned{static_cast<unsigned char>(p[n])} - '0') < 10; ++n) {
       v = v * 10 + d;
     }
-    if (n == 0 || (n > 1 && p[0] == '0') || avail - n < 2 || p[n] != '\r' || p[n + 1] != '\n') {
+    // n < most leaves p[n] in the input; the LF after it is checked only
+    // once the CR is there (and then the input may end right after).
+    if (n == 0 || n == most || p[n] != '\r' || (n > 1 && p[0] == '0') ||
+        pos_ + n + 1 == in_.size() || p[n + 1] != '\n') {
       return false;
     }
     *out = static_cast<int64_t>(v);
@@ -195,7 +238,7 @@ class Framer {
     return true;
   }
 
-  bool Bulk(RespNode *node, RespType type, bool verbatim) {
+  [[gnu::always_inline]] bool Bulk(RespNode *node, RespType type, bool verbatim) {
     const size_t at = pos_;
     int64_t len = 0;
     if (!Integer(&len)) return false;
@@ -215,10 +258,12 @@ class Framer {
         return Fail(Code::kParse, "verbatim string without format");
       out.str = in_.substr(pos_ + 4, n - 4);
     } else {
-      out.str = in_.substr(pos_, n);
+      out.str = std::string_view(in_.data() + pos_, n);  // in the input: checked above
     }
     pos_ += n + 2;
-    return Charge(TreeStringCost(out.str.size()));
+    // A short string costs the tree nothing (and charging nothing cannot
+    // fail: the input only grew since the last charge).
+    return out.str.size() <= 15 || Charge(TreeStringCost(out.str.size()));
   }
 
   // A bulk length (read at `at`) below 0 or above the cap.
@@ -229,7 +274,12 @@ class Framer {
                                   std::to_string(lim_.max_bulk_len));
   }
 
-  bool ParseAggregate(RespNode *node, RespType type, uint32_t depth) {
+  // An aggregate's header: its count, checked against the caps, and what
+  // the tree's element vector reserves up front (*paid elements; see
+  // resp.hpp): every element takes at least 3 bytes ("_\r\n"), so the tree
+  // never reserves more than the remaining input can hold, nor more than
+  // kReserve, then doubles as elements arrive (Parse charges that).
+  bool Aggregate(RespNode *node, RespType type, uint32_t depth, uint64_t *paid) {
     const size_t at = pos_;
     int64_t count = 0;
     if (!Integer(&count)) return false;
@@ -254,22 +304,9 @@ class Framer {
     }
     node->type = type;
     node->count = static_cast<uint32_t>(n);
-    // Charged as the tree's element vector would cost (see resp.hpp): every
-    // element takes at least 3 bytes ("_\r\n"), so the tree never reserves
-    // more than the remaining input can hold, nor more than kReserve up
-    // front, then doubles as elements arrive.
     const uint64_t can_hold = (in_.size() - pos_) / 3;
-    uint64_t paid = std::min({n, can_hold, kReserve});
-    if (!Charge(paid * sizeof(RespValue))) return false;
-    for (uint64_t i = 0; i < n; ++i) {
-      if (i + 1 > paid) {
-        paid = paid == 0 ? 1 : 2 * paid;
-        if (!Charge(paid * sizeof(RespValue))) return false;
-      }
-      if (!Parse(depth + 1)) return false;
-    }
-    node->next = static_cast<uint32_t>(nodes_.size());
-    return true;
+    *paid = std::min({n, can_hold, kReserve});
+    return Charge(*paid * sizeof(RespValue));
   }
 
   // What the tree's std::string of n bytes allocates: nothing up to the
@@ -291,12 +328,22 @@ class Framer {
 
   static constexpr uint64_t kReserve = 1024;
 
+  // An aggregate whose elements are being framed.
+  struct Open {
+    RespNode *node;
+    size_t index;    // of node
+    uint32_t left;   // elements not yet begun
+    uint64_t paid;   // elements the tree's vector has room for
+    uint64_t taken;  // elements begun
+  };
+
   std::string_view in_;
   const RespLimits &lim_;
   RespFlat &nodes_;
   size_t pos_ = 0;
   uint64_t cost_ = 0;
   Status err_;  // the failure, once a step returned false
+  Open stack_[kRespMaxDepthBound];
 };
 
 // The tree of the subtree at nodes[i].
@@ -315,8 +362,8 @@ void ToTree(const RespFlat &nodes, size_t i, RespValue *out) {
 }
 
 void Flatten(const RespValue &v, RespFlat *out) {
-  const size_t at = out->Append();
-  RespNode &n = (*out)[at];
+  const size_t at = out->size();
+  RespNode &n = out->Append();
   n.str = v.str;
   n.integer = v.integer;
   n.count = static_cast<uint32_t>(v.elements.size());
@@ -367,7 +414,7 @@ Status ParseRespFlat(std::string_view bytes, const RespLimits &limits, RespFlat 
   }
   out->Truncate(0);
   Framer f(bytes, limits, out);
-  if (!f.Parse(1)) return f.error();
+  if (!f.Parse()) return f.error();
   if (f.pos() != bytes.size()) {
     f.Fail(Code::kParse, "trailing bytes after the reply");
     return f.error();
@@ -382,6 +429,17 @@ Result<RespValue> ParseResp(std::string_view bytes, const RespLimits &limits) {
   RespValue v;
   ToTree(flat, 0, &v);
   return v;
+}
+
+void RespFlat::NextBlock() {
+  const size_t b = size_ / kBlock;
+  if (b == blocks_.size()) {
+    std::unique_ptr<RespNode, FreeBlock> block(
+        static_cast<RespNode *>(::operator new(kBlock * sizeof(RespNode))));
+    blocks_.push_back(std::move(block));
+  }
+  tail_ = blocks_[b].get() + size_ % kBlock;
+  room_ = kBlock - size_ % kBlock;
 }
 
 void FlattenResp(const RespValue &v, RespFlat *out) {

@@ -116,7 +116,9 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
   std::vector<NodeFacts> facts(t.nodes.size());
   snap->place_of.resize(t.nodes.size());
   snap->pins.Reserve(t.nodes.size() + (in.moved != nullptr ? in.moved->size() : 0));
-  in.registry->Reserve(t.nodes.size());
+  std::vector<NodeEntry *> entries(t.nodes.size());  // nullptr: endpoint unknown
+  Status interned = in.registry->InternAll(t, entries.data());
+  if (!interned.ok()) return interned;
   std::unordered_map<std::string, uint16_t> place_index;  // PlaceKey → index in places
   // Without a node map, a node's placement follows from its CIDR rule and
   // its zone alone: located once per distinct pair, not once per node
@@ -126,13 +128,8 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
       by_rule_and_zone ? cfg.locality.rules.size() + 1 : 0);
   for (size_t i = 0; i < t.nodes.size(); ++i) {
     const TopoNode &n = t.nodes[i];
-    NodeEntry *entry = nullptr;
-    if (n.endpoint_known()) {
-      auto e = in.registry->Intern(n.host(), n.port);
-      if (!e.ok()) return e.status();
-      entry = *e;
-      snap->pins.Add(entry);
-    }
+    NodeEntry *const entry = entries[i];
+    if (entry != nullptr) snap->pins.Add(entry);
     // The topology's zone when it has one, else one learned elsewhere.
     std::string_view zone = n.zone();
     if (zone.empty() && in.zone_overrides != nullptr && entry != nullptr) {

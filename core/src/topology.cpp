@@ -166,30 +166,42 @@ Status TextArena::Put(TopoNode *n, std::string_view id, std::string_view host, s
   return Status::Ok();
 }
 
-Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port) {
-  const std::string quoted = Quote(text);
-  std::string_view h, p;
+bool SplitHostPort(std::string_view text, HostPortView *out) {
+  size_t colon;
   if (!text.empty() && text.front() == '[') {
     const size_t close = text.find(']');
     if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
-      return Error(Code::kParse, "bad address " + quoted + " (want [v6]:port)");
+      return false;
     }
-    h = text.substr(1, close - 1);
-    p = text.substr(close + 2);
+    out->host = text.substr(1, close - 1);
+    out->bracketed = true;
+    colon = close + 1;
+  } else {
+    colon = text.rfind(':');
+    if (colon == std::string_view::npos) return false;
+    out->host = text.substr(0, colon);
+    out->bracketed = false;
+  }
+  out->port = text.substr(colon + 1);
+  return true;
+}
+
+Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port) {
+  const std::string quoted = Quote(text);
+  HostPortView split;
+  if (!SplitHostPort(text, &split)) {
+    const bool bracketed = !text.empty() && text.front() == '[';
+    return Error(Code::kParse,
+                 "bad address " + quoted + (bracketed ? " (want [v6]:port)" : " (want host:port)"));
+  }
+  const std::string_view h = split.host, p = split.port;
+  if (split.bracketed) {
     IpAddress ip;
     if (!ParseIp(h, &ip) || !ip.v6) {
       return Error(Code::kParse, "bad address " + quoted + " (brackets hold an IPv6 literal)");
     }
-  } else {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) {
-      return Error(Code::kParse, "bad address " + quoted + " (want host:port)");
-    }
-    h = text.substr(0, colon);
-    p = text.substr(colon + 1);
-    if (h.find(':') != std::string_view::npos) {
-      return Error(Code::kParse, "bad address " + quoted + " (put IPv6 hosts in brackets)");
-    }
+  } else if (h.find(':') != std::string_view::npos) {
+    return Error(Code::kParse, "bad address " + quoted + " (put IPv6 hosts in brackets)");
   }
   if (h.empty()) return Error(Code::kParse, "bad address " + quoted + " (no host)");
   if (!IsValidHost(h)) {

@@ -29,20 +29,22 @@ Result<std::vector<Seed>> ParseSeeds(const std::string &text) {
       if (comma == text.size()) break;
       continue;
     }
-    const size_t colon = item.rfind(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size()) {
+    HostPortView split;
+    const bool split_ok = SplitHostPort(item, &split);
+    if (!split_ok && item.front() == '[') {
+      return Error(Code::kInvalid, "seed " + Quote(item) + " has a malformed IPv6 literal");
+    }
+    if (!split_ok || split.port.empty() || (!split.bracketed && split.host.empty())) {
       return Error(Code::kInvalid, "seed " + Quote(item) + " is not host:port");
     }
-    std::string host = item.substr(0, colon);
-    if (host.front() == '[') {
-      if (host.back() != ']' || host.size() < 3) {
-        return Error(Code::kInvalid, "seed " + Quote(item) + " has a malformed IPv6 literal");
-      }
-      host = host.substr(1, host.size() - 2);
-    } else if (host.find(':') != std::string::npos) {
+    if (split.bracketed && split.host.empty()) {
+      return Error(Code::kInvalid, "seed " + Quote(item) + " has a malformed IPv6 literal");
+    }
+    if (!split.bracketed && split.host.find(':') != std::string_view::npos) {
       return Error(Code::kInvalid, "seed " + Quote(item) + ": put an IPv6 address in brackets");
     }
-    const std::string port_text = item.substr(colon + 1);
+    const std::string host(split.host);
+    const std::string port_text(split.port);
     char *end = nullptr;
     const long port = std::strtol(port_text.c_str(), &end, 10);
     if (*end != '\0' || port < 1 || port > 65535) {

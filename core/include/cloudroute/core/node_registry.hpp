@@ -20,7 +20,7 @@
 // hands out 0, 1, 2, …
 //
 // Thread-safety: Get()/Pin()/size() are lock-free for any thread;
-// Intern()/Find()/FindHandle()/Reclaim() take an internal mutex (they run on
+// Intern()/InternAll()/Find()/FindHandle()/Reclaim() take an internal mutex (they run on
 // topology updates and redirects only). A pin's first holder (0 → 1) must
 // hold the owner's writer lock that also serializes Reclaim() (the router's);
 // later holders need only hold a pin already (see NodePins).
@@ -42,6 +42,8 @@
 #include "cloudroute/core/status.hpp"
 
 namespace cloudroute {
+
+struct Topology;
 
 // What a routed read touches (health) and what the C API returns of it
 // (handle, port, host's pointer) share the first cache line: the entries of a
@@ -102,10 +104,10 @@ class NodeRegistry {
   NodeRegistry &operator=(const NodeRegistry &) = delete;
 
   Result<NodeEntry *> Intern(std::string_view host, uint16_t port);
-  // Room in the address index for n addresses in all (a snapshot interns
-  // its topology's nodes one by one; the index then grows once, not by
-  // doubling through every size on the way).
-  void Reserve(size_t n);
+  // Interns every node of `t` with a known endpoint in one pass under one
+  // lock, the index grown once for them: out[i] is node i's entry, nullptr
+  // for a node whose endpoint is unknown. out has room for t.nodes.size().
+  Status InternAll(const Topology &t, NodeEntry **out);
   NodeEntry *Find(const std::string &address) const;
   // The handle of address, read under the mutex (a Find() result's handle
   // could change once the call returned); false when the address is unknown.
@@ -173,6 +175,9 @@ class NodeRegistry {
   // REQUIRES: mu_ held. A free slot once enough are free, else a new one
   // (kFreeHandle when the registry is full).
   uint32_t TakeSlotLocked();
+  // REQUIRES: mu_ held. The entry of host:port, made if new; nullptr when
+  // the registry is full.
+  NodeEntry *InternLocked(std::string_view host, uint16_t port);
   // REQUIRES: mu_ held, i < size_.
   NodeEntry *EntryLocked(uint32_t i) const;
   // REQUIRES: mu_ held. The slot index of address, or HashIndex::kNone.

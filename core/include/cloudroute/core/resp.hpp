@@ -15,8 +15,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "cloudroute/core/status.hpp"
@@ -86,26 +88,36 @@ class RespFlat {
   static constexpr size_t kBlock = 512;
 
   size_t size() const { return size_; }
-  RespNode &operator[](size_t i) { return blocks_[i / kBlock][i % kBlock]; }
-  const RespNode &operator[](size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
-  // A new, default value at the end; returns its index.
-  size_t Append() {
-    if (size_ == blocks_.size() * kBlock) blocks_.push_back(std::make_unique<RespNode[]>(kBlock));
-    // A block is made of default values: only one used before needs a reset.
-    if (size_ < used_) {
-      (*this)[size_] = RespNode();
-    } else {
-      used_ = size_ + 1;
-    }
-    return size_++;
+  RespNode &operator[](size_t i) { return blocks_[i / kBlock].get()[i % kBlock]; }
+  const RespNode &operator[](size_t i) const { return blocks_[i / kBlock].get()[i % kBlock]; }
+  // A new, default value at the end (index size() - 1).
+  RespNode &Append() {
+    if (room_ == 0) NextBlock();
+    --room_;
+    ++size_;
+    return *new (tail_++) RespNode();
   }
   // Drops the values from index n on (their blocks stay for reuse).
-  void Truncate(size_t n) { size_ = n < size_ ? n : size_; }
+  void Truncate(size_t n) {
+    if (n >= size_) return;
+    size_ = n;
+    room_ = 0;  // the next Append finds value n's place
+  }
 
  private:
-  std::vector<std::unique_ptr<RespNode[]>> blocks_;
+  // A block's values are made as Append reaches them (RespNode needs no
+  // destruction), not all at once when it is allocated.
+  static_assert(std::is_trivially_destructible<RespNode>::value, "blocks are freed unmade");
+  struct FreeBlock {
+    void operator()(RespNode *block) const { ::operator delete(block); }
+  };
+  std::vector<std::unique_ptr<RespNode, FreeBlock>> blocks_;
+  // Points tail_ at value size_'s place, in a new block if it needs one.
+  void NextBlock();
+
+  RespNode *tail_ = nullptr;  // where the next value goes
+  size_t room_ = 0;           // values left in tail_'s block
   size_t size_ = 0;
-  size_t used_ = 0;  // values ever appended (past it, a block is untouched)
 };
 
 // The framer recurses once per level, so the depth has a hard bound whatever

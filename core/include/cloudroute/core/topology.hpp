@@ -204,6 +204,17 @@ class TopologyBuilder {
 // Parses the static text form (see cr_topology_parse_static in cloudroute.h).
 Result<std::shared_ptr<const Topology>> ParseStaticTopology(std::string_view text);
 
+// "host:port" or "[host]:port" split without allocating or checking: host is
+// the text in the brackets (up to the first ']', which ':' must follow) or
+// before the last ':', port the text after that ':'. False when there is no
+// ':' to split at, or a '[' has no "]:" after it. ParseHostPort checks both.
+struct HostPortView {
+  std::string_view host;
+  std::string_view port;
+  bool bracketed = false;  // host came in brackets
+};
+bool SplitHostPort(std::string_view text, HostPortView *out);
+
 // "host:port" or "[v6]:port" → host, port, where host passes IsValidHost and
 // port is 1-65535. kParse on anything else.
 Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port);
