@@ -76,10 +76,14 @@ scripts/check-format.sh
 # -Werror, -Wconversion on the core, the net layer and the C API) builds the
 # tests, the CLI and the JVM library beside the libraries the .debs carry, so
 # the JVM stage and scripts/package.sh deb find them built (the werror preset is
-# the same with debug information, for developers' own builds).
+# the same with debug information, for developers' own builds). Its
+# integration tests are built only with --fast: a full run runs them once, in
+# the ASan tree (CR_INTEGRATION_TESTS).
+integration=ON
+((fast == 1)) || integration=OFF
 stage "build (preset package: Release, -Werror, -Wconversion; the tests and the JVM library too)"
 JAVA_HOME=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")} \
-  cmake --preset package -DCR_BUILD_JNI=ON >/dev/null
+  cmake --preset package -DCR_BUILD_JNI=ON -DCR_INTEGRATION_TESTS=$integration >/dev/null
 cmake --build build/package -j "$jobs"
 logs=build/stage-logs
 
