@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config clang-format clang-14 libclang-rt-14-dev
+  build-essential cmake ninja-build ccache pkg-config clang-format clang-14 libclang-rt-14-dev lld-14
   python3 python3-venv python3-dev
   libgtest-dev libcmocka-dev libbenchmark-dev nlohmann-json3-dev libhiredis-dev libssl-dev openssl
   redis-server redis-tools redis-sentinel

@@ -30,7 +30,7 @@ fast=0
 [[ ${1:-} == --fast ]] && fast=1
 
 missing=()
-for tool in cmake ninja ccache c++ clang++-14 aarch64-linux-gnu-g++ pkg-config redis-server redis-cli valkey-server openssl java mvn; do
+for tool in cmake ninja ccache c++ clang++-14 ld.lld-14 aarch64-linux-gnu-g++ pkg-config redis-server redis-cli valkey-server openssl java mvn; do
   command -v "$tool" >/dev/null || missing+=("$tool")
 done
 command -v clang-format >/dev/null || command -v clang-format-14 >/dev/null || missing+=(clang-format)
