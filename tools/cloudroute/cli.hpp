@@ -21,6 +21,12 @@ int Die(const std::string &what, cr_status s);
 int Usage(const std::string &msg);
 // --db N: a database index (0-2147483647) into *db; 0 or Usage()'s code.
 int ParseDb(const std::string &text, uint32_t *db);
+// HOST:PORT or [IPv6]:PORT, the value of `option`, into *host (without the
+// brackets) and *port (1-65535); 0 or Usage()'s code, naming what is wrong.
+// Brackets hold only an address with a ':' in it, and an IPv6 address has
+// them; the host itself is the C API's to judge.
+int ParseHostPort(const std::string &option, const std::string &text, std::string *host,
+                  uint16_t *port);
 
 // Keys from argv, or one per line from stdin when there are none (the
 // trailing '\n' is stripped; every other byte is kept).

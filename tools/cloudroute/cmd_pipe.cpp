@@ -11,7 +11,6 @@
 // in its place), 2 usage or input errors (nothing is sent).
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -137,15 +136,7 @@ int CmdPipe(const std::vector<std::string> &args) {
   for (size_t i = 0; i < rest.size(); ++i) {
     if (rest[i] == "--node") {
       if (i + 1 >= rest.size()) return Usage("--node needs HOST:PORT");
-      const std::string &hp = rest[++i];
-      const size_t colon = hp.rfind(':');
-      const long port =
-          colon == std::string::npos ? 0 : std::strtol(hp.c_str() + colon + 1, nullptr, 10);
-      if (port <= 0 || port > 65535) return Usage("--node needs HOST:PORT, not '" + hp + "'");
-      node_host = hp.substr(0, colon);
-      if (node_host.size() > 2 && node_host.front() == '[')
-        node_host = node_host.substr(1, node_host.size() - 2);
-      node_port = static_cast<uint16_t>(port);
+      if ((rc = ParseHostPort("--node", rest[++i], &node_host, &node_port)) != 0) return rc;
     } else {
       return Usage("pipe: unknown argument '" + rest[i] + "' (commands come from stdin)");
     }
