@@ -71,6 +71,19 @@ std::string Quoted(std::string_view text);
 // Every byte from the server goes through Printable or Quoted.
 void FormatReply(const cr_reply *r, size_t indent, std::string *out);
 
+// Strings as the C API takes binary arguments (argv and argvlen, keys and
+// their lengths): a pointer and a length each, borrowed from the strings, so
+// valid while they stay as they are (unchanged, not moved).
+struct ByteArgs {
+  std::vector<const void *> ptrs;
+  std::vector<size_t> lens;
+  explicit ByteArgs(const std::vector<std::string> &strings);
+  size_t size() const { return ptrs.size(); }
+};
+// The strings' c_str()s, borrowed as ByteArgs's are, for the C API's lists
+// of NUL-terminated names and addresses.
+std::vector<const char *> CStrings(const std::vector<std::string> &strings);
+
 int CmdKeyslot(const std::vector<std::string> &args);
 int CmdTopology(const std::vector<std::string> &args);
 int CmdRoute(const std::vector<std::string> &args);

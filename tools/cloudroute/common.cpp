@@ -76,6 +76,22 @@ std::string Address(const char *host, uint16_t port) {
   return h + ":" + std::to_string(port);
 }
 
+ByteArgs::ByteArgs(const std::vector<std::string> &strings) {
+  ptrs.reserve(strings.size());
+  lens.reserve(strings.size());
+  for (const std::string &s : strings) {
+    ptrs.push_back(s.data());
+    lens.push_back(s.size());
+  }
+}
+
+std::vector<const char *> CStrings(const std::vector<std::string> &strings) {
+  std::vector<const char *> out;
+  out.reserve(strings.size());
+  for (const std::string &s : strings) out.push_back(s.c_str());
+  return out;
+}
+
 namespace {
 
 // One escaper for every output. JSON: \" and \u00XX for control bytes;
