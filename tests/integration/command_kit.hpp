@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "harness_env.hpp"
 
 namespace crtest {
 
@@ -36,17 +37,13 @@ struct TableLog {
   }
 };
 
-// A client of the harness's cluster at seeds in cloud A (127.0.1.0/24 is
-// local, 127.0.2.0/24 cloud B), local-replicas-first, with opts; its command
-// table events go to *log. NULL (a test failure recorded) when it cannot
-// start; free it with cr_client_free.
+// A client of the harness's cluster at seeds in cloud A (NewCloudAConfig),
+// local-replicas-first, with opts; its command table events go to *log. NULL
+// (a test failure recorded) when it cannot start; free it with
+// cr_client_free.
 inline cr_client *NewTableClient(const std::string &seeds, TableLog *log,
                                  const cr_client_options &opts) {
-  cr_config *cfg = nullptr;
-  EXPECT_EQ(cr_config_new(&cfg), CR_OK);
-  EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
-  EXPECT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
-  EXPECT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
+  cr_config *cfg = NewCloudAConfig();
   cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
   ro.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;
   EXPECT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
