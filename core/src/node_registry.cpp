@@ -43,6 +43,8 @@ bool SplitAddress(std::string_view address, std::string_view *host, uint16_t *po
   if (!SplitHostPort(address, &split) || split.port.empty() || split.port.size() > 5) {
     return false;
   }
+  // FormatAddress brackets exactly the hosts with a ':' in them (IPv6).
+  if (split.bracketed && split.host.find(':') == std::string_view::npos) return false;
   uint32_t p = 0;
   for (const char c : split.port) {
     if (c < '0' || c > '9') return false;

@@ -129,7 +129,8 @@ TEST(NodeRegistry, FindsAnAddressByItsOneSpelling) {
   EXPECT_TRUE(reg.FindHandle("[fd00::1]:6379", &handle));
   EXPECT_EQ(handle, v6->handle.load());
   for (const char *other : {"10.0.0.1:07000", "10.0.0.1:70000", "10.0.0.1:", "10.0.0.1", "",
-                            "fd00::1:6379", "[fd00::1]:6380", "10.0.0.1:7000x", ":7000"}) {
+                            "fd00::1:6379", "[fd00::1]:6380", "10.0.0.1:7000x", ":7000",
+                            "[10.0.0.1]:7000", "[redis-0.cache.internal]:1"}) {
     EXPECT_EQ(reg.Find(other), nullptr) << other;
   }
   EXPECT_EQ(reg.Reclaim(), 3u);

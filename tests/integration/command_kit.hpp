@@ -1,7 +1,8 @@
 // Shared by the tests of commands classed by the server's COMMAND table
 // (server_commands_test.cc, command_table_upgrade_test.cc): the client's
-// "command table" log events, a command sent with CR_ACCESS_AUTO and its
-// reply as text, and what the client sent to each node. Header-only.
+// "command table" log events, the client they both start, a command sent
+// with CR_ACCESS_AUTO and its reply as text, and what the client sent to
+// each node. Header-only.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "cloudroute.h"
+#include "harness_env.hpp"
 
 namespace crtest {
 
@@ -34,6 +36,23 @@ struct TableLog {
     return table_events;
   }
 };
+
+// A client of the harness's cluster at seeds in cloud A (NewCloudAConfig),
+// local-replicas-first, with opts; its command table events go to *log. NULL
+// (a test failure recorded) when it cannot start; free it with
+// cr_client_free.
+inline cr_client *NewTableClient(const std::string &seeds, TableLog *log,
+                                 const cr_client_options &opts) {
+  cr_config *cfg = NewCloudAConfig();
+  cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
+  ro.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;
+  EXPECT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
+  EXPECT_EQ(cr_config_set_log_callback(cfg, CR_LOG_LEVEL_INFO, TableLog::Callback, log), CR_OK);
+  cr_client *c = nullptr;
+  EXPECT_EQ(cr_client_new(&c, cfg, &opts, seeds.c_str()), CR_OK) << cr_last_error();
+  cr_config_free(cfg);
+  return c;
+}
 
 // The command argv with CR_ACCESS_AUTO (the server's key specs find the
 // key): the reply, or "(error) …" / "(status) …" for a failure. An array

@@ -79,16 +79,6 @@ TEST_F(CommandTableUpgrade, ARefreshAfterAShardIsUpgradedLearnsItsTableAndHttlBe
   const std::string valkey9 = v9;
   ASSERT_NE(crtest::Cli(Addr(1), {"INFO", "server"}).find("redis_version:7.0."), std::string::npos);
   crtest::TableLog log;
-  cr_config *cfg = nullptr;
-  ASSERT_EQ(cr_config_new(&cfg), CR_OK);
-  ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
-  ASSERT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
-  ASSERT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
-  cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
-  ro.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;
-  ASSERT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
-  ASSERT_EQ(cr_config_set_log_callback(cfg, CR_LOG_LEVEL_INFO, crtest::TableLog::Callback, &log),
-            CR_OK);
   cr_client_options o = CR_CLIENT_OPTIONS_INIT;
   o.refresh_interval_ms = 250;
   // Generous timeouts: a slow answer on a loaded machine must not open a
@@ -96,9 +86,8 @@ TEST_F(CommandTableUpgrade, ARefreshAfterAShardIsUpgradedLearnsItsTableAndHttlBe
   o.connect_timeout_ms = 3000;
   for (uint32_t &t : o.command_timeout_ms) t = 3000;
   o.refresh_min_gap_ms = 100;
-  cr_client *raw = nullptr;
-  ASSERT_EQ(cr_client_new(&raw, cfg, &o, env_["SEEDS"].c_str()), CR_OK) << cr_last_error();
-  cr_config_free(cfg);
+  cr_client *raw = crtest::NewTableClient(env_["SEEDS"], &log, o);
+  ASSERT_NE(raw, nullptr);
   std::unique_ptr<cr_client, void (*)(cr_client *)> client(raw, cr_client_free);
   cr_client *c = client.get();
 

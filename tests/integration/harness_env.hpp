@@ -51,8 +51,19 @@ inline std::map<std::string, std::string> LoadHarnessEnv(const char *var = "CR_T
 
 namespace crtest {
 
-// A live client "in cloud A" of the harness layout: nodes in 127.0.1.0/24 are
-// local, 127.0.2.0/24 is another cloud; the breaker opens after
+// A config "in cloud A" of the harness layout: nodes in 127.0.1.0/24 are
+// local, 127.0.2.0/24 is another cloud (cloud-b). The caller frees it with
+// cr_config_free.
+inline cr_config *NewCloudAConfig() {
+  cr_config *cfg = nullptr;
+  EXPECT_EQ(cr_config_new(&cfg), CR_OK);
+  EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
+  EXPECT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
+  EXPECT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
+  return cfg;
+}
+
+// A live client "in cloud A" (NewCloudAConfig's layout); the breaker opens after
 // failure_threshold failures (a timeout opens it at once) and stays open for
 // cooldown_ms; remaps ("announced", "dial") re-point its dials. *router gets
 // the client's borrowed router. NULL (with a test failure recorded) when the
@@ -61,11 +72,7 @@ inline cr_client *NewCloudAClient(
     const std::string &seeds, cr_policy policy, uint32_t cooldown_ms, const cr_client_options &opts,
     cr_router **router, uint32_t failure_threshold = 1,
     const std::vector<std::pair<std::string, std::string>> &remaps = {}) {
-  cr_config *cfg = nullptr;
-  EXPECT_EQ(cr_config_new(&cfg), CR_OK);
-  EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
-  EXPECT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
-  EXPECT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
+  cr_config *cfg = NewCloudAConfig();
   for (const auto &r : remaps) {
     EXPECT_EQ(cr_config_add_address_remap(cfg, r.first.c_str(), r.second.c_str()), CR_OK)
         << cr_last_error();

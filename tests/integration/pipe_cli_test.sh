@@ -38,6 +38,15 @@ done
 
 out=$(pipe --node "$node1" <<<$'PING\nECHO "x y"') || fail "--node failed: $out"
 [[ $out == $'PONG\n"x y"' ]] || fail "--node printed '$out'"
+# A --node that is not HOST:PORT or [IPv6]:PORT is a usage error (exit 2,
+# nothing read or sent), the reason named.
+for bad in 127.0.0.1:99999 127.0.0.1:0 127.0.0.1:7000x 127.0.0.1 :7000 '[::1]' '[127.0.0.1]:7000' \
+  ::1:7000; do
+  rc=0
+  out=$(pipe --node "$bad" <<<'PING' 2>&1) || rc=$?
+  [[ $rc == 2 && $out == *"--node wants HOST:PORT or [IPv6]:PORT, not '$bad' ("* ]] ||
+    fail "--node $bad: rc=$rc '$out'"
+done
 
 rc=0
 out=$(pipe <<<$'SET pipe:never 1\nGET "unbalanced' 2>&1) || rc=$?
@@ -55,4 +64,4 @@ rc=0
 out=$(pipe --read-your-writes soon <<<'GET pipe:ryw' 2>&1) || rc=$?
 [[ $rc == 2 && $out == *"--read-your-writes wants milliseconds"* ]] ||
   fail "a bad --read-your-writes: rc=$rc '$out'"
-echo "7 passed, 0 failed"
+echo "8 passed, 0 failed"

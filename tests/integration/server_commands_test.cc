@@ -66,27 +66,6 @@ std::vector<uint64_t> Snapshot(Env &env, const std::string &name) {
   return s;
 }
 
-// A client in cloud A, local-replicas-first; user/password may be NULL.
-cr_client *NewClient(Env &env, TableLog *log, const char *user = nullptr,
-                     const char *pass = nullptr) {
-  cr_config *cfg = nullptr;
-  EXPECT_EQ(cr_config_new(&cfg), CR_OK);
-  EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
-  EXPECT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
-  EXPECT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
-  cr_router_options ro = CR_ROUTER_OPTIONS_INIT;
-  ro.policy = CR_POLICY_LOCAL_REPLICAS_FIRST;
-  EXPECT_EQ(cr_config_set_router_options(cfg, &ro), CR_OK);
-  EXPECT_EQ(cr_config_set_log_callback(cfg, CR_LOG_LEVEL_INFO, TableLog::Callback, log), CR_OK);
-  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
-  o.username = user;
-  o.password = pass;
-  cr_client *c = nullptr;
-  EXPECT_EQ(cr_client_new(&c, cfg, &o, env["SEEDS"].c_str()), CR_OK) << cr_last_error();
-  cr_config_free(cfg);
-  return c;
-}
-
 uint64_t Moved(cr_client *c) {
   cr_client_stats s = CR_CLIENT_STATS_INIT;
   EXPECT_EQ(cr_client_get_stats(&s, c), CR_OK);
@@ -103,7 +82,7 @@ TEST(ServerCommands, Valkey91HashFieldExpiryReadsGoToTheLocalReplicaAndWritesNev
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   ASSERT_NE(Cli(Node(env, 1), "INFO server").find("valkey_version:9."), std::string::npos);
   TableLog log;
-  cr_client *c = NewClient(env, &log);
+  cr_client *c = crtest::NewTableClient(env["SEEDS"], &log, CR_CLIENT_OPTIONS_INIT);
   ASSERT_NE(c, nullptr);
   const std::string h = KeyOf(env, 1, "cmdinfo:h"), s = KeyOf(env, 1, "cmdinfo:s");
   ASSERT_EQ(Auto(c, {"DEL", h, s}).find("(error)"), std::string::npos);
@@ -169,7 +148,7 @@ TEST(ServerCommands, KeyedReadsArePlacedByTheirRealKeys) {
   Env env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   TableLog log;
-  cr_client *c = NewClient(env, &log);
+  cr_client *c = crtest::NewTableClient(env["SEEDS"], &log, CR_CLIENT_OPTIONS_INIT);
   ASSERT_NE(c, nullptr);
   const std::string k = KeyOf(env, 2, "cmdinfo:k");
   ASSERT_EQ(Auto(c, {"SET", k, "12345"}), "OK");
@@ -239,7 +218,10 @@ TEST(ServerCommands, AclWithoutCommandFallsBackToTheStaticTable) {
                 .find("NOPERM"),
             std::string::npos);
   TableLog log;
-  cr_client *c = NewClient(env, &log, "cmdinfo", "cmdinfo-pass");
+  cr_client_options o = CR_CLIENT_OPTIONS_INIT;
+  o.username = "cmdinfo";
+  o.password = "cmdinfo-pass";
+  cr_client *c = crtest::NewTableClient(env["SEEDS"], &log, o);
   ASSERT_NE(c, nullptr);
   const std::string k = KeyOf(env, 2, "cmdinfo:acl");
   ASSERT_EQ(Auto(c, {"SET", k, "v"}), "OK");

@@ -21,6 +21,12 @@ int Die(const std::string &what, cr_status s);
 int Usage(const std::string &msg);
 // --db N: a database index (0-2147483647) into *db; 0 or Usage()'s code.
 int ParseDb(const std::string &text, uint32_t *db);
+// HOST:PORT or [IPv6]:PORT, the value of `option`, into *host (without the
+// brackets) and *port (1-65535); 0 or Usage()'s code, naming what is wrong.
+// Brackets hold only an address with a ':' in it, and an IPv6 address has
+// them; the host itself is the C API's to judge.
+int ParseHostPort(const std::string &option, const std::string &text, std::string *host,
+                  uint16_t *port);
 
 // Keys from argv, or one per line from stdin when there are none (the
 // trailing '\n' is stripped; every other byte is kept).
@@ -64,6 +70,19 @@ std::string Quoted(std::string_view text);
 // (indent: the width of the enclosing numbering, for lines after the first).
 // Every byte from the server goes through Printable or Quoted.
 void FormatReply(const cr_reply *r, size_t indent, std::string *out);
+
+// Strings as the C API takes binary arguments (argv and argvlen, keys and
+// their lengths): a pointer and a length each, borrowed from the strings, so
+// valid while they stay as they are (unchanged, not moved).
+struct ByteArgs {
+  std::vector<const void *> ptrs;
+  std::vector<size_t> lens;
+  explicit ByteArgs(const std::vector<std::string> &strings);
+  size_t size() const { return ptrs.size(); }
+};
+// The strings' c_str()s, borrowed as ByteArgs's are, for the C API's lists
+// of NUL-terminated names and addresses.
+std::vector<const char *> CStrings(const std::vector<std::string> &strings);
 
 int CmdKeyslot(const std::vector<std::string> &args);
 int CmdTopology(const std::vector<std::string> &args);

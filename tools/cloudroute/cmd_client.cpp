@@ -54,15 +54,11 @@ int CmdClient(const std::string &verb, const std::vector<std::string> &args) {
       setup.PrintServed(key, before);
     }
   } else {  // mget
-    std::vector<const void *> kp;
-    std::vector<size_t> kl;
-    for (const std::string &k : rest) {
-      kp.push_back(k.data());
-      kl.push_back(k.size());
-    }
+    const ByteArgs keys(rest);
     const auto before = setup.NodeStats();
     cr_reply *r = nullptr;
-    const cr_status s = cr_client_cmd_mget(&r, setup.client, kp.data(), kl.data(), kp.size());
+    const cr_status s =
+        cr_client_cmd_mget(&r, setup.client, keys.ptrs.data(), keys.lens.data(), keys.size());
     if (s != CR_OK) return Die("mget", s), kExitCommandFailed;
     for (size_t i = 0; i < cr_reply_get_count(r); ++i) PrintValue(cr_reply_get_element(r, i));
     cr_reply_free(r);

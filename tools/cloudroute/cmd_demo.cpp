@@ -63,16 +63,11 @@ cr_client *NewClient(RouterSetup &setup, const DemoArgs &a, cr_policy policy) {
 // a negative value when it failed.
 double Request(cr_client *c, const DemoArgs &a, std::mt19937 &rng) {
   std::vector<std::string> keys(static_cast<size_t>(a.fanout));
-  std::vector<const void *> ptrs;
-  std::vector<size_t> lens;
-  for (std::string &k : keys) {
-    k = KeyName(static_cast<int>(rng() % static_cast<unsigned>(a.keys)));
-    ptrs.push_back(k.data());
-    lens.push_back(k.size());
-  }
+  for (std::string &k : keys) k = KeyName(static_cast<int>(rng() % static_cast<unsigned>(a.keys)));
+  const ByteArgs k(keys);
   const Clock::time_point t0 = Clock::now();
   cr_reply *r = nullptr;
-  const cr_status s = cr_client_cmd_mget(&r, c, ptrs.data(), lens.data(), keys.size());
+  const cr_status s = cr_client_cmd_mget(&r, c, k.ptrs.data(), k.lens.data(), k.size());
   const double ms = Ms(Clock::now() - t0);
   cr_reply_free(r);
   return s == CR_OK ? ms : -1;
@@ -84,16 +79,9 @@ int Populate(cr_client *c, const DemoArgs &a) {
     keys.push_back(KeyName(i));
     values.push_back("value-" + std::to_string(i));
   }
-  std::vector<const void *> kp, vp;
-  std::vector<size_t> kl, vl;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    kp.push_back(keys[i].data());
-    kl.push_back(keys[i].size());
-    vp.push_back(values[i].data());
-    vl.push_back(values[i].size());
-  }
+  const ByteArgs k(keys), v(values);
   const cr_status s =
-      cr_client_cmd_mset(c, kp.data(), kl.data(), vp.data(), vl.data(), keys.size());
+      cr_client_cmd_mset(c, k.ptrs.data(), k.lens.data(), v.ptrs.data(), v.lens.data(), k.size());
   return s == CR_OK ? kExitOk : Die("writing the demo keys", s);
 }
 

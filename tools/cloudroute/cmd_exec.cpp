@@ -77,18 +77,13 @@ int CmdExec(const std::vector<std::string> &args) {
                  " to route by; give --key-index, --node, --all-masters or --all-nodes");
   }
   if (int rc = setup.Connect()) return rc;
-  std::vector<const void *> p;
-  std::vector<size_t> l;
-  for (const std::string &a : cmd) {
-    p.push_back(a.data());
-    l.push_back(a.size());
-  }
+  const ByteArgs argv(cmd);
   const auto before = setup.NodeStats();
   int exit_code = kExitOk;
   if (target == -1) {
     cr_reply *r = nullptr;
-    const cr_status s = cr_client_command_opts(&r, setup.client, &call, access, key_index, p.size(),
-                                               p.data(), l.data());
+    const cr_status s = cr_client_command_opts(&r, setup.client, &call, access, key_index,
+                                               argv.size(), argv.ptrs.data(), argv.lens.data());
     if (s != CR_OK) return Die(cmd[0], s), kExitCommandFailed;
     std::string out;
     FormatReply(r, 0, &out);
@@ -98,7 +93,7 @@ int CmdExec(const std::vector<std::string> &args) {
     cr_node_replies *r = nullptr;
     const cr_status s = cr_client_command_nodes(
         &r, setup.client, &call, static_cast<cr_target>(target),
-        node.empty() ? nullptr : node.c_str(), p.size(), p.data(), l.data());
+        node.empty() ? nullptr : node.c_str(), argv.size(), argv.ptrs.data(), argv.lens.data());
     if (s != CR_OK) return Die(cmd[0], s), kExitCommandFailed;
     for (size_t i = 0; i < cr_node_replies_get_count(r); ++i) {
       std::printf("%s (%s):\n", cr_node_replies_get_address(r, i),

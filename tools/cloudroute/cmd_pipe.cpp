@@ -11,7 +11,6 @@
 // in its place), 2 usage or input errors (nothing is sent).
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -137,15 +136,7 @@ int CmdPipe(const std::vector<std::string> &args) {
   for (size_t i = 0; i < rest.size(); ++i) {
     if (rest[i] == "--node") {
       if (i + 1 >= rest.size()) return Usage("--node needs HOST:PORT");
-      const std::string &hp = rest[++i];
-      const size_t colon = hp.rfind(':');
-      const long port =
-          colon == std::string::npos ? 0 : std::strtol(hp.c_str() + colon + 1, nullptr, 10);
-      if (port <= 0 || port > 65535) return Usage("--node needs HOST:PORT, not '" + hp + "'");
-      node_host = hp.substr(0, colon);
-      if (node_host.size() > 2 && node_host.front() == '[')
-        node_host = node_host.substr(1, node_host.size() - 2);
-      node_port = static_cast<uint16_t>(port);
+      if ((rc = ParseHostPort("--node", rest[++i], &node_host, &node_port)) != 0) return rc;
     } else {
       return Usage("pipe: unknown argument '" + rest[i] + "' (commands come from stdin)");
     }
@@ -161,23 +152,20 @@ int CmdPipe(const std::vector<std::string> &args) {
   // the cluster does not have) print their error in place.
   std::vector<std::string> refused(cmds.size());
   std::vector<size_t> queued;  // positions of the queued commands
-  std::vector<std::vector<const void *>> ptrs(cmds.size());
-  std::vector<std::vector<size_t>> lens(cmds.size());
+  std::vector<ByteArgs> argv;  // borrowed by the pipeline until it runs
+  argv.reserve(cmds.size());
   for (size_t i = 0; i < cmds.size(); ++i) {
     const std::vector<std::string> &a = cmds[i].argv;
-    for (const std::string &x : a) {
-      ptrs[i].push_back(x.data());
-      lens[i].push_back(x.size());
-    }
+    const ByteArgs &v = argv.emplace_back(a);
     // The server's command table classes it and finds its keys; CR_EINVAL
     // here means it names none (PING, INFO, CLUSTER …): the --node's.
-    s = cr_pipeline_add(p, CR_ACCESS_AUTO, 0, a.size(), ptrs[i].data(), lens[i].data());
+    s = cr_pipeline_add(p, CR_ACCESS_AUTO, 0, a.size(), v.ptrs.data(), v.lens.data());
     if (s == CR_EINVAL && std::strstr(cr_last_error(), "names no key") == nullptr) {
       refused[i] = cr_last_error();  // SUBSCRIBE, SELECT …: refused for what they do
     } else if (s == CR_EINVAL) {
       s = node_port == 0 ? CR_EINVAL
                          : cr_pipeline_add_node(p, CR_ACCESS_AUTO, node_host.c_str(), node_port,
-                                                a.size(), ptrs[i].data(), lens[i].data());
+                                                a.size(), v.ptrs.data(), v.lens.data());
       if (node_port == 0) refused[i] = a[0] + " has no key: give --node HOST:PORT to send it";
     }
     if (s != CR_OK && refused[i].empty()) refused[i] = cr_last_error();

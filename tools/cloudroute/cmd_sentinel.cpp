@@ -110,28 +110,20 @@ int PrintRoute(cr_sentinel_client *c, const std::vector<std::string> &masters,
 // failed. labels: the caller's KEY of each stored key, for the messages.
 int RunBatch(cr_sentinel_client *c, const std::string &verb, const std::vector<std::string> &keys,
              const std::vector<std::string> &values, const std::vector<std::string> &labels) {
-  std::vector<const void *> kp, vp;
-  std::vector<size_t> kl, vl;
-  for (const std::string &k : keys) {
-    kp.push_back(k.data());
-    kl.push_back(k.size());
-  }
-  for (const std::string &v : values) {
-    vp.push_back(v.data());
-    vl.push_back(v.size());
-  }
+  const ByteArgs k(keys), v(values);
   const size_t n = keys.size();
   std::vector<cr_status> st(n, CR_OK);
   std::vector<cr_reply *> replies(verb == "mget" ? n : 0, nullptr);
   int64_t count = 0;
   cr_status s;
   if (verb == "mget") {
-    s = cr_sentinel_client_mget(replies.data(), st.data(), c, kp.data(), kl.data(), n);
+    s = cr_sentinel_client_mget(replies.data(), st.data(), c, k.ptrs.data(), k.lens.data(), n);
   } else if (verb == "mset") {
-    s = cr_sentinel_client_mset(st.data(), c, kp.data(), kl.data(), vp.data(), vl.data(), n);
+    s = cr_sentinel_client_mset(st.data(), c, k.ptrs.data(), k.lens.data(), v.ptrs.data(),
+                                v.lens.data(), n);
   } else {
     s = (verb == "del" ? cr_sentinel_client_del : cr_sentinel_client_exists)(
-        &count, st.data(), c, kp.data(), kl.data(), n);
+        &count, st.data(), c, k.ptrs.data(), k.lens.data(), n);
   }
   const std::string error = s != CR_OK ? cr_last_error() : "";
   for (size_t i = 0; i < replies.size(); ++i) {
@@ -268,8 +260,7 @@ int CmdSentinel(const std::vector<std::string> &args) {
   o.client_name = name.empty() ? "cloudroute-cli" : name.c_str();
   o.reask_interval_ms = 0;  // a short-lived process
   o.db = db;
-  std::vector<const char *> name_ptrs;
-  for (const std::string &n : names) name_ptrs.push_back(n.c_str());
+  const std::vector<const char *> name_ptrs = CStrings(names);
   cr_sentinel_client *raw = nullptr;
   if (cr_status s = cr_sentinel_client_new(&raw, setup.cfg, &o, raw_ring, name_ptrs.data(),
                                            name_ptrs.size(), sentinels.c_str());
@@ -279,16 +270,13 @@ int CmdSentinel(const std::vector<std::string> &args) {
 
   if (verb == "route") return PrintRoute(client.get(), names, pos[0], pos[1], stored);
   if (batch) return RunBatch(client.get(), verb, stored_keys, values, labels);
-  std::vector<const void *> argv = {verb == "get" ? "GET" : "SET", stored.data()};
-  std::vector<size_t> lens = {3, stored.size()};
-  if (verb == "set") {
-    argv.push_back(pos[2].data());
-    lens.push_back(pos[2].size());
-  }
+  std::vector<std::string> command = {verb == "get" ? "GET" : "SET", stored};
+  if (verb == "set") command.push_back(pos[2]);
+  const ByteArgs argv(command);
   cr_reply *r = nullptr;
   const cr_status s =
       cr_sentinel_client_command(&r, client.get(), verb == "get" ? CR_ACCESS_READ : CR_ACCESS_WRITE,
-                                 1, argv.size(), argv.data(), lens.data());
+                                 1, argv.size(), argv.ptrs.data(), argv.lens.data());
   if (s != CR_OK) return Die(verb + " " + pos[0] + " " + pos[1], s), kExitCommandFailed;
   PrintValue(r);
   cr_reply_free(r);

@@ -106,15 +106,10 @@ struct MoveCount {
 };
 
 cr_status Run(ShardedPtr &c, cr_access access, const std::vector<std::string> &argv) {
-  std::vector<const void *> p;
-  std::vector<size_t> l;
-  for (const std::string &a : argv) {
-    p.push_back(a.data());
-    l.push_back(a.size());
-  }
+  const ByteArgs a(argv);
   cr_reply *r = nullptr;
-  const cr_status s =
-      cr_sharded_client_command(&r, c.get(), nullptr, access, 1, p.size(), p.data(), l.data());
+  const cr_status s = cr_sharded_client_command(&r, c.get(), nullptr, access, 1, a.size(),
+                                                a.ptrs.data(), a.lens.data());
   if (s == CR_OK) PrintValue(r);
   cr_reply_free(r);
   return s;
@@ -197,8 +192,7 @@ int CmdSharded(const std::vector<std::string> &args) {
     o.password = pw != nullptr && *pw != '\0' ? pw : nullptr;
     o.client_name = name.empty() ? "cloudroute-cli" : name.c_str();
     o.db = db;
-    std::vector<const char *> ptrs;
-    for (const std::string &s : servers) ptrs.push_back(s.c_str());
+    const std::vector<const char *> ptrs = CStrings(servers);
     cr_sharded_client *raw = nullptr;
     if (cr_status s =
             cr_sharded_client_new(&raw, setup.cfg, &o, raw_ring, ptrs.data(), ptrs.size());

@@ -101,13 +101,8 @@ int CmdSubscribe(const std::string &verb, const std::vector<std::string> &args) 
   if (int rc = setup.Connect()) return rc;
   cr_subscription *sub = nullptr;
   if (cr_status s = cr_client_subscribe(&sub, setup.client); s != CR_OK) return Die(verb, s);
-  std::vector<const void *> ptrs;
-  std::vector<size_t> lens;
-  for (const std::string &n : names) {
-    ptrs.push_back(n.data());
-    lens.push_back(n.size());
-  }
-  if (cr_status s = cr_subscription_add(sub, kind, names.size(), ptrs.data(), lens.data());
+  const ByteArgs n(names);
+  if (cr_status s = cr_subscription_add(sub, kind, n.size(), n.ptrs.data(), n.lens.data());
       s != CR_OK) {
     cr_subscription_free(sub);
     return Die(verb, s);

@@ -29,6 +29,39 @@ int ParseDb(const std::string &text, uint32_t *db) {
   return 0;
 }
 
+int ParseHostPort(const std::string &option, const std::string &text, std::string *host,
+                  uint16_t *port) {
+  const auto bad = [&](const std::string &why) {
+    return Usage(option + " wants HOST:PORT or [IPv6]:PORT, not '" + text + "' (" + why + ")");
+  };
+  std::string h;
+  size_t colon;
+  if (!text.empty() && text[0] == '[') {
+    const size_t close = text.find(']');
+    if (close == std::string::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      return bad("an IPv6 address ends in ']:PORT'");
+    }
+    h = text.substr(1, close - 1);
+    if (h.find(':') == std::string::npos) return bad("brackets hold an IPv6 address");
+    colon = close + 1;
+  } else {
+    colon = text.rfind(':');
+    if (colon == std::string::npos) return bad("no :PORT");
+    h = text.substr(0, colon);
+    if (h.empty()) return bad("no host");
+    if (h.find(':') != std::string::npos) return bad("put an IPv6 address in brackets");
+  }
+  const char *p = text.c_str() + colon + 1;
+  char *end = nullptr;
+  const unsigned long n = std::strtoul(p, &end, 10);
+  if (*p < '0' || *p > '9' || *end != '\0' || n == 0 || n > 65535) {
+    return bad("the port is a number 1-65535");
+  }
+  *host = std::move(h);
+  *port = static_cast<uint16_t>(n);
+  return 0;
+}
+
 std::vector<std::string> KeysFromArgsOrStdin(const std::vector<std::string> &args) {
   if (!args.empty()) return args;
   std::vector<std::string> keys;
@@ -41,6 +74,22 @@ std::string Address(const char *host, uint16_t port) {
   std::string h = host;
   if (h.find(':') != std::string::npos) h = "[" + h + "]";
   return h + ":" + std::to_string(port);
+}
+
+ByteArgs::ByteArgs(const std::vector<std::string> &strings) {
+  ptrs.reserve(strings.size());
+  lens.reserve(strings.size());
+  for (const std::string &s : strings) {
+    ptrs.push_back(s.data());
+    lens.push_back(s.size());
+  }
+}
+
+std::vector<const char *> CStrings(const std::vector<std::string> &strings) {
+  std::vector<const char *> out;
+  out.reserve(strings.size());
+  for (const std::string &s : strings) out.push_back(s.c_str());
+  return out;
 }
 
 namespace {

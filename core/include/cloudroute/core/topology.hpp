@@ -207,7 +207,8 @@ Result<std::shared_ptr<const Topology>> ParseStaticTopology(std::string_view tex
 // "host:port" or "[host]:port" split without allocating or checking: host is
 // the text in the brackets (up to the first ']', which ':' must follow) or
 // before the last ':', port the text after that ':'. False when there is no
-// ':' to split at, or a '[' has no "]:" after it. ParseHostPort checks both.
+// ':' to split at, or a '[' has no "]:" after it. ParseHostPort checks both;
+// a caller that takes brackets only around an IPv6 literal checks that too.
 struct HostPortView {
   std::string_view host;
   std::string_view port;
