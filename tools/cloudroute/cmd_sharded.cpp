@@ -105,12 +105,22 @@ struct MoveCount {
   }
 };
 
-cr_status Run(ShardedPtr &c, cr_access access, const std::vector<std::string> &argv) {
+// One command on its key's shard. get and set print the value alone, as
+// `cloudroute get` does; exec prints the whole reply as `cloudroute exec` does
+// (integers, arrays, error replies).
+cr_status Run(ShardedPtr &c, cr_access access, const std::vector<std::string> &argv,
+              bool whole_reply) {
   const ByteArgs a(argv);
   cr_reply *r = nullptr;
   const cr_status s = cr_sharded_client_command(&r, c.get(), nullptr, access, 1, a.size(),
                                                 a.ptrs.data(), a.lens.data());
-  if (s == CR_OK) PrintValue(r);
+  if (s == CR_OK && whole_reply) {
+    std::string out;
+    FormatReply(r, 0, &out);
+    std::fputs(out.c_str(), stdout);
+  } else if (s == CR_OK) {
+    PrintValue(r);
+  }
   cr_reply_free(r);
   return s;
 }
@@ -206,13 +216,13 @@ int CmdSharded(const std::vector<std::string> &args) {
       return Usage("sharded " + verb + ": want KEY" + (verb == "set" ? " VALUE" : ""));
     std::vector<std::string> argv = {verb == "get" ? "GET" : "SET", pos[0]};
     if (verb == "set") argv.push_back(pos[1]);
-    const cr_status s = Run(client, verb == "get" ? CR_ACCESS_READ : CR_ACCESS_WRITE, argv);
+    const cr_status s = Run(client, verb == "get" ? CR_ACCESS_READ : CR_ACCESS_WRITE, argv, false);
     if (s != CR_OK) return Die(verb + " " + pos[0], s), kExitCommandFailed;
     return kExitOk;
   }
   if (verb == "exec") {
     if (pos.size() < 2) return Usage("sharded exec: want a command and its key: ARG...");
-    const cr_status s = Run(client, read ? CR_ACCESS_READ : CR_ACCESS_WRITE, pos);
+    const cr_status s = Run(client, read ? CR_ACCESS_READ : CR_ACCESS_WRITE, pos, true);
     if (s != CR_OK) return Die("exec " + pos[0], s), kExitCommandFailed;
     return kExitOk;
   }
