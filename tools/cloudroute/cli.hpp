@@ -70,6 +70,8 @@ std::string Quoted(std::string_view text);
 // (indent: the width of the enclosing numbering, for lines after the first).
 // Every byte from the server goes through Printable or Quoted.
 void FormatReply(const cr_reply *r, size_t indent, std::string *out);
+// The whole reply, formatted as FormatReply does, on stdout.
+void PrintReply(const cr_reply *r);
 
 // Strings as the C API takes binary arguments (argv and argvlen, keys and
 // their lengths): a pointer and a length each, borrowed from the strings, so

@@ -85,9 +85,7 @@ int CmdExec(const std::vector<std::string> &args) {
     const cr_status s = cr_client_command_opts(&r, setup.client, &call, access, key_index,
                                                argv.size(), argv.ptrs.data(), argv.lens.data());
     if (s != CR_OK) return Die(cmd[0], s), kExitCommandFailed;
-    std::string out;
-    FormatReply(r, 0, &out);
-    std::fputs(out.c_str(), stdout);
+    PrintReply(r);
     cr_reply_free(r);
   } else {
     cr_node_replies *r = nullptr;

@@ -115,13 +115,7 @@ cr_status Run(ShardedPtr &c, cr_access access, const std::vector<std::string> &a
   cr_reply *r = nullptr;
   const cr_status s = cr_sharded_client_command(&r, c.get(), nullptr, access, 1, a.size(),
                                                 a.ptrs.data(), a.lens.data());
-  if (s == CR_OK && whole_reply) {
-    std::string out;
-    FormatReply(r, 0, &out);
-    std::fputs(out.c_str(), stdout);
-  } else if (s == CR_OK) {
-    PrintValue(r);
-  }
+  if (s == CR_OK) whole_reply ? PrintReply(r) : PrintValue(r);
   cr_reply_free(r);
   return s;
 }

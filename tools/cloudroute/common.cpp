@@ -196,6 +196,12 @@ void FormatReply(const cr_reply *r, size_t indent, std::string *out) {
   }
 }
 
+void PrintReply(const cr_reply *r) {
+  std::string out;
+  FormatReply(r, 0, &out);
+  std::fputs(out.c_str(), stdout);
+}
+
 RouterSetup::RouterSetup() { cr_config_new(&cfg); }
 
 RouterSetup::~RouterSetup() {
