@@ -41,10 +41,8 @@ class Acl : public ::testing::Test {
   // calls= of a command in INFO commandstats of the first seed.
   long Calls(const std::string &command) {
     const std::string seed = env_["NODE1_ADDR"];
-    const std::string out = crtest::Admin(seed, crtest::ClusterPassword(), "INFO commandstats");
-    const std::string tag = "cmdstat_" + command + ":calls=";
-    const size_t at = out.find(tag);
-    return at == std::string::npos ? 0 : std::stol(out.substr(at + tag.size()));
+    return static_cast<long>(crtest::CommandCalls(
+        crtest::Admin(seed, crtest::ClusterPassword(), "INFO commandstats"), command));
   }
 
   std::map<std::string, std::string> env_;

@@ -43,10 +43,7 @@ using std::chrono::seconds;
 
 // calls= of cmdstat_<name> in the node's INFO commandstats (0: never run).
 uint64_t Calls(const std::string &addr, const std::string &name) {
-  const std::string info = crtest::Cli(addr, {"INFO", "commandstats"});
-  const std::string field = "cmdstat_" + name + ":calls=";
-  const size_t at = info.find(field);
-  return at == std::string::npos ? 0 : std::strtoull(info.c_str() + at + field.size(), nullptr, 10);
+  return crtest::CommandCalls(crtest::Cli(addr, {"INFO", "commandstats"}), name);
 }
 
 class CommandTableUpgrade : public crtest::ClusterTest {

@@ -62,11 +62,8 @@ class Commands : public ::testing::Test {
   // announced → dialed addresses.
   void Start(cr_policy policy, uint32_t timeout_ms = 300,
              const std::map<std::string, std::string> &remaps = {}, uint32_t cooldown_ms = 60000) {
-    cr_config *cfg = nullptr;
-    ASSERT_EQ(cr_config_new(&cfg), CR_OK);
-    ASSERT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
-    ASSERT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
-    ASSERT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
+    cr_config *cfg = crtest::NewCloudAConfig();
+    ASSERT_NE(cfg, nullptr);
     for (const auto &[from, to] : remaps)
       ASSERT_EQ(cr_config_add_address_remap(cfg, from.c_str(), to.c_str()), CR_OK);
     cr_router_options ro = CR_ROUTER_OPTIONS_INIT;

@@ -24,11 +24,7 @@
 
 namespace {
 
-std::string Cli(const std::string &addr, const std::string &args) {
-  const size_t colon = addr.rfind(':');
-  return crtest::CommandOutput("timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
-                               addr.substr(colon + 1) + " " + args + " 2>&1");
-}
+using crtest::CliLine;
 
 cr_client *NewClient(const std::string &seeds, uint32_t db, cr_policy policy) {
   cr_config *cfg = nullptr;
@@ -90,8 +86,8 @@ TEST(Db, Valkey9KeysLiveInTheirDatabaseAcrossReconnectsAndAFailover) {
     EXPECT_EQ(Get(c0, k), "(nil)") << k << " is visible in database 0";
     // As the server counts it: in database 2 of the key's master, not in 0.
     const std::string master = MasterOf(c2, k);
-    EXPECT_EQ(Cli(master, "-n 2 GET " + k), "v" + k);
-    EXPECT_EQ(Cli(master, "-n 0 EXISTS " + k), "0");
+    EXPECT_EQ(CliLine(master, "-n 2 GET " + k), "v" + k);
+    EXPECT_EQ(CliLine(master, "-n 0 EXISTS " + k), "0");
   }
   // Replicas (READONLY and SELECT on the same connections).
   for (const std::string &k : keys) {
@@ -103,7 +99,7 @@ TEST(Db, Valkey9KeysLiveInTheirDatabaseAcrossReconnectsAndAFailover) {
   // Every connection of every client killed: the new ones select database 2 again.
   const int nodes = std::atoi(env["NODE_COUNT"].c_str());
   for (int n = 1; n <= nodes; ++n) {
-    Cli(env["NODE" + std::to_string(n) + "_ADDR"], "CLIENT KILL TYPE normal SKIPME yes");
+    CliLine(env["NODE" + std::to_string(n) + "_ADDR"], "CLIENT KILL TYPE normal SKIPME yes");
   }
   for (const std::string &k : keys) {
     EXPECT_TRUE(crtest::WaitUntil([&] { return Get(c2, k) == "v" + k; }, std::chrono::seconds(5)))
@@ -114,11 +110,11 @@ TEST(Db, Valkey9KeysLiveInTheirDatabaseAcrossReconnectsAndAFailover) {
   // to a master the client never wrote to, on a new connection.
   const std::string old_master = env["SHARD1_MASTER"];
   const std::string promoted = env["NODE2_ADDR"];  // shard 1's replica in cloud A
-  ASSERT_EQ(Cli(promoted, "CLUSTER FAILOVER"), "OK");
+  ASSERT_EQ(CliLine(promoted, "CLUSTER FAILOVER"), "OK");
   ASSERT_TRUE(crtest::WaitUntil(
       [&] {
-        return Cli(promoted, "ROLE").rfind("master", 0) == 0 &&
-               Cli(old_master, "ROLE").rfind("slave", 0) == 0;
+        return CliLine(promoted, "ROLE").rfind("master", 0) == 0 &&
+               CliLine(old_master, "ROLE").rfind("slave", 0) == 0;
       },
       std::chrono::seconds(20)))
       << "the failover did not complete";
@@ -128,16 +124,16 @@ TEST(Db, Valkey9KeysLiveInTheirDatabaseAcrossReconnectsAndAFailover) {
       std::chrono::seconds(10)))
       << cr_last_error();
   EXPECT_EQ(Get(c2, key), "after");
-  EXPECT_EQ(Cli(promoted, "-n 2 GET " + key), "after");
-  EXPECT_EQ(Cli(promoted, "-n 0 EXISTS " + key), "0");
+  EXPECT_EQ(CliLine(promoted, "-n 2 GET " + key), "after");
+  EXPECT_EQ(CliLine(promoted, "-n 0 EXISTS " + key), "0");
   for (const std::string &k : keys) EXPECT_EQ(Get(c2, k), "v" + k);
 
   // Put the layout back for the tests after this one.
-  ASSERT_EQ(Cli(old_master, "CLUSTER FAILOVER"), "OK");
+  ASSERT_EQ(CliLine(old_master, "CLUSTER FAILOVER"), "OK");
   EXPECT_TRUE(crtest::WaitUntil(
       [&] {
-        return Cli(old_master, "ROLE").rfind("master", 0) == 0 &&
-               Cli(promoted, "ROLE").rfind("slave", 0) == 0;
+        return CliLine(old_master, "ROLE").rfind("master", 0) == 0 &&
+               CliLine(promoted, "ROLE").rfind("slave", 0) == 0;
       },
       std::chrono::seconds(20)));
   cr_client_free(c2);

@@ -48,10 +48,7 @@ using crtest::Cli;
 
 // "calls" of cmdstat_<cmd> in INFO commandstats; 0 when never called.
 uint64_t CommandCalls(const std::string &addr, const std::string &cmd) {
-  const std::string info = Cli(addr, {"INFO", "commandstats"});
-  const std::string tag = "cmdstat_" + cmd + ":calls=";
-  const size_t at = info.find(tag);
-  return at == std::string::npos ? 0 : std::strtoull(info.c_str() + at + tag.size(), nullptr, 10);
+  return crtest::CommandCalls(Cli(addr, {"INFO", "commandstats"}), cmd);
 }
 
 bool WaitFor(int64_t ms, const std::function<bool()> &pred) { return crtest::PollUntil(ms, pred); }

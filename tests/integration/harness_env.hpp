@@ -3,6 +3,7 @@
 // by every integration test binary.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -25,6 +26,23 @@ inline std::string CommandOutput(const std::string &cmd) {
   pclose(p);
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out;
+}
+
+// redis-cli against one node "host:port", `args` split into words by the
+// shell (quote what must stay one word), bounded by `timeout`: its stdout and
+// stderr, trimmed.
+inline std::string CliLine(const std::string &addr, const std::string &args) {
+  const size_t colon = addr.rfind(':');
+  return CommandOutput("timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
+                       addr.substr(colon + 1) + " " + args + " 2>&1");
+}
+
+// The "calls" of cmdstat_<cmd> (lower case: "mget") in the text of an INFO
+// commandstats; 0 when the command never ran (or the text is not one).
+inline uint64_t CommandCalls(const std::string &info, const std::string &cmd) {
+  const std::string tag = "cmdstat_" + cmd + ":calls=";
+  const size_t at = info.find(tag);
+  return at == std::string::npos ? 0 : std::strtoull(info.c_str() + at + tag.size(), nullptr, 10);
 }
 
 // The harness env file named by the environment variable `var` (e.g.

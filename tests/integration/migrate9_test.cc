@@ -88,13 +88,7 @@ Counts ClientReads(const cr_client *c) {
 // The GET and MGET calls a node executed (redirects are not counted there).
 uint64_t ServerReads(const std::string &addr) {
   const std::string info = crtest::Cli(addr, {"INFO", "commandstats"});
-  uint64_t n = 0;
-  for (const char *cmd : {"cmdstat_get:calls=", "cmdstat_mget:calls="}) {
-    const size_t at = info.find(cmd);
-    if (at != std::string::npos)
-      n += std::strtoull(info.c_str() + at + std::strlen(cmd), nullptr, 10);
-  }
-  return n;
+  return crtest::CommandCalls(info, "get") + crtest::CommandCalls(info, "mget");
 }
 
 // Reads between two counts: {in cloud A, all}.

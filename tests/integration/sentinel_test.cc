@@ -73,11 +73,7 @@ struct Fixture {
     EXPECT_EQ(cr_ring_add_shard(ring, "group0", 1), CR_OK);
     EXPECT_EQ(cr_ring_add_shard(ring, "group1", 1), CR_OK);
     EXPECT_EQ(cr_ring_build(ring), CR_OK);
-    cr_config *cfg = nullptr;
-    EXPECT_EQ(cr_config_new(&cfg), CR_OK);
-    EXPECT_EQ(cr_config_add_local_cidr(cfg, "127.0.1.0/24"), CR_OK);
-    EXPECT_EQ(cr_config_add_location_rule(cfg, "127.0.2.0/24", "cloud-b"), CR_OK);
-    EXPECT_EQ(cr_config_set_client_location(cfg, "cloud-a"), CR_OK);
+    cr_config *cfg = crtest::NewCloudAConfig();
     cr_router_options rop = CR_ROUTER_OPTIONS_INIT;
     rop.failure_threshold = 1;
     rop.down_cooldown_ms = 1000;
@@ -892,10 +888,7 @@ BatchOut Count(Fixture &f, bool del, const std::vector<std::string> &keys) {
 
 // The calls of one command (lower case: "mset") a data node has counted.
 long long Calls(const std::string &addr, const std::string &cmd) {
-  const std::string stats = RedisCli(addr, "INFO commandstats");
-  const std::string tag = "cmdstat_" + cmd + ":calls=";
-  const size_t at = stats.find(tag);
-  return at == std::string::npos ? 0 : std::atoll(stats.c_str() + at + tag.size());
+  return static_cast<long long>(crtest::CommandCalls(RedisCli(addr, "INFO commandstats"), cmd));
 }
 
 // The fixture's 100 keys, 50 of each group, interleaved.

@@ -31,25 +31,18 @@
 
 namespace {
 
+using crtest::CliLine;
+
 using crtest::Auto;
 using crtest::Sent;
 using crtest::TableLog;
 using Env = std::map<std::string, std::string>;
 
-std::string Cli(const std::string &addr, const std::string &args) {
-  const size_t colon = addr.rfind(':');
-  return crtest::CommandOutput("timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
-                               addr.substr(colon + 1) + " " + args + " 2>&1");
-}
-
 std::string Node(Env &env, int n) { return env["NODE" + std::to_string(n) + "_ADDR"]; }
 
 // calls= of cmdstat_<name> in the node's INFO commandstats (0: never run).
 uint64_t Calls(const std::string &addr, const std::string &name) {
-  const std::string info = Cli(addr, "INFO commandstats");
-  const std::string field = "cmdstat_" + name + ":calls=";
-  const size_t at = info.find(field);
-  return at == std::string::npos ? 0 : std::strtoull(info.c_str() + at + field.size(), nullptr, 10);
+  return crtest::CommandCalls(CliLine(addr, "INFO commandstats"), name);
 }
 
 // Per node n (1..NODE_COUNT), the calls of `name` since `before`.
@@ -80,7 +73,7 @@ std::string KeyOf(Env &env, int s, const std::string &name) {
 TEST(ServerCommands, Valkey91HashFieldExpiryReadsGoToTheLocalReplicaAndWritesNever) {
   Env env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
-  ASSERT_NE(Cli(Node(env, 1), "INFO server").find("valkey_version:9."), std::string::npos);
+  ASSERT_NE(CliLine(Node(env, 1), "INFO server").find("valkey_version:9."), std::string::npos);
   TableLog log;
   cr_client *c = crtest::NewTableClient(env["SEEDS"], &log, CR_CLIENT_OPTIONS_INIT);
   ASSERT_NE(c, nullptr);
@@ -169,7 +162,7 @@ TEST(ServerCommands, KeyedReadsArePlacedByTheirRealKeys) {
   cr_node_replies_free(nr);
   ASSERT_TRUE(crtest::WaitUntil(
       [&] {
-        return Cli(Node(env, 6), "FUNCTION LIST LIBRARYNAME cmdinfo").find("cmdinfo_get") !=
+        return CliLine(Node(env, 6), "FUNCTION LIST LIBRARYNAME cmdinfo").find("cmdinfo_get") !=
                std::string::npos;
       },
       std::chrono::seconds(5)));
@@ -210,13 +203,14 @@ TEST(ServerCommands, AclWithoutCommandFallsBackToTheStaticTable) {
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   const int nodes = std::atoi(env["NODE_COUNT"].c_str());
   for (int n = 1; n <= nodes; ++n) {
-    ASSERT_EQ(
-        Cli(Node(env, n), "ACL SETUSER cmdinfo reset on '>cmdinfo-pass' '~*' '&*' +@all -command"),
-        "OK");
+    ASSERT_EQ(CliLine(Node(env, n),
+                      "ACL SETUSER cmdinfo reset on '>cmdinfo-pass' '~*' '&*' +@all -command"),
+              "OK");
   }
-  EXPECT_NE(Cli(Node(env, 1), "--user cmdinfo --pass cmdinfo-pass --no-auth-warning COMMAND COUNT")
-                .find("NOPERM"),
-            std::string::npos);
+  EXPECT_NE(
+      CliLine(Node(env, 1), "--user cmdinfo --pass cmdinfo-pass --no-auth-warning COMMAND COUNT")
+          .find("NOPERM"),
+      std::string::npos);
   TableLog log;
   cr_client_options o = CR_CLIENT_OPTIONS_INIT;
   o.username = "cmdinfo";
@@ -238,7 +232,7 @@ TEST(ServerCommands, AclWithoutCommandFallsBackToTheStaticTable) {
   EXPECT_GE(Delta(env, "strlen", before)[6], 10u) << "a read by the static table: n6";
   EXPECT_EQ(Delta(env, "strlen", before)[4], 0u);
   cr_client_free(c);
-  for (int n = 1; n <= nodes; ++n) Cli(Node(env, n), "ACL DELUSER cmdinfo");
+  for (int n = 1; n <= nodes; ++n) CliLine(Node(env, n), "ACL DELUSER cmdinfo");
   std::lock_guard<std::mutex> lock(log.mu);
   ASSERT_EQ(log.table_events.size(), 1u);
   EXPECT_EQ(log.table_events[0], "command table refused: routing by the static table");

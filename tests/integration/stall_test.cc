@@ -52,22 +52,10 @@ bool WaitFor(int64_t ms, const std::function<bool()> &pred) {
   }
 }
 
-// "calls" of cmdstat_<cmd> in the node's INFO commandstats (redis-cli,
-// bounded); 0 when never called or unreadable.
+// "calls" of cmdstat_<cmd> in the node's INFO commandstats; 0 when never
+// called or unreadable.
 uint64_t CommandCalls(const std::string &addr, const std::string &cmd) {
-  const size_t colon = addr.rfind(':');
-  const std::string line = "timeout 5 redis-cli -h " + addr.substr(0, colon) + " -p " +
-                           addr.substr(colon + 1) + " INFO commandstats 2>/dev/null";
-  std::string out;
-  if (FILE *p = popen(line.c_str(), "r")) {
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    pclose(p);
-  }
-  const std::string tag = "cmdstat_" + cmd + ":calls=";
-  const size_t at = out.find(tag);
-  return at == std::string::npos ? 0 : std::strtoull(out.c_str() + at + tag.size(), nullptr, 10);
+  return crtest::CommandCalls(crtest::CliLine(addr, "INFO commandstats"), cmd);
 }
 
 // SIGSTOP now; SIGCONT at Resume() or, whatever happens, on destruction, so

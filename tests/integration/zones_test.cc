@@ -27,16 +27,10 @@
 
 namespace {
 
-std::string Cli(const std::string &addr, const std::string &args) {
-  const size_t colon = addr.rfind(':');
-  return crtest::CommandOutput("timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
-                               addr.substr(colon + 1) + " " + args + " 2>&1");
-}
+using crtest::CliLine;
 
 uint64_t StrlenCalls(const std::string &addr) {
-  const std::string info = Cli(addr, "INFO commandstats");
-  const size_t at = info.find("cmdstat_strlen:calls=");
-  return at == std::string::npos ? 0 : std::strtoull(info.c_str() + at + 21, nullptr, 10);
+  return crtest::CommandCalls(CliLine(addr, "INFO commandstats"), "strlen");
 }
 
 // 300 keys written, then read with STRLEN through c: every read is served
@@ -80,13 +74,13 @@ TEST(Zones, ReadsStayInTheClientsZoneFromReportedZonesAlone) {
   auto node = [&](int n, const char *f) { return env["NODE" + std::to_string(n) + "_" + f]; };
   for (int n = 1; n <= nodes; ++n) {
     const std::string zone = node(n, "CLOUD") == "A" ? "az-a" : "az-b";
-    ASSERT_EQ(Cli(node(n, "ADDR"), "CONFIG SET availability-zone " + zone), "OK")
+    ASSERT_EQ(CliLine(node(n, "ADDR"), "CONFIG SET availability-zone " + zone), "OK")
         << node(n, "ADDR");
-    ASSERT_NE(Cli(node(n, "ADDR"), "INFO server").find("availability_zone:" + zone),
+    ASSERT_NE(CliLine(node(n, "ADDR"), "INFO server").find("availability_zone:" + zone),
               std::string::npos);
   }
   // Valkey 8.0: the zone is in INFO only (so this test exercises that source).
-  EXPECT_EQ(Cli(node(1, "ADDR"), "CLUSTER SHARDS").find("availability"), std::string::npos);
+  EXPECT_EQ(CliLine(node(1, "ADDR"), "CLUSTER SHARDS").find("availability"), std::string::npos);
 
   cr_config *cfg = nullptr;
   ASSERT_EQ(cr_config_new(&cfg), CR_OK);
@@ -135,7 +129,7 @@ void SetZones(std::map<std::string, std::string> &env) {
   for (int n = 1; n <= nodes; ++n) {
     const std::string addr = env["NODE" + std::to_string(n) + "_ADDR"];
     const std::string zone = env["NODE" + std::to_string(n) + "_CLOUD"] == "A" ? "az-a" : "az-b";
-    ASSERT_EQ(Cli(addr, "CONFIG SET availability-zone " + zone), "OK") << addr;
+    ASSERT_EQ(CliLine(addr, "CONFIG SET availability-zone " + zone), "OK") << addr;
   }
   auto count = [](const std::string &text, const std::string &what) {
     size_t c = 0;
@@ -146,11 +140,11 @@ void SetZones(std::map<std::string, std::string> &env) {
     const std::string addr = env["NODE" + std::to_string(n) + "_ADDR"];
     ASSERT_TRUE(crtest::WaitUntil(
         [&] {
-          const std::string shards = Cli(addr, "CLUSTER SHARDS");
+          const std::string shards = CliLine(addr, "CLUSTER SHARDS");
           return count(shards, "az-a") + count(shards, "az-b") == nodes;
         },
         std::chrono::seconds(15)))
-        << addr << " does not report every node's zone: " << Cli(addr, "CLUSTER SHARDS");
+        << addr << " does not report every node's zone: " << CliLine(addr, "CLUSTER SHARDS");
   }
 }
 
@@ -224,7 +218,8 @@ TEST(Zones9, ClientZoneAloneGivesTiersFromClusterShards) {
   std::map<std::string, std::string> env = crtest::LoadHarnessEnv();
   ASSERT_FALSE(env["SEEDS"].empty()) << "CR_TEST_CLUSTER_ENV does not name a cluster.env";
   ASSERT_NO_FATAL_FAILURE(SetZones(env));
-  EXPECT_NE(Cli(env["NODE1_ADDR"], "CLUSTER SHARDS").find("availability-zone"), std::string::npos);
+  EXPECT_NE(CliLine(env["NODE1_ADDR"], "CLUSTER SHARDS").find("availability-zone"),
+            std::string::npos);
   cr_client *c = ClientInZoneA(env["NODE1_ADDR"], nullptr, nullptr);
   ASSERT_NE(c, nullptr);
   ExpectTiersFromTheServersZones(env, c);
@@ -240,21 +235,22 @@ TEST(Zones9, ClientZoneAloneGivesTiersFromClusterSlots) {
   ASSERT_NO_FATAL_FAILURE(SetZones(env));
   const int nodes = std::atoi(env["NODE_COUNT"].c_str());
   for (int n = 1; n <= nodes; ++n) {
-    ASSERT_EQ(Cli(env["NODE" + std::to_string(n) + "_ADDR"],
-                  "ACL SETUSER zones9 on '>zones9-pass' '~*' '&*' +@all '-cluster|shards'"),
+    ASSERT_EQ(CliLine(env["NODE" + std::to_string(n) + "_ADDR"],
+                      "ACL SETUSER zones9 on '>zones9-pass' '~*' '&*' +@all '-cluster|shards'"),
               "OK");
   }
-  EXPECT_NE(
-      Cli(env["NODE1_ADDR"], "--user zones9 --pass zones9-pass --no-auth-warning CLUSTER SHARDS")
-          .find("NOPERM"),
-      std::string::npos);
-  EXPECT_NE(Cli(env["NODE1_ADDR"], "CLUSTER SLOTS").find("availability-zone"), std::string::npos);
+  EXPECT_NE(CliLine(env["NODE1_ADDR"],
+                    "--user zones9 --pass zones9-pass --no-auth-warning CLUSTER SHARDS")
+                .find("NOPERM"),
+            std::string::npos);
+  EXPECT_NE(CliLine(env["NODE1_ADDR"], "CLUSTER SLOTS").find("availability-zone"),
+            std::string::npos);
   cr_client *c = ClientInZoneA(env["NODE1_ADDR"], "zones9", "zones9-pass");
   ASSERT_NE(c, nullptr);
   ExpectTiersFromTheServersZones(env, c);
   cr_client_free(c);
   for (int n = 1; n <= nodes; ++n)
-    Cli(env["NODE" + std::to_string(n) + "_ADDR"], "ACL DELUSER zones9");
+    CliLine(env["NODE" + std::to_string(n) + "_ADDR"], "ACL DELUSER zones9");
 }
 
 }  // namespace
