@@ -6,7 +6,7 @@
 #include "test_util.hpp"
 
 namespace cloudroute {
-namespace {
+namespace candidates_test {
 
 using crtest::Node;
 using crtest::R;
@@ -181,5 +181,5 @@ TEST_F(CandidatesTest, MasterFirstCopyLeavesTheOriginal) {
   EXPECT_EQ(s.ranks()[0].end, 2u);
 }
 
-}  // namespace
+}  // namespace candidates_test
 }  // namespace cloudroute

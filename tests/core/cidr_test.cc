@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace cloudroute {
-namespace {
+namespace cidr_test {
 
 bool In(const char *cidr, const char *ip) {
   auto c = Cidr::Parse(cidr);
@@ -72,5 +72,5 @@ TEST(Cidr, Errors) {
   }
 }
 
-}  // namespace
+}  // namespace cidr_test
 }  // namespace cloudroute

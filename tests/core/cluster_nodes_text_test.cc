@@ -6,7 +6,7 @@
 #include <vector>
 
 namespace cloudroute {
-namespace {
+namespace cluster_nodes_text_test {
 
 using Slots = std::vector<uint16_t>;
 
@@ -57,5 +57,5 @@ TEST(ClusterNodesText, MissingFieldsAndGarbage) {
   EXPECT_TRUE(ParseMigratingSlots("myself a:1@2 master - 0 0 1 connected [3->-b]\n").empty());
 }
 
-}  // namespace
+}  // namespace cluster_nodes_text_test
 }  // namespace cloudroute

@@ -4,7 +4,7 @@
 #include "test_util.hpp"
 
 namespace cloudroute {
-namespace {
+namespace cluster_shards_test {
 
 using crtest::R;
 
@@ -226,5 +226,5 @@ TEST(ClusterShards, Errors) {
   }
 }
 
-}  // namespace
+}  // namespace cluster_shards_test
 }  // namespace cloudroute

@@ -5,7 +5,7 @@
 #include "test_util.hpp"
 
 namespace cloudroute {
-namespace {
+namespace cluster_slots_test {
 
 using crtest::Node;
 using crtest::R;
@@ -219,5 +219,5 @@ TEST(ClusterSlots, SavedExampleParses) {
   for (uint32_t s = 0; s < kSlotCount; ++s) ASSERT_NE((*t)->ShardOfSlot(s), kNoShard) << s;
 }
 
-}  // namespace
+}  // namespace cluster_slots_test
 }  // namespace cloudroute

@@ -8,7 +8,7 @@
 #include "cloudroute/core/murmur64a.hpp"
 #include "ring_vectors.hpp"
 
-namespace {
+namespace family_key_test {
 
 using namespace cloudroute;
 
@@ -46,4 +46,4 @@ TEST(FamilyKey, FamiliesMustSplitOneWay) {
   EXPECT_EQ(ValidateFamily("a\0b", 3).code(), Code::kInvalid);
 }
 
-}  // namespace
+}  // namespace family_key_test

@@ -13,7 +13,7 @@
 #include "common/source_dir.hpp"
 #include "ring_vectors.hpp"
 
-namespace {
+namespace family_key_variants_test {
 
 using cloudroute::FamilyKeyVariant;
 
@@ -91,4 +91,4 @@ TEST(FamilyKeyVariants, NamesAndErrors) {
   EXPECT_EQ(needed, CKey("user", "42", CR_FAMILY_KEY_VARIANT_COMMONS_CODEC).size() + 1);
 }
 
-}  // namespace
+}  // namespace family_key_variants_test

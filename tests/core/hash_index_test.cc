@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace cloudroute {
-namespace {
+namespace hash_index_test {
 
 // Rows the index points into: value i has key keys[i]; hashes collide on
 // purpose (a few low bits), so probes run long and erase shifts back.
@@ -81,5 +81,5 @@ TEST(HashBytes, LowBitsTellAClustersAddressesAndIdsApart) {
   EXPECT_NE(HashBytes("", 0), HashBytes(std::string(1, '\0'), 0)) << "the length counts";
 }
 
-}  // namespace
+}  // namespace hash_index_test
 }  // namespace cloudroute

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace cloudroute {
-namespace {
+namespace health_test {
 
 int64_t g_now = 1000;
 int64_t FakeNow() { return g_now; }
@@ -67,5 +67,5 @@ TEST(Health, SuccessResetsTheCount) {
   EXPECT_EQ(h.State(0), HealthState::kUp);
 }
 
-}  // namespace
+}  // namespace health_test
 }  // namespace cloudroute

@@ -5,7 +5,7 @@
 #include <string>
 
 namespace cloudroute {
-namespace {
+namespace info_text_test {
 
 // What a Redis 7.2 master prints for INFO replication (CRLF, as sent).
 const char kMaster[] =
@@ -128,5 +128,5 @@ TEST(InfoText, ReplicationMissingFieldsAndBadReplicaLines) {
   EXPECT_EQ(r.replicas[1].port, 7008);
 }
 
-}  // namespace
+}  // namespace info_text_test
 }  // namespace cloudroute

@@ -11,7 +11,7 @@
 #include "cloudroute/core/ring.hpp"
 #include "ring_vectors.hpp"
 
-namespace {
+namespace jedis_ring_test {
 
 using namespace cloudroute;
 
@@ -139,4 +139,4 @@ TEST(JedisRing, KeyTagsRouteTaggedKeysTogether) {
   EXPECT_EQ(ring->KeyHash("{user1000}:a", 12), JedisHashOf(JedisHash::kMurmur, "user1000", 8));
 }
 
-}  // namespace
+}  // namespace jedis_ring_test

@@ -7,7 +7,7 @@
 #include "cloudroute/core/murmur64a.hpp"
 #include "ring_vectors.hpp"
 
-namespace {
+namespace jump_test {
 
 using cloudroute::JumpConsistentHash;
 
@@ -59,4 +59,4 @@ TEST(Jump, GrowingMovesOnlyToTheNewBucket) {
   }
 }
 
-}  // namespace
+}  // namespace jump_test

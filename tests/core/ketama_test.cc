@@ -10,7 +10,7 @@
 #include "cloudroute/core/ring.hpp"
 #include "ring_vectors.hpp"
 
-namespace {
+namespace ketama_test {
 
 using namespace cloudroute;
 
@@ -105,4 +105,4 @@ TEST(Ketama, NamesAreRequiredAndBounded) {
   EXPECT_EQ(ValidateRingOptions(o).code(), Code::kInvalid);
 }
 
-}  // namespace
+}  // namespace ketama_test

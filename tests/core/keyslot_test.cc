@@ -8,7 +8,7 @@
 #include <string>
 
 namespace cloudroute {
-namespace {
+namespace keyslot_test {
 
 // The plain bit-by-bit definition, as a reference for the sliced tables.
 uint16_t BitwiseCrc16(const std::string &s) {
@@ -114,5 +114,5 @@ TEST(KeySlot, AlwaysBelow16384) {
   }
 }
 
-}  // namespace
+}  // namespace keyslot_test
 }  // namespace cloudroute

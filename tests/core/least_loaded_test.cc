@@ -15,7 +15,7 @@
 #include "test_util.hpp"
 
 namespace cloudroute {
-namespace {
+namespace least_loaded_test {
 
 int64_t g_now = 10'000'000'000;  // the test's clock (ns)
 int64_t TestClock() { return g_now; }
@@ -231,5 +231,5 @@ TEST(LeastLoaded, RouterReadsAreReproducibleAndNamed) {
   EXPECT_GT(by["127.0.1.3:7003"], 50);
 }
 
-}  // namespace
+}  // namespace least_loaded_test
 }  // namespace cloudroute

@@ -8,7 +8,7 @@
 #include "cloudroute/core/topology.hpp"
 
 namespace cloudroute {
-namespace {
+namespace locality_test {
 
 // Points n at a copy of host (and id, ip) kept by *text.
 void SetText(TextArena *text, TopoNode *n, std::string_view host, std::string_view id = "",
@@ -217,5 +217,5 @@ TEST(Locate, MatchRuleThenLocateByRuleIsLocate) {
   EXPECT_EQ(MatchRule(none, n), kNoRule);
 }
 
-}  // namespace
+}  // namespace locality_test
 }  // namespace cloudroute

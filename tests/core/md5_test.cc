@@ -8,7 +8,7 @@
 
 #include "ring_vectors.hpp"
 
-namespace {
+namespace md5_test {
 
 using cloudroute::Md5;
 using cloudroute::Md5Of;
@@ -64,4 +64,4 @@ TEST(Md5, WordsAreLittleEndian) {
   EXPECT_EQ(Md5Word(d, 3), 0x61267769u);
 }
 
-}  // namespace
+}  // namespace md5_test

@@ -8,7 +8,7 @@
 
 #include "ring_vectors.hpp"
 
-namespace {
+namespace murmur64a_test {
 
 using cloudroute::JedisMurmurHash;
 using cloudroute::MurmurHash64A;
@@ -66,4 +66,4 @@ TEST(Murmur64a, EmptyAndUnalignedInput) {
   }
 }
 
-}  // namespace
+}  // namespace murmur64a_test

@@ -21,7 +21,7 @@
 #endif
 
 namespace cloudroute {
-namespace {
+namespace node_registry_test {
 
 using crtest::kSanitized;
 
@@ -350,5 +350,5 @@ TEST(RouterReclaim, ConcurrentReadersDuringChurn) {
               static_cast<unsigned long long>(refused.load()));
 }
 
-}  // namespace
+}  // namespace node_registry_test
 }  // namespace cloudroute

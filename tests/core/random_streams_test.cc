@@ -18,7 +18,7 @@
 #include "test_util.hpp"
 
 namespace cloudroute {
-namespace {
+namespace random_streams_test {
 
 using crtest::Node;
 using crtest::R;
@@ -210,5 +210,5 @@ TEST(ShardGroupsRandom, AnotherSeedPicksOtherwise) {
   EXPECT_NE(GroupPicks(*NewGroups(42)), GroupPicks(*NewGroups(43)));
 }
 
-}  // namespace
+}  // namespace random_streams_test
 }  // namespace cloudroute

@@ -14,7 +14,7 @@
 #include "test_util.hpp"
 
 namespace cloudroute {
-namespace {
+namespace read_modes_test {
 
 using crtest::Node;
 using crtest::R;
@@ -256,5 +256,5 @@ TEST(ReadModes, ShardGroupsFollowTheSelection) {
   }
 }
 
-}  // namespace
+}  // namespace read_modes_test
 }  // namespace cloudroute

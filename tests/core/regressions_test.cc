@@ -15,7 +15,7 @@
 #include "test_util.hpp"
 
 namespace cloudroute {
-namespace {
+namespace regressions_test {
 
 const std::string kSeedsDir = crtest::SourcePath("tests/fuzz/seeds");
 
@@ -85,5 +85,5 @@ TEST(Seeds, StaticTopology) {
   AcceptAll("static_topology", [](const std::string &b) { return ParseStaticTopology(b); });
 }
 
-}  // namespace
+}  // namespace regressions_test
 }  // namespace cloudroute

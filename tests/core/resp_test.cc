@@ -6,7 +6,7 @@
 #include <random>
 
 namespace cloudroute {
-namespace {
+namespace resp_test {
 
 Result<RespValue> P(const std::string &s, RespLimits lim = RespLimits()) {
   return ParseResp(s, lim);
@@ -210,5 +210,5 @@ TEST(Resp, RandomMutationsParseOrFailCleanly) {
   EXPECT_GT(failed, 0);
 }
 
-}  // namespace
+}  // namespace resp_test
 }  // namespace cloudroute

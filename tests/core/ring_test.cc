@@ -12,7 +12,7 @@
 #include "cloudroute/core/point_ring.hpp"
 #include "common/sanitizers.hpp"
 
-namespace {
+namespace ring_test {
 
 using namespace cloudroute;
 
@@ -244,4 +244,4 @@ TEST(Ring, UnnamedJedisShardsAreIdentifiedByPosition) {
   EXPECT_GT(moved, 20000 * 4 / 10);  // far more than the 1/10 a named ring moves
 }
 
-}  // namespace
+}  // namespace ring_test

@@ -15,7 +15,7 @@
 #include "test_util.hpp"
 
 namespace cloudroute {
-namespace {
+namespace router_test {
 
 using crtest::Node;
 using crtest::R;
@@ -619,5 +619,5 @@ TEST(RouterRecentMoves, AMovedSlotIsRecentForAWindow) {
   EXPECT_FALSE(r.SlotRecentlyMoved(0));
 }
 
-}  // namespace
+}  // namespace router_test
 }  // namespace cloudroute

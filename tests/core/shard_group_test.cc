@@ -16,7 +16,7 @@
 
 #include "common/sanitizers.hpp"
 
-namespace {
+namespace shard_group_test {
 
 using namespace cloudroute;
 
@@ -573,4 +573,4 @@ TEST(ShardGroups, RouteFillCopiesTheInstanceWhileItIsPinned) {
   EXPECT_GT(routed.load(), 0);
 }
 
-}  // namespace
+}  // namespace shard_group_test

@@ -9,7 +9,7 @@
 #include "cloudroute/core/topology.hpp"
 
 namespace cloudroute {
-namespace {
+namespace small_array_test {
 
 std::vector<uint32_t> Values(const SmallArray<uint32_t> &a) { return {a.begin(), a.end()}; }
 
@@ -62,5 +62,5 @@ TEST(SmallArray, TruncateKeepsAPrefixAndGrowsAgain) {
   EXPECT_EQ(r.back().end, 200);
 }
 
-}  // namespace
+}  // namespace small_array_test
 }  // namespace cloudroute

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace cloudroute {
-namespace {
+namespace snapshot_cell_test {
 
 TEST(SnapshotCellDeathTest, NestedReadOnOneThreadIsRefusedInDebugBuilds) {
   if (!snapshot_cell_internal::AsymmetricFenceAvailable()) {
@@ -53,5 +53,5 @@ TEST(SnapshotCellTest, SequentialReadsOnOneThreadAreFine) {
   }
 }
 
-}  // namespace
+}  // namespace snapshot_cell_test
 }  // namespace cloudroute

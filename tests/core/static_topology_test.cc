@@ -4,7 +4,7 @@
 #include "test_util.hpp"
 
 namespace cloudroute {
-namespace {
+namespace static_topology_test {
 
 TEST(StaticTopology, SingleShardOwnsEverySlot) {
   auto t = ParseStaticTopology(
@@ -105,5 +105,5 @@ TEST(StaticTopology, HostnamesAndIpv6StillParse) {
   EXPECT_EQ((*t)->nodes[1].host(), "fd00::2");
 }
 
-}  // namespace
+}  // namespace static_topology_test
 }  // namespace cloudroute

@@ -6,7 +6,7 @@
 #include "cloudroute/core/topology.hpp"
 
 namespace cloudroute {
-namespace {
+namespace topology_test {
 
 NodeSpec Spec(const std::string &host, uint16_t port, const std::string &id = "") {
   NodeSpec n;
@@ -173,5 +173,5 @@ TEST(Builder, SlotRunsAreMaximalSortedAndAgreeWithTheTable) {
   EXPECT_EQ(table[5000], kNoShard);
 }
 
-}  // namespace
+}  // namespace topology_test
 }  // namespace cloudroute

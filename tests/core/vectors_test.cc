@@ -9,7 +9,7 @@
 #include "cloudroute.h"
 #include "common/source_dir.hpp"
 
-namespace {
+namespace vectors_test {
 
 using nlohmann::json;
 
@@ -112,4 +112,4 @@ TEST(Vectors, RoutingCandidateOrder) {
   }
 }
 
-}  // namespace
+}  // namespace vectors_test

@@ -26,7 +26,7 @@
 #include "common/wait_until.hpp"
 #include "fake_server.hpp"
 
-namespace {
+namespace async_calls_test {
 
 using fake::Bulk;
 
@@ -454,4 +454,4 @@ TEST(AsyncCalls, BadSubmissionsAreRefusedAndNeverCalledBack) {
   EXPECT_EQ(d.calls.load(), 0);
 }
 
-}  // namespace
+}  // namespace async_calls_test

@@ -9,7 +9,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace call_options_test {
 
 TEST(BlockingWaitMs, ListAndSortedSetPopsTakeSecondsLast) {
   EXPECT_EQ(BlockingWaitMs({"BLPOP", "a", "b", "5"}), 5000);
@@ -70,6 +70,6 @@ TEST(IsBlocking, ViewsFollowTheSameRule) {
   EXPECT_FALSE(IsBlocking({"BLPOP"}));
 }
 
-}  // namespace
+}  // namespace call_options_test
 }  // namespace net
 }  // namespace cloudroute

@@ -25,7 +25,7 @@
 #include "fake_server.hpp"
 #include "reply_build.hpp"
 
-namespace {
+namespace command_table_test {
 
 using cloudroute::Code;
 using cloudroute::RespType;
@@ -408,4 +408,4 @@ TEST(CommandTables, ARefreshAfterAServerUpgradeLearnsTheNewTable) {
   EXPECT_EQ(tables.load(), 2);
 }
 
-}  // namespace
+}  // namespace command_table_test

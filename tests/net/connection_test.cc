@@ -21,7 +21,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace connection_test {
 
 using crtest::kSanitized;
 
@@ -395,6 +395,6 @@ TEST(Connection, HandshakeRunsSetnameAndReadonly) {
   EXPECT_EQ((*r)->str, "PONG");
 }
 
-}  // namespace
+}  // namespace connection_test
 }  // namespace net
 }  // namespace cloudroute

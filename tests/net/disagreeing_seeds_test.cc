@@ -18,7 +18,7 @@
 #include "common/wait_until.hpp"
 #include "fake_server.hpp"
 
-namespace {
+namespace disagreeing_seeds_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -274,4 +274,4 @@ TEST_F(DisagreeingSeeds, RefreshKeepsTheLastTopologyAndAsksAgainSoon) {
   cr_client_free(c);
 }
 
-}  // namespace
+}  // namespace disagreeing_seeds_test

@@ -24,7 +24,7 @@
 #include "common/wait_until.hpp"
 #include "fake_server.hpp"
 
-namespace {
+namespace fanout_hedge_test {
 
 using fake::Bulk;
 
@@ -213,4 +213,4 @@ TEST_F(FanOutHedge, AReadAfterAWriteOfItsSlotIsNeverHedged) {
   EXPECT_FALSE(Saw(r_seen_, "SET a2"));
 }
 
-}  // namespace
+}  // namespace fanout_hedge_test

@@ -6,7 +6,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace hedge_policy_test {
 
 TEST(RecentLatency, BucketsGrowBySqrtTwoFrom50Us) {
   EXPECT_EQ(RecentLatency::BoundUs(0), 50u);
@@ -109,6 +109,6 @@ TEST(HedgeBudget, OverManyReadsHedgesStayNearThePercent) {
   EXPECT_NEAR(taken, HedgeBudget::kBurst + 500, 1);
 }
 
-}  // namespace
+}  // namespace hedge_policy_test
 }  // namespace net
 }  // namespace cloudroute

@@ -20,7 +20,7 @@
 #include "cloudroute/net/zone_probe.hpp"
 #include "fake_server.hpp"
 
-namespace {
+namespace hostile_node_test {
 
 using fake::Bulk;
 
@@ -217,4 +217,4 @@ TEST_P(ZoneProbeFails, TheNodeServesEveryCommandAndIsLoggedOnce) {
 
 INSTANTIATE_TEST_SUITE_P(SilentOrGarbage, ZoneProbeFails, ::testing::Bool());
 
-}  // namespace
+}  // namespace hostile_node_test

@@ -17,7 +17,7 @@
 #include "cloudroute.h"
 #include "fake_server.hpp"
 
-namespace {
+namespace hostile_pubsub_test {
 
 using fake::Bulk;
 
@@ -252,4 +252,4 @@ TEST(PubSubThreads, FreeWhileAnotherThreadWaitsInNextAndWake) {
   cr_client_free(c);
 }
 
-}  // namespace
+}  // namespace hostile_pubsub_test

@@ -23,7 +23,7 @@
 #include "common/wait_until.hpp"
 #include "fake_server.hpp"
 
-namespace {
+namespace integrity_test {
 
 using fake::Bulk;
 
@@ -390,9 +390,9 @@ TEST_F(Hostile, APinnedConnectionAllowsTransactionsAndRefusesTheRest) {
   EXPECT_FALSE(Seen("SUBSCRIBE"));
 }
 
-}  // namespace
+}  // namespace integrity_test
 
-namespace {
+namespace integrity_test {
 
 // Shared connections on the same hostile node, with a log handler that calls
 // the client when a connection is poisoned.
@@ -470,4 +470,4 @@ TEST_F(HostileShared, ThreadsOnSharedConnectionsNeverGetAnotherCallersValue) {
   EXPECT_GT(failed.load(), 0u);
 }
 
-}  // namespace
+}  // namespace integrity_test

@@ -16,7 +16,7 @@
 #include "common/wait_until.hpp"
 #include "fake_server.hpp"
 
-namespace {
+namespace interrupt_test {
 
 using fake::Bulk;
 
@@ -123,4 +123,4 @@ TEST_F(Interrupt, WithoutACheckTheCallWaitsItsTimeout) {
   cr_client_free(c);
 }
 
-}  // namespace
+}  // namespace interrupt_test

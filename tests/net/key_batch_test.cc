@@ -26,7 +26,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace key_batch_test {
 
 // A fake master that records the commands it got and answers each with
 // answer(argv) (by default +OK / an integer / an array of nils, by command).
@@ -256,6 +256,6 @@ TEST(KeyBatch, NotDialedIsRetriedMaybeRunIsNot) {
       << lost.summary.message();
 }
 
-}  // namespace
+}  // namespace key_batch_test
 }  // namespace net
 }  // namespace cloudroute

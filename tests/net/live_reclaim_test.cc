@@ -33,7 +33,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace live_reclaim_test {
 
 using fake::Bulk;
 
@@ -365,6 +365,6 @@ TEST_F(SentinelReclaim, InstancesSentinelStopsListingAreReclaimedWithTheirPools)
   EXPECT_EQ(groups_->ReportFailure(first).code(), Code::kNotFound);
 }
 
-}  // namespace
+}  // namespace live_reclaim_test
 }  // namespace net
 }  // namespace cloudroute

@@ -20,7 +20,7 @@
 #include "common/wait_until.hpp"
 #include "fake_server.hpp"
 
-namespace {
+namespace log_handler_reentry_test {
 
 using fake::Bulk;
 
@@ -165,4 +165,4 @@ TEST_F(LogHandlerReentry, FreeFromAHandlerOnTheRefresherThreadFreesAfterTheHandl
       << server_.closed() << " of " << server_.accepted() << " connections closed";
 }
 
-}  // namespace
+}  // namespace log_handler_reentry_test

@@ -33,7 +33,7 @@
 #include "common/wait_until.hpp"
 #include "fake_server.hpp"
 
-namespace {
+namespace nearer_loading_test {
 
 using fake::Bulk;
 using std::chrono::milliseconds;
@@ -349,4 +349,4 @@ TEST(NearerNodeLoading, AMoveRefusedWithLoadingKeepsTheOldNodeAndIsTriedAgain) {
   EXPECT_GT(done, back2);
 }
 
-}  // namespace
+}  // namespace nearer_loading_test

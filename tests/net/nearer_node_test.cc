@@ -11,7 +11,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace nearer_node_test {
 
 constexpr int64_t kT0 = 1'000'000'000'000;  // any clock
 constexpr int64_t kSettle = MsToNs(NearerNode::kReadyForMs);
@@ -122,6 +122,6 @@ TEST(ReadyClock, KeysOfOneAddressAreForgottenTogether) {
   EXPECT_FALSE(ready.Settled("a:10|m:2", kT0 + kSettle));
 }
 
-}  // namespace
+}  // namespace nearer_node_test
 }  // namespace net
 }  // namespace cloudroute

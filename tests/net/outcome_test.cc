@@ -10,7 +10,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace outcome_test {
 
 #define ASSERT_OK(expr)                     \
   do {                                      \
@@ -175,6 +175,6 @@ TEST(Classify, LoadingMovesAReadOnAndMakesAWriteWait) {
   }
 }
 
-}  // namespace
+}  // namespace outcome_test
 }  // namespace net
 }  // namespace cloudroute

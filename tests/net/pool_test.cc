@@ -14,7 +14,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace pool_test {
 
 NodePool::Dialer DialTo(uint16_t port, std::atomic<int> *dials) {
   return [port, dials](uint32_t timeout_ms) {
@@ -148,6 +148,6 @@ TEST(Backoff, GrowsExponentiallyWithJitterUpToTheCap) {
   EXPECT_EQ(BackoffMs(3, 0, 1000, 7), 0u);
 }
 
-}  // namespace
+}  // namespace pool_test
 }  // namespace net
 }  // namespace cloudroute

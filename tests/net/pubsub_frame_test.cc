@@ -19,7 +19,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace pubsub_frame_test {
 
 using reply_build::Int;
 using reply_build::Nil;
@@ -199,6 +199,6 @@ TEST(PubSubQueue, CloseReleasesEveryWaiterBeforeItReturns) {
   q.reset();  // no waiter touches it any more
 }
 
-}  // namespace
+}  // namespace pubsub_frame_test
 }  // namespace net
 }  // namespace cloudroute

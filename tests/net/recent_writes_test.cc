@@ -14,7 +14,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace recent_writes_test {
 
 TEST(RecentWrites, OffNeverSendsReadsToTheMaster) {
   RecentWrites off(0);
@@ -64,6 +64,6 @@ TEST(RecentWrites, ConcurrentWritersKeepTheLatestDeadline) {
   EXPECT_EQ(covered, kSlotCount);
 }
 
-}  // namespace
+}  // namespace recent_writes_test
 }  // namespace net
 }  // namespace cloudroute

@@ -8,7 +8,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace refresh_episode_test {
 
 // One shard over every slot: a master on port 7001 and replicas on the
 // given ports, each online unless listed in loading.
@@ -121,6 +121,6 @@ TEST(RefreshEpisode, SignatureSeesRolesHealthAndRanges) {
   EXPECT_NE(TopologySignature(promoted), base);
 }
 
-}  // namespace
+}  // namespace refresh_episode_test
 }  // namespace net
 }  // namespace cloudroute

@@ -16,7 +16,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace refresher_test {
 
 using Step = RefreshSchedule::Step;
 constexpr int64_t kT0 = 1000 * kNsPerMs;  // any start instant
@@ -180,6 +180,6 @@ TEST(Refresher, StopsPromptlyWhateverItWaitsFor) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
 }
 
-}  // namespace
+}  // namespace refresher_test
 }  // namespace net
 }  // namespace cloudroute

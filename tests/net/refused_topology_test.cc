@@ -14,7 +14,7 @@
 #include "cloudroute.h"
 #include "fake_server.hpp"
 
-namespace {
+namespace refused_topology_test {
 
 class HostileTopology : public ::testing::Test {
  protected:
@@ -85,4 +85,4 @@ TEST_F(HostileTopology, ClientDoesNotStartOnARefusedReplyAndSaysWhy) {
       << why;
 }
 
-}  // namespace
+}  // namespace refused_topology_test

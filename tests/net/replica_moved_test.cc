@@ -17,7 +17,7 @@
 #include "cloudroute.h"
 #include "fake_server.hpp"
 
-namespace {
+namespace replica_moved_test {
 
 using fake::Bulk;
 
@@ -135,8 +135,6 @@ TEST_F(ReplicaMoved, ReadsAreServedByTheMasterOfTheReplicaThatPointsBack) {
   EXPECT_EQ(st.server_errors, 0u);
 }
 
-}  // namespace
-
 // A slot that has just moved (a master's MOVED to another shard): the new
 // owner's replica answers nil for its keys — it does not hold them yet, as
 // right after an atomic slot migration — and its master has them. A read's
@@ -243,3 +241,5 @@ TEST_F(NilAfterMove, AReplicasNilForAJustMovedSlotIsConfirmedAtItsMaster) {
   EXPECT_EQ(Get(stayed_), "<nil>");
   EXPECT_EQ(mb_.data_commands(), before) << "a nil for a slot that did not move was confirmed";
 }
+
+}  // namespace replica_moved_test

@@ -29,7 +29,7 @@
 
 namespace cloudroute {
 namespace net {
-namespace {
+namespace shared_link_test {
 
 // A pipelining server: commands are answered in order as they arrive —
 // `GET k` with the bulk string k, `PING` as Redis does — except that `GET
@@ -447,6 +447,6 @@ TEST_F(SharedLinkTest, AReplyToAnIdleConnectionClosesItAndTheNextRequestDialsAga
   EXPECT_EQ(server.accepted(), 2);
 }
 
-}  // namespace
+}  // namespace shared_link_test
 }  // namespace net
 }  // namespace cloudroute
