@@ -13,7 +13,7 @@
 #include "harness_env.hpp"
 #include "secrets_capture.hpp"
 
-namespace {
+namespace acl_test {
 
 constexpr const char *kUserPassword = "Acl-user-pw-44";
 
@@ -113,4 +113,4 @@ TEST_F(Acl, WithoutInfoTheClientWorksAndSaysWhatItSkipped) {
   EXPECT_NE(text.find("'info'"), std::string::npos) << text;
 }
 
-}  // namespace
+}  // namespace acl_test

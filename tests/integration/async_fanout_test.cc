@@ -30,7 +30,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace async_fanout_test {
 
 constexpr size_t kKeys = 600;  // keys of every shard, each with its own value
 
@@ -357,4 +357,4 @@ TEST_F(AsyncFanOut, FreeWithFanOutsInFlightRunsEveryCallbackOnce) {
   }
 }
 
-}  // namespace
+}  // namespace async_fanout_test

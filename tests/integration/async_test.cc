@@ -27,7 +27,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace async_test {
 
 // One call: its key, what it expects, what it got.
 struct Call {
@@ -174,4 +174,4 @@ TEST_F(Async, AReplicaKilledUnderLoadCostsNoReadAndNoWrongValue) {
   Restart(6);
 }
 
-}  // namespace
+}  // namespace async_test

@@ -23,7 +23,7 @@
 #include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace client_test {
 
 struct ClientFixture {
   cr_client *c = nullptr;
@@ -372,4 +372,4 @@ TEST_F(LiveClient, ConcurrentFanOutsOverOneConnectionPoolsDoNotDeadlock) {
   cr_client_free(c);
 }
 
-}  // namespace
+}  // namespace client_test

@@ -35,7 +35,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace command_table_upgrade_test {
 
 using crtest::Auto;
 using crtest::Sent;
@@ -167,4 +167,4 @@ TEST_F(CommandTableUpgrade, ARefreshAfterAShardIsUpgradedLearnsItsTableAndHttlBe
   EXPECT_EQ(Calls(Addr(2), "httl"), calls2);
 }
 
-}  // namespace
+}  // namespace command_table_upgrade_test

@@ -19,7 +19,7 @@
 #include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace commands_test {
 
 using Strings = std::vector<std::string>;
 
@@ -531,4 +531,4 @@ TEST_F(Commands, MultiExecOnOnePinnedSlot) {
   EXPECT_EQ(cr_client_pin(&p, c_, nullptr, 3), CR_EINVAL);
 }
 
-}  // namespace
+}  // namespace commands_test

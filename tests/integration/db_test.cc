@@ -22,7 +22,7 @@
 #include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace db_test {
 
 using crtest::CliLine;
 
@@ -220,4 +220,4 @@ TEST(Db, SentinelGroupsServeTheirDatabase) {
   cr_sentinel_client_free(s0);
 }
 
-}  // namespace
+}  // namespace db_test

@@ -30,7 +30,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace failback_start_test {
 
 using crtest::Cli;
 using crtest::FaultClock;
@@ -239,4 +239,4 @@ TEST_F(FailbackStart, ClientsStartedAcrossFailoversAndFailbacksAllStart) {
   EXPECT_TRUE(IsMaster(n1));
 }
 
-}  // namespace
+}  // namespace failback_start_test

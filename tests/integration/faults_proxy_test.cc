@@ -33,7 +33,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace faults_proxy_test {
 
 using crtest::FaultClient;
 using crtest::FaultClock;
@@ -351,4 +351,4 @@ TEST_F(FaultsProxy, EverySeedDownThenOneComesUp) {
       (long long)std::max({refused_ms, stalled_ms, up_ms}));
 }
 
-}  // namespace
+}  // namespace faults_proxy_test

@@ -33,7 +33,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace faults_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -445,4 +445,4 @@ void Faults::Reshard(cr_policy policy, const char *scenario) {
   EXPECT_TRUE(WaitFor(5000, [&] { return cr_router_get_slot_migrating(cl.router, slot) == 0; }));
 }
 
-}  // namespace
+}  // namespace faults_test

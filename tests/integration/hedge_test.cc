@@ -26,7 +26,7 @@
 
 #include "fault_kit.hpp"
 
-namespace {
+namespace hedge_test {
 
 using crtest::FaultClient;
 using crtest::Traffic;
@@ -338,4 +338,4 @@ TEST_F(Hedge, QuietFanOutHedgesAlmostNever) {
   EXPECT_LE(hedges, kRequests / 50);
 }
 
-}  // namespace
+}  // namespace hedge_test

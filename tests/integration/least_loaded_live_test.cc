@@ -28,7 +28,7 @@
 #include "cloudroute.h"
 #include "fault_kit.hpp"
 
-namespace {
+namespace least_loaded_live_test {
 
 using crtest::FaultProxy;
 
@@ -218,4 +218,4 @@ TEST_F(LeastLoaded, ASlowReplicaLosesItsShareAndTheP99StaysBounded) {
   cr_client_free(random);
 }
 
-}  // namespace
+}  // namespace least_loaded_live_test

@@ -16,7 +16,7 @@
 
 #include "cloudroute.h"
 
-namespace {
+namespace live_test {
 
 class Conn {
  public:
@@ -163,4 +163,4 @@ TEST(LiveTopology, ClusterSlotsAndShardsInResp2AndResp3) {
   }
 }
 
-}  // namespace
+}  // namespace live_test

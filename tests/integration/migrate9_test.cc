@@ -46,7 +46,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace migrate9_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -503,4 +503,4 @@ TEST_F(Migrate9, SlotRangesMovedBackAndForthUnderLoad) {
   for (const std::string &e : errors) ADD_FAILURE() << e;
 }
 
-}  // namespace
+}  // namespace migrate9_test

@@ -14,7 +14,7 @@
 #include "cloudroute.h"
 #include "harness_env.hpp"
 
-namespace {
+namespace operator_view_test {
 
 struct Event {
   cr_log_level level;
@@ -230,4 +230,4 @@ TEST(OperatorViewApi, ArgumentsAndNames) {
   EXPECT_EQ(cr_client_get_metrics_text(nullptr, 0, &needed, nullptr), CR_EINVAL);
 }
 
-}  // namespace
+}  // namespace operator_view_test

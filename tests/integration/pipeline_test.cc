@@ -24,7 +24,7 @@
 #include "harness_env.hpp"
 #include "pipeline_kit.hpp"
 
-namespace {
+namespace pipeline_test {
 
 using crtest::HostOf;
 using crtest::Pipe;
@@ -380,4 +380,4 @@ TEST_F(Pipeline, ReadsOfAKilledReplicaGoToTheNextCandidate) {
   EXPECT_GE(after.conn_errors - before.conn_errors, 1u);
 }
 
-}  // namespace
+}  // namespace pipeline_test

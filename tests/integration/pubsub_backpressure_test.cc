@@ -48,7 +48,7 @@
 #include <sanitizer/allocator_interface.h>
 #endif
 
-namespace {
+namespace pubsub_backpressure_test {
 
 using std::chrono::seconds;
 
@@ -236,4 +236,4 @@ TEST(PubSubBackpressure, AReaderThatStopsCostsTheServersBufferNotTheClientsMemor
       static_cast<double>(rss_peak - rss0) / static_cast<double>(kMiB));
 }
 
-}  // namespace
+}  // namespace pubsub_backpressure_test

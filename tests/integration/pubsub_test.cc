@@ -41,7 +41,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace pubsub_test {
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
@@ -550,4 +550,4 @@ TEST_F(PubSubLive, TheNodeOfAChannelSubscriptionIsKilled) {
   ASSERT_NO_FATAL_FAILURE(AwaitSteady());  // back in the cluster for the next test
 }
 
-}  // namespace
+}  // namespace pubsub_test

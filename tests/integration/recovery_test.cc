@@ -35,7 +35,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace recovery_test {
 
 using crtest::Cli;
 using crtest::FaultClient;
@@ -129,4 +129,4 @@ TEST_F(Recovery, MasterRestartedEmptyAfterFailover) {
   EXPECT_TRUE(FailOverTo(cl, old_master, keys[0]));
 }
 
-}  // namespace
+}  // namespace recovery_test

@@ -17,7 +17,7 @@
 #include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace replica_lag_test {
 
 std::string FirstCandidate(cr_router *r, const std::string &key) {
   cr_candidate c[8];
@@ -198,4 +198,4 @@ TEST(ReplicaLag, ARestartedEmptyReplicaIsNotRead) {
   cr_client_free(c);
 }
 
-}  // namespace
+}  // namespace replica_lag_test

@@ -30,7 +30,7 @@
 #include "harness_env.hpp"
 #include "pipeline_kit.hpp"
 
-namespace {
+namespace ryw_test {
 
 using crtest::FaultClient;
 using crtest::FaultClock;
@@ -218,4 +218,4 @@ TEST_F(ReadYourWrites, WindowSendsReadsAfterAWriteToTheMaster) {
   crtest::StoreAndSettle(off, keys);
 }
 
-}  // namespace
+}  // namespace ryw_test

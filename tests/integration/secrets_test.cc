@@ -18,7 +18,7 @@
 #include "harness_env.hpp"
 #include "secrets_capture.hpp"
 
-namespace {
+namespace secrets_test {
 
 // Every password this test gives anything; none may be printed.
 constexpr const char *kWrong = "Wr0ng-pw-never-shown-41";
@@ -160,4 +160,4 @@ TEST_F(Secrets, TlsFailuresNeverPrintThePassword) {
   ExpectNoSecrets(capture_.text(), "certificate verification failed");
 }
 
-}  // namespace
+}  // namespace secrets_test

@@ -47,7 +47,7 @@
 #include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace sentinel_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -1306,4 +1306,4 @@ TEST_F(SentinelBatch, AKilledReplicaCostsNoMgetRead) {
   EXPECT_EQ(wrong.load(), 0u) << "first: " << first_wrong;
 }
 
-}  // namespace
+}  // namespace sentinel_test

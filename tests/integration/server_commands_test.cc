@@ -29,7 +29,7 @@
 #include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace server_commands_test {
 
 using crtest::CliLine;
 
@@ -238,4 +238,4 @@ TEST(ServerCommands, AclWithoutCommandFallsBackToTheStaticTable) {
   EXPECT_EQ(log.table_events[0], "command table refused: routing by the static table");
 }
 
-}  // namespace
+}  // namespace server_commands_test

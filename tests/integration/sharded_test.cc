@@ -45,7 +45,7 @@
 #include "common/source_dir.hpp"
 #include "common/wait_until.hpp"
 
-namespace {
+namespace sharded_test {
 
 using namespace std::chrono_literals;
 
@@ -725,4 +725,4 @@ TEST(Sharded, LiveMove) {
          static_cast<unsigned long long>(writes_failed.load()), lost);
 }
 
-}  // namespace
+}  // namespace sharded_test

@@ -34,7 +34,7 @@
 #include "cloudroute.h"
 #include "harness_env.hpp"
 
-namespace {
+namespace stall_test {
 
 using Clock = std::chrono::steady_clock;
 
@@ -355,4 +355,4 @@ TEST_F(Stall, NewConnectionsToStalledNodesAreDialedAtOnce) {
   EXPECT_LT(ms, 550) << "the stalled nodes' handshakes ran one after the other";
 }
 
-}  // namespace
+}  // namespace stall_test

@@ -25,7 +25,7 @@
 #include "fault_kit.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace stress_test {
 
 using crtest::FaultClient;
 using crtest::FaultClock;
@@ -285,4 +285,4 @@ TEST(Stress, OneClientManyThreadsWhileTopologiesSwapAndHealthFlips) {
   cr_topology_free(live);
 }
 
-}  // namespace
+}  // namespace stress_test

@@ -25,7 +25,7 @@
 #include "cloudroute.h"
 #include "harness_env.hpp"
 
-namespace {
+namespace tls_test {
 
 std::map<std::string, std::string> &Env() {
   static std::map<std::string, std::string> env = crtest::LoadHarnessEnv("CR_TEST_TLS_ENV");
@@ -283,4 +283,4 @@ TEST_F(Tls, SentinelGroupIsServedOverTls) {
   cr_sentinel_client_free(sc);
 }
 
-}  // namespace
+}  // namespace tls_test

@@ -25,7 +25,7 @@
 #include "common/wait_until.hpp"
 #include "harness_env.hpp"
 
-namespace {
+namespace zones_test {
 
 using crtest::CliLine;
 
@@ -253,4 +253,4 @@ TEST(Zones9, ClientZoneAloneGivesTiersFromClusterSlots) {
     CliLine(env["NODE" + std::to_string(n) + "_ADDR"], "ACL DELUSER zones9");
 }
 
-}  // namespace
+}  // namespace zones_test
