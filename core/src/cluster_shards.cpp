@@ -22,9 +22,9 @@ struct ShardNode {
 };
 
 std::string Address(const ShardNode &n, const std::string &default_host) {
-  std::string host;
-  reply::ResolveEndpoint(n.view.endpoint, n.view.ip, n.view.hostname, default_host, &host);
-  return FormatAddress(host, n.view.port);
+  return FormatAddress(
+      reply::ResolveEndpoint(n.view.endpoint, n.view.ip, n.view.hostname, default_host),
+      n.view.port);
 }
 
 Status ReadShardNode(const Nodes &n, size_t at, reply::Where where, ShardNode *out) {
@@ -103,7 +103,7 @@ Result<std::shared_ptr<const Topology>> ShardsToTopology(const Nodes &n,
   TopologyBuilder b;
   b.Reserve(v.count, 3 * size_t{v.count});
   std::vector<ShardNode> parsed;  // reused across shards
-  NodeSpec spec;                  // reused: its strings keep their buffers
+  NodeSpecView spec;              // views of the frame's text
   size_t e = 0;
   for (Each shard(n, 0); shard; ++shard, ++e) {
     reply::Where where{"CLUSTER SHARDS shard", e};
