@@ -141,14 +141,17 @@ struct Topology {
   void FillSlotTable(std::array<uint16_t, kSlotCount> *table) const;
 };
 
-// What a reply says about one node, before de-duplication, as views of
-// the text it came in (the reply's parsers fill one per node without
-// copying; TopologyBuilder copies what it keeps).
-struct NodeSpecView {
-  std::string_view id;
-  std::string_view host;
-  std::string_view ip;
-  std::string_view zone;
+// What a reply says about one node, before de-duplication. Its text is
+// Text: std::string_view in a NodeSpecView (views of the reply, which the
+// reply's parsers fill per node without copying; TopologyBuilder copies
+// what it keeps), std::string in a NodeSpec (for a caller that builds a
+// node from parts).
+template <typename Text>
+struct NodeSpecOf {
+  Text id;
+  Text host;
+  Text ip;
+  Text zone;
   uint16_t port = 0;
   uint16_t tls_port = 0;
   ReportedHealth health = ReportedHealth::kOnline;
@@ -157,18 +160,8 @@ struct NodeSpecView {
   // checked twice.
   bool checked = false;
 };
-
-// The same, owning its text (a caller that builds a spec from parts).
-struct NodeSpec {
-  std::string id;
-  std::string host;
-  std::string ip;
-  uint16_t port = 0;
-  uint16_t tls_port = 0;
-  ReportedHealth health = ReportedHealth::kOnline;
-  std::string zone;
-  bool checked = false;  // as NodeSpecView::checked
-
+using NodeSpecView = NodeSpecOf<std::string_view>;
+struct NodeSpec : NodeSpecOf<std::string> {
   // Views of this spec's text, valid while it lives unchanged.
   operator NodeSpecView() const { return {id, host, ip, zone, port, tls_port, health, checked}; }
 };
