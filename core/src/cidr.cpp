@@ -10,29 +10,37 @@ namespace {
 
 // A dotted quad as inet_pton reads one: four decimal parts of 0-255, no
 // leading zeros. False for anything else, which may still be an address
-// (an IPv6 literal) for inet_pton to decide.
+// (an IPv6 literal) for inet_pton to decide. Every node of a reply has one
+// or two, so it is read from a NUL-padded copy with no bound check per byte.
 bool PlainIpv4(std::string_view text, IpAddress *out) {
-  IpAddress ip;
-  const char *p = text.data();
-  const char *const end = p + text.size();
-  // A byte below '0' wraps around: one test for a digit.
-  auto digit = [&p, end](unsigned *d) {
-    return p != end && (*d = unsigned{static_cast<unsigned char>(*p)} - '0') < 10;
-  };
+  const size_t n = text.size();
+  if (n < 7 || n > 15) return false;  // "0.0.0.0" to "255.255.255.255"
+  char s[16] = {};
+  std::memcpy(s, text.data(), n);
+  const char *p = s;
+  // A byte below '0' wraps around: one test for a digit. The NULs after
+  // the text are no digit and no '.', so each step stops at them.
+  auto digit = [](char c) { return unsigned{static_cast<unsigned char>(c)} - '0'; };
+  uint8_t parts[4];
   for (size_t part = 0; part < 4; ++part) {
-    if (part != 0 && (p == end || *p++ != '.')) return false;
-    unsigned value, d;
-    if (!digit(&value)) return false;
-    ++p;
+    if (part != 0 && *p++ != '.') return false;
+    unsigned value = digit(*p++), d;
+    if (value >= 10) return false;
     // A part that starts with 0 is "0" (no leading zeros); else up to two
     // more digits.
-    for (int more = 0; value != 0 && more < 2 && digit(&d); ++more, ++p) value = value * 10 + d;
+    if (value != 0 && (d = digit(*p)) < 10) {
+      value = value * 10 + d;
+      if ((d = digit(*++p)) < 10) {
+        value = value * 10 + d;
+        ++p;
+      }
+    }
     if (value > 255) return false;
-    ip.bytes[part] = static_cast<uint8_t>(value);
+    parts[part] = static_cast<uint8_t>(value);
   }
-  if (p != end) return false;
-  ip.v6 = false;
-  *out = ip;
+  if (p != s + n) return false;
+  out->v6 = false;
+  out->bytes = {parts[0], parts[1], parts[2], parts[3]};
   return true;
 }
 

@@ -22,9 +22,34 @@ struct ShardNode {
 };
 
 std::string Address(const ShardNode &n, const std::string &default_host) {
-  std::string host;
-  reply::ResolveEndpoint(n.view.endpoint, n.view.ip, n.view.hostname, default_host, &host);
-  return FormatAddress(host, n.view.port);
+  return FormatAddress(
+      reply::ResolveEndpoint(n.view.endpoint, n.view.ip, n.view.hostname, default_host),
+      n.view.port);
+}
+
+// The node fields the parser reads; kOther for any other (ignored).
+enum class Field { kOther, kId, kPort, kTlsPort, kIp, kEndpoint, kHostname, kRole, kHealth, kZone };
+
+// One switch on the name's length, then a compare or two (each node has
+// seven or more fields, a reply thousands of nodes).
+Field FieldOf(std::string_view f) {
+  switch (f.size()) {
+    case 2:
+      return f == "id" ? Field::kId : f == "ip" ? Field::kIp : Field::kOther;
+    case 4:
+      return f == "port" ? Field::kPort : f == "role" ? Field::kRole : Field::kOther;
+    case 6:
+      return f == "health" ? Field::kHealth : Field::kOther;
+    case 8:
+      return f == "tls-port"   ? Field::kTlsPort
+             : f == "endpoint" ? Field::kEndpoint
+             : f == "hostname" ? Field::kHostname
+                               : Field::kOther;
+    case 17:
+      return f == "availability-zone" || f == "availability_zone" ? Field::kZone : Field::kOther;
+    default:
+      return Field::kOther;
+  }
 }
 
 Status ReadShardNode(const Nodes &n, size_t at, reply::Where where, ShardNode *out) {
@@ -38,9 +63,9 @@ Status ReadShardNode(const Nodes &n, size_t at, reply::Where where, ShardNode *o
     const RespNode &val = n[*i];
     if (!k.is_string())
       return Error(Code::kParse, where.str() + ": node field name is not a string");
-    const std::string_view f = k.str;
-    if (f == "port" || f == "tls-port") {
-      const bool tls = f != "port";
+    const Field f = FieldOf(k.str);
+    if (f == Field::kPort || f == Field::kTlsPort) {
+      const bool tls = f == Field::kTlsPort;
       where.field = tls ? "tls-port" : "port";
       Status s = reply::Port(val, where, tls ? &v.tls_port : &v.port);
       where.field = "";
@@ -48,34 +73,38 @@ Status ReadShardNode(const Nodes &n, size_t at, reply::Where where, ShardNode *o
       have_port = have_port || !tls;
       continue;
     }
-    if (val.type == RespType::kNull) continue;
-    if (f == "id" || f == "ip" || f == "endpoint" || f == "hostname" || f == "role" ||
-        f == "health" || f == "availability-zone" || f == "availability_zone") {
-      if (!val.is_string()) {
-        return Error(Code::kParse, where.str() + ": field '" + std::string(f) + "' is a " +
-                                       RespTypeName(val.type));
-      }
-      if (f == "id")
+    if (f == Field::kOther || val.type == RespType::kNull) continue;
+    if (!val.is_string()) {
+      return Error(Code::kParse, where.str() + ": field '" + std::string(k.str) + "' is a " +
+                                     RespTypeName(val.type));
+    }
+    switch (f) {
+      case Field::kId:
         v.id = val.str;
-      else if (f == "ip")
+        break;
+      case Field::kIp:
         v.ip = val.str;
-      else if (f == "endpoint")
+        break;
+      case Field::kEndpoint:
         v.endpoint = val.str;
-      else if (f == "hostname")
+        break;
+      case Field::kHostname:
         v.hostname = val.str;
-      else if (f == "role") {
+        break;
+      case Field::kRole:
         role = val.str;
         have_role = true;
-      } else if (f == "health") {
+        break;
+      case Field::kHealth:
         if (val.str == "online")
           v.health = ReportedHealth::kOnline;
         else if (val.str == "loading")
           v.health = ReportedHealth::kLoading;
         else
           v.health = ReportedHealth::kFailed;  // "fail", "failed", anything else
-      } else {
+        break;
+      default:  // kZone (the ports and kOther are handled above)
         v.zone = val.str;
-      }
     }
   }
   if (!have_role) return Error(Code::kParse, where.str() + ": node has no role");
@@ -103,7 +132,7 @@ Result<std::shared_ptr<const Topology>> ShardsToTopology(const Nodes &n,
   TopologyBuilder b;
   b.Reserve(v.count, 3 * size_t{v.count});
   std::vector<ShardNode> parsed;  // reused across shards
-  NodeSpec spec;                  // reused: its strings keep their buffers
+  NodeSpecView spec;              // views of the frame's text
   size_t e = 0;
   for (Each shard(n, 0); shard; ++shard, ++e) {
     reply::Where where{"CLUSTER SHARDS shard", e};

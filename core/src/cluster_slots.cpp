@@ -17,7 +17,7 @@ using reply::Each;
 using reply::Nodes;
 
 Status NodeFromSlotsEntry(const Nodes &n, size_t at, const std::string &default_host,
-                          const reply::Where &where, NodeSpec *out) {
+                          const reply::Where &where, NodeSpecView *out) {
   const RespNode &v = n[at];
   if (!reply::IsArray(v) || v.count < 2) {
     return Error(Code::kParse, where.str() + ": a node is not an array of at least [host, port]");
@@ -79,7 +79,7 @@ Result<std::shared_ptr<const Topology>> SlotsToTopology(const Nodes &n,
   }
   TopologyBuilder b;
   b.Reserve(v.count, 3 * size_t{v.count});
-  NodeSpec spec;  // reused: its strings keep their buffers
+  NodeSpecView spec;  // views of the frame's text
   size_t e = 0;
   for (Each entry(n, 0); entry; ++entry, ++e) {
     const RespNode &ev = n[*entry];

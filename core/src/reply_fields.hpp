@@ -146,21 +146,16 @@ inline Status ZoneField(std::string_view value, const Where &where) {
 
 // Picks the address to use: the preferred endpoint; "" means the address
 // that was asked; "?" means unknown, where a separately reported IP or
-// hostname still gives a usable address.
-inline void ResolveEndpoint(std::string_view endpoint, std::string_view ip,
-                            std::string_view hostname, const std::string &default_host,
-                            std::string *host) {
-  if (!endpoint.empty() && endpoint != "?") {
-    host->assign(endpoint.data(), endpoint.size());
-  } else if (endpoint.empty() && !default_host.empty()) {
-    *host = default_host;
-  } else if (!ip.empty() && ip != "?") {
-    host->assign(ip.data(), ip.size());
-  } else if (!hostname.empty() && hostname != "?") {
-    host->assign(hostname.data(), hostname.size());
-  } else {
-    *host = "?";
-  }
+// hostname still gives a usable address. A view of one of its arguments,
+// or of a literal "?".
+inline std::string_view ResolveEndpoint(std::string_view endpoint, std::string_view ip,
+                                        std::string_view hostname,
+                                        const std::string &default_host) {
+  if (!endpoint.empty() && endpoint != "?") return endpoint;
+  if (endpoint.empty() && !default_host.empty()) return default_host;
+  if (!ip.empty() && ip != "?") return ip;
+  if (!hostname.empty() && hostname != "?") return hostname;
+  return "?";
 }
 
 // One node as a reply describes it, viewing the reply's bytes.
@@ -198,19 +193,19 @@ inline Status CheckNode(const NodeView &v, const Where &where) {
   return s;
 }
 
-// Fills `spec` from a checked node, reusing its buffers (a spec filled once
-// per node allocates only for the longest value seen).
-inline void FillSpec(const NodeView &v, const std::string &default_host, NodeSpec *spec) {
-  spec->id.assign(v.id.data(), v.id.size());
-  spec->ip.assign(v.ip.data(), v.ip.size());
-  spec->zone.assign(v.zone.data(), v.zone.size());
+// Fills `spec` from a checked node: views of the reply's text (or of
+// default_host), which the caller keeps while it uses them.
+inline void FillSpec(const NodeView &v, const std::string &default_host, NodeSpecView *spec) {
+  spec->id = v.id;
+  spec->ip = v.ip;
+  spec->zone = v.zone;
   spec->port = v.port;
   spec->tls_port = v.tls_port;
   spec->health = v.health;
   // CheckNode ran on every value the host may come from, except the
   // caller's default_host.
   spec->checked = !(v.endpoint.empty() && !default_host.empty());
-  ResolveEndpoint(v.endpoint, v.ip, v.hostname, default_host, &spec->host);
+  spec->host = ResolveEndpoint(v.endpoint, v.ip, v.hostname, default_host);
 }
 
 }  // namespace reply

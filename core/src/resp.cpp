@@ -16,72 +16,140 @@ namespace {
 class Framer {
  public:
   Framer(std::string_view in, const RespLimits &limits, RespFlat *out)
-      : in_(in), lim_(limits), nodes_(*out) {}
+      : in_(in), lim_(limits), nodes_(*out) {
+    // The reply's element cap at each depth, none where it sets none.
+    for (uint32_t d = 0; d <= kRespMaxDepthBound; ++d) {
+      const bool capped =
+          d < lim_.max_elements_at_depth.size() && lim_.max_elements_at_depth[d] != 0;
+      cap_at_[d] = capped ? lim_.max_elements_at_depth[d] : ~uint64_t{0};
+    }
+  }
 
   // Appends one value (and its subtree) to the nodes: one loop over the
   // values in wire order, the open aggregates on a stack (never deeper than
-  // kRespMaxDepthBound), so a value costs no call of its own.
+  // kRespMaxDepthBound), so a value costs no call of its own. The common
+  // values (bulk strings, integers and aggregates of plain lengths within
+  // the caps) are read right here from a local cursor; anything else, and
+  // every refusal, takes the general steps below from the same byte, so
+  // both read a value alike.
   bool Parse() {
+    const char *const begin = in_.data();
+    const char *const end = begin + in_.size();
+    const char *p = begin;  // pos_ is kept only around the general steps
+    size_t count = 0;       // values made (the flat's size, set on the way out)
+    RespNode *tail = nullptr;
+    size_t room = 0;    // places left at tail in its block
     uint32_t open = 0;  // aggregates on the stack; a new value is at depth open + 1
+    auto done = [&](bool ok) {
+      nodes_.SetSize(count);
+      return ok;
+    };
     for (;;) {
       if (open >= lim_.max_depth) {
-        return Fail(Code::kLimit, "nesting deeper than " + std::to_string(lim_.max_depth));
+        pos_ = static_cast<size_t>(p - begin);
+        return done(Fail(Code::kLimit, "nesting deeper than " + std::to_string(lim_.max_depth)));
       }
-      if (pos_ >= in_.size()) return Fail(Code::kIncomplete, "reply ends before a value");
-      const char type = in_[pos_++];
-      const size_t index = nodes_.size();
-      RespNode *const at = Append(type);
-      uint64_t paid = 0;
+      if (p == end) {
+        pos_ = in_.size();
+        return done(Fail(Code::kIncomplete, "reply ends before a value"));
+      }
+      const char type = *p++;
+      if (room == 0) tail = nodes_.Place(count, &room);
+      RespNode *const at = new (tail++) RespNode();
+      --room;
+      at->wire = type;
+      at->next = static_cast<uint32_t>(++count);
+      uint64_t n;
+      const char *q = p;
       switch (type) {
         case '$':
-          if (!Bulk(at, RespType::kBulkString, /*verbatim=*/false)) return false;
+          if (PlainLength(&q, end, &n) && n <= lim_.max_bulk_len &&
+              static_cast<size_t>(end - q) >= n + 2 && q[n] == '\r' && q[n + 1] == '\n') {
+            at->type = RespType::kBulkString;
+            at->str = std::string_view(q, n);
+            p = q + n + 2;
+            // A short string costs the tree nothing (and charging nothing
+            // cannot fail: the input only grew since the last charge).
+            if (n > 15 && !Charge(TreeStringCost(n), p)) return done(false);
+            break;
+          }
+          pos_ = static_cast<size_t>(p - begin);
+          if (!Bulk(at, RespType::kBulkString, /*verbatim=*/false)) return done(false);
+          p = begin + pos_;
           break;
         case ':':
           at->type = RespType::kInteger;
-          if (!Integer(&at->integer)) return false;
+          if (PlainLength(&q, end, &n)) {
+            at->integer = static_cast<int64_t>(n);
+            p = q;
+            break;
+          }
+          pos_ = static_cast<size_t>(p - begin);
+          if (!SpelledInteger(&at->integer)) return done(false);
+          p = begin + pos_;
           break;
         case '*':
         case '~':
         case '>':
-          if (!Aggregate(at, RespType::kArray, open + 1, &paid)) return false;
-          break;
+        case '%':
         // RESP3 attributes ('|') annotate the next value; they carry nothing
         // the router uses, so they are framed as maps (to stay in frame) and
         // dropped where they end.
-        case '%':
-        case '|':
-          if (!Aggregate(at, RespType::kMap, open + 1, &paid)) return false;
-          break;
-        default:
-          if (!Scalar(type, at)) return false;
-      }
-      bool dropped = false;  // an attribute ended: the value it annotates follows
-      if (at->count != 0) {
-        stack_[open++] = Open{at, index, at->count, paid, 0};
-      } else if (type == '|') {
-        nodes_.Truncate(index);
-        dropped = true;
-      }
-      // Closes what this value completed, up to the aggregate that wants
-      // another element (charged as the tree's vector would grow).
-      while (!dropped && open != 0) {
-        Open &o = stack_[open - 1];
-        if (o.left != 0) {
-          --o.left;
-          if (++o.taken > o.paid) {
-            o.paid = o.paid == 0 ? 1 : 2 * o.paid;
-            if (!Charge(o.paid * sizeof(RespValue))) return false;
+        case '|': {
+          const bool map = type == '%' || type == '|';
+          uint64_t paid;
+          if (PlainLength(&q, end, &n) && n <= lim_.max_elements &&
+              (map ? 2 * n : n) <= cap_at_[open + 1]) {
+            if (map) n *= 2;
+            at->type = map ? RespType::kMap : RespType::kArray;
+            at->count = static_cast<uint32_t>(n);
+            p = q;
+            paid = std::min({n, static_cast<uint64_t>(end - p) / 3, kReserve});
+            if (!Charge(paid * sizeof(RespValue), p)) return done(false);
+          } else {
+            pos_ = static_cast<size_t>(p - begin);
+            if (!Aggregate(at, map ? RespType::kMap : RespType::kArray, open + 1, &paid)) {
+              return done(false);
+            }
+            p = begin + pos_;
+          }
+          if (at->count != 0) {
+            stack_[open++] = Open{at, count - 1, at->count, paid, ChargeBelow(at->count, paid)};
+          } else if (type == '|') {
+            count = count - 1;
+            room = 0;  // the next value, which it annotated, takes its place
+            continue;
           }
           break;
         }
-        o.node->next = static_cast<uint32_t>(nodes_.size());
+        default:
+          pos_ = static_cast<size_t>(p - begin);
+          if (!Scalar(type, at)) return done(false);
+          p = begin + pos_;
+      }
+      // Closes what this value completed, up to the aggregate that wants
+      // another element (charged as the tree's vector would grow).
+      bool dropped = false;  // an attribute ended: the value it annotates follows
+      while (open != 0) {
+        Open &o = stack_[open - 1];
+        if (o.left != 0) {
+          --o.left;
+          if (o.left < o.charge_below && !Grow(&o, p)) return done(false);
+          break;
+        }
+        o.node->next = static_cast<uint32_t>(count);
         --open;
         if (o.node->wire == '|') {
-          nodes_.Truncate(o.index);
+          count = o.index;
+          room = 0;
           dropped = true;
+          break;
         }
       }
-      if (open == 0 && !dropped) return true;
+      if (open == 0 && !dropped) {
+        pos_ = static_cast<size_t>(p - begin);
+        return done(true);
+      }
     }
   }
 
@@ -96,14 +164,64 @@ class Framer {
   const Status &error() const { return err_; }
 
  private:
-  // A new value of the given wire byte; a leaf until it says otherwise.
-  // Blocks never move (RespFlat), so the value stays where it is while its
-  // elements are appended after it.
-  RespNode *Append(char wire) {
-    RespNode *const n = &nodes_.Append();
-    n->wire = wire;
-    n->next = static_cast<uint32_t>(nodes_.size());
-    return n;
+  // An aggregate whose elements are being framed.
+  struct Open {
+    RespNode *node;
+    size_t index;           // of node
+    uint32_t left;          // elements not yet begun
+    uint64_t paid;          // elements the tree's vector has room for
+    uint64_t charge_below;  // once left is below this, more are begun than paid
+  };
+
+  // Elements begun = count - left, which passes paid once left < count - paid.
+  static uint64_t ChargeBelow(uint64_t count, uint64_t paid) {
+    return paid >= count ? 0 : count - paid;
+  }
+
+  // One more element of o was begun than its vector has room for: the
+  // vector doubles (see resp.hpp), charged with the input read up to p.
+  bool Grow(Open *o, const char *p) {
+    o->paid = o->paid == 0 ? 1 : 2 * o->paid;
+    o->charge_below = ChargeBelow(o->node->count, o->paid);
+    return Charge(o->paid * sizeof(RespValue), p);
+  }
+
+  // The common length or integer at *p: 1-18 digits with no sign and no
+  // leading zero, then CRLF; *p moves past it. False (nothing moved) for
+  // anything else, which the general steps read with their checks and
+  // messages.
+  static bool PlainLength(const char **p, const char *end, uint64_t *out) {
+    const char *const s = *p;
+    // A byte below '0' wraps around: one test for a digit.
+    auto digit = [](char c) { return unsigned{static_cast<unsigned char>(c)} - '0'; };
+    // One or two digits, most lengths in a reply, without a loop.
+    if (end - s >= 4) {
+      const unsigned d0 = digit(s[0]);
+      if (d0 < 10 && s[1] == '\r' && s[2] == '\n') {
+        *out = d0;
+        *p = s + 3;
+        return true;
+      }
+      const unsigned d1 = digit(s[1]);
+      if (d0 - 1 < 9 && d1 < 10 && s[2] == '\r' && s[3] == '\n') {
+        *out = d0 * 10 + d1;
+        *p = s + 4;
+        return true;
+      }
+    }
+    const char *const most = s + std::min<size_t>(static_cast<size_t>(end - s), 18);
+    const char *d = s;
+    uint64_t v = 0;
+    for (unsigned c; d != most && (c = digit(*d)) < 10; ++d) v = v * 10 + c;
+    // d < most leaves *d in the input; the LF after it is checked only once
+    // the CR is there (and then the input may end right after).
+    if (d == s || d == most || *d != '\r' || d + 1 == end || d[1] != '\n' ||
+        (*s == '0' && d - s > 1)) {
+      return false;
+    }
+    *out = v;
+    *p = d + 2;
+    return true;
   }
 
   // The values other than bulk strings, integers and aggregates.
@@ -174,33 +292,8 @@ class Framer {
 
   static std::string Shown(std::string_view text) { return std::string(text.substr(0, 32)); }
 
-  // The common integer, read in one pass: 1-18 digits with no sign and no
-  // leading zero, then CRLF. False (nothing consumed) for anything else,
-  // which Integer() reads the long way, with its checks and messages.
-  bool PlainInteger(int64_t *out) {
-    const char *const p = in_.data() + pos_;
-    const size_t most = std::min<size_t>(in_.size() - pos_, 18);
-    uint64_t v = 0;
-    size_t n = 0;
-    // A byte below '0' wraps around: one test for a digit.
-    for (unsigned d; n < most && (d = unsigned{static_cast<unsigned char>(p[n])} - '0') < 10; ++n) {
-      v = v * 10 + d;
-    }
-    // n < most leaves p[n] in the input; the LF after it is checked only
-    // once the CR is there (and then the input may end right after).
-    if (n == 0 || n == most || p[n] != '\r' || (n > 1 && p[0] == '0') ||
-        pos_ + n + 1 == in_.size() || p[n + 1] != '\n') {
-      return false;
-    }
-    *out = static_cast<int64_t>(v);
-    pos_ += n + 2;
-    return true;
-  }
-
-  // Most integers are plain (PlainInteger, inlined where they are read);
-  // the rest take SpelledInteger's checks, out of line.
-  bool Integer(int64_t *out) { return PlainInteger(out) || SpelledInteger(out); }
-
+  // Any integer, with the checks and messages (Parse reads the plain ones
+  // itself).
   [[gnu::noinline]] bool SpelledInteger(int64_t *out) {
     const size_t at = pos_;
     std::string_view text;
@@ -238,10 +331,11 @@ class Framer {
     return true;
   }
 
-  [[gnu::always_inline]] bool Bulk(RespNode *node, RespType type, bool verbatim) {
+  // Any bulk string (Parse reads the plain ones itself).
+  [[gnu::noinline]] bool Bulk(RespNode *node, RespType type, bool verbatim) {
     const size_t at = pos_;
     int64_t len = 0;
-    if (!Integer(&len)) return false;
+    if (!SpelledInteger(&len)) return false;
     if (len == -1 && !verbatim && type == RespType::kBulkString) return true;  // null
     if (len < 0 || static_cast<uint64_t>(len) > lim_.max_bulk_len) return BadBulkLength(at, len);
     const size_t n = static_cast<size_t>(len);
@@ -261,9 +355,7 @@ class Framer {
       out.str = std::string_view(in_.data() + pos_, n);  // in the input: checked above
     }
     pos_ += n + 2;
-    // A short string costs the tree nothing (and charging nothing cannot
-    // fail: the input only grew since the last charge).
-    return out.str.size() <= 15 || Charge(TreeStringCost(out.str.size()));
+    return out.str.size() <= 15 || Charge(TreeStringCost(out.str.size()), in_.data() + pos_);
   }
 
   // A bulk length (read at `at`) below 0 or above the cap.
@@ -274,15 +366,16 @@ class Framer {
                                   std::to_string(lim_.max_bulk_len));
   }
 
-  // An aggregate's header: its count, checked against the caps, and what
-  // the tree's element vector reserves up front (*paid elements; see
-  // resp.hpp): every element takes at least 3 bytes ("_\r\n"), so the tree
-  // never reserves more than the remaining input can hold, nor more than
-  // kReserve, then doubles as elements arrive (Parse charges that).
-  bool Aggregate(RespNode *node, RespType type, uint32_t depth, uint64_t *paid) {
+  // Any aggregate's header (Parse reads the plain ones itself): its count,
+  // checked against the caps, and what the tree's element vector reserves
+  // up front (*paid elements; see resp.hpp): every element takes at least
+  // 3 bytes ("_\r\n"), so the tree never reserves more than the remaining
+  // input can hold, nor more than kReserve, then doubles as elements arrive
+  // (Parse charges that).
+  [[gnu::noinline]] bool Aggregate(RespNode *node, RespType type, uint32_t depth, uint64_t *paid) {
     const size_t at = pos_;
     int64_t count = 0;
-    if (!Integer(&count)) return false;
+    if (!SpelledInteger(&count)) return false;
     if (count == -1 && type == RespType::kArray) return true;  // null
     if (count < 0) {
       pos_ = at;
@@ -306,7 +399,7 @@ class Framer {
     node->count = static_cast<uint32_t>(n);
     const uint64_t can_hold = (in_.size() - pos_) / 3;
     *paid = std::min({n, can_hold, kReserve});
-    return Charge(*paid * sizeof(RespValue));
+    return Charge(*paid * sizeof(RespValue), in_.data() + pos_);
   }
 
   // What the tree's std::string of n bytes allocates: nothing up to the
@@ -314,13 +407,15 @@ class Framer {
   static uint64_t TreeStringCost(size_t n) { return n > 15 ? std::max<size_t>(n, 30) + 1 : 0; }
 
   // Adds `bytes` to what the tree costs and refuses content that costs more
-  // than kRespMemoryPerInputByte per byte read (see resp.hpp). Vectors that
-  // grew count every buffer they had, as the allocator saw them.
-  bool Charge(uint64_t bytes) {
+  // than kRespMemoryPerInputByte per byte read (up to p; see resp.hpp).
+  // Vectors that grew count every buffer they had, as the allocator saw them.
+  bool Charge(uint64_t bytes, const char *p) {
     cost_ += bytes;
-    return cost_ <= kRespMemoryPerInputByte * pos_ + kRespMemoryFloor || Overcharged();
+    const size_t read = static_cast<size_t>(p - in_.data());
+    return cost_ <= kRespMemoryPerInputByte * read + kRespMemoryFloor || Overcharged(read);
   }
-  [[gnu::noinline, gnu::cold]] bool Overcharged() {
+  [[gnu::noinline, gnu::cold]] bool Overcharged(size_t read) {
+    pos_ = read;
     return Fail(Code::kLimit, "reply costs " + std::to_string(cost_) + " bytes of memory after " +
                                   std::to_string(pos_) + " bytes of input (more than " +
                                   std::to_string(kRespMemoryPerInputByte) + " per byte)");
@@ -328,21 +423,13 @@ class Framer {
 
   static constexpr uint64_t kReserve = 1024;
 
-  // An aggregate whose elements are being framed.
-  struct Open {
-    RespNode *node;
-    size_t index;    // of node
-    uint32_t left;   // elements not yet begun
-    uint64_t paid;   // elements the tree's vector has room for
-    uint64_t taken;  // elements begun
-  };
-
   std::string_view in_;
   const RespLimits &lim_;
   RespFlat &nodes_;
   size_t pos_ = 0;
   uint64_t cost_ = 0;
   Status err_;  // the failure, once a step returned false
+  uint64_t cap_at_[kRespMaxDepthBound + 1];
   Open stack_[kRespMaxDepthBound];
 };
 
@@ -431,15 +518,15 @@ Result<RespValue> ParseResp(std::string_view bytes, const RespLimits &limits) {
   return v;
 }
 
-void RespFlat::NextBlock() {
-  const size_t b = size_ / kBlock;
+RespNode *RespFlat::Place(size_t i, size_t *room) {
+  const size_t b = i / kBlock;
   if (b == blocks_.size()) {
     std::unique_ptr<RespNode, FreeBlock> block(
         static_cast<RespNode *>(::operator new(kBlock * sizeof(RespNode))));
     blocks_.push_back(std::move(block));
   }
-  tail_ = blocks_[b].get() + size_ % kBlock;
-  room_ = kBlock - size_ % kBlock;
+  *room = kBlock - i % kBlock;
+  return blocks_[b].get() + i % kBlock;
 }
 
 void FlattenResp(const RespValue &v, RespFlat *out) {

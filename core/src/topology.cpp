@@ -224,7 +224,7 @@ Status ParseHostPort(std::string_view text, std::string *host, uint16_t *port) {
 
 namespace {
 
-uint64_t HashKey(const NodeSpec &spec) {
+uint64_t HashKey(const NodeSpecView &spec) {
   return spec.id.empty() ? HashBytes(spec.host, spec.port) : HashBytes(spec.id, 0);
 }
 
@@ -248,7 +248,7 @@ void TopologyBuilder::Reserve(size_t shards, size_t nodes) {
   by_address_.Reserve(nodes);
 }
 
-Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
+Result<uint32_t> TopologyBuilder::Intern(const NodeSpecView &spec, Role role) {
   if (spec.host.empty() && spec.id.empty()) {
     return Error(Code::kParse, "a node has neither an endpoint nor an id");
   }
@@ -322,7 +322,7 @@ Result<uint32_t> TopologyBuilder::Intern(const NodeSpec &spec, Role role) {
   return index;
 }
 
-Result<uint32_t> TopologyBuilder::AddShard(const NodeSpec &master) {
+Result<uint32_t> TopologyBuilder::AddShard(const NodeSpecView &master) {
   auto idx = Intern(master, Role::kMaster);
   if (!idx.ok()) return idx.status();
   TopoNode &n = t_.nodes[*idx];
@@ -353,7 +353,7 @@ Status TopologyBuilder::AddRange(uint32_t shard, uint32_t start, uint32_t end) {
   return Status::Ok();
 }
 
-Status TopologyBuilder::AddReplica(uint32_t shard, const NodeSpec &replica) {
+Status TopologyBuilder::AddReplica(uint32_t shard, const NodeSpecView &replica) {
   if (shard >= t_.shards.size()) return Error(Code::kInvalid, "no such shard");
   auto idx = Intern(replica, Role::kReplica);
   if (!idx.ok()) return idx.status();

@@ -100,6 +100,16 @@ class RespFlat {
   // Drops the values from index n on (their blocks stay for reuse).
   void Truncate(size_t n) {
     if (n >= size_) return;
+    SetSize(n);
+  }
+
+  // For a writer that makes values in place (the framer, which keeps its
+  // place and room in registers rather than here): value i's place, its
+  // block allocated if new, and in *room the places from it to its block's
+  // end. SetSize(n) then says values 0 … n-1 are made (and the next Append
+  // goes after them).
+  RespNode *Place(size_t i, size_t *room);
+  void SetSize(size_t n) {
     size_ = n;
     room_ = 0;  // the next Append finds value n's place
   }
@@ -112,8 +122,7 @@ class RespFlat {
     void operator()(RespNode *block) const { ::operator delete(block); }
   };
   std::vector<std::unique_ptr<RespNode, FreeBlock>> blocks_;
-  // Points tail_ at value size_'s place, in a new block if it needs one.
-  void NextBlock();
+  void NextBlock() { tail_ = Place(size_, &room_); }
 
   RespNode *tail_ = nullptr;  // where the next value goes
   size_t room_ = 0;           // values left in tail_'s block

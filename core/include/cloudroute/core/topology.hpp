@@ -141,19 +141,29 @@ struct Topology {
   void FillSlotTable(std::array<uint16_t, kSlotCount> *table) const;
 };
 
-// What a reply says about one node, before de-duplication.
-struct NodeSpec {
-  std::string id;
-  std::string host;
-  std::string ip;
+// What a reply says about one node, before de-duplication. Its text is
+// Text: std::string_view in a NodeSpecView (views of the reply, which the
+// reply's parsers fill per node without copying; TopologyBuilder copies
+// what it keeps), std::string in a NodeSpec (for a caller that builds a
+// node from parts).
+template <typename Text>
+struct NodeSpecOf {
+  Text id;
+  Text host;
+  Text ip;
+  Text zone;
   uint16_t port = 0;
   uint16_t tls_port = 0;
   ReportedHealth health = ReportedHealth::kOnline;
-  std::string zone;
   // Set by a parser that already refused what TopologyBuilder checks of
   // id, host and ip (IsValidNodeId, IsValidHost, ParseIp), so they are not
   // checked twice.
   bool checked = false;
+};
+using NodeSpecView = NodeSpecOf<std::string_view>;
+struct NodeSpec : NodeSpecOf<std::string> {
+  // Views of this spec's text, valid while it lives unchanged.
+  operator NodeSpecView() const { return {id, host, ip, zone, port, tls_port, health, checked}; }
 };
 
 // Assembles a Topology from entries in any order. Nodes are de-duplicated by
@@ -168,15 +178,15 @@ class TopologyBuilder {
   // A hint of how many shards and nodes are coming (reserves; Build() gives
   // back what was not used).
   void Reserve(size_t shards, size_t nodes);
-  Result<uint32_t> AddShard(const NodeSpec &master);
+  Result<uint32_t> AddShard(const NodeSpecView &master);
   Status AddRange(uint32_t shard, uint32_t start, uint32_t end);
-  Status AddReplica(uint32_t shard, const NodeSpec &replica);
+  Status AddReplica(uint32_t shard, const NodeSpecView &replica);
   size_t shard_count() const { return t_.shards.size(); }
   // Validates and produces the immutable result.
   Result<std::shared_ptr<const Topology>> Build();
 
  private:
-  Result<uint32_t> Intern(const NodeSpec &spec, Role role);
+  Result<uint32_t> Intern(const NodeSpecView &spec, Role role);
   // The first slot two shards claim, as an error (Build() found an overlap).
   Status SlotConflict() const;
   // While building, text lives in text_ (it may move as it grows): node i's
