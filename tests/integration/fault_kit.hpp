@@ -390,20 +390,6 @@ inline TrafficTotals StopAll(std::vector<std::unique_ptr<Traffic>> *threads) {
   return t;
 }
 
-// redis-cli against one node "host:port" (bounded by `timeout`); stdout,
-// trimmed.
-inline std::string Cli(const std::string &addr, const std::vector<std::string> &args) {
-  const size_t colon = addr.rfind(':');
-  std::string cmd = "timeout 10 redis-cli -h " + addr.substr(0, colon) + " -p " +
-                    std::to_string(std::atoi(addr.c_str() + colon + 1));
-  for (const std::string &a : args) {
-    std::string q = "'";
-    for (char ch : a) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    cmd += " " + q + "'";
-  }
-  return CommandOutput(cmd + " 2>&1");
-}
-
 // A test against the cluster whose cluster.env CR_TEST_CLUSTER_ENV names.
 class ClusterTest : public ::testing::Test {
  protected:

@@ -37,6 +37,17 @@ inline std::string CliLine(const std::string &addr, const std::string &args) {
                        addr.substr(colon + 1) + " " + args + " 2>&1");
 }
 
+// The same with each of args as one word (quoted for the shell).
+inline std::string Cli(const std::string &addr, const std::vector<std::string> &args) {
+  std::string line;
+  for (const std::string &a : args) {
+    line += " '";
+    for (char ch : a) line += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    line += "'";
+  }
+  return CliLine(addr, line);
+}
+
 // The "calls" of cmdstat_<cmd> (lower case: "mget") in the text of an INFO
 // commandstats; 0 when the command never ran (or the text is not one).
 inline uint64_t CommandCalls(const std::string &info, const std::string &cmd) {
