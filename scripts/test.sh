@@ -91,7 +91,8 @@ logs=build/stage-logs
 # is build/stage-logs/build-STEP.log, its exit status build-STEP.rc; a failed
 # step stops the chain. `await_build STEP` waits for one and fails the run
 # when it failed.
-build_wheel() { scripts/package.sh python-host; } # the sdist and the x86_64 wheel (the Python stage)
+# The sdist and the x86_64 wheel (the Python stage): the extension, linking the package tree's library.
+build_wheel() { scripts/package.sh python-host; }
 # The arm64 tree: the .debs, the emulated tests and the JVM library of the
 # package stage (configured as bindings/java/build-native.sh does, which then
 # finds it built; the x86_64 package tree is the JVM stage's, so it is left

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The Python stage of scripts/test.sh: build the sdist and, from it alone, the
-# wheel users get (scripts/package.sh python-host: dist/), install that wheel in a
+# The Python stage of scripts/test.sh: build the sdist and, from it, the wheel
+# users get (scripts/package.sh python-host: dist/), install that wheel in a
 # FRESH virtualenv (nothing else in it), check that it imports from outside
 # the repository, then run pytest and mypy (strict, on the package's stubs and
 # a typed usage example) and stubtest (stubs vs the real module). The package
@@ -11,7 +11,8 @@
 #                                  redis-py majors: tests/python/run_redis_py.sh,
 #                                  and redis-py's own suite: run_redis_py_suite.sh)
 #
-# Every run builds the wheel from a fresh sdist (a full compile; ccache helps
+# Every run builds the wheel from a fresh sdist (the extension; the library is
+# the package tree's libcloudroute.a, built first if it is not; ccache helps
 # when it is installed), unless CR_PY_PREBUILT=1 says scripts/package.sh
 # python has just built it (scripts/test.sh does, in the background).
 # Test state: build/python/.
