@@ -37,8 +37,8 @@ Result<std::vector<Seed>> ParseSeeds(const std::string &text) {
     if (!split_ok || split.port.empty() || (!split.bracketed && split.host.empty())) {
       return Error(Code::kInvalid, "seed " + Quote(item) + " is not host:port");
     }
-    if (split.bracketed && split.host.empty()) {
-      return Error(Code::kInvalid, "seed " + Quote(item) + " has a malformed IPv6 literal");
+    if (split.bracketed && split.host.find(':') == std::string_view::npos) {
+      return Error(Code::kInvalid, "seed " + Quote(item) + ": brackets hold an IPv6 address");
     }
     if (!split.bracketed && split.host.find(':') != std::string_view::npos) {
       return Error(Code::kInvalid, "seed " + Quote(item) + ": put an IPv6 address in brackets");
