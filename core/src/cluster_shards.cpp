@@ -162,9 +162,10 @@ Result<std::shared_ptr<const Topology>> ShardsToTopology(const Nodes &n,
     size_t k = 0;
     for (Each node(n, nodes); node; ++node, ++k) {
       where.node = k;
-      Status s = ReadShardNode(n, *node, where, &parsed[k]);
-      if (s.ok()) s = reply::CheckNode(parsed[k].view, where);
-      if (!s.ok()) return s;
+      // Each status is checked where it is made, never assigned over
+      // another (a string move apiece, thousands of times a reply).
+      if (Status s = ReadShardNode(n, *node, where, &parsed[k]); !s.ok()) return s;
+      if (Status s = reply::CheckNode(parsed[k].view, where); !s.ok()) return s;
       if (!parsed[k].master) continue;
       // During a failover the failed old master may still be listed; the
       // healthy one owns the shard. Two healthy masters, or two failed ones
@@ -195,13 +196,13 @@ Result<std::shared_ptr<const Topology>> ShardsToTopology(const Nodes &n,
     }
     for (Each i(n, slots); i; ++i) {
       int64_t start, end;
-      Status s = reply::Slot(n[*i], where, &start);
-      if (!s.ok()) return s;
+      if (Status s = reply::Slot(n[*i], where, &start); !s.ok()) return s;
       ++i;
-      s = reply::Slot(n[*i], where, &end);
-      if (!s.ok()) return s;
-      s = b.AddRange(*idx, static_cast<uint32_t>(start), static_cast<uint32_t>(end));
-      if (!s.ok()) return Error(s.code(), where.str() + ": " + s.message());
+      if (Status s = reply::Slot(n[*i], where, &end); !s.ok()) return s;
+      if (Status s = b.AddRange(*idx, static_cast<uint32_t>(start), static_cast<uint32_t>(end));
+          !s.ok()) {
+        return Error(s.code(), where.str() + ": " + s.message());
+      }
     }
     for (const ShardNode &r : parsed) {
       if (r.master) continue;  // a failed old master is not a replica

@@ -31,14 +31,12 @@ Status NodeFromSlotsEntry(const Nodes &n, size_t at, const std::string &default_
     return Error(Code::kParse, where.str() + ": node endpoint is a " + RespTypeName(host.type));
   }
   ++f;
-  Status s = reply::Port(n[*f], where, &node.port);
-  if (!s.ok()) return s;
+  if (Status s = reply::Port(n[*f], where, &node.port); !s.ok()) return s;
   ++f;
   if (f) {
     if (!n[*f].is_string()) return Error(Code::kParse, where.str() + ": node id is not a string");
     node.id = n[*f].str;
-    s = reply::IdField(node.id, where);
-    if (!s.ok()) return s;
+    if (Status s = reply::IdField(node.id, where); !s.ok()) return s;
     ++f;
   }
   if (f) {
@@ -60,8 +58,8 @@ Status NodeFromSlotsEntry(const Nodes &n, size_t at, const std::string &default_
         node.zone = val.str;
     }
   }
-  s = reply::CheckEndpoint(node, where);  // the id was checked above
-  if (!s.ok()) return s;
+  // The id was checked above.
+  if (Status s = reply::CheckEndpoint(node, where); !s.ok()) return s;
   reply::FillSpec(node, default_host, out);
   return Status::Ok();
 }
@@ -89,23 +87,22 @@ Result<std::shared_ptr<const Topology>> SlotsToTopology(const Nodes &n,
     }
     Each f(n, *entry);
     int64_t start, end;
-    Status s = reply::Slot(n[*f], where, &start);
-    if (!s.ok()) return s;
+    // Each status is checked where it is made, never assigned over
+    // another (a string move apiece, thousands of times a reply).
+    if (Status s = reply::Slot(n[*f], where, &start); !s.ok()) return s;
     ++f;
-    s = reply::Slot(n[*f], where, &end);
-    if (!s.ok()) return s;
+    if (Status s = reply::Slot(n[*f], where, &end); !s.ok()) return s;
     ++f;
-    s = NodeFromSlotsEntry(n, *f, default_host, where, &spec);
-    if (!s.ok()) return s;
+    if (Status s = NodeFromSlotsEntry(n, *f, default_host, where, &spec); !s.ok()) return s;
     auto shard = b.AddShard(spec);
     if (!shard.ok()) return shard.status();
-    s = b.AddRange(*shard, static_cast<uint32_t>(start), static_cast<uint32_t>(end));
-    if (!s.ok()) return Error(s.code(), where.str() + ": " + s.message());
+    if (Status s = b.AddRange(*shard, static_cast<uint32_t>(start), static_cast<uint32_t>(end));
+        !s.ok()) {
+      return Error(s.code(), where.str() + ": " + s.message());
+    }
     for (++f; f; ++f) {
-      s = NodeFromSlotsEntry(n, *f, default_host, where, &spec);
-      if (!s.ok()) return s;
-      s = b.AddReplica(*shard, spec);
-      if (!s.ok()) return s;
+      if (Status s = NodeFromSlotsEntry(n, *f, default_host, where, &spec); !s.ok()) return s;
+      if (Status s = b.AddReplica(*shard, spec); !s.ok()) return s;
     }
   }
   return b.Build();

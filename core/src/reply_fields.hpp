@@ -169,28 +169,24 @@ struct NodeView {
 // Checks the node's host and zone fields: hosts and ips as IsValidHost /
 // ParseIp want them, zones without control bytes (CheckNode adds the id).
 inline Status CheckEndpoint(const NodeView &v, const Where &where) {
-  Status s;
   // CLUSTER SHARDS gives most nodes' IP as both endpoint and ip: an IP
   // literal is a valid host, so one check covers both when it passes.
+  // Each check's status is returned as made (never assigned over another:
+  // a node's checks ran a string move apiece).
   IpAddress parsed;
-  if (v.ip == v.endpoint && !v.ip.empty() && v.ip != "?" && ParseIp(v.ip, &parsed)) {
-    s = HostField(v.hostname, where, "hostname", false);
-    if (s.ok()) s = ZoneField(v.zone, where);
-    return s;
+  if (v.ip != v.endpoint || v.ip.empty() || v.ip == "?" || !ParseIp(v.ip, &parsed)) {
+    if (Status s = HostField(v.endpoint, where, "endpoint", false); !s.ok()) return s;
+    if (Status s = HostField(v.ip, where, "ip", true); !s.ok()) return s;
   }
-  s = HostField(v.endpoint, where, "endpoint", false);
-  if (s.ok()) s = HostField(v.ip, where, "ip", true);
-  if (s.ok()) s = HostField(v.hostname, where, "hostname", false);
-  if (s.ok()) s = ZoneField(v.zone, where);
-  return s;
+  if (Status s = HostField(v.hostname, where, "hostname", false); !s.ok()) return s;
+  return ZoneField(v.zone, where);
 }
 
 // Checks the node's text fields: its id as IsValidNodeId wants it, then
 // CheckEndpoint.
 inline Status CheckNode(const NodeView &v, const Where &where) {
-  Status s = IdField(v.id, where);
-  if (s.ok()) s = CheckEndpoint(v, where);
-  return s;
+  if (Status s = IdField(v.id, where); !s.ok()) return s;
+  return CheckEndpoint(v, where);
 }
 
 // Fills `spec` from a checked node: views of the reply's text (or of

@@ -61,71 +61,75 @@ class Framer {
       at->next = static_cast<uint32_t>(++count);
       uint64_t n;
       const char *q = p;
-      switch (type) {
-        case '$':
-          if (PlainLength(&q, end, &n) && n <= lim_.max_bulk_len &&
-              static_cast<size_t>(end - q) >= n + 2 && q[n] == '\r' && q[n + 1] == '\n') {
-            at->type = RespType::kBulkString;
-            at->str = std::string_view(q, n);
-            p = q + n + 2;
-            // A short string costs the tree nothing (and charging nothing
-            // cannot fail: the input only grew since the last charge).
-            if (n > 15 && !Charge(TreeStringCost(n), p)) return done(false);
-            break;
-          }
+      // Bulk strings first, outside the switch: most values of a cluster
+      // reply are (a node's field names and values), and the switch's jump
+      // cost each about ten instructions.
+      if (type == '$') {
+        if (PlainLength(&q, end, &n) && n <= lim_.max_bulk_len &&
+            static_cast<size_t>(end - q) >= n + 2 && q[n] == '\r' && q[n + 1] == '\n') {
+          at->type = RespType::kBulkString;
+          at->str = std::string_view(q, n);
+          p = q + n + 2;
+          // A short string costs the tree nothing (and charging nothing
+          // cannot fail: the input only grew since the last charge).
+          if (n > 15 && !Charge(TreeStringCost(n), p)) return done(false);
+        } else {
           pos_ = static_cast<size_t>(p - begin);
           if (!Bulk(at, RespType::kBulkString, /*verbatim=*/false)) return done(false);
           p = begin + pos_;
-          break;
-        case ':':
-          at->type = RespType::kInteger;
-          if (PlainLength(&q, end, &n)) {
-            at->integer = static_cast<int64_t>(n);
-            p = q;
+        }
+      } else {
+        switch (type) {
+          case ':':
+            at->type = RespType::kInteger;
+            if (PlainLength(&q, end, &n)) {
+              at->integer = static_cast<int64_t>(n);
+              p = q;
+              break;
+            }
+            pos_ = static_cast<size_t>(p - begin);
+            if (!SpelledInteger(&at->integer)) return done(false);
+            p = begin + pos_;
+            break;
+          case '*':
+          case '~':
+          case '>':
+          case '%':
+          // RESP3 attributes ('|') annotate the next value; they carry nothing
+          // the router uses, so they are framed as maps (to stay in frame) and
+          // dropped where they end.
+          case '|': {
+            const bool map = type == '%' || type == '|';
+            uint64_t paid;
+            if (PlainLength(&q, end, &n) && n <= lim_.max_elements &&
+                (map ? 2 * n : n) <= cap_at_[open + 1]) {
+              if (map) n *= 2;
+              at->type = map ? RespType::kMap : RespType::kArray;
+              at->count = static_cast<uint32_t>(n);
+              p = q;
+              paid = std::min({n, static_cast<uint64_t>(end - p) / 3, kReserve});
+              if (!Charge(paid * sizeof(RespValue), p)) return done(false);
+            } else {
+              pos_ = static_cast<size_t>(p - begin);
+              if (!Aggregate(at, map ? RespType::kMap : RespType::kArray, open + 1, &paid)) {
+                return done(false);
+              }
+              p = begin + pos_;
+            }
+            if (at->count != 0) {
+              stack_[open++] = Open{at, count - 1, at->count, paid, ChargeBelow(at->count, paid)};
+            } else if (type == '|') {
+              count = count - 1;
+              room = 0;  // the next value, which it annotated, takes its place
+              continue;
+            }
             break;
           }
-          pos_ = static_cast<size_t>(p - begin);
-          if (!SpelledInteger(&at->integer)) return done(false);
-          p = begin + pos_;
-          break;
-        case '*':
-        case '~':
-        case '>':
-        case '%':
-        // RESP3 attributes ('|') annotate the next value; they carry nothing
-        // the router uses, so they are framed as maps (to stay in frame) and
-        // dropped where they end.
-        case '|': {
-          const bool map = type == '%' || type == '|';
-          uint64_t paid;
-          if (PlainLength(&q, end, &n) && n <= lim_.max_elements &&
-              (map ? 2 * n : n) <= cap_at_[open + 1]) {
-            if (map) n *= 2;
-            at->type = map ? RespType::kMap : RespType::kArray;
-            at->count = static_cast<uint32_t>(n);
-            p = q;
-            paid = std::min({n, static_cast<uint64_t>(end - p) / 3, kReserve});
-            if (!Charge(paid * sizeof(RespValue), p)) return done(false);
-          } else {
+          default:
             pos_ = static_cast<size_t>(p - begin);
-            if (!Aggregate(at, map ? RespType::kMap : RespType::kArray, open + 1, &paid)) {
-              return done(false);
-            }
+            if (!Scalar(type, at)) return done(false);
             p = begin + pos_;
-          }
-          if (at->count != 0) {
-            stack_[open++] = Open{at, count - 1, at->count, paid, ChargeBelow(at->count, paid)};
-          } else if (type == '|') {
-            count = count - 1;
-            room = 0;  // the next value, which it annotated, takes its place
-            continue;
-          }
-          break;
         }
-        default:
-          pos_ = static_cast<size_t>(p - begin);
-          if (!Scalar(type, at)) return done(false);
-          p = begin + pos_;
       }
       // Closes what this value completed, up to the aggregate that wants
       // another element (charged as the tree's vector would grow).

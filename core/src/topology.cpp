@@ -106,16 +106,16 @@ Status CheckPrintable(std::string_view text, std::string_view what) {
 std::string FormatAddress(std::string_view host, uint16_t port) {
   // Sized exactly: registry entries keep the string as long as they live.
   const bool v6 = host.find(':') != std::string_view::npos;
-  char digits[5];
-  size_t n = 0;
-  for (uint32_t p = port; n == 0 || p != 0; p /= 10) digits[n++] = static_cast<char>('0' + p % 10);
+  // The port's digits written in place, last first (one per registry node).
+  const size_t n = port >= 10000 ? 5 : port >= 1000 ? 4 : port >= 100 ? 3 : port >= 10 ? 2 : 1;
   std::string out(host.size() + (v6 ? 3 : 1) + n, ':');
   char *o = out.data();
   if (v6) *o++ = '[';
   o = std::copy(host.begin(), host.end(), o);
   if (v6) *o++ = ']';
   ++o;  // the ':'
-  while (n != 0) *o++ = digits[--n];
+  uint32_t p = port;
+  for (char *d = o + n; d != o; p /= 10) *--d = static_cast<char>('0' + p % 10);
   return out;
 }
 
