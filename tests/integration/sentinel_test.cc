@@ -282,21 +282,6 @@ std::pair<long long, long long> AwaitNewMaster(Fixture &f, const std::string &pr
 
 int Shell(const std::string &cmd) { return std::system(cmd.c_str()); }
 
-// What redis-cli prints for `args` sent to addr ("" when it cannot run).
-std::string RedisCli(const std::string &addr, const std::string &args) {
-  const size_t colon = addr.rfind(':');
-  const std::string cmd = "timeout 5 redis-cli -h " + addr.substr(0, colon) + " -p " +
-                          addr.substr(colon + 1) + " " + args + " 2>/dev/null";
-  std::string out;
-  FILE *p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
 // True when every replica of the keys' group (its candidates less the
 // master) holds "v:<key>" for each key.
 bool ReplicasHoldValues(Fixture &f, const std::vector<std::string> &keys) {
@@ -312,12 +297,12 @@ bool ReplicasHoldValues(Fixture &f, const std::vector<std::string> &keys) {
   std::string mget = "MGET", expected;
   for (const std::string &k : keys) {
     mget += " " + k;
-    expected += "v:" + k + "\n";
+    expected += (expected.empty() ? "v:" : "\nv:") + k;
   }
   const std::string master = f.Master(keys[0]);
   for (size_t i = 0; i < n; ++i) {
     const std::string addr = std::string(cand[i].host) + ":" + std::to_string(cand[i].port);
-    if (addr != master && RedisCli(addr, mget) != expected) return false;
+    if (addr != master && crtest::CliLine(addr, mget) != expected) return false;
   }
   return n > 1;
 }
@@ -384,7 +369,7 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
       sw0, wr0, f.Master(f.keys[0][0]).c_str(),
       static_cast<unsigned long long>(reader.ok.load() + reader.failed.load() - reads_before),
       static_cast<unsigned long long>(reader.failed.load()));
-  EXPECT_TRUE(crtest::WaitUntil([&] { return RedisCli(old0, "ROLE").rfind("slave\n", 0) == 0; },
+  EXPECT_TRUE(crtest::WaitUntil([&] { return crtest::CliLine(old0, "ROLE").rfind("slave\n", 0) == 0; },
                                 std::chrono::seconds(15), std::chrono::milliseconds(100)))
       << "the old master of group0 did not rejoin as a replica";
 
@@ -445,7 +430,7 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
 bool OnEach(const char *kind, const std::string &args) {
   const int count = std::stoi(Env()[std::string(kind) + "_COUNT"]);
   for (int n = 1; n <= count; ++n) {
-    if (RedisCli(Env()[std::string(kind) + std::to_string(n) + "_ADDR"], args) != "OK\n")
+    if (crtest::CliLine(Env()[std::string(kind) + std::to_string(n) + "_ADDR"], args) != "OK")
       return false;
   }
   return true;
@@ -758,7 +743,7 @@ TEST_F(SentinelEngine, ADemotedMasterServesNoReadBeforeItReplicates) {
   const std::string sentinel = Env()["SENTINEL1_ADDR"];
   // The previous test's failover may still hold the group: asked again.
   ASSERT_TRUE(
-      crtest::WaitUntil([&] { return RedisCli(sentinel, "SENTINEL FAILOVER group0") == "OK\n"; },
+      crtest::WaitUntil([&] { return crtest::CliLine(sentinel, "SENTINEL FAILOVER group0") == "OK"; },
                         std::chrono::seconds(30), std::chrono::milliseconds(500)))
       << "Sentinel refused the failover of group0";
   ASSERT_TRUE(
@@ -770,7 +755,7 @@ TEST_F(SentinelEngine, ADemotedMasterServesNoReadBeforeItReplicates) {
   for (const std::string &k : keys) {
     ASSERT_EQ(f.Command(CR_ACCESS_WRITE, {"SET", k, "after:" + k}), CR_OK) << cr_last_error();
     mget += " " + k;
-    expected += "after:" + k + "\n";
+    expected += (expected.empty() ? "after:" : "\nafter:") + k;
   }
   // The third instance of the group replicates from the new master once
   // Sentinel re-points it: reads are judged from then on.
@@ -781,7 +766,7 @@ TEST_F(SentinelEngine, ADemotedMasterServesNoReadBeforeItReplicates) {
       third = a;
   }
   ASSERT_FALSE(third.empty());
-  ASSERT_TRUE(crtest::WaitUntil([&] { return RedisCli(third, mget) == expected; },
+  ASSERT_TRUE(crtest::WaitUntil([&] { return crtest::CliLine(third, mget) == expected; },
                                 std::chrono::seconds(20), std::chrono::milliseconds(50)))
       << third << " did not replicate from the new master " << new0;
   uint64_t rounds = 0, wrong = 0;
@@ -789,7 +774,7 @@ TEST_F(SentinelEngine, ADemotedMasterServesNoReadBeforeItReplicates) {
   const auto t0 = Clock::now();
   // While the old master still holds its own data (not converted yet, or
   // not synced), every read must come from elsewhere.
-  while (MsSince(t0) < 20000 && RedisCli(old0, "GET " + keys[0]) == "v:" + keys[0] + "\n") {
+  while (MsSince(t0) < 20000 && crtest::CliLine(old0, "GET " + keys[0]) == "v:" + keys[0]) {
     rounds++;
     for (const std::string &k : keys) {
       std::string v;
@@ -888,7 +873,7 @@ BatchOut Count(Fixture &f, bool del, const std::vector<std::string> &keys) {
 
 // The calls of one command (lower case: "mset") a data node has counted.
 long long Calls(const std::string &addr, const std::string &cmd) {
-  return static_cast<long long>(crtest::CommandCalls(RedisCli(addr, "INFO commandstats"), cmd));
+  return static_cast<long long>(crtest::CommandCalls(crtest::CliLine(addr, "INFO commandstats"), cmd));
 }
 
 // The fixture's 100 keys, 50 of each group, interleaved.
@@ -1224,7 +1209,7 @@ TEST_F(SentinelBatch, AFailoverDuringBatchesLosesNoAcknowledgedWrite) {
   const std::string old0 = f.Master(f.keys[0][0]);
   const std::string sentinel = Env()["SENTINEL1_ADDR"];
   const auto t0 = Clock::now();
-  ASSERT_EQ(RedisCli(sentinel, "SENTINEL FAILOVER group0"), "OK\n");
+  ASSERT_EQ(crtest::CliLine(sentinel, "SENTINEL FAILOVER group0"), "OK");
   const bool moved = crtest::WaitUntil(
       [&] { return !f.Master(f.keys[0][0]).empty() && f.Master(f.keys[0][0]) != old0; },
       std::chrono::seconds(30));
