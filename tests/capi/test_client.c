@@ -26,9 +26,9 @@ static void new_refuses_invalid_arguments(void **state) {
   assert_int_equal(cr_client_new(NULL, NULL, NULL, "127.0.0.1:1"), CR_EINVAL);
   assert_int_equal(cr_client_new(&c, NULL, NULL, NULL), CR_EINVAL);
   assert_null(c);
-  const char *bad_seeds[] = {"",          "nohost",   "host:",         ":7000",
-                             "h:0",       "h:70000",  "h:12x",         "::1:7000",
-                             "[::1:7000", "[]:7000",  "[myhost]:7000", "[10.0.0.1]:7000"};
+  const char *bad_seeds[] = {"",          "nohost",  "host:",         ":7000",
+                             "h:0",       "h:70000", "h:12x",         "::1:7000",
+                             "[::1:7000", "[]:7000", "[myhost]:7000", "[10.0.0.1]:7000"};
   for (size_t i = 0; i < sizeof bad_seeds / sizeof bad_seeds[0]; ++i) {
     assert_int_equal(cr_client_new(&c, NULL, NULL, bad_seeds[i]), CR_EINVAL);
     assert_null(c);

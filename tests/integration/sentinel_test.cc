@@ -369,8 +369,9 @@ TEST_F(SentinelLive, MastersMoveWhileReadsKeepBeingServed) {
       sw0, wr0, f.Master(f.keys[0][0]).c_str(),
       static_cast<unsigned long long>(reader.ok.load() + reader.failed.load() - reads_before),
       static_cast<unsigned long long>(reader.failed.load()));
-  EXPECT_TRUE(crtest::WaitUntil([&] { return crtest::CliLine(old0, "ROLE").rfind("slave\n", 0) == 0; },
-                                std::chrono::seconds(15), std::chrono::milliseconds(100)))
+  EXPECT_TRUE(
+      crtest::WaitUntil([&] { return crtest::CliLine(old0, "ROLE").rfind("slave\n", 0) == 0; },
+                        std::chrono::seconds(15), std::chrono::milliseconds(100)))
       << "the old master of group0 did not rejoin as a replica";
 
   // 2. kill -9 of the sentinel the client is subscribed to (the first that
@@ -742,9 +743,9 @@ TEST_F(SentinelEngine, ADemotedMasterServesNoReadBeforeItReplicates) {
   const std::string old0 = f.Master(keys[0]);
   const std::string sentinel = Env()["SENTINEL1_ADDR"];
   // The previous test's failover may still hold the group: asked again.
-  ASSERT_TRUE(
-      crtest::WaitUntil([&] { return crtest::CliLine(sentinel, "SENTINEL FAILOVER group0") == "OK"; },
-                        std::chrono::seconds(30), std::chrono::milliseconds(500)))
+  ASSERT_TRUE(crtest::WaitUntil(
+      [&] { return crtest::CliLine(sentinel, "SENTINEL FAILOVER group0") == "OK"; },
+      std::chrono::seconds(30), std::chrono::milliseconds(500)))
       << "Sentinel refused the failover of group0";
   ASSERT_TRUE(
       crtest::WaitUntil([&] { return !f.Master(keys[0]).empty() && f.Master(keys[0]) != old0; },
@@ -873,7 +874,8 @@ BatchOut Count(Fixture &f, bool del, const std::vector<std::string> &keys) {
 
 // The calls of one command (lower case: "mset") a data node has counted.
 long long Calls(const std::string &addr, const std::string &cmd) {
-  return static_cast<long long>(crtest::CommandCalls(crtest::CliLine(addr, "INFO commandstats"), cmd));
+  return static_cast<long long>(
+      crtest::CommandCalls(crtest::CliLine(addr, "INFO commandstats"), cmd));
 }
 
 // The fixture's 100 keys, 50 of each group, interleaved.
