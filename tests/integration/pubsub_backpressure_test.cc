@@ -209,9 +209,10 @@ TEST(PubSubBackpressure, AReaderThatStopsCostsTheServersBufferNotTheClientsMemor
     const char *p = cr_message_get_payload(m, &len);
     const std::string want = Payload(next);
     if (len != want.size() || std::string(p, len) != want) {
+      const std::string got(p, std::min<size_t>(len, 12)), from = cr_message_get_node(m);
       cr_message_free(m);
-      FAIL() << "message " << next << " expected, got "
-             << std::string(p, std::min<size_t>(len, 12));
+      FAIL() << "message " << next << " expected, got " << got << " (" << len << " bytes) from "
+             << from << " (subscribed on " << node << ")";
     }
     cr_message_free(m);
     ++next;
