@@ -62,6 +62,9 @@ struct Subscriber::Link {
   // Commands whose confirmations have not all come, in order.
   std::deque<Sent> sent;
   int64_t next_ping_ns = 0;
+  // When a frame was last read: what the node sent before an answer comes
+  // first, so a link that keeps delivering is not late (see Timers).
+  int64_t read_ns = 0;
   size_t names = 0;     // names placed on this link
   uint32_t probes = 0;  // planned moves' PINGs unanswered
   // Failed: dropped by SweepDead (after the caller's loop over links).
@@ -621,7 +624,11 @@ void Subscriber::Timers(int64_t now) {
   }
   for (const auto &l : links_) {
     if (l->dead) continue;
-    if (!l->sent.empty() && now > l->sent.front().deadline_ns) {
+    // An answer waits behind the messages sent before it (a reader that
+    // caught up leaves the servers' buffers to drain): late only once the
+    // link read nothing for the timeout as well.
+    if (!l->sent.empty() && now > l->sent.front().deadline_ns &&
+        now > DeadlineAfter(TimeoutFor(*l), l->read_ns)) {
       Fail(l.get(),
            Status(Code::kTimeout,
                   l->address + ": no answer to " +
@@ -630,7 +637,8 @@ void Subscriber::Timers(int64_t now) {
                            : std::string(l->sent.front().type == PushFrame::Type::kSubscribe
                                              ? SubscribeVerb(l->sent.front().kind)
                                              : UnsubscribeVerb(l->sent.front().kind))) +
-                      " within " + std::to_string(TimeoutFor(*l)) + " ms"),
+                      " within " + std::to_string(TimeoutFor(*l)) +
+                      " ms, nor anything else read for as long"),
            false);
       continue;
     }
@@ -686,6 +694,7 @@ bool Subscriber::Drain(Link *link) {
       return false;
     }
     if (r == nullptr) return true;
+    link->read_ns = SteadyNowNs();
     auto f = ParsePushFrame(r.get());
     if (!f.ok()) {
       Fail(link, Status(Code::kParse, link->address + ": " + f.status().message()), true);

@@ -28,13 +28,19 @@ class Node {
   Node()
       : server_(fake::ScriptedClusterNode(
             [this] { return server_.port(); },
-            [this](const std::vector<std::string> &argv, std::string *out, bool *) {
+            [this](const std::vector<std::string> &argv, std::string *out, bool *hold) {
               std::string verb;
               for (char c : argv.empty() ? std::string() : argv[0]) {
                 verb += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
               }
               if (verb.find("subscribe") == std::string::npos) return false;
               ++subscribes_;
+              for (size_t i = 1; i < argv.size(); ++i) {
+                if (argv[i] == held_) {
+                  *hold = true;  // this request (and any after it) unanswered
+                  return true;
+                }
+              }
               for (size_t i = 1; i < argv.size(); ++i) {
                 *out += "*3\r\n" + Bulk(verb) + Bulk(argv[i]) + ":" + std::to_string(i) + "\r\n";
               }
@@ -44,14 +50,19 @@ class Node {
   std::string seed() const { return "127.0.0.1:" + std::to_string(server_.port()); }
   std::string address() const { return seed(); }
   std::atomic<int> subscribes_{0};
+  std::string held_;  // a name whose subscribe is never answered; set before it is sent
   FakeServer server_;
 };
 
-cr_client *NewClient(const std::string &seed) {
+// timeout_ms: every tier's command timeout (0: the defaults).
+cr_client *NewClient(const std::string &seed, uint32_t timeout_ms = 0) {
   cr_config *cfg = nullptr;
   EXPECT_EQ(cr_config_new(&cfg), CR_OK);
   cr_client_options o = CR_CLIENT_OPTIONS_INIT;
   o.refresh_interval_ms = 0;
+  if (timeout_ms != 0) {
+    for (uint32_t &t : o.command_timeout_ms) t = timeout_ms;
+  }
   cr_client *c = nullptr;
   EXPECT_EQ(cr_client_new(&c, cfg, &o, seed.c_str()), CR_OK) << cr_last_error();
   cr_config_free(cfg);
@@ -166,6 +177,63 @@ TEST_P(HostilePush, ClosesTheConnectionAndResubscribesOnANewOne) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, HostilePush, ::testing::Range(0, 7));
+
+// The answer to a subscribe comes after the messages the node sent before
+// it: while they keep coming, the link is alive however late the answer
+// (a reader that caught up with a full queue leaves the servers' buffers
+// to drain, behind which every answer waits). A link on which nothing at all
+// arrives for the timeout is failed, and the MOVING event says why.
+TEST(PubSubLiveness, AnAnswerBehindStreamingMessagesIsNotLateASilentNodeIs) {
+  constexpr uint32_t kTimeoutMs = 600;
+  Node node;
+  node.held_ = "late";
+  cr_client *c = NewClient(node.seed(), kTimeoutMs);
+  ASSERT_NE(c, nullptr);
+  cr_subscription *s = nullptr;
+  ASSERT_EQ(cr_client_subscribe(&s, c), CR_OK) << cr_last_error();
+  const void *news[] = {"news"}, *late[] = {"late"};
+  const size_t lens[] = {4};
+  ASSERT_EQ(cr_subscription_add(s, CR_CHANNEL_KIND_CHANNEL, 1, news, lens), CR_OK);
+  Item it = Await(s, CR_MESSAGE_TYPE_SUBSCRIBED, 5000);
+  ASSERT_EQ(it.channel, "news");
+  const int subscribes = node.subscribes_.load();
+  ASSERT_EQ(cr_subscription_add(s, CR_CHANNEL_KIND_CHANNEL, 1, late, lens), CR_OK);
+  const auto held_until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (node.subscribes_.load() == subscribes && std::chrono::steady_clock::now() < held_until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_GT(node.subscribes_.load(), subscribes) << "the second subscribe was not sent";
+  // Messages every kTimeoutMs / 4 for 2.5 timeouts, then the answer.
+  constexpr int kMessages = 10;
+  for (int i = 0; i < kMessages; ++i) {
+    ASSERT_GT(node.server_.Push("*3\r\n" + Bulk("message") + Bulk("news") +
+                                Bulk("m" + std::to_string(i))),
+              0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(kTimeoutMs / 4));
+  }
+  ASSERT_GT(node.server_.Push("*3\r\n" + Bulk("subscribe") + Bulk("late") + ":2\r\n"), 0);
+  for (int i = 0; i < kMessages; ++i) {
+    it = Next(s, 5000);
+    ASSERT_EQ(it.type, CR_MESSAGE_TYPE_MESSAGE) << it.channel << " " << it.reason;
+    EXPECT_EQ(it.payload, "m" + std::to_string(i));
+  }
+  it = Next(s, 5000);
+  EXPECT_EQ(it.type, CR_MESSAGE_TYPE_SUBSCRIBED) << it.reason;
+  EXPECT_EQ(it.channel, "late");
+
+  // Now a subscribe that nothing follows: failed once the timeout passed.
+  const void *silent[] = {"mute"};
+  const size_t silent_len[] = {4};
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(cr_subscription_add(s, CR_CHANNEL_KIND_CHANNEL, 1, silent, silent_len), CR_OK);
+  it = Await(s, CR_MESSAGE_TYPE_MOVING, 5000);
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  ASSERT_FALSE(it.channel.empty()) << "the silent node was never failed";
+  EXPECT_NE(it.reason.find("no answer to SUBSCRIBE within 600 ms"), std::string::npos) << it.reason;
+  EXPECT_GE(waited, std::chrono::milliseconds(kTimeoutMs));
+  cr_subscription_free(s);
+  cr_client_free(c);
+}
 
 TEST(PubSubArguments, ClearStatusesForBadCalls) {
   Node node;

@@ -13,8 +13,10 @@
 //  - Confirmations are matched to the commands sent, in order, per link; a
 //    frame that is not a valid push, or a reply no command asked for, closes
 //    the link (counted as poisoned, logged) and its names move elsewhere. So
-//    does a connection error, or a PING the node does not answer within its
-//    tier timeout (a PING every idle_ping_ms): the node's failure is
+//    does a connection error, or a command or PING (one every idle_ping_ms)
+//    the node does not answer within its tier timeout while nothing else
+//    arrives either (an answer comes after the messages sent before it: a
+//    link that keeps delivering is alive): the node's failure is
 //    reported to the client's node health, a refresh is triggered, and the
 //    node is avoided by this subscriber for a while (1 s, doubling to 8 s).
 //  - A shard channel's slot that moves: the server pushes sunsubscribe (or
