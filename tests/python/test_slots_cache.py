@@ -3,10 +3,11 @@ objects with host and port stand for redis-py's ClusterNode)."""
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import Any, Dict, List
 
 import pytest
 
+from cloudroute import _native
 from cloudroute._cluster_reads import topology_from_slots_cache
 from cloudroute.errors import SlotUncoveredError
 
@@ -44,3 +45,30 @@ def test_a_slot_no_node_serves_stays_uncovered() -> None:
     assert sorted(topo.shard_ranges(topo.slot_shard(16383))) == [(5001, 16383)]
     with pytest.raises(SlotUncoveredError):
         topo.slot_shard(5000)
+
+
+def test_slot_runs_compare_the_node_objects_in_order() -> None:
+    # The runs topology_from_slots_cache formats: consecutive slots whose
+    # lists hold the same objects in the same order (one list object or
+    # several), gaps for slots missing, None or empty.
+    a, b = Node("127.0.1.1", 7001), Node("127.0.2.1", 7001)
+    ab = [a, b]
+    cache: Dict[int, Any] = {slot: ab for slot in range(0, 10)}
+    cache.update({slot: [a, b] for slot in range(10, 20)})  # new lists, same objects
+    cache.update({slot: (a, b) for slot in range(20, 21)})  # a tuple holds them too
+    cache.update({slot: [b, a] for slot in range(21, 30)})  # another order
+    cache[30], cache[31] = None, []
+    cache.update({slot: [a] for slot in range(33, 16384)})  # 32 missing
+    cache[-1] = cache[16384] = [b]  # not a slot: ignored
+    cache["x"] = [b]  # type: ignore[index]
+    runs = _native.slot_runs(cache)
+    assert [(first, last) for first, last, _ in runs] == [(0, 20), (21, 29), (33, 16383)]
+    assert runs[0][2] is ab and list(runs[1][2]) == [b, a] and list(runs[2][2]) == [a]
+    assert _native.slot_runs({}) == []
+
+
+def test_slot_runs_refuses_what_is_no_slot_table() -> None:
+    with pytest.raises(TypeError, match="must be a dict"):
+        _native.slot_runs([[Node("127.0.1.1", 7001)]])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"slots_cache\[7\] must be a list of nodes, not set"):
+        _native.slot_runs({7: {Node("127.0.1.1", 7001)}})

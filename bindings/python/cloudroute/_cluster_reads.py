@@ -36,24 +36,15 @@ def _addr(node: Any) -> str:
 def topology_from_slots_cache(slots_cache: Dict[int, List[Any]]) -> _native.Topology:
     """A cloudroute Topology of redis-py's slot table (slot -> [primary, replicas...])."""
     # A run of slots ends where the node list changes. redis-py puts the same
-    # node objects in every slot of a range, so the slots are compared by the
-    # identity of their nodes (a tuple made in C), and addresses are formatted
-    # once per run: formatting three addresses for each of 16384 slots cost
-    # ~0.2 s of CPU per adapter and per rebuild. Two objects for one address
-    # only split a run; the runs are grouped by address below.
+    # node objects in every slot of a range: the extension compares the slots
+    # by the identity of their nodes (bench/python/bench_slots_cache.py: a
+    # Python loop over the 16384 slots took 12 ms a build, this 0.3 ms), and
+    # addresses are formatted once per run. Two objects for one address only split a run;
+    # the runs are grouped by address below.
     shards: Dict[Tuple[str, ...], List[Tuple[int, int]]] = {}
-    run_ids: Optional[Tuple[int, ...]] = None
-    run_nodes: Optional[List[Any]] = None
-    run_start = 0
-    get = slots_cache.get
-    for slot in range(_SLOTS + 1):
-        nodes = get(slot) if slot < _SLOTS else None
-        ids = tuple(map(id, nodes)) if nodes else None
-        if ids != run_ids:
-            if run_nodes:
-                key = tuple(_addr(n) for n in run_nodes)
-                shards.setdefault(key, []).append((run_start, slot - 1))
-            run_ids, run_nodes, run_start = ids, nodes, slot
+    for first, last, nodes in _native.slot_runs(slots_cache):
+        key = tuple(_addr(n) for n in nodes)
+        shards.setdefault(key, []).append((first, last))
     lines = []
     for key, ranges in shards.items():
         slots = ",".join(f"{a}-{b}" if a != b else str(a) for a, b in ranges)

@@ -1,5 +1,7 @@
 // Topology: parsing CLUSTER SLOTS / CLUSTER SHARDS replies and static text,
 // and reading the immutable, reference-counted cr_topology.
+#include <algorithm>
+
 #include "common.hpp"
 
 namespace crpy {
@@ -71,6 +73,49 @@ py::object ParseStatic(py::handle text) {
   }
   Check(st);
   return Wrap(t);
+}
+
+// redis-py's slot table (slot -> [primary, replicas...], the node objects
+// shared by every slot of a range) as runs of consecutive slots whose lists
+// hold the same objects in the same order: [(first, last, nodes), ...]. A
+// slot missing, None or empty is a gap. _cluster_reads formats each run's
+// addresses once; this saves it a Python step for each of the 16384 slots.
+// No Python code runs here (the dict and its lists stay as they are).
+py::list SlotRuns(py::handle cache) {
+  if (!PyDict_Check(cache.ptr())) throw py::type_error("slots_cache must be a dict");
+  std::vector<PyObject *> at(CR_SLOT_COUNT, nullptr);
+  PyObject *key = nullptr, *value = nullptr;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(cache.ptr(), &pos, &key, &value)) {
+    if (!PyLong_Check(key)) continue;
+    int overflow = 0;
+    const long slot = PyLong_AsLongAndOverflow(key, &overflow);
+    if (overflow != 0 || slot < 0 || slot >= static_cast<long>(CR_SLOT_COUNT)) continue;
+    if (value != Py_None && !PyList_Check(value) && !PyTuple_Check(value)) {
+      throw py::type_error("slots_cache[" + std::to_string(slot) +
+                           "] must be a list of nodes, not " + Py_TYPE(value)->tp_name);
+    }
+    if (value != Py_None && PySequence_Fast_GET_SIZE(value) > 0)
+      at[static_cast<size_t>(slot)] = value;
+  }
+  const auto same = [](PyObject *a, PyObject *b) {
+    if (a == b) return true;
+    if (a == nullptr || b == nullptr) return false;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(a);
+    if (n != PySequence_Fast_GET_SIZE(b)) return false;
+    PyObject **x = PySequence_Fast_ITEMS(a), **y = PySequence_Fast_ITEMS(b);
+    return std::equal(x, x + n, y);
+  };
+  py::list runs;
+  size_t first = 0;
+  for (size_t slot = 1; slot <= at.size(); ++slot) {
+    if (slot < at.size() && same(at[slot], at[first])) continue;
+    if (at[first] != nullptr) {
+      runs.append(py::make_tuple(first, slot - 1, py::reinterpret_borrow<py::object>(at[first])));
+    }
+    first = slot;
+  }
+  return runs;
 }
 
 size_t Index(py::handle i, const char *what) {
@@ -194,6 +239,12 @@ void InitTopology(py::module_ &m) {
       },
       py::arg("reply"), py::kw_only(), kw("default_host"), kw("max_elements"), kw("max_depth"),
       kw("max_bulk_len"), kw("max_total_bytes"), ParseDoc("CLUSTER SHARDS").c_str());
+  m.def("slot_runs", &SlotRuns, py::arg("slots_cache"),
+        "redis-py's slot table (slot -> list of node objects) as runs of\n"
+        "consecutive slots whose lists hold the same objects in the same order:\n"
+        "[(first, last, nodes), ...]; a slot missing, None or empty is a gap.\n"
+        "Raises TypeError when slots_cache is not a dict or a slot's value is\n"
+        "not a list (or tuple) of nodes.");
   m.def("parse_static", &ParseStatic, py::arg("text"),
         "A topology from static text, for deployments without cluster mode. One\n"
         "shard per line, '#' starts a comment:\n\n"
