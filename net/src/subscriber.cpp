@@ -622,14 +622,19 @@ void Subscriber::Timers(int64_t now) {
     }
     return;
   }
-  for (const auto &l : links_) {
+  // By index: Drain adds no link (failures are deferred to SweepDead).
+  for (size_t i = 0; i < links_.size(); ++i) {
+    Link *l = links_[i].get();
     if (l->dead) continue;
     // An answer waits behind the messages sent before it (a reader that
     // caught up leaves the servers' buffers to drain): late only once the
-    // link read nothing for the timeout as well.
+    // link read nothing for the timeout as well — and nothing waits to be
+    // read now (this thread may have been kept from reading: a busy machine).
     if (!l->sent.empty() && now > l->sent.front().deadline_ns &&
         now > DeadlineAfter(TimeoutFor(*l), l->read_ns)) {
-      Fail(l.get(),
+      const int64_t read_before = l->read_ns;
+      if (!Drain(l) || l->read_ns != read_before) continue;
+      Fail(l,
            Status(Code::kTimeout,
                   l->address + ": no answer to " +
                       (l->sent.front().type == PushFrame::Type::kPong
@@ -644,7 +649,7 @@ void Subscriber::Timers(int64_t now) {
     }
     if (ctx_->opts.idle_ping_ms > 0 && now >= l->next_ping_ns) {
       l->next_ping_ns = DeadlineAfter(ctx_->opts.idle_ping_ms, now);
-      (void)Send(l.get(), PushFrame::Type::kPong, ChannelKind::kChannel, {});
+      (void)Send(l, PushFrame::Type::kPong, ChannelKind::kChannel, {});
     }
   }
   SweepDead();

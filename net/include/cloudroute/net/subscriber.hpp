@@ -16,7 +16,8 @@
 //    does a connection error, or a command or PING (one every idle_ping_ms)
 //    the node does not answer within its tier timeout while nothing else
 //    arrives either (an answer comes after the messages sent before it: a
-//    link that keeps delivering is alive): the node's failure is
+//    link that keeps delivering is alive; what waits in the socket is read
+//    before a link is failed): the node's failure is
 //    reported to the client's node health, a refresh is triggered, and the
 //    node is avoided by this subscriber for a while (1 s, doubling to 8 s).
 //  - A shard channel's slot that moves: the server pushes sunsubscribe (or
