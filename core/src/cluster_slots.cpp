@@ -2,8 +2,10 @@
 // is [endpoint, port, id?, metadata?] and metadata (Redis 7+) is a map (RESP3)
 // or flat key/value array (RESP2) of hostname / ip / availability-zone.
 // A master with several ranges appears in several entries, each time with
-// its replicas; they are merged into one shard. The reply is framed flat
-// (see RespFlat) and walked once.
+// its replicas; they are merged into one shard. The reply's bytes are walked
+// once directly (DirectSlots) when it holds only the plain forms; any other
+// reply, every refused one among them, is framed flat (see RespFlat) and
+// walked once, which gives its result or refusal.
 #include <algorithm>
 
 #include "cloudroute/core/cluster_reply.hpp"
@@ -108,6 +110,114 @@ Result<std::shared_ptr<const Topology>> SlotsToTopology(const Nodes &n,
   return b.Build();
 }
 
+// The deepest value the direct walk reads itself: a metadata key or value
+// (reply > entry > node > metadata > values).
+constexpr uint32_t kDirectDepth = 5;
+
+// NodeFromSlotsEntry, from the node at depth 3 of the reply's bytes: false
+// where the framer or NodeFromSlotsEntry would refuse it, and for a null
+// endpoint (not a plain form).
+bool DirectSlotsNode(RespPlainReader *r, const std::string &default_host, const reply::Where &where,
+                     NodeSpecView *out) {
+  reply::PlainValue v, f;
+  if (!r->Read(3, &v) || v.wire != '*' || v.n < 2) return false;
+  reply::NodeView node;
+  if (!r->Begin(&v) || !r->Read(4, &f) || !reply::IsString(f)) return false;
+  node.endpoint = f.str;
+  if (!r->Begin(&v) || !r->Read(4, &f) || !reply::PlainPort(f, &node.port)) return false;
+  if (v.n > 2) {
+    if (!r->Begin(&v) || !r->Read(4, &f) || !reply::IsString(f)) return false;
+    node.id = f.str;
+    if (!reply::IdField(node.id, where).ok()) return false;
+  }
+  if (v.n > 3) {
+    reply::PlainValue meta;
+    if (!r->Begin(&v) || !r->Read(4, &meta)) return false;
+    if (!reply::IsMap(meta)) return false;
+    for (uint64_t i = 0; i < meta.n; i += 2) {
+      reply::PlainValue k;
+      if (!r->Begin(&meta) || !r->Read(5, &k) || !reply::IsString(k)) return false;
+      if (!r->Begin(&meta) || !r->Read(5, &f)) return false;
+      if (!reply::IsString(f)) {  // unknown future fields may be any type
+        if (!r->SkipElements(&f, 6)) return false;
+        continue;
+      }
+      if (k.str == "ip")
+        node.ip = f.str;
+      else if (k.str == "hostname")
+        node.hostname = f.str;
+      else if (k.str == "availability-zone" || k.str == "availability_zone")
+        node.zone = f.str;
+    }
+  }
+  for (uint64_t i = 4; i < v.n; ++i) {  // future fields, which the walk ignores
+    if (!r->Begin(&v) || !r->Skip(4)) return false;
+  }
+  if (!reply::CheckEndpoint(node, where).ok()) return false;
+  reply::FillSpec(node, default_host, out);
+  return true;
+}
+
+// SlotsToTopology over the reply's bytes, without framing them: true, with
+// *out, for a reply of plain forms that the framer and SlotsToTopology
+// accept (the same builder calls in the same order, so the same topology);
+// false for any other, which the caller gives to the general path.
+bool DirectSlots(std::string_view bytes, const RespLimits &limits, const std::string &default_host,
+                 std::shared_ptr<const Topology> *out) {
+  RespPlainReader r(bytes, limits, kDirectDepth);
+  reply::PlainValue top;
+  if (!r.usable() || !r.Read(1, &top) || top.wire != '*') return false;
+  TopologyBuilder b;
+  b.Reserve(top.n, 3 * top.n);
+  NodeSpecView spec;  // views of the reply's text
+  for (uint64_t e = 0; e < top.n; ++e) {
+    const reply::Where where{"CLUSTER SLOTS entry", e};
+    reply::PlainValue entry, f;
+    uint32_t start, end;
+    if (!r.Begin(&top) || !r.Read(2, &entry) || entry.wire != '*' || entry.n < 3) return false;
+    if (!r.Begin(&entry) || !r.Read(3, &f) || !reply::PlainSlot(f, &start)) return false;
+    if (!r.Begin(&entry) || !r.Read(3, &f) || !reply::PlainSlot(f, &end)) return false;
+    if (!r.Begin(&entry) || !DirectSlotsNode(&r, default_host, where, &spec)) return false;
+    auto shard = b.AddShard(spec);
+    if (!shard.ok() || !b.AddRange(*shard, start, end).ok()) return false;
+    for (uint64_t i = 3; i < entry.n; ++i) {
+      if (!r.Begin(&entry) || !DirectSlotsNode(&r, default_host, where, &spec) ||
+          !b.AddReplica(*shard, spec).ok()) {
+        return false;
+      }
+    }
+  }
+  if (!r.at_end()) return false;
+  auto t = b.Build();
+  if (!t.ok()) return false;
+  *out = std::move(*t);
+  return true;
+}
+
+// The shape: reply > entries [start, end, master, replicas…] > nodes
+// [endpoint, port, id, metadata, future fields] > metadata map > values >
+// the elements of a future field that is itself a list.
+RespLimits SlotsLimits(const ClusterReplyOptions &opts) {
+  RespLimits limits = opts.limits;
+  limits.max_depth = std::min(limits.max_depth, reply::kClusterReplyDepth);
+  limits.max_elements_at_depth = {0,
+                                  kSlotCount,
+                                  3 + reply::kMaxReplicas,
+                                  reply::kMaxNodeFields,
+                                  reply::kMaxNodeFields * 2,
+                                  reply::kMaxNodeFields * 2};
+  return limits;
+}
+
+Result<std::shared_ptr<const Topology>> FramedSlots(std::string_view reply,
+                                                    const RespLimits &limits,
+                                                    const std::string &default_host) {
+  RespFlat flat;
+  Status s = ParseRespFlat(reply, limits, &flat);
+  if (!s.ok()) return s;
+  return SlotsToTopology(flat, default_host);
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const Topology>> ClusterSlotsToTopology(const RespValue &v,
@@ -119,21 +229,17 @@ Result<std::shared_ptr<const Topology>> ClusterSlotsToTopology(const RespValue &
 
 Result<std::shared_ptr<const Topology>> ParseClusterSlots(std::string_view reply,
                                                           const ClusterReplyOptions &opts) {
-  // The shape: reply > entries [start, end, master, replicas…] > nodes
-  // [endpoint, port, id, metadata, future fields] > metadata map > values >
-  // the elements of a future field that is itself a list.
-  RespLimits limits = opts.limits;
-  limits.max_depth = std::min(limits.max_depth, reply::kClusterReplyDepth);
-  limits.max_elements_at_depth = {0,
-                                  kSlotCount,
-                                  3 + reply::kMaxReplicas,
-                                  reply::kMaxNodeFields,
-                                  reply::kMaxNodeFields * 2,
-                                  reply::kMaxNodeFields * 2};
-  RespFlat flat;
-  Status s = ParseRespFlat(reply, limits, &flat);
-  if (!s.ok()) return s;
-  return SlotsToTopology(flat, opts.default_host);
+  const RespLimits limits = SlotsLimits(opts);
+  std::shared_ptr<const Topology> t;
+  if (DirectSlots(reply, limits, opts.default_host, &t)) {
+    return Result<std::shared_ptr<const Topology>>(std::move(t));
+  }
+  return FramedSlots(reply, limits, opts.default_host);
+}
+
+Result<std::shared_ptr<const Topology>> ParseClusterSlotsFramed(std::string_view reply,
+                                                                const ClusterReplyOptions &opts) {
+  return FramedSlots(reply, SlotsLimits(opts), opts.default_host);
 }
 
 }  // namespace cloudroute

@@ -10,6 +10,7 @@
 #include "cloudroute/core/resp.hpp"
 #include "cloudroute/core/status.hpp"
 #include "cloudroute/core/topology.hpp"
+#include "resp_plain.hpp"
 
 namespace cloudroute {
 namespace reply {
@@ -113,6 +114,45 @@ inline Status Port(const RespNode &v, const Where &where, uint16_t *out) {
   }
   *out = static_cast<uint16_t>(p);
   return Status::Ok();
+}
+
+// The direct walkers' reading of the same fields from a RespPlainReader
+// value: true exactly where the framed walk's check of the framed value
+// passes (and with the same result); false where that check refuses, and
+// the reply then takes the general path, which says why.
+using PlainValue = RespPlainReader::Value;
+
+// A string as RespNode::is_string (the reader reads no verbatim strings).
+inline bool IsString(const PlainValue &v) { return v.wire == '$' || v.wire == '+'; }
+
+// As IsMap: a map, or a flat key/value array.
+inline bool IsMap(const PlainValue &v) { return v.wire == '%' || (v.wire == '*' && v.n % 2 == 0); }
+
+// As Slot.
+inline bool PlainSlot(const PlainValue &v, uint32_t *out) {
+  if (v.wire != ':' || v.n > 16383) return false;
+  *out = static_cast<uint32_t>(v.n);
+  return true;
+}
+
+// As Port: an integer, or a bulk string of plain digits.
+inline bool PlainPort(const PlainValue &v, uint16_t *out) {
+  uint64_t p;
+  if (v.wire == ':') {
+    p = v.n;
+  } else if (v.wire == '$' && !v.str.empty() && v.str.size() <= 5 &&
+             (v.str[0] != '0' || v.str.size() == 1)) {
+    p = 0;
+    for (char c : v.str) {
+      if (c < '0' || c > '9') return false;
+      p = p * 10 + static_cast<uint64_t>(c - '0');
+    }
+  } else {
+    return false;
+  }
+  if (p < 1 || p > 65535) return false;
+  *out = static_cast<uint16_t>(p);
+  return true;
 }
 
 // A reply's endpoint, hostname or ip: "" and "?" keep their meaning (see

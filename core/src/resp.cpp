@@ -10,8 +10,14 @@
 #include <cstdio>
 #include <cstring>
 
+#include "resp_plain.hpp"
+
 namespace cloudroute {
 namespace {
+
+using resp_plain::kReserve;
+using resp_plain::PlainLength;
+using resp_plain::TreeStringCost;
 
 class Framer {
  public:
@@ -190,44 +196,6 @@ class Framer {
     return Charge(o->paid * sizeof(RespValue), p);
   }
 
-  // The common length or integer at *p: 1-18 digits with no sign and no
-  // leading zero, then CRLF; *p moves past it. False (nothing moved) for
-  // anything else, which the general steps read with their checks and
-  // messages.
-  static bool PlainLength(const char **p, const char *end, uint64_t *out) {
-    const char *const s = *p;
-    // A byte below '0' wraps around: one test for a digit.
-    auto digit = [](char c) { return unsigned{static_cast<unsigned char>(c)} - '0'; };
-    // One or two digits, most lengths in a reply, without a loop.
-    if (end - s >= 4) {
-      const unsigned d0 = digit(s[0]);
-      if (d0 < 10 && s[1] == '\r' && s[2] == '\n') {
-        *out = d0;
-        *p = s + 3;
-        return true;
-      }
-      const unsigned d1 = digit(s[1]);
-      if (d0 - 1 < 9 && d1 < 10 && s[2] == '\r' && s[3] == '\n') {
-        *out = d0 * 10 + d1;
-        *p = s + 4;
-        return true;
-      }
-    }
-    const char *const most = s + std::min<size_t>(static_cast<size_t>(end - s), 18);
-    const char *d = s;
-    uint64_t v = 0;
-    for (unsigned c; d != most && (c = digit(*d)) < 10; ++d) v = v * 10 + c;
-    // d < most leaves *d in the input; the LF after it is checked only once
-    // the CR is there (and then the input may end right after).
-    if (d == s || d == most || *d != '\r' || d + 1 == end || d[1] != '\n' ||
-        (*s == '0' && d - s > 1)) {
-      return false;
-    }
-    *out = v;
-    *p = d + 2;
-    return true;
-  }
-
   // The values other than bulk strings, integers and aggregates.
   bool Scalar(char type, RespNode *at) {
     switch (type) {
@@ -274,7 +242,7 @@ class Framer {
 
   // Reads up to CRLF (exclusive) and moves past it.
   bool Line(std::string_view *out) {
-    const size_t max_line = 4096;  // simple strings and numbers are short
+    const size_t max_line = resp_plain::kMaxLine;  // simple strings and numbers are short
     const char *start = in_.data() + pos_;
     const size_t avail = in_.size() - pos_;
     const void *cr = std::memchr(start, '\r', std::min(avail, max_line + 1));
@@ -406,10 +374,6 @@ class Framer {
     return Charge(*paid * sizeof(RespValue), in_.data() + pos_);
   }
 
-  // What the tree's std::string of n bytes allocates: nothing up to the
-  // inline 15, then at least twice the inline capacity, and the NUL.
-  static uint64_t TreeStringCost(size_t n) { return n > 15 ? std::max<size_t>(n, 30) + 1 : 0; }
-
   // Adds `bytes` to what the tree costs and refuses content that costs more
   // than kRespMemoryPerInputByte per byte read (up to p; see resp.hpp).
   // Vectors that grew count every buffer they had, as the allocator saw them.
@@ -424,8 +388,6 @@ class Framer {
                                   std::to_string(pos_) + " bytes of input (more than " +
                                   std::to_string(kRespMemoryPerInputByte) + " per byte)");
   }
-
-  static constexpr uint64_t kReserve = 1024;
 
   std::string_view in_;
   const RespLimits &lim_;

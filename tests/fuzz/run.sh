@@ -18,8 +18,8 @@ seconds=${1:-20}
 shift || true
 targets=("$@")
 ((${#targets[@]} > 0)) ||
-  targets=(cluster_slots cluster_shards static_topology config rings shard_groups reply_reader client
-    command_table)
+  targets=(cluster_slots cluster_shards cluster_paths static_topology config rings shard_groups
+    reply_reader client command_table)
 command -v clang++-14 >/dev/null || { echo "fuzz: clang++-14 is missing: run ./scripts/deps.sh" >&2; exit 1; }
 
 preset=${CR_FUZZ_PRESET:-fuzz}
@@ -31,8 +31,12 @@ out=${CR_FUZZ_OUT:-$(mktemp -d)}
 echo "fuzz: $seconds s per target; scratch corpora and any reproducer in $out"
 # One target: its log in $out/T.log, its one-line summary in $out/T.result.
 run_target() {
-  local t=$1 bin=build/$preset/tests/fuzz/fuzz_$1 dirs=() d log execs cov
-  for d in tests/fuzz/seeds/$t tests/fuzz/regressions/$t; do [[ -d $d ]] && dirs+=("$d"); done
+  local t=$1 bin=build/$preset/tests/fuzz/fuzz_$1 dirs=() d s log execs cov srcs=("$1")
+  # cluster_paths compares the two parses of both reply kinds: their inputs.
+  [[ $t == cluster_paths ]] && srcs=(cluster_slots cluster_shards)
+  for s in "${srcs[@]}"; do
+    for d in tests/fuzz/seeds/$s tests/fuzz/regressions/$s; do [[ -d $d ]] && dirs+=("$d"); done
+  done
   mkdir -p "$out/$t"
   log=$out/$t.log
   # -rss_limit_mb bounds memory per input; the library's own caps must keep

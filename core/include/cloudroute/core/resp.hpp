@@ -2,7 +2,9 @@
 //
 // The framer parses one complete reply from a buffer (a saved reply, or the
 // bytes the net layer read) into a flat list of values (RespFlat: what the
-// CLUSTER SLOTS / SHARDS parsers walk) or a small tree built from it. It is hostile-input safe: the
+// CLUSTER SLOTS / SHARDS parsers walk for a reply their direct walk of the
+// bytes leaves to it, see core/src/resp_plain.hpp) or a small tree built
+// from it. It is hostile-input safe: the
 // element count of every aggregate, the length of every bulk string, the
 // nesting depth and the total size are capped, nothing is allocated from a
 // declared count before the bytes behind it exist, and every failure says
