@@ -364,15 +364,6 @@ RespLimits ShardsLimits(const ClusterReplyOptions &opts) {
   return limits;
 }
 
-Result<std::shared_ptr<const Topology>> FramedShards(std::string_view reply,
-                                                     const RespLimits &limits,
-                                                     const std::string &default_host) {
-  RespFlat flat;
-  Status s = ParseRespFlat(reply, limits, &flat);
-  if (!s.ok()) return s;
-  return ShardsToTopology(flat, default_host);
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue &v,
@@ -384,17 +375,13 @@ Result<std::shared_ptr<const Topology>> ClusterShardsToTopology(const RespValue 
 
 Result<std::shared_ptr<const Topology>> ParseClusterShards(std::string_view reply,
                                                            const ClusterReplyOptions &opts) {
-  const RespLimits limits = ShardsLimits(opts);
-  std::shared_ptr<const Topology> t;
-  if (DirectShards(reply, limits, opts.default_host, &t)) {
-    return Result<std::shared_ptr<const Topology>>(std::move(t));
-  }
-  return FramedShards(reply, limits, opts.default_host);
+  return reply::ParseReply(reply, ShardsLimits(opts), opts.default_host, DirectShards,
+                           ShardsToTopology);
 }
 
 Result<std::shared_ptr<const Topology>> ParseClusterShardsFramed(std::string_view reply,
                                                                  const ClusterReplyOptions &opts) {
-  return FramedShards(reply, ShardsLimits(opts), opts.default_host);
+  return reply::ParseReply(reply, ShardsLimits(opts), opts.default_host, nullptr, ShardsToTopology);
 }
 
 }  // namespace cloudroute

@@ -209,15 +209,6 @@ RespLimits SlotsLimits(const ClusterReplyOptions &opts) {
   return limits;
 }
 
-Result<std::shared_ptr<const Topology>> FramedSlots(std::string_view reply,
-                                                    const RespLimits &limits,
-                                                    const std::string &default_host) {
-  RespFlat flat;
-  Status s = ParseRespFlat(reply, limits, &flat);
-  if (!s.ok()) return s;
-  return SlotsToTopology(flat, default_host);
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const Topology>> ClusterSlotsToTopology(const RespValue &v,
@@ -229,17 +220,13 @@ Result<std::shared_ptr<const Topology>> ClusterSlotsToTopology(const RespValue &
 
 Result<std::shared_ptr<const Topology>> ParseClusterSlots(std::string_view reply,
                                                           const ClusterReplyOptions &opts) {
-  const RespLimits limits = SlotsLimits(opts);
-  std::shared_ptr<const Topology> t;
-  if (DirectSlots(reply, limits, opts.default_host, &t)) {
-    return Result<std::shared_ptr<const Topology>>(std::move(t));
-  }
-  return FramedSlots(reply, limits, opts.default_host);
+  return reply::ParseReply(reply, SlotsLimits(opts), opts.default_host, DirectSlots,
+                           SlotsToTopology);
 }
 
 Result<std::shared_ptr<const Topology>> ParseClusterSlotsFramed(std::string_view reply,
                                                                 const ClusterReplyOptions &opts) {
-  return FramedSlots(reply, SlotsLimits(opts), opts.default_host);
+  return reply::ParseReply(reply, SlotsLimits(opts), opts.default_host, nullptr, SlotsToTopology);
 }
 
 }  // namespace cloudroute

@@ -2,6 +2,7 @@
 // Internal to core/src.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -242,6 +243,26 @@ inline void FillSpec(const NodeView &v, const std::string &default_host, NodeSpe
   // caller's default_host.
   spec->checked = !(v.endpoint.empty() && !default_host.empty());
   spec->host = ResolveEndpoint(v.endpoint, v.ip, v.hostname, default_host);
+}
+
+// A CLUSTER SLOTS / SHARDS reply parsed: walked straight from its bytes
+// (direct: false when it holds anything but the plain forms, or anything
+// to refuse), else framed and then walked (walk over the framed values),
+// which gives every refusal. direct == nullptr: the framed path only.
+using TopologyResult = Result<std::shared_ptr<const Topology>>;
+using DirectWalk = bool (*)(std::string_view, const RespLimits &, const std::string &,
+                            std::shared_ptr<const Topology> *);
+using FramedWalk = TopologyResult (*)(const RespFlat &, const std::string &);
+inline TopologyResult ParseReply(std::string_view bytes, const RespLimits &limits,
+                                 const std::string &default_host, DirectWalk direct,
+                                 FramedWalk walk) {
+  std::shared_ptr<const Topology> t;
+  if (direct != nullptr && direct(bytes, limits, default_host, &t))
+    return TopologyResult(std::move(t));
+  RespFlat flat;
+  Status s = ParseRespFlat(bytes, limits, &flat);
+  if (!s.ok()) return s;
+  return walk(flat, default_host);
 }
 
 }  // namespace reply
