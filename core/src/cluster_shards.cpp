@@ -232,7 +232,7 @@ Result<std::shared_ptr<const Topology>> ShardsToTopology(const Nodes &n,
 
 // The deepest value the direct walk reads itself: a node's field name or
 // value (reply > shard > "nodes" list > node map > values).
-constexpr uint32_t kDirectDepth = 5;
+constexpr uint32_t kShardsDirectDepth = 5;
 
 // ReadShardNode, from the node at depth 4 of the reply's bytes: false where
 // the framer or ReadShardNode would refuse it, and for a null value (not a
@@ -270,7 +270,7 @@ bool DirectShardNode(RespPlainReader *r, const reply::Where &where, ShardNode *o
 // that names "slots" or "nodes" twice is left to the general path too.
 bool DirectShards(std::string_view bytes, const RespLimits &limits, const std::string &default_host,
                   std::shared_ptr<const Topology> *out) {
-  RespPlainReader r(bytes, limits, kDirectDepth);
+  RespPlainReader r(bytes, limits, kShardsDirectDepth);
   reply::PlainValue top;
   if (!r.usable() || !r.Read(1, &top) || top.wire != '*') return false;
   TopologyBuilder b;

@@ -112,7 +112,7 @@ Result<std::shared_ptr<const Topology>> SlotsToTopology(const Nodes &n,
 
 // The deepest value the direct walk reads itself: a metadata key or value
 // (reply > entry > node > metadata > values).
-constexpr uint32_t kDirectDepth = 5;
+constexpr uint32_t kSlotsDirectDepth = 5;
 
 // NodeFromSlotsEntry, from the node at depth 3 of the reply's bytes: false
 // where the framer or NodeFromSlotsEntry would refuse it, and for a null
@@ -164,7 +164,7 @@ bool DirectSlotsNode(RespPlainReader *r, const std::string &default_host, const 
 // false for any other, which the caller gives to the general path.
 bool DirectSlots(std::string_view bytes, const RespLimits &limits, const std::string &default_host,
                  std::shared_ptr<const Topology> *out) {
-  RespPlainReader r(bytes, limits, kDirectDepth);
+  RespPlainReader r(bytes, limits, kSlotsDirectDepth);
   reply::PlainValue top;
   if (!r.usable() || !r.Read(1, &top) || top.wire != '*') return false;
   TopologyBuilder b;
