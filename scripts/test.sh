@@ -133,9 +133,25 @@ rm -f "$logs"/build-*
 steps=(wheel arm64)
 ((fast == 1)) || steps+=(asan tsan)
 # What runs in the background does so in a process group of its own (set -m),
-# listed in `bg_groups`: a failing stage stops each whole on exit.
+# listed in `bg_groups`: a failing stage stops each whole on exit. The
+# servers of the stages' harness directories under build/ (pytest's and the
+# CTest fixtures') daemonize out of those groups, and a stage stopped
+# mid-way never runs its fixtures' teardown: on exit, every directory whose
+# pids file still names a live process is stopped too, so that the next run
+# on this machine finds its ports free.
 bg_groups=()
-trap 'for g in "${bg_groups[@]}"; do kill -- "-$g" 2>/dev/null || true; done' EXIT
+stop_left_servers() {
+  local f kind name pid rest
+  while IFS= read -r f; do
+    while read -r kind name pid rest; do
+      if kill -0 "$pid" 2>/dev/null; then
+        scripts/redis-harness.sh stop "${f%/pids}" >/dev/null 2>&1 || true
+        break
+      fi
+    done <"$f"
+  done < <(find build -name pids -type f 2>/dev/null)
+}
+trap 'for g in "${bg_groups[@]}"; do kill -- "-$g" 2>/dev/null || true; done; stop_left_servers' EXIT
 set -m
 background_builds "${steps[@]}" &
 builds_pid=$!
