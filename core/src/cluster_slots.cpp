@@ -52,12 +52,7 @@ Status NodeFromSlotsEntry(const Nodes &n, size_t at, const std::string &default_
       if (!k.is_string())
         return Error(Code::kParse, where.str() + ": metadata key is not a string");
       if (!val.is_string()) continue;  // unknown future fields may be any type
-      if (k.str == "ip")
-        node.ip = val.str;
-      else if (k.str == "hostname")
-        node.hostname = val.str;
-      else if (k.str == "availability-zone" || k.str == "availability_zone")
-        node.zone = val.str;
+      reply::SetSlotsMetadata(k.str, val.str, &node);
     }
   }
   // The id was checked above.
@@ -142,12 +137,7 @@ bool DirectSlotsNode(RespPlainReader *r, const std::string &default_host, const 
         if (!r->SkipElements(&f, 6)) return false;
         continue;
       }
-      if (k.str == "ip")
-        node.ip = f.str;
-      else if (k.str == "hostname")
-        node.hostname = f.str;
-      else if (k.str == "availability-zone" || k.str == "availability_zone")
-        node.zone = f.str;
+      reply::SetSlotsMetadata(k.str, f.str, &node);
     }
   }
   for (uint64_t i = 4; i < v.n; ++i) {  // future fields, which the walk ignores

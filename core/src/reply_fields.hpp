@@ -207,6 +207,17 @@ struct NodeView {
   ReportedHealth health = ReportedHealth::kOnline;
 };
 
+// A CLUSTER SLOTS node's metadata pair (ip, hostname, availability-zone),
+// kept when known; other keys are ignored.
+inline void SetSlotsMetadata(std::string_view key, std::string_view value, NodeView *node) {
+  if (key == "ip")
+    node->ip = value;
+  else if (key == "hostname")
+    node->hostname = value;
+  else if (key == "availability-zone" || key == "availability_zone")
+    node->zone = value;
+}
+
 // Checks the node's host and zone fields: hosts and ips as IsValidHost /
 // ParseIp want them, zones without control bytes (CheckNode adds the id).
 inline Status CheckEndpoint(const NodeView &v, const Where &where) {
