@@ -19,7 +19,7 @@ namespace crpy {
 
 // ---- replies --------------------------------------------------------------
 
-namespace {
+namespace client_cpp {
 
 PyObject *g_response_error = nullptr;  // cloudroute.errors.ResponseError
 
@@ -33,7 +33,7 @@ py::object Text(const cr_reply *r) {
   }());
 }
 
-}  // namespace
+}  // namespace client_cpp
 
 py::object FromReply(const cr_reply *r) {
   size_t len = 0;
@@ -43,7 +43,7 @@ py::object FromReply(const cr_reply *r) {
       return py::bytes(s, len);
     }
     case CR_REPLY_TYPE_STATUS:
-      return Text(r);
+      return client_cpp::Text(r);
     case CR_REPLY_TYPE_INTEGER:
       return py::int_(cr_reply_get_integer(r));
     case CR_REPLY_TYPE_NIL:
@@ -52,7 +52,7 @@ py::object FromReply(const cr_reply *r) {
       return py::bool_(cr_reply_get_integer(r) != 0);
     case CR_REPLY_TYPE_DOUBLE:
       return py::reinterpret_steal<py::object>([&] {
-        PyObject *f = PyFloat_FromString(Text(r).ptr());
+        PyObject *f = PyFloat_FromString(client_cpp::Text(r).ptr());
         if (f == nullptr) throw py::error_already_set();
         return f;
       }());
@@ -65,7 +65,8 @@ py::object FromReply(const cr_reply *r) {
     case CR_REPLY_TYPE_ERROR: {
       // An error inside an array (EXEC): returned as an exception object,
       // not raised, as redis-py does.
-      py::object exc = py::reinterpret_borrow<py::object>(g_response_error)(Text(r));
+      py::object exc =
+          py::reinterpret_borrow<py::object>(client_cpp::g_response_error)(client_cpp::Text(r));
       exc.attr("status") = static_cast<int>(CR_EREDIS);
       return exc;
     }
@@ -109,7 +110,7 @@ void TierTimeouts(py::handle v, uint32_t (&out)[CR_TIER_COUNT]) {
   for (size_t i = 0; i < CR_TIER_COUNT; ++i) out[i] = U32(seq[i], n);
 }
 
-namespace {
+namespace client_cpp {
 
 // ---- options --------------------------------------------------------------
 
@@ -250,7 +251,7 @@ py::list NodeStats(const Client &self) {
   });
 }
 
-}  // namespace
+}  // namespace client_cpp
 
 py::list NodeStatsList(const NodeStatsFn &fill) {
   const cr_client_node_stats init = CR_CLIENT_NODE_STATS_INIT;
@@ -268,8 +269,8 @@ py::list NodeStatsList(const NodeStatsFn &fill) {
   py::list out;
   for (size_t i = 0; i < count; ++i) {
     const cr_client_node_stats &n = buf[i];
-    out.append(Record(
-        g_node_stats,
+    out.append(client_cpp::Record(
+        client_cpp::g_node_stats,
         {py::str(n.host != nullptr ? n.host : "?"), py::int_(n.port), py::int_(n.node_handle),
          py::int_(n.reads), py::int_(n.writes), py::int_(n.errors), py::int_(n.connections),
          py::int_(n.latency_us), py::int_(n.open_connections), py::int_(n.idle_connections)}));
@@ -277,7 +278,7 @@ py::list NodeStatsList(const NodeStatsFn &fill) {
   return out;
 }
 
-namespace {
+namespace client_cpp {
 
 // ---- commands ----------------------------------------------------------------
 
@@ -346,20 +347,23 @@ int64_t Del(const Client &self, py::handle keys) {
   return deleted;
 }
 
-}  // namespace
+}  // namespace client_cpp
 
 py::object ClientStatsRecord(const cr_client_stats &s) {
   py::dict by_tier;
   for (int t = 0; t < CR_TIER_COUNT; ++t) by_tier[TierMember(t)] = py::int_(s.reads_by_tier[t]);
-  return Record(g_stats,
-                {py::int_(s.reads), by_tier, py::int_(s.writes), py::int_(s.fallbacks),
-                 py::int_(s.moved), py::int_(s.ask), py::int_(s.retries), py::int_(s.conn_errors),
-                 py::int_(s.timeouts), py::int_(s.server_errors), py::int_(s.refreshes),
-                 py::int_(s.refresh_failures), py::int_(s.connections), py::int_(s.hedges),
-                 py::int_(s.hedges_won), py::int_(s.hedges_denied), py::int_(s.poisoned)});
+  return client_cpp::Record(
+      client_cpp::g_stats,
+      {py::int_(s.reads), by_tier, py::int_(s.writes), py::int_(s.fallbacks), py::int_(s.moved),
+       py::int_(s.ask), py::int_(s.retries), py::int_(s.conn_errors), py::int_(s.timeouts),
+       py::int_(s.server_errors), py::int_(s.refreshes), py::int_(s.refresh_failures),
+       py::int_(s.connections), py::int_(s.hedges), py::int_(s.hedges_won),
+       py::int_(s.hedges_denied), py::int_(s.poisoned)});
 }
 
-void InitClient(py::module_ &m) {
+namespace client_cpp {
+
+void Init(py::module_ &m) {
   g_response_error =
       py::object(py::module_::import("cloudroute.errors").attr("ResponseError")).release().ptr();
   g_stats = PyStructSequence_NewType(&kStatsDesc);
@@ -453,5 +457,9 @@ void InitClient(py::module_ &m) {
           "Stops the refresh thread and closes every connection once no call is running\n"
           "(and no borrowed Router is alive). Idempotent.");
 }
+
+}  // namespace client_cpp
+
+void InitClient(py::module_ &m) { client_cpp::Init(m); }
 
 }  // namespace crpy

@@ -16,7 +16,7 @@
 
 namespace crpy {
 
-namespace {
+namespace commands_cpp {
 
 py::object g_master, g_replica;  // cloudroute.Role members
 
@@ -182,15 +182,17 @@ py::object PinnedCommand(Pinned &self, py::handle key_indexes, py::handle args,
   return ReplyResult(st, out);
 }
 
-}  // namespace
+}  // namespace commands_cpp
 
 cr_call_options CallOptions(py::handle timeout_ms) {
   cr_call_options o = CR_CALL_OPTIONS_INIT;
-  o.timeout_ms = TimeoutMs(timeout_ms);
+  o.timeout_ms = commands_cpp::TimeoutMs(timeout_ms);
   return o;
 }
 
-const cr_script *ScriptHandle(py::handle script) { return script.cast<Script &>().s.get(); }
+const cr_script *ScriptHandle(py::handle script) {
+  return script.cast<commands_cpp::Script &>().s.get();
+}
 
 py::list NodeRepliesList(cr_status st, cr_node_replies *raw) {
   std::unique_ptr<cr_node_replies, void (*)(cr_node_replies *)> r(raw, cr_node_replies_free);
@@ -201,9 +203,11 @@ py::list NodeRepliesList(cr_status st, cr_node_replies *raw) {
     const cr_reply *reply = cr_node_replies_get_reply(r.get(), i);
     py::object value = reply != nullptr ? FromReply(reply)
                                         : StatusException(s, cr_node_replies_get_error(r.get(), i));
-    out.append(py::make_tuple(
-        py::str(cr_node_replies_get_address(r.get(), i)),
-        cr_node_replies_get_role(r.get(), i) == CR_ROLE_MASTER ? g_master : g_replica, value));
+    out.append(py::make_tuple(py::str(cr_node_replies_get_address(r.get(), i)),
+                              cr_node_replies_get_role(r.get(), i) == CR_ROLE_MASTER
+                                  ? commands_cpp::g_master
+                                  : commands_cpp::g_replica,
+                              value));
   }
   return out;
 }
@@ -221,14 +225,16 @@ py::object NewScanOf(std::shared_ptr<void> owner, py::handle match, py::handle c
   }
   o.count = count.is_none() ? 0u : U32(count, "count");
   o.type = type.is_none() ? nullptr : ty.c_str();
-  o.timeout_ms = TimeoutMs(timeout_ms);
-  auto s = std::make_unique<Scan>();
+  o.timeout_ms = commands_cpp::TimeoutMs(timeout_ms);
+  auto s = std::make_unique<commands_cpp::Scan>();
   s->client = std::move(owner);
   Check(make(&s->h, &o));
   return py::cast(std::move(s));
 }
 
-void InitClientCommands(py::module_ &m) {
+namespace commands_cpp {
+
+void Init(py::module_ &m) {
   py::module_ types = py::module_::import("cloudroute._types");
   g_master = types.attr("Role").attr("MASTER");
   g_replica = types.attr("Role").attr("REPLICA");
@@ -305,5 +311,9 @@ void InitClientCommands(py::module_ &m) {
       .def("pin", &Pin, py::arg("key"),
            "A connection pinned to the master of key's slot, for a transaction.");
 }
+
+}  // namespace commands_cpp
+
+void InitClientCommands(py::module_ &m) { commands_cpp::Init(m); }
 
 }  // namespace crpy

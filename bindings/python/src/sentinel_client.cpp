@@ -22,7 +22,7 @@
 
 namespace crpy {
 
-namespace {
+namespace sentinel_client_cpp {
 
 constexpr char kSentinelClientName[] = "the Sentinel client";
 using SentinelClient =
@@ -287,9 +287,11 @@ void SubmitBatch(const SentinelClient &self, const std::string &kind, py::handle
   (void)ud.release();  // CompleteBatch owns it now
 }
 
-}  // namespace
+}  // namespace sentinel_client_cpp
 
-void InitSentinelClient(py::module_ &m) {
+namespace sentinel_client_cpp {
+
+void Init(py::module_ &m) {
   g_sentinel_stats = PyStructSequence_NewType(&kSentinelStatsDesc);
   if (g_sentinel_stats == nullptr) throw py::error_already_set();
   m.add_object("SentinelStats", py::handle(reinterpret_cast<PyObject *>(g_sentinel_stats)));
@@ -389,5 +391,9 @@ void InitSentinelClient(py::module_ &m) {
   DefCompletionQueue(cls, &cr_sentinel_client_completion_fd, &cr_sentinel_client_submit,
                      &cr_sentinel_client_run_completions);
 }
+
+}  // namespace sentinel_client_cpp
+
+void InitSentinelClient(py::module_ &m) { sentinel_client_cpp::Init(m); }
 
 }  // namespace crpy

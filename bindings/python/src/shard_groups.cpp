@@ -5,7 +5,7 @@
 
 namespace crpy {
 
-namespace {
+namespace shard_groups_cpp {
 
 // A group by index or by name.
 uint32_t Group(const ShardGroups &self, py::handle group) {
@@ -32,9 +32,11 @@ py::object RouteKey(ShardGroups &self, RouteFn fn, py::handle key) {
   return MakeRoute(out);
 }
 
-}  // namespace
+}  // namespace shard_groups_cpp
 
-void InitShardGroups(py::module_ &m) {
+namespace shard_groups_cpp {
+
+void Init(py::module_ &m) {
   NativeClass<ShardGroups>(
       m, "ShardGroups",
       "Client-side sharding over Sentinel-managed groups: a ring places each key on a\n"
@@ -166,6 +168,10 @@ void InitShardGroups(py::module_ &m) {
           },
           py::arg("node_handle"), "A successful request to an instance handle.");
 }
+
+}  // namespace shard_groups_cpp
+
+void InitShardGroups(py::module_ &m) { shard_groups_cpp::Init(m); }
 
 py::object BorrowedShardGroups(cr_shard_groups *g, std::shared_ptr<void> owner) {
   auto groups = std::make_unique<ShardGroups>();

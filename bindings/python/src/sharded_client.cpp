@@ -19,7 +19,7 @@
 
 namespace crpy {
 
-namespace {
+namespace sharded_client_cpp {
 
 constexpr char kShardedClientName[] = "the sharded client";
 using ShardedClient = OwnedClient<cr_sharded_client, cr_sharded_client_free, kShardedClientName>;
@@ -193,9 +193,11 @@ void SetServers(const ShardedClient &self, py::handle servers) {
   }));
 }
 
-}  // namespace
+}  // namespace sharded_client_cpp
 
-void InitShardedClient(py::module_ &m) {
+namespace sharded_client_cpp {
+
+void Init(py::module_ &m) {
   auto cls =
       NativeClass<ShardedClient>(
           m, "ShardedClient",
@@ -306,5 +308,9 @@ void InitShardedClient(py::module_ &m) {
       py::arg("client"), py::arg("commands"),
       "As execute_pipeline for a Client, on a ShardedClient (commands placed by shard).");
 }
+
+}  // namespace sharded_client_cpp
+
+void InitShardedClient(py::module_ &m) { sharded_client_cpp::Init(m); }
 
 }  // namespace crpy
