@@ -65,13 +65,11 @@ void RecentMoves::Mark(uint16_t slot) {
   CurrentLocked().bits[slot >> 6].fetch_or(uint64_t{1} << (slot & 63), std::memory_order_release);
 }
 
-void RecentMoves::Mark(const SlotSet &slots) {
-  if (slots.none()) return;
+void RecentMoves::Mark(const std::array<uint64_t, kSlotCount / 64> &words) {
   std::lock_guard<std::mutex> lock(mu_);
   Generation &g = CurrentLocked();
-  for (size_t slot = 0; slot < kSlotCount; ++slot) {
-    if (slots.test(slot))
-      g.bits[slot >> 6].fetch_or(uint64_t{1} << (slot & 63), std::memory_order_release);
+  for (size_t w = 0; w < words.size(); ++w) {
+    if (words[w] != 0) g.bits[w].fetch_or(words[w], std::memory_order_release);
   }
 }
 

@@ -180,17 +180,23 @@ Result<std::shared_ptr<const Snapshot>> BuildSnapshot(const SnapshotInputs &in) 
     }
   }
   // Migrating slots read their shard's master-first copy (made once per
-  // shard). Expired marks are left out: any rebuild drops them.
-  std::vector<uint16_t> master_first(snap->sets.size(), kNoShard);
-  for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
-    uint16_t &e = snap->slot_to_set[slot];
-    if (e == kNoShard || !snap->migrations->Active(static_cast<uint16_t>(slot))) continue;
-    if (master_first[e] == kNoShard) {
-      if (snap->sets.size() >= kNoShard) return Error(Code::kLimit, "too many shards");
-      master_first[e] = static_cast<uint16_t>(snap->sets.size());
-      snap->sets.push_back(MasterFirstCandidates(snap->sets[e]));
+  // shard). Expired marks are left out: any rebuild drops them. Only marked
+  // slots are looked at, a word of marks at a time.
+  std::vector<uint16_t> master_first;
+  for (uint32_t w = 0; w < kSlotCount / 64; ++w) {
+    for (uint64_t bits = snap->migrations->MarkedWord(w); bits != 0; bits &= bits - 1) {
+      const auto slot =
+          static_cast<uint16_t>(w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits)));
+      uint16_t &e = snap->slot_to_set[slot];
+      if (e == kNoShard || !snap->migrations->Active(slot)) continue;
+      if (master_first.empty()) master_first.assign(snap->sets.size(), kNoShard);
+      if (master_first[e] == kNoShard) {
+        if (snap->sets.size() >= kNoShard) return Error(Code::kLimit, "too many shards");
+        master_first[e] = static_cast<uint16_t>(snap->sets.size());
+        snap->sets.push_back(MasterFirstCandidates(snap->sets[e]));
+      }
+      e = master_first[e];
     }
-    e = master_first[e];
   }
   return std::shared_ptr<const Snapshot>(std::move(snap));
 }

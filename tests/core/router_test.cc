@@ -619,5 +619,36 @@ TEST(RouterRecentMoves, AMovedSlotIsRecentForAWindow) {
   EXPECT_FALSE(r.SlotRecentlyMoved(0));
 }
 
+// Slot runs that start and end inside a group of four slots, and slots no
+// shard serves between them: the snapshot's slot table and the moved marks
+// (both filled four slots at a time inside a run) are exact at every edge.
+TEST(RouterRecentMoves, RunEdgesInsideAGroupOfFourSlots) {
+  g_now = 1;
+  const R m1 = Node("127.0.1.1", 7001, "m1"), r1 = Node("127.0.1.2", 7002, "r1");
+  const R m2 = Node("127.0.2.1", 7101, "m2");
+  Router r(Cfg(Policy::kLocal), &FakeNow);
+  ASSERT_TRUE(r.Update(Topo(R{R{0, 101, m1, r1}, R{105, 16382, m2}})).ok());
+  const auto before = r.Current();
+  for (uint16_t slot : {0, 101, 105, 16382}) EXPECT_NE(before->SetForSlot(slot), nullptr) << slot;
+  for (uint16_t slot : {102, 103, 104, 16383}) EXPECT_EQ(before->SetForSlot(slot), nullptr) << slot;
+  EXPECT_EQ(before->SetForSlot(101), before->SetForSlot(0));
+  for (uint32_t slot = 0; slot < kSlotCount; ++slot) {  // the table against the runs
+    ASSERT_EQ(before->slot_to_set[slot], before->topology->ShardOfSlot(slot)) << slot;
+  }
+  EXPECT_NE(before->SetForSlot(105), before->SetForSlot(101));
+  // r1 promoted in the first shard, whose run now ends at 102; the second
+  // shard keeps its master.
+  ASSERT_TRUE(
+      r.Update(Topo(R{R{0, 102, Node("127.0.1.2", 7002, "r1"), Node("127.0.1.1", 7001, "m1")},
+                      R{105, 16382, m2}}))
+          .ok());
+  for (uint16_t slot : {0, 3, 4, 99, 100, 101}) EXPECT_TRUE(r.SlotRecentlyMoved(slot)) << slot;
+  for (uint16_t slot : {102, 103, 104, 105, 106, 108, 16382, 16383}) {
+    EXPECT_FALSE(r.SlotRecentlyMoved(slot)) << slot;
+  }
+  EXPECT_NE(r.Current()->SetForSlot(102), nullptr);
+  EXPECT_EQ(r.Current()->SetForSlot(103), nullptr);
+}
+
 }  // namespace router_test
 }  // namespace cloudroute

@@ -19,6 +19,7 @@
 // internal mutex; they run on redirects and refreshes only.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <bitset>
 #include <cstdint>
@@ -45,6 +46,8 @@ class SlotMigrations {
   bool Marked(uint16_t slot) const {
     return (bits_[slot >> 6].load(std::memory_order_relaxed) >> (slot & 63)) & 1u;
   }
+  // Slots 64w to 64w + 63's marks: bit (slot & 63). REQUIRES: w < kSlotCount / 64
+  uint64_t MarkedWord(size_t w) const { return bits_[w].load(std::memory_order_relaxed); }
   // Marked and not expired (reads the clock only when marked).
   bool Active(uint16_t slot) const {
     return Marked(slot) && clock_() - armed_ns_[slot].load(std::memory_order_relaxed) < ttl_ns_;
@@ -104,7 +107,8 @@ class RecentMoves {
 
   // REQUIRES: slot < kSlotCount
   void Mark(uint16_t slot);
-  void Mark(const SlotSet &slots);  // every slot in it
+  // Every slot whose bit is set: bit (slot & 63) of words[slot >> 6].
+  void Mark(const std::array<uint64_t, kSlotCount / 64> &words);
   bool Recent(uint16_t slot) const;
 
  private:
