@@ -1,7 +1,9 @@
 // Synthetic CLUSTER SLOTS and CLUSTER SHARDS replies (RESP2) of N shards of
 // three nodes each (a master and two replicas, 40-hex node ids, node k of
 // shard s at 127.k+1.(s/250).(s%250+1):7000), the shape of a large Redis
-// Cluster. Shared by bench/scale_check.cc and tests/core/scale_alloc_test.cc.
+// Cluster; optionally after a failover in one shard (its nodes 0 and 1
+// traded roles), the reply a refresh finds. Shared by bench/scale_check.cc and
+// tests/core/scale_alloc_test.cc.
 #pragma once
 
 #include <cstdio>
@@ -26,25 +28,35 @@ inline std::string Id(int s, int k) {
   return id;
 }
 
-inline std::string ClusterSlots(int shards) {
+// Node k of shard s at position `at` of its shard's list: the master first.
+// In shard `failed_over` (if any) nodes 0 and 1 traded places (a failover).
+inline int NodeAt(int s, int at, int failed_over) {
+  return s == failed_over && at < 2 ? 1 - at : at;
+}
+
+inline std::string ClusterSlots(int shards, int failed_over = -1) {
   std::string out = "*" + std::to_string(shards) + "\r\n";
   for (int s = 0; s < shards; ++s) {
     out += "*5\r\n" + Int(static_cast<long>(s) * 16384 / shards) +
            Int(static_cast<long>(s + 1) * 16384 / shards - 1);
-    for (int k = 0; k < 3; ++k) out += "*3\r\n" + Bulk(Ip(s, k)) + Int(7000) + Bulk(Id(s, k));
+    for (int at = 0; at < 3; ++at) {
+      const int k = NodeAt(s, at, failed_over);
+      out += "*3\r\n" + Bulk(Ip(s, k)) + Int(7000) + Bulk(Id(s, k));
+    }
   }
   return out;
 }
 
-inline std::string ClusterShards(int shards) {
+inline std::string ClusterShards(int shards, int failed_over = -1) {
   std::string out = "*" + std::to_string(shards) + "\r\n";
   for (int s = 0; s < shards; ++s) {
     out += "*4\r\n" + Bulk("slots") + "*2\r\n" + Int(static_cast<long>(s) * 16384 / shards) +
            Int(static_cast<long>(s + 1) * 16384 / shards - 1) + Bulk("nodes") + "*3\r\n";
-    for (int k = 0; k < 3; ++k) {
+    for (int at = 0; at < 3; ++at) {
+      const int k = NodeAt(s, at, failed_over);
       out += "*14\r\n" + Bulk("id") + Bulk(Id(s, k)) + Bulk("port") + Int(7000) + Bulk("ip") +
              Bulk(Ip(s, k)) + Bulk("endpoint") + Bulk(Ip(s, k)) + Bulk("role") +
-             Bulk(k == 0 ? "master" : "replica") + Bulk("replication-offset") + Int(1234) +
+             Bulk(at == 0 ? "master" : "replica") + Bulk("replication-offset") + Int(1234) +
              Bulk("health") + Bulk("online");
     }
   }
