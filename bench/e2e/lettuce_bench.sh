@@ -17,6 +17,10 @@
 # compilers' time in the window, the share of the machine's CPUs busy and the 1-minute load
 # average at the cell's start) and the adapter's ratios (req/s over req/s, p50 over p50, CPU
 # per request over CPU per request).
+# LETTUCE_BENCH_CLIENTS (space-separated, from that list or any other of JvmClients.java) runs
+# other clients the same way, the first one's ratios given against each of the rest: e.g.
+# "crjava-local glide-java-az glide-java-az-rp" pits the binding's Client against Valkey
+# GLIDE's Java client in its two AZ modes.
 # Environment: LETTUCE_BENCH_PORT (default 9060: nodes 9060-9068, bus +10000, proxies on
 # 127.0.3.x with the same ports), LETTUCE_BENCH_REPS (default 3), LETTUCE_BENCH_SECONDS
 # (window per cell, default 3), LETTUCE_BENCH_WARMUP (seconds of load before each cell's window,
@@ -32,7 +36,7 @@ reps=${LETTUCE_BENCH_REPS:-3}
 secs=${LETTUCE_BENCH_SECONDS:-3}
 warmup=${LETTUCE_BENCH_WARMUP:-5}
 delay=${LETTUCE_BENCH_DELAY_MS:-3}
-clients=(lettuce-cr lettuce-replica-preferred lettuce-primary)
+read -r -a clients <<<"${LETTUCE_BENCH_CLIENTS:-lettuce-cr lettuce-replica-preferred lettuce-primary}"
 mkdir -p "$out/raw"
 
 echo "== JVM driver (bench/e2e/jvm; the binding's jars installed into .m2/)"
@@ -81,10 +85,11 @@ for (c, n), rows in sorted(cells.items(), key=lambda kv: (kv[0][1], clients.inde
           f" {med(rows, 'cpu_us_per_req'):10.0f} {med(rows, 'proxy_cpu_us_per_req'):12.0f}"
           f" {med(rows, 'server_cpu_us_per_req'):13.0f} {med(rows, 'jit_ms'):6.0f}"
           f" {med(rows, 'machine_busy'):5.2f} {med(rows, 'loadavg_1m'):5.1f}")
-print("\nadapter (lettuce-cr) over plain Lettuce, medians: req/s ratio, p50 ratio (plain / adapter),"
-      " CPU per request ratio (adapter / plain)")
+first = clients[0]
+print(f"\n{first} over each other client, medians: req/s ratio, p50 ratio (other / {first}),"
+      f" CPU per request ratio ({first} / other)")
 for n in sorted({k[1] for k in cells}):
-    cr = cells.get(("lettuce-cr", n))
+    cr = cells.get((first, n))
     for other in clients[1:]:
         o = cells.get((other, n))
         if cr and o:

@@ -7,6 +7,9 @@ import io.cloudroute.Policy;
 import io.cloudroute.jedis.CloudRouteClusterProvider;
 import io.cloudroute.jedis.CloudRouteJedisCluster;
 import io.cloudroute.lettuce.CloudRouteReadFrom;
+import glide.api.GlideClusterClient;
+import glide.api.models.configuration.GlideClusterClientConfiguration;
+import glide.api.models.configuration.NodeAddress;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.ReadFrom;
 import io.lettuce.core.RedisURI;
@@ -35,7 +38,8 @@ import redis.clients.jedis.Response;
  * The JVM clients of the peer benchmark, each with its natural "read N keys over all shards"
  * (the JVM counterpart of bench/e2e/clients.py). Every client object is shared by the driver's
  * threads. Locality given: cloudroute gets the client location, what the two zone names mean and
- * the CIDR of each cloud (as clients.py's cr_config); plain Jedis and Lettuce know no zones.
+ * the CIDR of each cloud (as clients.py's cr_config); plain Jedis and Lettuce know no zones;
+ * GLIDE is given the client's zone and learns the nodes' from the servers.
  * Timeouts: 1 s per command for Jedis and Lettuce (Lettuce's default is 60 s, Jedis's 2 s; 1 s is
  * what the Python driver gives redis-py), the library defaults for cloudroute.
  */
@@ -61,6 +65,10 @@ final class JvmClients {
     CLIENTS.put(
         "lettuce-replica-preferred", "Lettuce 7.0.0 ReadFrom.REPLICA_PREFERRED, async mget");
     CLIENTS.put("lettuce-cr", "Lettuce 7.0.0 + CloudRouteReadFrom policy=local (live view), async mget");
+    CLIENTS.put("glide-java-az",
+        "Valkey GLIDE Java 2.2.0, ReadFrom.AZ_AFFINITY + clientAZ (the client's zone), mget");
+    CLIENTS.put("glide-java-az-rp",
+        "Valkey GLIDE Java 2.2.0, ReadFrom.AZ_AFFINITY_REPLICAS_AND_PRIMARY + clientAZ, mget");
     CLIENTS.put("crjava-local", "cloudroute Java Client (JNI) policy=local, mget");
   }
 
@@ -110,6 +118,10 @@ final class JvmClients {
           CloudRouteReadFrom rf = CloudRouteReadFrom.connect(env.get("CLOUD_A_NODES"), c);
           return lettuce(env, rf::attach, rf::close);
         }
+      case "glide-java-az":
+        return glide(env, glide.api.models.configuration.ReadFrom.AZ_AFFINITY);
+      case "glide-java-az-rp":
+        return glide(env, glide.api.models.configuration.ReadFrom.AZ_AFFINITY_REPLICAS_AND_PRIMARY);
       case "crjava-local":
         try (Config c = crConfig(env, Policy.LOCAL)) {
           Client client = Client.connect(env.get("CLOUD_A_NODES"), c);
@@ -181,6 +193,33 @@ final class JvmClients {
       }
       return Arrays.asList(out);
     }, jc::close);
+  }
+
+  /**
+   * Valkey GLIDE's Java cluster client in an AZ mode: it learns each node's zone from the
+   * servers (every node of the bench's cluster has availability-zone set) and reads in the zone
+   * clientAZ names, as the Python driver's glide-az clients do. Its mget splits the keys by slot
+   * in its Rust core. 1 s per request, as the others get.
+   */
+  private static Reader glide(Map<String, String> env, glide.api.models.configuration.ReadFrom rf) {
+    HostAndPort s = seed(env);
+    GlideClusterClient client;
+    try {
+      client = GlideClusterClient.createClient(GlideClusterClientConfiguration.builder()
+              .address(NodeAddress.builder().host(s.getHost()).port(s.getPort()).build())
+              .readFrom(rf).clientAZ(env.get("ZONE_A")).requestTimeout(TIMEOUT_MS).build())
+          .get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("GLIDE could not connect to " + s, e);
+    }
+    return reader(keys -> Arrays.asList(client.mget(keys.toArray(new String[0]))
+        .get(2L * TIMEOUT_MS, TimeUnit.MILLISECONDS)), () -> {
+      try {
+        client.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("GLIDE's close failed", e);
+      }
+    });
   }
 
   /**
