@@ -5,7 +5,11 @@ redis-py error, no hang). Two ways down:
 
 - every read fails with ConnectionError while the topology still answers
   (the nodes' replies to GET replaced, as redis-py's own suite does in
-  test_connection_error_raised), on the session cluster: redis.asyncio's
+  test_connection_error_raised, and the connection closed, as a real failed
+  read leaves it: without that, a pipeline's other GET replies stayed unread
+  on the socket, and once plain redis.asyncio's topology refresh got a reply
+  that was not its own, a list holding an integer, and failed with
+  TypeError), on the session cluster: redis.asyncio's
   pipeline retries, re-reading the topology and backing off; the adapter
   used to re-send each lost read through that same retry loop as well
   (36.9 s against 7.8 s). The GET replies each asked for are printed (the
@@ -105,6 +109,9 @@ def test_asyncio_pipeline_every_read_failing_fails_no_slower_than_redis_py(clust
     async def parse_response(self: Any, connection: Any, command: str, **kwargs: Any) -> Any:
         if command == "GET":
             gets[0] += 1
+            # A read that fails closes its connection, as a real one would: the
+            # replies still on its socket are never read by a later command.
+            await connection.disconnect()
             raise ConnectionError("every read fails (test)")
         return await original(self, connection, command, **kwargs)
 
@@ -157,6 +164,7 @@ def test_asyncio_pipeline_one_shard_down_leaves_the_others_answering(cluster: Di
     async def parse_response(self: Any, connection: Any, command: str, **kwargs: Any) -> Any:
         if command == "GET":
             if self.name in down:
+                await connection.disconnect()  # as a real failed read leaves it
                 raise ConnectionError("shard 1 fails every read (test)")
             # The other shards answer while shard 1's lost reads are asked again.
             await asyncio.sleep(0.3)
@@ -171,7 +179,7 @@ def test_asyncio_pipeline_one_shard_down_leaves_the_others_answering(cluster: Di
                     pipe.get(k)
                 result = await asyncio.wait_for(pipe.execute(raise_on_error=False), BOUND_S)
             assert all(isinstance(r, ConnectionError) for r in result[: len(lost)]), result
-            assert result[len(lost):] == [k.encode() for k in kept], result
+            assert result[len(lost) :] == [k.encode() for k in kept], result
             # Each of shard 1's nodes failed once; no healthy node was cut off and
             # reported down with it.
             assert ours.cloudroute_stats()["failures"] == len(down), ours.cloudroute_stats()
